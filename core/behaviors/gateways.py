@@ -1,0 +1,93 @@
+"""Gateways: exclusive (first true condition, else default), parallel and inclusive fork and join.
+
+Decide-side: the chosen flows are recorded by the ActivityStarted events of their targets.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import events as ev
+from ..errors import ProcessEngineError
+from ..model import Activity, SequenceFlow
+
+if TYPE_CHECKING:
+    from ..flow import Flow
+
+
+class ExclusiveGateway:
+    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+        model = flow.model
+        for flow_id in activity.outgoing:
+            if flow_id == activity.default_flow:
+                continue
+            candidate = model.flows[flow_id]
+            if candidate.condition is None or flow.condition(execution_id, candidate):
+                flow.complete(execution_id, activity, [candidate])
+                return
+        if activity.default_flow is not None:
+            flow.complete(execution_id, activity, [model.flows[activity.default_flow]])
+            return
+        if not activity.outgoing:
+            flow.complete(execution_id, activity, [])
+            return
+        raise ProcessEngineError(
+            f"No outgoing sequence flow for the element with id '{activity.id}' could be "
+            "selected for continuing the process"
+        )
+
+
+def _wait(flow: Flow, execution_id: str) -> None:
+    execution = flow.execution(execution_id)
+    flow.emit(
+        ev.TokenWaitingAtJoin(
+            execution_id=execution_id, activity_instance_id=execution.activity_instance_id or ""
+        )
+    )
+
+
+class ParallelGateway:
+    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+        outgoing = flow.model.outgoing(activity)  # conditions are ignored on parallel gateways
+        if len(activity.incoming) <= 1:
+            flow.complete(execution_id, activity, outgoing)
+            return
+        scope = flow.flow_scope_execution(execution_id)
+        waiting = flow.waiting_at(scope, activity.id, exclude=execution_id)
+        if len(waiting) + 1 >= len(activity.incoming):
+            flow.join(execution_id, waiting, outgoing)
+        else:
+            _wait(flow, execution_id)
+
+
+class InclusiveGateway:
+    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+        scope = flow.flow_scope_execution(execution_id)
+        waiting = flow.waiting_at(scope, activity.id, exclude=execution_id)
+        arrived = len(waiting) + 1
+        if arrived < len(activity.incoming) and flow.other_tokens_can_arrive(
+            scope, activity.id, {execution_id, *waiting}
+        ):
+            _wait(flow, execution_id)
+            return
+        flows = self._chosen(flow, execution_id, activity)
+        flow.join(execution_id, waiting, flows)
+
+    def _chosen(self, flow: Flow, execution_id: str, activity: Activity) -> list[SequenceFlow]:
+        model = flow.model
+        chosen = [
+            model.flows[f]
+            for f in activity.outgoing
+            if f != activity.default_flow
+            and (model.flows[f].condition is None or flow.condition(execution_id, model.flows[f]))
+        ]
+        if chosen:
+            return chosen
+        if activity.default_flow is not None:
+            return [model.flows[activity.default_flow]]
+        if not activity.outgoing:
+            return []
+        raise ProcessEngineError(
+            f"No outgoing sequence flow for the element with id '{activity.id}' could be "
+            "selected for continuing the process"
+        )

@@ -1,0 +1,131 @@
+"""Commands: what callers ask the engine to do, as msgspec Structs (imperative names).
+
+Pure data; each is written to the command log (accepted or rejected) for the audit trail.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True):
+    pass
+
+
+class ResourceInput(msgspec.Struct, frozen=True):
+    name: str
+    data: bytes
+
+
+class Deploy(Command, tag=True, frozen=True):
+    resources: list[ResourceInput]
+    name: str | None = None
+    source: str | None = None
+    duplicate_filtering: bool = False
+    deploy_changed_only: bool = False
+
+
+class StartProcessInstance(Command, tag=True, frozen=True):
+    key: str | None = None
+    definition_id: str | None = None
+    business_key: str | None = None
+    variables: dict[str, Any] = {}
+
+
+class CompleteTask(Command, tag=True, frozen=True):
+    task_id: str
+    variables: dict[str, Any] = {}
+
+
+class ClaimTask(Command, tag=True, frozen=True):
+    task_id: str
+    user_id: str
+
+
+class UnclaimTask(Command, tag=True, frozen=True):
+    task_id: str
+
+
+class SetAssignee(Command, tag=True, frozen=True):
+    task_id: str
+    user_id: str | None
+
+
+class SetVariables(Command, tag=True, frozen=True):
+    execution_id: str
+    variables: dict[str, Any]
+    local: bool = False
+    task_id: str | None = None
+
+
+class RemoveVariables(Command, tag=True, frozen=True):
+    execution_id: str
+    names: list[str]
+    local: bool = False
+    task_id: str | None = None
+
+
+class Trigger(Command, tag=True, frozen=True):
+    execution_id: str
+    variables: dict[str, Any] = {}
+
+
+class DeleteProcessInstance(Command, tag=True, frozen=True):
+    process_instance_id: str
+    reason: str | None = None
+
+
+class TopicRequest(msgspec.Struct, frozen=True):
+    topic_name: str
+    lock_duration: int  # milliseconds
+
+
+class FetchAndLock(Command, tag=True, frozen=True):
+    worker_id: str
+    topics: list[TopicRequest]
+    max_tasks: int = 1
+    use_priority: bool = False
+
+
+class CompleteExternalTask(Command, tag=True, frozen=True):
+    external_task_id: str
+    worker_id: str
+    variables: dict[str, Any] = {}
+    local_variables: dict[str, Any] = {}
+
+
+class HandleExternalTaskFailure(Command, tag=True, frozen=True):
+    external_task_id: str
+    worker_id: str
+    error_message: str | None = None
+    error_details: str | None = None
+    retries: int = 0
+    retry_timeout: int = 0  # milliseconds
+
+
+class HandleExternalTaskBpmnError(Command, tag=True, frozen=True):
+    external_task_id: str
+    worker_id: str
+    error_code: str
+    error_message: str | None = None
+    variables: dict[str, Any] = {}
+
+
+class ExtendExternalTaskLock(Command, tag=True, frozen=True):
+    external_task_id: str
+    worker_id: str
+    new_duration: int  # milliseconds
+
+
+class UnlockExternalTask(Command, tag=True, frozen=True):
+    external_task_id: str
+
+
+_encoder = msgspec.json.Encoder(enc_hook=lambda obj: repr(obj))
+
+
+def encode_command(command: Command) -> bytes:
+    """The command as JSON for the command log; values JSON cannot hold are kept as their repr."""
+    return _encoder.encode(command)

@@ -1,0 +1,315 @@
+"""Decide: what each instance command means, as events emitted on the instance's session.
+
+Pure apart from the recorded inputs in the session's context (ids, time, delegates' results);
+raises typed errors for commands the current state does not allow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from . import events as ev
+from .errors import NotFound, Rejected, TaskAlreadyClaimed
+from .flow import Flow
+from .model import ProcessModel
+from .scope import (
+    remove_variable,
+    set_task_variable_local,
+    set_variable,
+    set_variable_local,
+)
+from .session import InstanceSession
+from .state import ExternalTask, UserTask
+
+
+def start_instance(
+    session: InstanceSession,
+    model: ProcessModel,
+    *,
+    definition_id: str,
+    definition_version: int,
+    deployment_id: str,
+    business_key: str | None,
+    variables: Mapping[str, Any],
+) -> str:
+    ctx = session.ctx
+    instance_id = ctx.new_id()
+    session.emit(
+        ev.ProcessInstanceStarted(
+            process_instance_id=instance_id,
+            definition_id=definition_id,
+            definition_key=model.id,
+            definition_version=definition_version,
+            deployment_id=deployment_id,
+            business_key=business_key,
+            start_activity_id=model.start_events[model.id],
+            time=ctx.now,
+        )
+    )
+    for name, value in variables.items():
+        set_variable_local(session, instance_id, name, value)
+    Flow(session).start()
+    return instance_id
+
+
+def _task(session: InstanceSession, task_id: str) -> UserTask:
+    task = session.state.tasks.get(task_id)
+    if task is None:
+        raise NotFound("Task", task_id, "it does not exist or is already completed")
+    return task
+
+
+def complete_task(session: InstanceSession, task_id: str, variables: Mapping[str, Any]) -> None:
+    task = _task(session, task_id)
+    for name, value in variables.items():
+        set_variable(session, task.execution_id, name, value)
+    session.emit(ev.TaskCompleted(task_id=task_id, time=session.ctx.now))
+    flow = Flow(session)
+    flow.leave(task.execution_id)
+    flow.run()
+
+
+def claim_task(session: InstanceSession, task_id: str, user_id: str) -> None:
+    task = _task(session, task_id)
+    if task.assignee is not None and task.assignee != user_id:
+        raise TaskAlreadyClaimed(task_id, task.assignee)
+    session.emit(ev.TaskClaimed(task_id=task_id, user_id=user_id, time=session.ctx.now))
+
+
+def unclaim_task(session: InstanceSession, task_id: str) -> None:
+    _task(session, task_id)
+    session.emit(ev.TaskUnclaimed(task_id=task_id, time=session.ctx.now))
+
+
+def set_assignee(session: InstanceSession, task_id: str, user_id: str | None) -> None:
+    _task(session, task_id)
+    session.emit(ev.TaskAssigned(task_id=task_id, assignee=user_id, time=session.ctx.now))
+
+
+def _execution(session: InstanceSession, execution_id: str) -> None:
+    if execution_id not in session.state.executions:
+        raise NotFound("Execution", execution_id, "it does not exist or has ended")
+
+
+def set_variables(
+    session: InstanceSession,
+    execution_id: str,
+    variables: Mapping[str, Any],
+    *,
+    local: bool = False,
+    task_id: str | None = None,
+) -> None:
+    if task_id is not None:
+        task = _task(session, task_id)
+        for name, value in variables.items():
+            if local:
+                set_task_variable_local(session, task_id, name, value)
+            else:
+                set_variable(session, task.execution_id, name, value)
+        return
+    _execution(session, execution_id)
+    for name, value in variables.items():
+        if local:
+            set_variable_local(session, execution_id, name, value)
+        else:
+            set_variable(session, execution_id, name, value)
+
+
+def remove_variables(
+    session: InstanceSession,
+    execution_id: str,
+    names: list[str],
+    *,
+    local: bool = False,
+    task_id: str | None = None,
+) -> None:
+    if task_id is not None:
+        task = _task(session, task_id)
+        for name in names:
+            var = next(
+                (
+                    v
+                    for v in session.state.variables.values()
+                    if v.task_id == task_id and v.name == name
+                ),
+                None,
+            )
+            if var is not None:
+                session.emit(ev.VariableDeleted(variable_id=var.id, time=session.ctx.now))
+            elif not local:
+                remove_variable(session, task.execution_id, name, local=False)
+        return
+    _execution(session, execution_id)
+    for name in names:
+        remove_variable(session, execution_id, name, local=local)
+
+
+def trigger(session: InstanceSession, execution_id: str, variables: Mapping[str, Any]) -> None:
+    state = session.state
+    execution = state.executions.get(execution_id)
+    if execution is None:
+        raise NotFound("Execution", execution_id, "it does not exist or has ended")
+    activity = session.model.activities.get(execution.activity_id or "")
+    if activity is None or activity.type != "receiveTask" or execution.activity_instance_id is None:
+        where = f"at '{execution.activity_id}'" if execution.activity_id else "not at an activity"
+        raise Rejected(
+            f"Execution '{execution_id}' is {where}; only executions waiting in a receive task "
+            "can be triggered"
+        )
+    for name, value in variables.items():
+        set_variable(session, execution_id, name, value)
+    flow = Flow(session)
+    flow.leave(execution_id)
+    flow.run()
+
+
+def delete_instance(session: InstanceSession, reason: str | None) -> None:
+    flow = Flow(session)
+    flow.cancel_tree(session.state.id, reason or "deleted")
+    session.emit(ev.ProcessInstanceTerminated(reason=reason, externally=True, time=session.ctx.now))
+
+
+# -- external tasks -------------------------------------------------------------------------------
+
+
+def _external(session: InstanceSession, external_task_id: str) -> ExternalTask:
+    ext = session.state.external_tasks.get(external_task_id)
+    if ext is None:
+        raise NotFound("External task", external_task_id, "it does not exist or is already done")
+    return ext
+
+
+def _locked_by(ext: ExternalTask, worker_id: str, verb: str) -> None:
+    if ext.worker_id != worker_id:
+        holder = (
+            f"It is locked by worker '{ext.worker_id}'." if ext.worker_id else "It is not locked."
+        )
+        raise Rejected(
+            f"External task '{ext.id}' cannot be {verb} by worker '{worker_id}'. {holder}"
+        )
+
+
+def lock_external_task(
+    session: InstanceSession, external_task_id: str, worker_id: str, duration_ms: int
+) -> bool:
+    """Lock a fetchable task; False when it was taken or exhausted meanwhile."""
+    ext = session.state.external_tasks.get(external_task_id)
+    now = session.ctx.now
+    if ext is None or (ext.retries is not None and ext.retries <= 0):
+        return False
+    if ext.lock_expiration is not None and ext.lock_expiration > now:
+        return False
+    session.emit(
+        ev.ExternalTaskLocked(
+            external_task_id=external_task_id,
+            worker_id=worker_id,
+            lock_expiration=now + timedelta(milliseconds=duration_ms),
+            time=now,
+        )
+    )
+    return True
+
+
+def complete_external_task(
+    session: InstanceSession,
+    external_task_id: str,
+    worker_id: str,
+    variables: Mapping[str, Any],
+    local_variables: Mapping[str, Any],
+) -> None:
+    ext = _external(session, external_task_id)
+    _locked_by(ext, worker_id, "completed")
+    for name, value in variables.items():
+        set_variable(session, ext.execution_id, name, value)
+    for name, value in local_variables.items():
+        set_variable_local(session, ext.execution_id, name, value)
+    session.emit(
+        ev.ExternalTaskCompleted(
+            external_task_id=external_task_id, worker_id=worker_id, time=session.ctx.now
+        )
+    )
+    flow = Flow(session)
+    flow.leave(ext.execution_id)
+    flow.run()
+
+
+def fail_external_task(
+    session: InstanceSession,
+    external_task_id: str,
+    worker_id: str,
+    *,
+    error_message: str | None,
+    error_details: str | None,
+    retries: int,
+    retry_timeout_ms: int,
+) -> None:
+    ext = _external(session, external_task_id)
+    _locked_by(ext, worker_id, "failed")
+    if retries < 0:
+        raise Rejected(f"retries must not be negative (got {retries})")
+    if retry_timeout_ms < 0:
+        raise Rejected(f"retryTimeout must not be negative (got {retry_timeout_ms})")
+    now = session.ctx.now
+    session.emit(
+        ev.ExternalTaskFailed(
+            external_task_id=external_task_id,
+            worker_id=worker_id,
+            error_message=error_message,
+            error_details=error_details,
+            retries=retries,
+            retry_at=now + timedelta(milliseconds=retry_timeout_ms),
+            time=now,
+        )
+    )
+
+
+def external_task_bpmn_error(
+    session: InstanceSession,
+    external_task_id: str,
+    worker_id: str,
+    error_code: str,
+    error_message: str | None,
+    variables: Mapping[str, Any],
+) -> None:
+    ext = _external(session, external_task_id)
+    _locked_by(ext, worker_id, "reported as a BPMN error")
+    for name, value in variables.items():
+        set_variable(session, ext.execution_id, name, value)
+    session.emit(
+        ev.ExternalTaskBpmnErrorReported(
+            external_task_id=external_task_id,
+            worker_id=worker_id,
+            error_code=error_code,
+            error_message=error_message,
+            time=session.ctx.now,
+        )
+    )
+    flow = Flow(session)
+    flow.throw_error(ext.execution_id, error_code, error_message)
+    flow.run()
+
+
+def extend_external_task_lock(
+    session: InstanceSession, external_task_id: str, worker_id: str, new_duration_ms: int
+) -> None:
+    ext = _external(session, external_task_id)
+    _locked_by(ext, worker_id, "extended")
+    now = session.ctx.now
+    if ext.lock_expiration is None or ext.lock_expiration < now:
+        raise Rejected(f"The lock of external task '{external_task_id}' has already expired")
+    if new_duration_ms <= 0:
+        raise Rejected(f"newDuration must be positive (got {new_duration_ms})")
+    session.emit(
+        ev.ExternalTaskLockExtended(
+            external_task_id=external_task_id,
+            lock_expiration=now + timedelta(milliseconds=new_duration_ms),
+            time=now,
+        )
+    )
+
+
+def unlock_external_task(session: InstanceSession, external_task_id: str) -> None:
+    _external(session, external_task_id)
+    session.emit(ev.ExternalTaskUnlocked(external_task_id=external_task_id, time=session.ctx.now))

@@ -1,0 +1,1280 @@
+"""The engine facade: the composition root wiring the event log, the pure core and the projections.
+
+Every command runs in one transaction: decide on the instance state, append the events as one
+commit per stream, project runtime and history rows, record the command, commit. Only this module
+(and the CLI/REST layers above it) touches the database and the clock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import msgspec
+from sqlalchemy import create_engine, select
+from sqlalchemy import event as sa_event
+from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Engine as SqlEngine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.pool import StaticPool
+
+import migrations
+from eventlog import CommandRecord, EventStore, NewCommit, Snapshot, StoredCommit
+from projections import queries
+from projections.changes import ChangeSet, MemoryRowStore, SqlRowStore, diff_rows, read_table
+from projections.history import HistoryProjector
+from projections.repository import project_deployment
+from projections.runtime import RuntimeBatch
+from projections.tables import HISTORY_TABLES, REPOSITORY_TABLES, RUNTIME_TABLES
+
+from . import commands as cmd
+from . import decide, views
+from . import events as ev
+from .clock import Clock, SystemClock
+from .deployments import (
+    changed_only,
+    deployment_created,
+    model_from_deployment,
+    parse_resources,
+    unchanged,
+)
+from .errors import ConcurrencyError, FlowledgerError, NotFound, Rejected
+from .evolve import evolve
+from .ids import uuid7
+from .model import ProcessModel
+from .session import CommandContext, InstanceSession
+from .state import STATE_SCHEMA, InstanceState, copy_state, decode_state, encode_state
+from .variables import from_stored, rest_type_name
+
+R = TypeVar("R")
+
+DEFAULT_URL = "sqlite:///flowledger.db"
+MAX_ATTEMPTS = 5
+SNAPSHOT_EVERY = 500  # events between stored snapshots of a long instance
+CACHE_SIZE = 10_000
+
+
+@dataclass
+class _Cached:
+    state: InstanceState
+    version: int
+    head_hash: str | None
+
+
+class _Txn:
+    """One command's unit of work: the streams it touches and the rows it changes."""
+
+    def __init__(self, engine: Engine, conn: Connection, now: datetime, command_id: str) -> None:
+        self.engine = engine
+        self.conn = conn
+        self.ctx = CommandContext(
+            now=now,
+            new_id=uuid7,
+            delegates=engine._delegates,
+            allow_scripts=engine.allow_scripts,
+        )
+        self.command_id = command_id
+        self.changes = ChangeSet()
+        self.instances: dict[str, tuple[InstanceSession, int, str | None, RuntimeBatch]] = {}
+        self.other_streams: list[tuple[str, list[ev.Event]]] = []
+
+    def _session(
+        self, state: InstanceState | None, model: ProcessModel
+    ) -> tuple[InstanceSession, RuntimeBatch]:
+        batch = RuntimeBatch()
+        history = self.engine._history
+        changes = self.changes
+
+        def observe(event: ev.Event, before: InstanceState | None) -> None:
+            batch.observe(event, before)
+            history.observe(event, before, changes)
+
+        return InstanceSession(state, model, self.ctx, observe), batch
+
+    def new_instance(self, model: ProcessModel) -> InstanceSession:
+        session, batch = self._session(None, model)
+        self._pending_new = (session, batch)
+        return session
+
+    def register_new(self, instance_id: str) -> None:
+        session, batch = self._pending_new
+        self.instances[instance_id] = (session, 0, None, batch)
+
+    def instance(self, instance_id: str) -> InstanceSession:
+        if instance_id in self.instances:
+            return self.instances[instance_id][0]
+        cached = self.engine._load(self.conn, instance_id)
+        if cached is None:
+            raise NotFound("Process instance", instance_id)
+        if cached.state.ended:
+            raise NotFound("Process instance", instance_id, "it has already ended")
+        model = self.engine._model(self.conn, cached.state.definition_id)
+        session, batch = self._session(cached.state, model)
+        self.instances[instance_id] = (session, cached.version, cached.head_hash, batch)
+        return session
+
+    def flush(self, command_type: str, actor: str | None) -> list[StoredCommit]:
+        engine = self.engine
+        codec = engine._codec
+        commits: list[NewCommit] = []
+        for stream_id, events in self.other_streams:
+            commits.append(
+                NewCommit(
+                    stream_id=stream_id,
+                    expected_version=0,
+                    prev_hash=None,
+                    events=codec.encode(events),
+                    event_count=len(events),
+                    command_id=self.command_id,
+                    command_type=command_type,
+                    actor=actor,
+                )
+            )
+        for stream_id, (session, version, head, batch) in self.instances.items():
+            if not session.events:
+                continue
+            commits.append(
+                NewCommit(
+                    stream_id=stream_id,
+                    expected_version=version,
+                    prev_hash=head,
+                    events=codec.encode(session.events),
+                    event_count=len(session.events),
+                    command_id=self.command_id,
+                    command_type=command_type,
+                    actor=actor,
+                )
+            )
+            batch.finish(session.state, self.changes)
+        stored = engine._store.append(self.conn, commits, self.ctx.now)
+        engine._rows.apply(self.conn, self.changes)
+        by_stream = {c.stream_id: c for c in stored}
+        for stream_id, (session, _v, _h, _b) in self.instances.items():
+            commit = by_stream.get(stream_id)
+            if commit is None:
+                continue
+            state = session.state
+            if (
+                state.version // SNAPSHOT_EVERY
+                != (state.version - len(session.events)) // SNAPSHOT_EVERY
+            ):
+                engine._store.save_snapshot(
+                    self.conn,
+                    Snapshot(
+                        stream_id,
+                        commit.last_version,
+                        commit.last_position,
+                        STATE_SCHEMA,
+                        encode_state(state),
+                    ),
+                    self.ctx.now,
+                )
+        return stored
+
+    def publish(self, stored: list[StoredCommit]) -> None:
+        """After commit: the decided states become the cached truth."""
+        by_stream = {c.stream_id: c for c in stored}
+        for stream_id, (session, _v, _h, _b) in self.instances.items():
+            commit = by_stream.get(stream_id)
+            if commit is not None and session.started:
+                self.engine._remember(
+                    stream_id, _Cached(session.state, commit.last_version, commit.hash)
+                )
+
+    def discard(self) -> None:
+        for stream_id in self.instances:
+            self.engine._forget(stream_id)
+
+
+class Engine:
+    """flowledger's only public entry point: deploy models, run instances, query, replay, verify.
+
+    `Engine()` keeps everything in `flowledger.db` in the working directory; any SQLAlchemy URL
+    for SQLite, PostgreSQL (postgresql+psycopg://) or MySQL/MariaDB (mysql+pymysql://) works.
+    """
+
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        clock: Clock | None = None,
+        allow_scripts: bool = False,
+        history_level: str = "full",
+        sqlite_synchronous: str = "NORMAL",
+    ) -> None:
+        self.url = url or DEFAULT_URL
+        self.clock: Clock = clock or SystemClock()
+        self.allow_scripts = allow_scripts
+        self.history_level = history_level
+        self._history = HistoryProjector(history_level)
+        self._db = _create_database(self.url, sqlite_synchronous)
+        migrations.upgrade(self._db)
+        self._store = EventStore(self._db.dialect.name)
+        self._codec = ev.make_codec()
+        self._rows = SqlRowStore()
+        self._delegates: dict[str, Any] = {}
+        self._models: dict[str, ProcessModel] = {}
+        self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        self._lock = threading.RLock()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._db.dispose()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def register_delegate(self, name: str, delegate: Any) -> None:
+        """Make a Python callable (or an object with `execute(execution)`) available to models:
+        `camunda:delegateExpression="${name}"`, `camunda:expression="${name.method(...)}"`, or
+        `camunda:class="name"`."""
+        self._delegates[name] = delegate
+
+    # -- command plumbing ------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        with self._db.connect().execution_options(flowledger_write=True) as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self._db.connect() as conn:
+            yield conn
+
+    def _execute(
+        self,
+        command: cmd.Command,
+        handler: Callable[[_Txn], R],
+        result_type: Any,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> R:
+        command_type = type(command).__name__
+        if command_id is not None:
+            with self._read() as conn:
+                record = self._store.find_command(conn, command_id)
+            if record is not None:
+                return cast(R, self._stored_outcome(record, result_type))
+        cid = command_id or uuid7()
+        with self._lock:
+            for attempt in range(MAX_ATTEMPTS):
+                now = self.clock.now()
+                txn: _Txn | None = None
+                try:
+                    with self._write() as conn:
+                        txn = _Txn(self, conn, now, cid)
+                        result = handler(txn)
+                        stored = txn.flush(command_type, actor)
+                        self._store.record_command(
+                            conn,
+                            CommandRecord(
+                                command_id=cid,
+                                command_type=command_type,
+                                payload=cmd.encode_command(command),
+                                status="accepted",
+                                received_at=now,
+                                result=msgspec.json.encode(result),
+                                first_position=stored[0].first_position if stored else None,
+                                last_position=stored[-1].last_position if stored else None,
+                                actor=actor,
+                            ),
+                        )
+                    txn.publish(stored)
+                    return result
+                except ConcurrencyError:
+                    if txn is not None:
+                        txn.discard()
+                    if attempt == MAX_ATTEMPTS - 1:
+                        raise
+                except IntegrityError:
+                    if txn is not None:
+                        txn.discard()
+                    with self._read() as conn:
+                        record = self._store.find_command(conn, cid)
+                    if record is None:
+                        raise
+                    return cast(R, self._stored_outcome(record, result_type))
+                except FlowledgerError as exc:
+                    if txn is not None:
+                        txn.discard()
+                    self._reject(cid, command, exc, now, actor)
+                    raise
+                except BaseException:
+                    if txn is not None:
+                        txn.discard()
+                    raise
+        raise AssertionError("unreachable")
+
+    def _reject(
+        self, cid: str, command: cmd.Command, exc: Exception, now: datetime, actor: str | None
+    ) -> None:
+        """A rejected command leaves exactly one trace: its row in the command log."""
+        try:
+            with self._write() as conn:
+                self._store.record_command(
+                    conn,
+                    CommandRecord(
+                        command_id=cid,
+                        command_type=type(command).__name__,
+                        payload=cmd.encode_command(command),
+                        status="rejected",
+                        received_at=now,
+                        reason=f"{type(exc).__name__}: {exc}"[:4000],
+                        actor=actor,
+                    ),
+                )
+        except IntegrityError:
+            pass  # the same command id was recorded by a concurrent attempt
+
+    def _stored_outcome(self, record: CommandRecord, result_type: Any) -> Any:
+        if record.status != "accepted":
+            raise Rejected(f"command {record.command_id} was rejected before: {record.reason}")
+        if result_type is None or record.result is None:
+            return None
+        return msgspec.json.decode(record.result, type=result_type)
+
+    # -- state and models ------------------------------------------------------------------
+
+    def _remember(self, stream_id: str, cached: _Cached) -> None:
+        self._cache[stream_id] = cached
+        self._cache.move_to_end(stream_id)
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+
+    def _forget(self, stream_id: str) -> None:
+        self._cache.pop(stream_id, None)
+
+    def _load(self, conn: Connection, stream_id: str) -> _Cached | None:
+        cached = self._cache.get(stream_id)
+        if cached is not None:
+            self._cache.move_to_end(stream_id)
+            return cached
+        state: InstanceState | None = None
+        version = 0
+        head: str | None = None
+        snapshot = self._store.load_snapshot(conn, stream_id, STATE_SCHEMA)
+        if snapshot is not None:
+            state = decode_state(snapshot.state)
+            version = snapshot.version
+        commits = self._store.read_stream(conn, stream_id, after_version=version)
+        for commit in commits:
+            for event in self._codec.decode(commit.events):
+                if isinstance(event, ev.DeploymentCreated):
+                    return None
+                state = evolve(state, event)
+            version, head = commit.last_version, commit.hash
+        if state is None:
+            return None
+        if head is None:
+            stream_head = self._store.stream_head(conn, stream_id)
+            head = stream_head[1] if stream_head else None
+        loaded = _Cached(state, version, head)
+        self._remember(stream_id, loaded)
+        return loaded
+
+    def _model(self, conn: Connection, definition_id: str) -> ProcessModel:
+        model = self._models.get(definition_id)
+        if model is not None:
+            return model
+        definition = queries.process_definition(conn, definition_id)
+        if definition is None:
+            raise NotFound("Process definition", definition_id)
+        deployment = self._deployment_event(conn, definition.deployment_id)
+        model, _meta = model_from_deployment(
+            deployment, definition_id, allow_scripts=self.allow_scripts
+        )
+        self._models[definition_id] = model
+        return model
+
+    def _deployment_event(self, conn: Connection, deployment_id: str) -> ev.DeploymentCreated:
+        for commit in self._store.read_stream(conn, deployment_id):
+            for event in self._codec.decode(commit.events):
+                if isinstance(event, ev.DeploymentCreated):
+                    return event
+        raise NotFound("Deployment", deployment_id)
+
+    # -- repository ------------------------------------------------------------------------
+
+    def deploy(
+        self,
+        source: str | bytes | Path | Mapping[str, bytes | str] | Sequence[tuple[str, bytes | str]],
+        name: str | None = None,
+        *,
+        deployment_source: str | None = None,
+        duplicate_filtering: bool = False,
+        deploy_changed_only: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> views.Deployment:
+        """Deploy BPMN resources: a file path, BPMN bytes or XML text, or several named resources.
+
+        With `duplicate_filtering`, re-deploying byte-identical resources under the same
+        deployment name returns the existing deployment and writes nothing.
+        """
+        resources = _resources(source)
+        command = cmd.Deploy(
+            resources=resources,
+            name=name,
+            source=deployment_source,
+            duplicate_filtering=duplicate_filtering or deploy_changed_only,
+            deploy_changed_only=deploy_changed_only,
+        )
+
+        def handle(txn: _Txn) -> views.Deployment:
+            conn = txn.conn
+            self._store.lock_head(conn)  # versions per key are numbered under the log head lock
+            chosen = list(resources)
+            if command.duplicate_filtering and name is not None:
+                previous = queries.latest_deployment_resources(conn, name, deployment_source)
+                if previous is not None:
+                    if unchanged(resources, previous[1]):
+                        existing = queries.deployment(conn, previous[0])
+                        assert existing is not None
+                        return existing
+                    if deploy_changed_only:
+                        chosen = changed_only(resources, previous[1])
+            parsed = parse_resources(chosen, allow_scripts=self.allow_scripts)
+            keys = [p.id for r in parsed.values() for p in r.processes]
+            created = deployment_created(
+                chosen,
+                parsed,
+                name=name,
+                source=deployment_source,
+                now=txn.ctx.now,
+                new_id=txn.ctx.new_id,
+                latest_versions=queries.latest_versions(conn, keys),
+            )
+            txn.other_streams.append((created.deployment_id, [created]))
+            project_deployment(created, txn.changes)
+            for resource_name, result in parsed.items():
+                for process in result.processes:
+                    meta = next(
+                        d
+                        for d in created.process_definitions
+                        if d.key == process.id and d.resource_name == resource_name
+                    )
+                    self._models[meta.id] = process
+            return views.Deployment(
+                id=created.deployment_id,
+                name=name,
+                source=deployment_source,
+                deployment_time=created.time,
+                process_definitions=[
+                    views.ProcessDefinition(
+                        id=d.id,
+                        key=d.key,
+                        version=d.version,
+                        deployment_id=created.deployment_id,
+                        resource_name=d.resource_name,
+                        name=d.name,
+                        version_tag=d.version_tag,
+                        history_time_to_live=d.history_ttl,
+                        category=d.category,
+                        startable_in_tasklist=d.startable,
+                    )
+                    for d in created.process_definitions
+                ],
+                resource_names=sorted(r.name for r in chosen),
+            )
+
+        return self._execute(command, handle, views.Deployment, command_id=command_id, actor=actor)
+
+    def process_definitions(self, key: str | None = None) -> list[views.ProcessDefinition]:
+        with self._read() as conn:
+            return queries.process_definitions(conn, key=key)
+
+    def deployment(self, deployment_id: str) -> views.Deployment | None:
+        with self._read() as conn:
+            return queries.deployment(conn, deployment_id)
+
+    # -- process instances -----------------------------------------------------------------
+
+    def start_process_instance(
+        self,
+        key: str | None = None,
+        variables: Mapping[str, Any] | None = None,
+        business_key: str | None = None,
+        *,
+        definition_id: str | None = None,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> views.ProcessInstance:
+        """Start the latest version of the process `key` (or a given definition id)."""
+        if key is None and definition_id is None:
+            raise ValueError("start_process_instance needs a process key or a definition_id")
+        command = cmd.StartProcessInstance(
+            key=key,
+            definition_id=definition_id,
+            business_key=business_key,
+            variables=dict(variables or {}),
+        )
+
+        def handle(txn: _Txn) -> views.ProcessInstance:
+            conn = txn.conn
+            if definition_id is not None:
+                definition = queries.process_definition(conn, definition_id)
+                if definition is None:
+                    raise NotFound("Process definition", definition_id)
+            else:
+                assert key is not None
+                definition = queries.latest_process_definition(conn, key)
+                if definition is None:
+                    raise NotFound("Process definition with key", key, "nothing deployed yet")
+            if definition.suspended:
+                raise Rejected(f"Process definition '{definition.id}' is suspended")
+            model = self._model(conn, definition.id)
+            session = txn.new_instance(model)
+            instance_id = decide.start_instance(
+                session,
+                model,
+                definition_id=definition.id,
+                definition_version=definition.version,
+                deployment_id=definition.deployment_id,
+                business_key=business_key,
+                variables=command.variables,
+            )
+            txn.register_new(instance_id)
+            return views.ProcessInstance(
+                id=instance_id,
+                definition_id=definition.id,
+                definition_key=definition.key,
+                business_key=business_key,
+                ended=session.state.ended,
+            )
+
+        return self._execute(
+            command, handle, views.ProcessInstance, command_id=command_id, actor=actor
+        )
+
+    def delete_process_instance(
+        self,
+        process_instance_id: str,
+        reason: str | None = None,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        command = cmd.DeleteProcessInstance(process_instance_id=process_instance_id, reason=reason)
+
+        def handle(txn: _Txn) -> None:
+            decide.delete_instance(txn.instance(process_instance_id), reason)
+
+        self._execute(command, handle, None, command_id=command_id, actor=actor)
+
+    def process_instance(self, process_instance_id: str) -> views.ProcessInstance | None:
+        with self._read() as conn:
+            return queries.process_instance(conn, process_instance_id)
+
+    def executions(self, process_instance_id: str) -> list[views.Execution]:
+        with self._read() as conn:
+            return queries.executions(conn, process_instance_id)
+
+    def activity_instance_tree(self, process_instance_id: str) -> views.ActivityInstanceNode:
+        """The runtime activity instance tree (Camunda's runtimeService.getActivityInstance)."""
+        with self._read() as conn:
+            cached = self._load(conn, process_instance_id)
+            if cached is None:
+                raise NotFound("Process instance", process_instance_id)
+            state = cached.state
+            if state.ended:
+                raise NotFound("Process instance", process_instance_id, "it has already ended")
+            model = self._model(conn, state.definition_id)
+        return _activity_tree(state, model)
+
+    def trigger(
+        self,
+        execution_id: str,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Signal an execution waiting in a receive task (Camunda's runtimeService.signal)."""
+        command = cmd.Trigger(execution_id=execution_id, variables=dict(variables or {}))
+
+        def handle(txn: _Txn) -> None:
+            instance_id = queries.instance_of_execution(txn.conn, execution_id)
+            if instance_id is None:
+                raise NotFound("Execution", execution_id)
+            decide.trigger(txn.instance(instance_id), execution_id, command.variables)
+
+        self._execute(command, handle, None, command_id=command_id, actor=actor)
+
+    # -- variables -------------------------------------------------------------------------
+
+    def _owner_of(self, conn: Connection, execution_id: str) -> str:
+        instance_id = queries.instance_of_execution(conn, execution_id)
+        if instance_id is None:
+            raise NotFound("Execution", execution_id, "it does not exist or has ended")
+        return instance_id
+
+    def set_variables(
+        self,
+        execution_id: str,
+        variables: Mapping[str, Any],
+        *,
+        local: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Set variables from an execution (or process instance) id, Camunda's scoping rules."""
+        command = cmd.SetVariables(
+            execution_id=execution_id, variables=dict(variables), local=local
+        )
+
+        def handle(txn: _Txn) -> None:
+            session = txn.instance(self._owner_of(txn.conn, execution_id))
+            decide.set_variables(session, execution_id, command.variables, local=local)
+
+        self._execute(command, handle, None, command_id=command_id, actor=actor)
+
+    def set_task_variables(
+        self,
+        task_id: str,
+        variables: Mapping[str, Any],
+        *,
+        local: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        command = cmd.SetVariables(
+            execution_id="", variables=dict(variables), local=local, task_id=task_id
+        )
+
+        def handle(txn: _Txn) -> None:
+            instance_id = queries.instance_of_task(txn.conn, task_id)
+            if instance_id is None:
+                raise NotFound("Task", task_id)
+            decide.set_variables(
+                txn.instance(instance_id), "", command.variables, local=local, task_id=task_id
+            )
+
+        self._execute(command, handle, None, command_id=command_id, actor=actor)
+
+    def remove_variables(
+        self,
+        execution_id: str,
+        names: Sequence[str],
+        *,
+        local: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        command = cmd.RemoveVariables(execution_id=execution_id, names=list(names), local=local)
+
+        def handle(txn: _Txn) -> None:
+            session = txn.instance(self._owner_of(txn.conn, execution_id))
+            decide.remove_variables(session, execution_id, list(names), local=local)
+
+        self._execute(command, handle, None, command_id=command_id, actor=actor)
+
+    def get_variables(self, execution_id: str, *, local: bool = False) -> dict[str, Any]:
+        """Variables visible from an execution or process instance (inner scopes win)."""
+        typed = self.get_variables_typed(execution_id, local=local)
+        return {name: value for name, (value, _type) in typed.items()}
+
+    def get_variable(self, execution_id: str, name: str) -> Any:
+        return self.get_variables(execution_id).get(name)
+
+    def get_variables_typed(
+        self, execution_id: str, *, local: bool = False
+    ) -> dict[str, tuple[Any, str]]:
+        """Like get_variables, with Camunda's type name: {"amount": (5, "Integer")}."""
+        with self._read() as conn:
+            chain = self._execution_chain(conn, execution_id)
+            rows = queries.variable_rows(conn, execution_ids=chain[:1] if local else chain)
+        rank = {e: i for i, e in enumerate(chain)}
+        best: dict[str, tuple[int, Any, str]] = {}
+        for name, stored, owner, task_id in rows:
+            if task_id is not None:
+                continue
+            r = rank[owner]
+            if name not in best or r < best[name][0]:
+                best[name] = (r, from_stored(stored), rest_type_name(stored.type))
+        return {n: (v, t) for n, (_r, v, t) in sorted(best.items())}
+
+    def get_task_variables(self, task_id: str, *, local: bool = False) -> dict[str, Any]:
+        with self._read() as conn:
+            task = queries.tasks(conn, task_id=task_id)
+            if not task:
+                raise NotFound("Task", task_id)
+            own = {
+                n: from_stored(v) for n, v, _e, t in queries.variable_rows(conn, task_id=task_id)
+            }
+        if local:
+            return own
+        merged = self.get_variables(task[0].execution_id)
+        merged.update(own)
+        return merged
+
+    def _execution_chain(self, conn: Connection, execution_id: str) -> list[str]:
+        from projections.tables import ACT_RU_EXECUTION as E
+
+        chain: list[str] = []
+        current: str | None = execution_id
+        while current is not None:
+            row = conn.execute(select(E.c.PARENT_ID_).where(E.c.ID_ == current)).first()
+            if row is None:
+                if not chain:
+                    raise NotFound("Execution", execution_id, "it does not exist or has ended")
+                break
+            chain.append(current)
+            current = row[0]
+        return chain
+
+    # -- user tasks ------------------------------------------------------------------------
+
+    def tasks(self, **filters: Any) -> list[views.Task]:
+        """Open user tasks. Filters: process_instance_id, assignee, candidate_user,
+        candidate_group, candidate_groups, task_definition_key, name, unassigned, task_id,
+        include_assigned_tasks."""
+        with self._read() as conn:
+            return queries.tasks(conn, **filters)
+
+    def task(self, task_id: str) -> views.Task:
+        found = self.tasks(task_id=task_id)
+        if not found:
+            raise NotFound("Task", task_id)
+        return found[0]
+
+    def _task_command(
+        self,
+        command: cmd.Command,
+        task_id: str,
+        action: Callable[[InstanceSession], None],
+        command_id: str | None,
+        actor: str | None,
+    ) -> None:
+        def handle(txn: _Txn) -> None:
+            instance_id = queries.instance_of_task(txn.conn, task_id)
+            if instance_id is None:
+                raise NotFound("Task", task_id, "it does not exist or is already completed")
+            action(txn.instance(instance_id))
+
+        self._execute(command, handle, None, command_id=command_id, actor=actor)
+
+    def complete_task(
+        self,
+        task_id: str,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        command = cmd.CompleteTask(task_id=task_id, variables=dict(variables or {}))
+        self._task_command(
+            command,
+            task_id,
+            lambda s: decide.complete_task(s, task_id, command.variables),
+            command_id,
+            actor,
+        )
+
+    def claim(
+        self, task_id: str, user_id: str, *, command_id: str | None = None, actor: str | None = None
+    ) -> None:
+        command = cmd.ClaimTask(task_id=task_id, user_id=user_id)
+        self._task_command(
+            command, task_id, lambda s: decide.claim_task(s, task_id, user_id), command_id, actor
+        )
+
+    def unclaim(
+        self, task_id: str, *, command_id: str | None = None, actor: str | None = None
+    ) -> None:
+        command = cmd.UnclaimTask(task_id=task_id)
+        self._task_command(
+            command, task_id, lambda s: decide.unclaim_task(s, task_id), command_id, actor
+        )
+
+    def set_assignee(
+        self,
+        task_id: str,
+        user_id: str | None,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        command = cmd.SetAssignee(task_id=task_id, user_id=user_id)
+        self._task_command(
+            command, task_id, lambda s: decide.set_assignee(s, task_id, user_id), command_id, actor
+        )
+
+    # -- external tasks --------------------------------------------------------------------
+
+    def fetch_and_lock(
+        self,
+        worker_id: str,
+        topics: Sequence[tuple[str, int]] | Mapping[str, int],
+        max_tasks: int = 1,
+        *,
+        use_priority: bool = False,
+        command_id: str | None = None,
+    ) -> list[views.ExternalTask]:
+        """Lock up to `max_tasks` external tasks of the given topics: {topic: lock duration ms}."""
+        pairs = list(topics.items()) if isinstance(topics, Mapping) else list(topics)
+        if max_tasks < 0:
+            raise Rejected("maxTasks must not be negative")
+        command = cmd.FetchAndLock(
+            worker_id=worker_id,
+            topics=[cmd.TopicRequest(t, d) for t, d in pairs],
+            max_tasks=max_tasks,
+            use_priority=use_priority,
+        )
+        durations = dict(pairs)
+        for topic, duration in pairs:
+            if duration <= 0:
+                raise Rejected(f"lockDuration of topic '{topic}' must be positive")
+
+        def handle(txn: _Txn) -> list[views.ExternalTask]:
+            if max_tasks == 0 or not pairs:
+                return []
+            candidates = queries.fetchable_external_tasks(
+                txn.conn, list(durations), txn.ctx.now, max_tasks * 2 + 5, use_priority
+            )
+            locked: list[str] = []
+            for task_id, instance_id, topic in candidates:
+                if len(locked) >= max_tasks:
+                    break
+                session = txn.instance(instance_id)
+                if decide.lock_external_task(session, task_id, worker_id, durations[topic]):
+                    locked.append(task_id)
+            return [self._external_task_view(txn, task_id) for task_id in locked]
+
+        return self._execute(
+            command, handle, list[views.ExternalTask], command_id=command_id, actor=worker_id
+        )
+
+    def _external_task_view(self, txn: _Txn, task_id: str) -> views.ExternalTask:
+        for session, _v, _h, _b in txn.instances.values():
+            ext = session.state.external_tasks.get(task_id)
+            if ext is None:
+                continue
+            state = session.state
+            from .scope import visible_variables
+
+            return views.ExternalTask(
+                id=ext.id,
+                topic_name=ext.topic,
+                activity_id=ext.activity_id,
+                activity_instance_id=ext.activity_instance_id,
+                execution_id=ext.execution_id,
+                process_instance_id=state.id,
+                process_definition_id=state.definition_id,
+                process_definition_key=state.definition_key,
+                priority=ext.priority,
+                created=ext.created,
+                worker_id=ext.worker_id,
+                lock_expiration_time=ext.lock_expiration,
+                retries=ext.retries,
+                error_message=ext.error_message,
+                business_key=state.business_key,
+                variables=visible_variables(session, ext.execution_id),
+            )
+        raise NotFound("External task", task_id)
+
+    def external_tasks(self, **filters: Any) -> list[views.ExternalTask]:
+        """External tasks. Filters: process_instance_id, topic_name, external_task_id."""
+        with self._read() as conn:
+            return queries.external_tasks(conn, **filters)
+
+    def _external_command(
+        self,
+        command: cmd.Command,
+        external_task_id: str,
+        action: Callable[[InstanceSession], None],
+        command_id: str | None,
+        actor: str | None,
+    ) -> None:
+        def handle(txn: _Txn) -> None:
+            instance_id = queries.instance_of_external_task(txn.conn, external_task_id)
+            if instance_id is None:
+                raise NotFound("External task", external_task_id)
+            action(txn.instance(instance_id))
+
+        self._execute(command, handle, None, command_id=command_id, actor=actor)
+
+    def complete_external_task(
+        self,
+        external_task_id: str,
+        worker_id: str,
+        variables: Mapping[str, Any] | None = None,
+        local_variables: Mapping[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
+    ) -> None:
+        command = cmd.CompleteExternalTask(
+            external_task_id=external_task_id,
+            worker_id=worker_id,
+            variables=dict(variables or {}),
+            local_variables=dict(local_variables or {}),
+        )
+        self._external_command(
+            command,
+            external_task_id,
+            lambda s: decide.complete_external_task(
+                s, external_task_id, worker_id, command.variables, command.local_variables
+            ),
+            command_id,
+            worker_id,
+        )
+
+    def handle_external_task_failure(
+        self,
+        external_task_id: str,
+        worker_id: str,
+        error_message: str | None = None,
+        *,
+        error_details: str | None = None,
+        retries: int = 0,
+        retry_timeout: int = 0,
+        command_id: str | None = None,
+    ) -> None:
+        """Report a failure; fetchable again `retry_timeout` ms later while retries remain."""
+        command = cmd.HandleExternalTaskFailure(
+            external_task_id=external_task_id,
+            worker_id=worker_id,
+            error_message=error_message,
+            error_details=error_details,
+            retries=retries,
+            retry_timeout=retry_timeout,
+        )
+        self._external_command(
+            command,
+            external_task_id,
+            lambda s: decide.fail_external_task(
+                s,
+                external_task_id,
+                worker_id,
+                error_message=error_message,
+                error_details=error_details,
+                retries=retries,
+                retry_timeout_ms=retry_timeout,
+            ),
+            command_id,
+            worker_id,
+        )
+
+    def handle_external_task_bpmn_error(
+        self,
+        external_task_id: str,
+        worker_id: str,
+        error_code: str,
+        error_message: str | None = None,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
+    ) -> None:
+        command = cmd.HandleExternalTaskBpmnError(
+            external_task_id=external_task_id,
+            worker_id=worker_id,
+            error_code=error_code,
+            error_message=error_message,
+            variables=dict(variables or {}),
+        )
+        self._external_command(
+            command,
+            external_task_id,
+            lambda s: decide.external_task_bpmn_error(
+                s, external_task_id, worker_id, error_code, error_message, command.variables
+            ),
+            command_id,
+            worker_id,
+        )
+
+    def extend_lock(
+        self,
+        external_task_id: str,
+        worker_id: str,
+        new_duration: int,
+        *,
+        command_id: str | None = None,
+    ) -> None:
+        command = cmd.ExtendExternalTaskLock(
+            external_task_id=external_task_id, worker_id=worker_id, new_duration=new_duration
+        )
+        self._external_command(
+            command,
+            external_task_id,
+            lambda s: decide.extend_external_task_lock(
+                s, external_task_id, worker_id, new_duration
+            ),
+            command_id,
+            worker_id,
+        )
+
+    def unlock(
+        self, external_task_id: str, *, command_id: str | None = None, actor: str | None = None
+    ) -> None:
+        command = cmd.UnlockExternalTask(external_task_id=external_task_id)
+        self._external_command(
+            command,
+            external_task_id,
+            lambda s: decide.unlock_external_task(s, external_task_id),
+            command_id,
+            actor,
+        )
+
+    # -- history ---------------------------------------------------------------------------
+
+    def historic_process_instances(self, **filters: Any) -> list[views.HistoricProcessInstance]:
+        """Filters: process_instance_id, process_definition_key, finished."""
+        with self._read() as conn:
+            return queries.historic_process_instances(conn, **filters)
+
+    def historic_process_instance(self, process_instance_id: str) -> views.HistoricProcessInstance:
+        found = self.historic_process_instances(process_instance_id=process_instance_id)
+        if not found:
+            raise NotFound("Historic process instance", process_instance_id)
+        return found[0]
+
+    def historic_activity_instances(
+        self, process_instance_id: str
+    ) -> list[views.HistoricActivityInstance]:
+        with self._read() as conn:
+            return queries.historic_activity_instances(conn, process_instance_id)
+
+    def historic_task_instances(
+        self, process_instance_id: str | None = None
+    ) -> list[views.HistoricTaskInstance]:
+        with self._read() as conn:
+            return queries.historic_task_instances(conn, process_instance_id)
+
+    def historic_variable_instances(
+        self, process_instance_id: str | None = None
+    ) -> list[views.HistoricVariableInstance]:
+        with self._read() as conn:
+            rows = queries.historic_variable_rows(conn, process_instance_id)
+        return [
+            views.HistoricVariableInstance(
+                id=m["ID_"],
+                name=m["NAME_"],
+                type=rest_type_name(stored.type),
+                value=from_stored(stored),
+                process_instance_id=m["PROC_INST_ID_"],
+                execution_id=m["EXECUTION_ID_"],
+                activity_instance_id=m["ACT_INST_ID_"],
+                task_id=m["TASK_ID_"],
+                state=m["STATE_"],
+                create_time=queries.utc(m["CREATE_TIME_"]),
+            )
+            for m, stored in rows
+        ]
+
+    # -- the log: audit, replay, verification ----------------------------------------------
+
+    def events(self, process_instance_id: str) -> list[views.RecordedEvent]:
+        """Every recorded event of an instance (or deployment) stream, in order."""
+        with self._read() as conn:
+            commits = self._store.read_stream(conn, process_instance_id)
+        if not commits:
+            raise NotFound("Stream", process_instance_id)
+        out = []
+        for commit in commits:
+            for i, event in enumerate(self._codec.decode(commit.events)):
+                payload = ev.to_dict(event)
+                out.append(
+                    views.RecordedEvent(
+                        position=commit.first_position + i,
+                        stream_id=commit.stream_id,
+                        stream_version=commit.first_version + i,
+                        type=payload.pop("type"),
+                        recorded_at=queries.utc(commit.recorded_at) or commit.recorded_at,
+                        command_id=commit.command_id,
+                        command_type=commit.command_type,
+                        actor=commit.actor,
+                        payload=payload,
+                    )
+                )
+        return out
+
+    def replay(self, process_instance_id: str, until_position: int | None = None) -> InstanceState:
+        """The instance's state as it was right after the event at `until_position` (or now)."""
+        with self._read() as conn:
+            commits = self._store.read_stream(conn, process_instance_id)
+        state: InstanceState | None = None
+        for commit in commits:
+            for i, event in enumerate(self._codec.decode(commit.events)):
+                if until_position is not None and commit.first_position + i > until_position:
+                    break
+                if isinstance(event, ev.DeploymentCreated):
+                    raise NotFound("Process instance", process_instance_id, "that is a deployment")
+                state = evolve(state, event)
+        if state is None:
+            raise NotFound("Process instance", process_instance_id)
+        return state
+
+    def verify(self) -> views.VerificationReport:
+        """Check the hash chains, replay every instance, rebuild every projection in memory and
+        compare with the live state and tables. An empty `problems` list means all agree."""
+        problems: list[str] = []
+        streams = 0
+        commits = 0
+        rows_compared = 0
+        with self._read() as conn:
+            problems.extend(str(p) for p in self._store.verify(conn))
+            rebuilt = MemoryRowStore((*REPOSITORY_TABLES, *RUNTIME_TABLES, *HISTORY_TABLES))
+            states: dict[str, InstanceState] = {}
+            batches: dict[str, RuntimeBatch] = {}
+            for commit in self._store.read_all(conn):
+                commits += 1
+                try:
+                    decoded = self._codec.decode(commit.events)
+                except Exception as exc:  # a tampered commit may not even decode
+                    problems.append(
+                        f"stream {commit.stream_id} at position {commit.first_position}: "
+                        f"cannot decode: {exc}"
+                    )
+                    continue
+                changes = ChangeSet()
+                batch = RuntimeBatch()
+                state = states.get(commit.stream_id)
+                try:
+                    for event in decoded:
+                        if isinstance(event, ev.DeploymentCreated):
+                            project_deployment(event, changes)
+                            continue
+                        batch.observe(event, state)
+                        self._history.observe(event, state, changes)
+                        state = evolve(state, event)
+                except Exception as exc:
+                    problems.append(
+                        f"stream {commit.stream_id} at position {commit.first_position}: "
+                        f"replay failed: {type(exc).__name__}: {exc}"
+                    )
+                    continue
+                if state is not None:
+                    states[commit.stream_id] = state
+                    batch.finish(state, changes)
+                rebuilt.apply(changes)
+            streams = len(states)
+            for stream_id, state in states.items():
+                cached = self._cache.get(stream_id)
+                if cached is not None and cached.state != state:
+                    problems.append(f"stream {stream_id}: cached live state differs from replay")
+                snapshot = self._store.load_snapshot(conn, stream_id, STATE_SCHEMA)
+                if snapshot is not None:
+                    tail = copy_state(decode_state(snapshot.state))
+                    for commit in self._store.read_stream(
+                        conn, stream_id, after_version=snapshot.version
+                    ):
+                        for event in self._codec.decode(commit.events):
+                            tail = evolve(tail, event)
+                    if tail != state:
+                        problems.append(f"stream {stream_id}: snapshot + tail differs from replay")
+            for table in (*REPOSITORY_TABLES, *RUNTIME_TABLES, *HISTORY_TABLES):
+                live = read_table(conn, table)
+                expected = rebuilt.rows.get(table.name, {})
+                rows_compared += len(live)
+                problems.extend(diff_rows(table.name, expected, live))
+        del batches
+        return views.VerificationReport(
+            commits_checked=commits,
+            streams_checked=streams,
+            rows_compared=rows_compared,
+            problems=problems,
+        )
+
+
+def _resources(
+    source: str | bytes | Path | Mapping[str, bytes | str] | Sequence[tuple[str, bytes | str]],
+) -> list[cmd.ResourceInput]:
+    def data(value: bytes | str) -> bytes:
+        return value.encode() if isinstance(value, str) else bytes(value)
+
+    if isinstance(source, Mapping):
+        return [cmd.ResourceInput(name, data(value)) for name, value in source.items()]
+    if isinstance(source, Path):
+        return [cmd.ResourceInput(source.name, source.read_bytes())]
+    if isinstance(source, bytes):
+        return [cmd.ResourceInput("process.bpmn", source)]
+    if isinstance(source, str):
+        if source.lstrip().startswith("<"):
+            return [cmd.ResourceInput("process.bpmn", source.encode())]
+        path = Path(source)
+        if not path.is_file():
+            raise NotFound("BPMN file", source)
+        return [cmd.ResourceInput(path.name, path.read_bytes())]
+    return [cmd.ResourceInput(name, data(value)) for name, value in source]
+
+
+def _activity_tree(state: InstanceState, model: ProcessModel) -> views.ActivityInstanceNode:
+    children: dict[str, list[str]] = {}
+    for ai in state.activity_instances.values():
+        children.setdefault(ai.parent_id, []).append(ai.id)
+
+    def executions_of(ai_id: str) -> list[str]:
+        return sorted(
+            e.id
+            for e in state.executions.values()
+            if e.activity_instance_id == ai_id or e.scope_activity_instance_id == ai_id
+        )
+
+    def node(ai_id: str) -> views.ActivityInstanceNode:
+        ai = state.activity_instances[ai_id]
+        return views.ActivityInstanceNode(
+            id=ai.id,
+            activity_id=ai.activity_id,
+            activity_type=ai.activity_type,
+            activity_name=ai.activity_name,
+            parent_activity_instance_id=ai.parent_id,
+            execution_ids=executions_of(ai.id),
+            child_activity_instances=[node(c) for c in children.get(ai.id, [])],
+        )
+
+    return views.ActivityInstanceNode(
+        id=state.id,
+        activity_id=model.id,
+        activity_type="processDefinition",
+        activity_name=model.name,
+        parent_activity_instance_id=None,
+        execution_ids=executions_of(state.id),
+        child_activity_instances=[node(c) for c in children.get(state.id, [])],
+    )
+
+
+def _create_database(url: str, sqlite_synchronous: str) -> SqlEngine:
+    if url.startswith("sqlite"):
+        memory = url in ("sqlite://", "sqlite:///:memory:") or "mode=memory" in url
+        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
+        if memory:
+            kwargs["poolclass"] = StaticPool
+        db = create_engine(url, **kwargs)
+        synchronous = sqlite_synchronous.upper()
+        if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(
+                f"sqlite_synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous}"
+            )
+
+        @sa_event.listens_for(db, "connect")
+        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+            # Let SQLAlchemy's "begin" event issue BEGIN itself (pysqlite's own handling is off).
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            if not memory:
+                cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute(f"PRAGMA synchronous={synchronous}")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        @sa_event.listens_for(db, "begin")
+        def _on_begin(conn: Connection) -> None:
+            # Commands take the write lock up front so readers never see half-assigned positions.
+            immediate = conn.get_execution_options().get("flowledger_write")
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+        return db
+    if url.startswith(("postgresql", "mysql", "mariadb")):
+        return create_engine(url, isolation_level="READ COMMITTED", pool_pre_ping=True)
+    return create_engine(url)

@@ -1,0 +1,88 @@
+"""Typed errors of the engine, each with a message a user can act on.
+
+The REST layer maps these to Camunda's error shapes in one table; nothing here knows about HTTP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from eventlog import ConcurrencyError
+
+__all__ = [
+    "BpmnError",
+    "ConcurrencyError",
+    "FlowledgerError",
+    "ModelError",
+    "ModelProblem",
+    "NotFound",
+    "ProcessEngineError",
+    "Rejected",
+    "TaskAlreadyClaimed",
+]
+
+
+class FlowledgerError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelProblem:
+    """One thing wrong with a BPMN resource, located as precisely as the parser can."""
+
+    message: str
+    resource: str | None = None
+    element_id: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = []
+        if self.resource:
+            where.append(f"resource '{self.resource}'")
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.element_id:
+            where.append(f"element '{self.element_id}'")
+        return f"{', '.join(where)}: {self.message}" if where else self.message
+
+
+class ModelError(FlowledgerError):
+    """A deployment was refused because a resource is not a model this engine can run."""
+
+    def __init__(self, problems: list[ModelProblem]) -> None:
+        self.problems = problems
+        lines = "; ".join(str(p) for p in problems)
+        super().__init__(f"Deployment refused: {lines}")
+
+
+class NotFound(FlowledgerError):
+    """The command or query names an entity that does not exist (or no longer exists)."""
+
+    def __init__(self, kind: str, entity_id: str, detail: str = "") -> None:
+        self.kind = kind
+        self.entity_id = entity_id
+        super().__init__(f"{kind} '{entity_id}' not found" + (f": {detail}" if detail else ""))
+
+
+class Rejected(FlowledgerError):
+    """The command is not allowed in the current state; nothing was written but its audit row."""
+
+
+class TaskAlreadyClaimed(Rejected):
+    def __init__(self, task_id: str, assignee: str) -> None:
+        self.task_id = task_id
+        self.assignee = assignee
+        super().__init__(f"Task '{task_id}' is already claimed by someone else ('{assignee}')")
+
+
+class ProcessEngineError(FlowledgerError):
+    """Executing the model failed (no flow to take, an expression or delegate failed, ...)."""
+
+
+class BpmnError(Exception):
+    """Raised by a delegate to throw a BPMN error, caught by a matching error boundary event."""
+
+    def __init__(self, error_code: str, message: str | None = None) -> None:
+        self.error_code = error_code
+        self.error_message = message
+        super().__init__(message or error_code)

@@ -1,0 +1,340 @@
+"""The event vocabulary: every fact the engine records, as msgspec Structs in one tagged union.
+
+Pure data. Names are past-tense facts; each has exactly one applier in `core.evolve`. New fields get
+defaults (msgspec schema evolution); structural changes bump `v` and register an upcaster.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, get_args
+
+import msgspec
+
+from eventlog import EventCodec, UpcasterRegistry
+
+from .variables import StoredValue
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of all events; `v` is the schema version the event was written with."""
+
+    v: int = 1
+
+
+# -- deployment stream ------------------------------------------------------------------------
+
+
+class DeployedResource(msgspec.Struct, frozen=True, omit_defaults=True):
+    id: str
+    name: str
+    sha256: str
+    text: str | None = None  # the resource when it is UTF-8 text (BPMN always is in practice)
+    data: bytes | None = None  # the exact bytes otherwise
+
+
+class DeployedProcessDefinition(msgspec.Struct, frozen=True, omit_defaults=True):
+    id: str
+    key: str
+    version: int
+    resource_name: str
+    name: str | None = None
+    version_tag: str | None = None
+    history_ttl: int | None = None
+    category: str | None = None
+    startable: bool = True
+    has_start_form_key: bool = False
+
+
+class DeploymentCreated(Event, tag=True, frozen=True):
+    deployment_id: str
+    name: str | None
+    source: str | None
+    time: datetime
+    resources: list[DeployedResource]
+    process_definitions: list[DeployedProcessDefinition]
+
+
+# -- process instance stream: lifecycle -------------------------------------------------------
+
+
+class ProcessInstanceStarted(Event, tag=True, frozen=True):
+    process_instance_id: str
+    definition_id: str
+    definition_key: str
+    definition_version: int
+    deployment_id: str
+    business_key: str | None
+    start_activity_id: str | None
+    time: datetime
+    start_user_id: str | None = None
+    super_process_instance_id: str | None = None
+    root_process_instance_id: str | None = None
+
+
+class ProcessInstanceCompleted(Event, tag=True, frozen=True):
+    end_activity_id: str | None
+    time: datetime
+
+
+class ProcessInstanceTerminated(Event, tag=True, frozen=True):
+    """Ended before reaching an end: deleted through the API (externally) or by the engine."""
+
+    reason: str | None
+    externally: bool
+    time: datetime
+
+
+# -- process instance stream: executions (tokens and scopes) ----------------------------------
+
+
+class ExecutionCreated(Event, tag=True, frozen=True):
+    """A child execution: a scope for a scope activity, or a concurrent token.
+
+    `replaces` names the scope execution whose place the new concurrent execution takes when
+    a compacted scope first forks (Camunda's tree expansion).
+    """
+
+    execution_id: str
+    parent_id: str
+    is_scope: bool
+    is_concurrent: bool
+    replaces: str | None = None
+
+
+class ExecutionRemoved(Event, tag=True, frozen=True):
+    execution_id: str
+
+
+class ExecutionReplaced(Event, tag=True, frozen=True):
+    """The last concurrent child of a scope is folded back into the scope (tree compaction)."""
+
+    execution_id: str
+    by_execution_id: str
+
+
+class TokenWaitingAtJoin(Event, tag=True, frozen=True):
+    execution_id: str
+    activity_instance_id: str
+
+
+class ActivityStarted(Event, tag=True, frozen=True):
+    activity_instance_id: str
+    activity_id: str
+    activity_type: str
+    activity_name: str | None
+    execution_id: str
+    parent_activity_instance_id: str
+    time: datetime
+    flow_id: str | None = None  # the sequence flow the token arrived by
+
+
+class ActivityCompleted(Event, tag=True, frozen=True):
+    activity_instance_id: str
+    time: datetime
+    completes_scope: bool = False
+
+
+class ActivityCanceled(Event, tag=True, frozen=True):
+    activity_instance_id: str
+    time: datetime
+
+
+class BpmnErrorThrown(Event, tag=True, frozen=True):
+    """A BPMN error was raised at an activity; `caught_by` is the boundary event that caught it."""
+
+    activity_instance_id: str
+    error_code: str | None
+    error_message: str | None
+    caught_by: str | None
+    time: datetime
+
+
+# -- variables --------------------------------------------------------------------------------
+
+
+class VariableSet(Event, tag=True, frozen=True):
+    """A variable was created or changed; `variable_id` says which instance of the name."""
+
+    variable_id: str
+    name: str
+    execution_id: str
+    value: StoredValue
+    time: datetime
+    detail_id: str
+    task_id: str | None = None
+
+
+class VariableDeleted(Event, tag=True, frozen=True):
+    variable_id: str
+    time: datetime
+
+
+# -- user tasks -------------------------------------------------------------------------------
+
+
+class IdentityLink(msgspec.Struct, frozen=True, omit_defaults=True):
+    id: str
+    type: str  # candidate | assignee | owner
+    user_id: str | None = None
+    group_id: str | None = None
+
+
+class UserTaskCreated(Event, tag=True, frozen=True):
+    task_id: str
+    execution_id: str
+    activity_instance_id: str
+    task_definition_key: str
+    name: str | None
+    time: datetime
+    description: str | None = None
+    assignee: str | None = None
+    owner: str | None = None
+    candidates: list[IdentityLink] = []
+    due_date: datetime | None = None
+    follow_up_date: datetime | None = None
+    priority: int = 50
+    form_key: str | None = None
+
+
+class TaskAssigned(Event, tag=True, frozen=True):
+    """The assignee was set (or cleared) by an administrator, not claimed by the user."""
+
+    task_id: str
+    assignee: str | None
+    time: datetime
+
+
+class TaskClaimed(Event, tag=True, frozen=True):
+    task_id: str
+    user_id: str
+    time: datetime
+
+
+class TaskUnclaimed(Event, tag=True, frozen=True):
+    task_id: str
+    time: datetime
+
+
+class TaskCompleted(Event, tag=True, frozen=True):
+    task_id: str
+    time: datetime
+
+
+class TaskDeleted(Event, tag=True, frozen=True):
+    task_id: str
+    reason: str
+    time: datetime
+
+
+# -- external tasks ---------------------------------------------------------------------------
+
+
+class ExternalTaskCreated(Event, tag=True, frozen=True):
+    external_task_id: str
+    execution_id: str
+    activity_instance_id: str
+    activity_id: str
+    topic: str
+    priority: int
+    time: datetime
+
+
+class ExternalTaskLocked(Event, tag=True, frozen=True):
+    external_task_id: str
+    worker_id: str
+    lock_expiration: datetime
+    time: datetime
+
+
+class ExternalTaskLockExtended(Event, tag=True, frozen=True):
+    external_task_id: str
+    lock_expiration: datetime
+    time: datetime
+
+
+class ExternalTaskUnlocked(Event, tag=True, frozen=True):
+    external_task_id: str
+    time: datetime
+
+
+class ExternalTaskFailed(Event, tag=True, frozen=True):
+    """A worker reported a failure; fetchable again after `retry_at` while retries remain."""
+
+    external_task_id: str
+    worker_id: str
+    error_message: str | None
+    error_details: str | None
+    retries: int
+    retry_at: datetime
+    time: datetime
+
+
+class ExternalTaskCompleted(Event, tag=True, frozen=True):
+    external_task_id: str
+    worker_id: str
+    time: datetime
+
+
+class ExternalTaskBpmnErrorReported(Event, tag=True, frozen=True):
+    external_task_id: str
+    worker_id: str
+    error_code: str
+    error_message: str | None
+    time: datetime
+
+
+class ExternalTaskCanceled(Event, tag=True, frozen=True):
+    """The task's activity was cancelled (scope interrupted, instance deleted)."""
+
+    external_task_id: str
+    time: datetime
+
+
+EngineEvent = (
+    DeploymentCreated
+    | ProcessInstanceStarted
+    | ProcessInstanceCompleted
+    | ProcessInstanceTerminated
+    | ExecutionCreated
+    | ExecutionRemoved
+    | ExecutionReplaced
+    | TokenWaitingAtJoin
+    | ActivityStarted
+    | ActivityCompleted
+    | ActivityCanceled
+    | BpmnErrorThrown
+    | VariableSet
+    | VariableDeleted
+    | UserTaskCreated
+    | TaskAssigned
+    | TaskClaimed
+    | TaskUnclaimed
+    | TaskCompleted
+    | TaskDeleted
+    | ExternalTaskCreated
+    | ExternalTaskLocked
+    | ExternalTaskLockExtended
+    | ExternalTaskUnlocked
+    | ExternalTaskFailed
+    | ExternalTaskCompleted
+    | ExternalTaskBpmnErrorReported
+    | ExternalTaskCanceled
+)
+
+EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
+
+# The schema version new events are written with; old versions are lifted by `upcasters`.
+CURRENT_VERSIONS: dict[str, int] = {cls.__name__: 1 for cls in EVENT_TYPES}
+
+upcasters = UpcasterRegistry()
+
+
+def make_codec() -> EventCodec:
+    return EventCodec(EngineEvent, CURRENT_VERSIONS, upcasters)
+
+
+def to_dict(event: Event) -> dict[str, Any]:
+    """The event as its stored JSON object (type tag included)."""
+    data: dict[str, Any] = msgspec.to_builtins(event)
+    return data

@@ -1,0 +1,391 @@
+"""`evolve(state, event)`: the only way instance state changes, live and in replay.
+
+Pure: no clock, no randomness, no I/O. One applier per event type, registered in `APPLIERS`.
+Appliers update the state in place (the caller owns it) and never raise on a valid log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from . import events as ev
+from .state import ActivityInstance, Execution, ExternalTask, InstanceState, UserTask, Variable
+
+E = TypeVar("E", bound=ev.Event)
+Applier = Callable[[InstanceState, Any], None]
+APPLIERS: dict[type[ev.Event], Applier] = {}
+
+
+def applies(event_type: type[E]) -> Callable[[Callable[[InstanceState, E], None]], Applier]:
+    def register(fn: Callable[[InstanceState, E], None]) -> Applier:
+        if event_type in APPLIERS:
+            raise ValueError(f"two appliers for {event_type.__name__}")
+        APPLIERS[event_type] = fn
+        return fn
+
+    return register
+
+
+def start(event: ev.ProcessInstanceStarted) -> InstanceState:
+    pid = event.process_instance_id
+    state = InstanceState(
+        id=pid,
+        definition_id=event.definition_id,
+        definition_key=event.definition_key,
+        definition_version=event.definition_version,
+        deployment_id=event.deployment_id,
+        business_key=event.business_key,
+        start_time=event.time,
+        start_activity_id=event.start_activity_id,
+        start_user_id=event.start_user_id,
+        root_process_instance_id=event.root_process_instance_id or pid,
+        super_process_instance_id=event.super_process_instance_id,
+    )
+    state.executions[pid] = Execution(
+        id=pid,
+        parent_id=None,
+        is_scope=True,
+        is_concurrent=False,
+        scope_activity_instance_id=pid,
+    )
+    state.version = 1
+    return state
+
+
+def evolve(state: InstanceState | None, event: ev.Event) -> InstanceState:
+    """Apply one event; returns the (same, updated) state."""
+    if state is None:
+        if not isinstance(event, ev.ProcessInstanceStarted):
+            raise ValueError(
+                f"an instance stream must start with ProcessInstanceStarted, not {event}"
+            )
+        return start(event)
+    APPLIERS[type(event)](state, event)
+    state.version += 1
+    return state
+
+
+def fold(events: Iterable[ev.Event], state: InstanceState | None = None) -> InstanceState | None:
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+# -- lifecycle --------------------------------------------------------------------------------
+
+
+@applies(ev.ProcessInstanceStarted)
+def _started(s: InstanceState, e: ev.ProcessInstanceStarted) -> None:
+    raise ValueError(f"instance {s.id} was started twice")
+
+
+def _clear_runtime(s: InstanceState) -> None:
+    s.executions.clear()
+    s.activity_instances.clear()
+    s.variables.clear()
+    s.tasks.clear()
+    s.external_tasks.clear()
+
+
+@applies(ev.ProcessInstanceCompleted)
+def _completed(s: InstanceState, e: ev.ProcessInstanceCompleted) -> None:
+    s.status = "COMPLETED"
+    s.end_time = e.time
+    s.end_activity_id = e.end_activity_id
+    _clear_runtime(s)
+
+
+@applies(ev.ProcessInstanceTerminated)
+def _terminated(s: InstanceState, e: ev.ProcessInstanceTerminated) -> None:
+    s.status = "EXTERNALLY_TERMINATED" if e.externally else "INTERNALLY_TERMINATED"
+    s.end_time = e.time
+    s.delete_reason = e.reason
+    _clear_runtime(s)
+
+
+# -- execution tree ---------------------------------------------------------------------------
+
+
+def _move_attachments(s: InstanceState, source: str, target: str) -> None:
+    """Tasks, external tasks and open activity instances of `source` now belong to `target`."""
+    for task in s.tasks.values():
+        if task.execution_id == source:
+            task.execution_id = target
+    for ext in s.external_tasks.values():
+        if ext.execution_id == source:
+            ext.execution_id = target
+    for ai in s.activity_instances.values():
+        if ai.execution_id == source:
+            ai.execution_id = target
+
+
+@applies(ev.ExecutionCreated)
+def _execution_created(s: InstanceState, e: ev.ExecutionCreated) -> None:
+    parent = s.executions[e.parent_id]
+    child = Execution(
+        id=e.execution_id,
+        parent_id=e.parent_id,
+        is_scope=e.is_scope,
+        is_concurrent=e.is_concurrent,
+    )
+    if e.replaces is not None:
+        replaced = s.executions[e.replaces]
+        child.activity_id = replaced.activity_id
+        child.activity_instance_id = replaced.activity_instance_id
+        child.is_active = replaced.is_active
+        scope_ai = replaced.scope_activity_instance_id
+        for ai in s.activity_instances.values():
+            if ai.execution_id == replaced.id and ai.id != scope_ai:
+                ai.execution_id = child.id
+        for task in s.tasks.values():
+            if task.execution_id == replaced.id:
+                task.execution_id = child.id
+        for ext in s.external_tasks.values():
+            if ext.execution_id == replaced.id:
+                ext.execution_id = child.id
+    s.executions[child.id] = child
+    parent.children.append(child.id)
+    parent.is_active = False
+    parent.activity_id = None
+    parent.activity_instance_id = None
+
+
+@applies(ev.ExecutionRemoved)
+def _execution_removed(s: InstanceState, e: ev.ExecutionRemoved) -> None:
+    gone = s.executions.pop(e.execution_id)
+    for vid in [v.id for v in s.variables.values() if v.execution_id == gone.id]:
+        del s.variables[vid]
+    if gone.parent_id is None:
+        return
+    parent = s.executions[gone.parent_id]
+    parent.children.remove(gone.id)
+    if not parent.children:
+        parent.is_active = True
+        parent.activity_instance_id = None
+        # Camunda leaves the parent on the activity the removed scope stood for.
+        parent.activity_id = gone.scope_activity_id if gone.is_scope else gone.activity_id
+
+
+@applies(ev.ExecutionReplaced)
+def _execution_replaced(s: InstanceState, e: ev.ExecutionReplaced) -> None:
+    gone = s.executions.pop(e.execution_id)
+    by = s.executions[e.by_execution_id]
+    by.activity_id = gone.activity_id
+    by.activity_instance_id = gone.activity_instance_id
+    by.is_active = gone.is_active
+    by.children.remove(gone.id)
+    for child_id in gone.children:
+        s.executions[child_id].parent_id = by.id
+        by.children.append(child_id)
+    _move_attachments(s, gone.id, by.id)
+    for var in s.variables.values():
+        if var.execution_id == gone.id:
+            var.execution_id = by.id
+
+
+@applies(ev.TokenWaitingAtJoin)
+def _waiting(s: InstanceState, e: ev.TokenWaitingAtJoin) -> None:
+    s.executions[e.execution_id].is_active = False
+
+
+# -- activity instances -----------------------------------------------------------------------
+
+
+@applies(ev.ActivityStarted)
+def _activity_started(s: InstanceState, e: ev.ActivityStarted) -> None:
+    s.activity_instances[e.activity_instance_id] = ActivityInstance(
+        id=e.activity_instance_id,
+        activity_id=e.activity_id,
+        activity_type=e.activity_type,
+        activity_name=e.activity_name,
+        execution_id=e.execution_id,
+        parent_id=e.parent_activity_instance_id,
+        start_time=e.time,
+    )
+    execution = s.executions[e.execution_id]
+    execution.activity_id = e.activity_id
+    execution.activity_instance_id = e.activity_instance_id
+    execution.is_active = True
+    if execution.is_scope and execution.scope_activity_instance_id is None:
+        # A scope execution is created for its scope activity, which is the first it starts.
+        execution.scope_activity_instance_id = e.activity_instance_id
+        execution.scope_activity_id = e.activity_id
+
+
+def _end_activity(s: InstanceState, ai_id: str) -> None:
+    ai = s.activity_instances.pop(ai_id)
+    execution = s.executions.get(ai.execution_id)
+    if execution is not None and execution.activity_instance_id == ai_id:
+        execution.activity_instance_id = None
+
+
+@applies(ev.ActivityCompleted)
+def _activity_completed(s: InstanceState, e: ev.ActivityCompleted) -> None:
+    _end_activity(s, e.activity_instance_id)
+
+
+@applies(ev.ActivityCanceled)
+def _activity_canceled(s: InstanceState, e: ev.ActivityCanceled) -> None:
+    _end_activity(s, e.activity_instance_id)
+
+
+@applies(ev.BpmnErrorThrown)
+def _error_thrown(s: InstanceState, e: ev.BpmnErrorThrown) -> None:
+    """A record for the audit trail; its consequences are separate events."""
+
+
+# -- variables --------------------------------------------------------------------------------
+
+
+@applies(ev.VariableSet)
+def _variable_set(s: InstanceState, e: ev.VariableSet) -> None:
+    var = s.variables.get(e.variable_id)
+    if var is None:
+        s.variables[e.variable_id] = Variable(
+            id=e.variable_id,
+            name=e.name,
+            execution_id=e.execution_id,
+            value=e.value,
+            created=e.time,
+            task_id=e.task_id,
+        )
+    else:
+        var.value = e.value
+        var.revision += 1
+
+
+@applies(ev.VariableDeleted)
+def _variable_deleted(s: InstanceState, e: ev.VariableDeleted) -> None:
+    del s.variables[e.variable_id]
+
+
+# -- user tasks -------------------------------------------------------------------------------
+
+
+@applies(ev.UserTaskCreated)
+def _task_created(s: InstanceState, e: ev.UserTaskCreated) -> None:
+    s.tasks[e.task_id] = UserTask(
+        id=e.task_id,
+        execution_id=e.execution_id,
+        activity_instance_id=e.activity_instance_id,
+        task_definition_key=e.task_definition_key,
+        name=e.name,
+        created=e.time,
+        description=e.description,
+        assignee=e.assignee,
+        owner=e.owner,
+        candidates=list(e.candidates),
+        due_date=e.due_date,
+        follow_up_date=e.follow_up_date,
+        priority=e.priority,
+        form_key=e.form_key,
+    )
+
+
+@applies(ev.TaskAssigned)
+def _task_assigned(s: InstanceState, e: ev.TaskAssigned) -> None:
+    task = s.tasks[e.task_id]
+    task.assignee = e.assignee
+    task.last_updated = e.time
+
+
+@applies(ev.TaskClaimed)
+def _task_claimed(s: InstanceState, e: ev.TaskClaimed) -> None:
+    task = s.tasks[e.task_id]
+    task.assignee = e.user_id
+    task.last_updated = e.time
+
+
+@applies(ev.TaskUnclaimed)
+def _task_unclaimed(s: InstanceState, e: ev.TaskUnclaimed) -> None:
+    task = s.tasks[e.task_id]
+    task.assignee = None
+    task.last_updated = e.time
+
+
+def _remove_task(s: InstanceState, task_id: str) -> None:
+    del s.tasks[task_id]
+    for vid in [v.id for v in s.variables.values() if v.task_id == task_id]:
+        del s.variables[vid]
+
+
+@applies(ev.TaskCompleted)
+def _task_completed(s: InstanceState, e: ev.TaskCompleted) -> None:
+    _remove_task(s, e.task_id)
+
+
+@applies(ev.TaskDeleted)
+def _task_deleted(s: InstanceState, e: ev.TaskDeleted) -> None:
+    _remove_task(s, e.task_id)
+
+
+# -- external tasks ---------------------------------------------------------------------------
+
+
+@applies(ev.ExternalTaskCreated)
+def _ext_created(s: InstanceState, e: ev.ExternalTaskCreated) -> None:
+    s.external_tasks[e.external_task_id] = ExternalTask(
+        id=e.external_task_id,
+        execution_id=e.execution_id,
+        activity_instance_id=e.activity_instance_id,
+        activity_id=e.activity_id,
+        topic=e.topic,
+        priority=e.priority,
+        created=e.time,
+    )
+
+
+@applies(ev.ExternalTaskLocked)
+def _ext_locked(s: InstanceState, e: ev.ExternalTaskLocked) -> None:
+    ext = s.external_tasks[e.external_task_id]
+    ext.worker_id = e.worker_id
+    ext.lock_expiration = e.lock_expiration
+
+
+@applies(ev.ExternalTaskLockExtended)
+def _ext_extended(s: InstanceState, e: ev.ExternalTaskLockExtended) -> None:
+    s.external_tasks[e.external_task_id].lock_expiration = e.lock_expiration
+
+
+@applies(ev.ExternalTaskUnlocked)
+def _ext_unlocked(s: InstanceState, e: ev.ExternalTaskUnlocked) -> None:
+    ext = s.external_tasks[e.external_task_id]
+    ext.worker_id = None
+    ext.lock_expiration = None
+
+
+@applies(ev.ExternalTaskFailed)
+def _ext_failed(s: InstanceState, e: ev.ExternalTaskFailed) -> None:
+    ext = s.external_tasks[e.external_task_id]
+    ext.error_message = e.error_message
+    ext.error_details = e.error_details
+    ext.retries = e.retries
+    ext.lock_expiration = e.retry_at
+
+
+@applies(ev.ExternalTaskCompleted)
+def _ext_completed(s: InstanceState, e: ev.ExternalTaskCompleted) -> None:
+    del s.external_tasks[e.external_task_id]
+
+
+@applies(ev.ExternalTaskBpmnErrorReported)
+def _ext_bpmn_error(s: InstanceState, e: ev.ExternalTaskBpmnErrorReported) -> None:
+    del s.external_tasks[e.external_task_id]
+
+
+@applies(ev.ExternalTaskCanceled)
+def _ext_canceled(s: InstanceState, e: ev.ExternalTaskCanceled) -> None:
+    del s.external_tasks[e.external_task_id]
+
+
+@applies(ev.DeploymentCreated)
+def _deployment(s: InstanceState, e: ev.DeploymentCreated) -> None:
+    raise ValueError("DeploymentCreated belongs to a deployment stream, not an instance stream")
+
+
+def check_complete() -> None:
+    """Every event type has exactly one applier (run by the tests)."""
+    missing = [t.__name__ for t in ev.EVENT_TYPES if t not in APPLIERS]
+    if missing:
+        raise AssertionError(f"events without applier: {missing}")

@@ -1,0 +1,397 @@
+"""Moving tokens through a process: entering and leaving activities, forks, joins, ends, errors.
+
+The engine's equivalent of Camunda's PVM atomic operations, run from an explicit agenda so a
+1,000-iteration loop never deepens the Python stack. Decide-side: every change is an emitted event.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+
+from . import events as ev
+from .errors import ProcessEngineError
+from .model import Activity, BoundarySpec, ProcessModel, SequenceFlow
+from .scope import evaluate, set_variable
+from .session import InstanceSession
+from .state import Execution
+
+
+class Flow:
+    """Runs one command's token movements until every token rests at a wait state."""
+
+    def __init__(self, session: InstanceSession) -> None:
+        self.session = session
+        self.model: ProcessModel = session.model
+        self._agenda: deque[Callable[[], None]] = deque()
+        # Where a token is heading while its `enter` waits on the agenda (inclusive joins ask).
+        self._in_transit: dict[str, str] = {}
+        # Executions folded into their scope while work for them was still queued.
+        self._replaced_by: dict[str, str] = {}
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    @property
+    def executions(self) -> dict[str, Execution]:
+        return self.session.state.executions
+
+    def emit(self, event: ev.Event) -> None:
+        self.session.emit(event)
+
+    def new_id(self) -> str:
+        return self.session.ctx.new_id()
+
+    def resolve(self, execution_id: str) -> str:
+        while execution_id in self._replaced_by:
+            execution_id = self._replaced_by[execution_id]
+        return execution_id
+
+    def run(self) -> None:
+        agenda = self._agenda
+        while agenda:
+            agenda.popleft()()
+
+    def execution(self, execution_id: str) -> Execution:
+        return self.executions[execution_id]
+
+    def activity_of(self, execution_id: str) -> Activity:
+        activity_id = self.executions[execution_id].activity_id
+        if activity_id is None:
+            raise ProcessEngineError(f"execution {execution_id} is not at an activity")
+        return self.model.activities[activity_id]
+
+    def flow_scope_execution(self, execution_id: str) -> Execution:
+        """The scope execution the activities of this token's flow scope belong to."""
+        e = self.executions[execution_id]
+        return self.executions[e.parent_id] if e.is_concurrent and e.parent_id else e
+
+    # -- entering ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the process at its none start event (the instance was just created)."""
+        state = self.session.state
+        self.enter(state.id, self.model.start_events[self.model.id], None)
+        self.run()
+
+    def take(self, execution_id: str, flow: SequenceFlow) -> None:
+        self._in_transit[execution_id] = flow.target
+        self._agenda.append(lambda: self.enter(execution_id, flow.target, flow.id))
+
+    def enter(self, execution_id: str, activity_id: str, via: str | None) -> None:
+        execution_id = self.resolve(execution_id)
+        self._in_transit.pop(execution_id, None)
+        if execution_id not in self.executions:
+            return  # cancelled while the token was on its way
+        from .behaviors import behavior_for
+
+        activity = self.model.activities[activity_id]
+        parent_ai = self.flow_scope_execution(execution_id).scope_activity_instance_id or ""
+        token = execution_id
+        if activity.is_scope:
+            token = self.new_id()
+            self.emit(
+                ev.ExecutionCreated(
+                    execution_id=token, parent_id=execution_id, is_scope=True, is_concurrent=False
+                )
+            )
+        self.emit(
+            ev.ActivityStarted(
+                activity_instance_id=f"{activity.id}:{self.new_id()}",
+                activity_id=activity.id,
+                activity_type=activity.type,
+                activity_name=activity.name,
+                execution_id=token,
+                parent_activity_instance_id=parent_ai,
+                time=self.session.ctx.now,
+                flow_id=via,
+            )
+        )
+        behavior_for(activity).execute(self, token, activity)
+
+    # -- leaving ----------------------------------------------------------------------------
+
+    def select_outgoing(self, execution_id: str, activity: Activity) -> list[SequenceFlow]:
+        """Camunda's default outgoing behaviour: all true or unconditional flows, else default."""
+        chosen: list[SequenceFlow] = []
+        for flow_id in activity.outgoing:
+            if flow_id == activity.default_flow:
+                continue
+            flow = self.model.flows[flow_id]
+            if flow.condition is None or self.condition(execution_id, flow):
+                chosen.append(flow)
+        if chosen:
+            return chosen
+        if activity.default_flow is not None:
+            return [self.model.flows[activity.default_flow]]
+        if activity.outgoing:
+            raise ProcessEngineError(
+                f"No conditional sequence flow leaving '{activity.id}' could be selected "
+                "and there is no default flow"
+            )
+        return []
+
+    def condition(self, execution_id: str, flow: SequenceFlow) -> bool:
+        assert flow.condition is not None
+        value = evaluate(
+            self.session, flow.condition, execution_id, element_id=flow.id, what="the condition"
+        )
+        if not isinstance(value, bool):
+            raise ProcessEngineError(
+                f"The condition of sequence flow '{flow.id}' ({flow.condition.source}) "
+                f"evaluated to {value!r}, not to a boolean"
+            )
+        return value
+
+    def leave(self, execution_id: str) -> None:
+        """The token's activity is done: follow the outgoing flows Camunda would take."""
+        activity = self.activity_of(execution_id)
+        flows = self.select_outgoing(execution_id, activity)
+        self.complete(execution_id, activity, flows)
+
+    def complete(
+        self,
+        execution_id: str,
+        activity: Activity,
+        flows: list[SequenceFlow],
+        activity_instance_id: str | None = None,
+    ) -> None:
+        """Complete the activity instance, destroy the activity's scope, continue along `flows`."""
+        execution = self.executions[execution_id]
+        ai = activity_instance_id or execution.activity_instance_id
+        propagating = execution_id
+        if activity.is_scope and execution.is_scope and execution.parent_id is not None:
+            propagating = execution.parent_id
+        ends_scope = not flows and not self.executions[propagating].is_concurrent
+        if ai is not None:
+            self.emit(
+                ev.ActivityCompleted(
+                    activity_instance_id=ai,
+                    time=self.session.ctx.now,
+                    completes_scope=ends_scope and activity.type.endswith("EndEvent"),
+                )
+            )
+        if propagating != execution_id:
+            self.emit(ev.ExecutionRemoved(execution_id=execution_id))
+        if not flows:
+            self.end(propagating, activity)
+        elif len(flows) == 1:
+            self.take(propagating, flows[0])
+        else:
+            self.fork(propagating, flows)
+
+    def fork(self, execution_id: str, flows: list[SequenceFlow]) -> None:
+        execution = self.executions[execution_id]
+        if execution.is_concurrent:
+            assert execution.parent_id is not None
+            scope_id, first = execution.parent_id, execution_id
+        else:
+            # A compacted scope forks: a concurrent execution takes its place (tree expansion).
+            scope_id, first = execution_id, self.new_id()
+            self.emit(
+                ev.ExecutionCreated(
+                    execution_id=first,
+                    parent_id=scope_id,
+                    is_scope=False,
+                    is_concurrent=True,
+                    replaces=execution_id,
+                )
+            )
+        targets = [(first, flows[0])]
+        for flow in flows[1:]:
+            concurrent = self.new_id()
+            self.emit(
+                ev.ExecutionCreated(
+                    execution_id=concurrent, parent_id=scope_id, is_scope=False, is_concurrent=True
+                )
+            )
+            targets.append((concurrent, flow))
+        for target, flow in targets:
+            self.take(target, flow)
+
+    def end(self, execution_id: str, activity: Activity) -> None:
+        """A token reached the end of a path: an end event, or an activity with no outgoing flow."""
+        execution = self.executions[execution_id]
+        if execution.is_concurrent:
+            assert execution.parent_id is not None
+            parent = execution.parent_id
+            self.emit(ev.ExecutionRemoved(execution_id=execution_id))
+            self.try_prune(parent)
+            return
+        self.complete_scope(execution_id, activity.scope_id, activity.id)
+
+    def complete_scope(self, scope_execution_id: str, scope_id: str, end_activity_id: str) -> None:
+        """The last token of a scope ended: the process or the subprocess completes."""
+        if scope_id == self.model.id:
+            self.emit(
+                ev.ProcessInstanceCompleted(
+                    end_activity_id=end_activity_id, time=self.session.ctx.now
+                )
+            )
+            self._agenda.clear()
+            return
+        scope_activity = self.model.activities[scope_id]
+        scope_execution = self.executions[scope_execution_id]
+        flows = self.select_outgoing(scope_execution_id, scope_activity)
+        self.complete(
+            scope_execution_id,
+            scope_activity,
+            flows,
+            activity_instance_id=scope_execution.scope_activity_instance_id,
+        )
+
+    def try_prune(self, scope_execution_id: str) -> None:
+        """Fold the last concurrent child back into its scope execution (Camunda's compaction)."""
+        scope = self.executions.get(scope_execution_id)
+        if scope is None or len(scope.children) != 1:
+            return
+        last = self.executions[scope.children[0]]
+        if last.is_concurrent and not last.is_scope:
+            self.emit(ev.ExecutionReplaced(execution_id=last.id, by_execution_id=scope.id))
+            self._replaced_by[last.id] = scope.id
+            if last.id in self._in_transit:
+                self._in_transit[scope.id] = self._in_transit.pop(last.id)
+
+    # -- joins ------------------------------------------------------------------------------
+
+    def waiting_at(self, scope: Execution, activity_id: str, exclude: str) -> list[str]:
+        """Tokens of the scope that arrived at a join gateway and wait there."""
+        found: list[str] = []
+        stack = list(scope.children)
+        while stack:
+            execution = self.executions[stack.pop(0)]
+            if (
+                execution.id != exclude
+                and execution.activity_id == activity_id
+                and not execution.is_active
+                and execution.activity_instance_id is not None
+            ):
+                found.append(execution.id)
+            stack.extend(execution.children)
+        return found
+
+    def other_tokens_can_arrive(self, scope: Execution, gateway: str, joined: set[str]) -> bool:
+        """Whether a leaf token of the scope (not waiting here) may still reach the gateway."""
+        stack = [scope.id]
+        while stack:
+            execution = self.executions[stack.pop()]
+            if execution.children:
+                stack.extend(execution.children)
+                continue
+            if execution.id in joined:
+                continue
+            position = self._in_transit.get(execution.id) or execution.activity_id
+            if position is not None and self.model.can_reach(position, gateway):
+                return True
+        return False
+
+    def join(self, execution_id: str, joined: list[str], flows: list[SequenceFlow]) -> None:
+        """All tokens of a join are here: end the waiting ones, continue with the arriving one."""
+        activity = self.activity_of(execution_id)
+        for other in joined:
+            other_execution = self.executions[other]
+            if other_execution.activity_instance_id is not None:
+                self.emit(
+                    ev.ActivityCompleted(
+                        activity_instance_id=other_execution.activity_instance_id,
+                        time=self.session.ctx.now,
+                    )
+                )
+            parent = other_execution.parent_id
+            self.emit(ev.ExecutionRemoved(execution_id=other))
+            if parent is not None:
+                self.try_prune(parent)
+        self.complete(self.resolve(execution_id), activity, flows)
+
+    # -- cancellation and errors ------------------------------------------------------------
+
+    def cancel_tree(self, execution_id: str, reason: str) -> None:
+        """Cancel everything an execution and its descendants do, innermost first."""
+        now = self.session.ctx.now
+        state = self.session.state
+        order: list[str] = []
+        stack = [execution_id]
+        while stack:
+            current = stack.pop()
+            order.append(current)
+            stack.extend(self.executions[current].children)
+        for current in reversed(order):
+            execution = self.executions[current]
+            for task in [t for t in state.tasks.values() if t.execution_id == current]:
+                self.emit(ev.TaskDeleted(task_id=task.id, reason=reason, time=now))
+            for ext in [x for x in state.external_tasks.values() if x.execution_id == current]:
+                self.emit(ev.ExternalTaskCanceled(external_task_id=ext.id, time=now))
+            scope_ai = execution.scope_activity_instance_id
+            open_ais = [
+                ai.id for ai in state.activity_instances.values() if ai.execution_id == current
+            ]
+            for ai_id in sorted(open_ais, key=lambda a: a == scope_ai):
+                self.emit(ev.ActivityCanceled(activity_instance_id=ai_id, time=now))
+            if execution.parent_id is not None:
+                self.emit(ev.ExecutionRemoved(execution_id=current))
+
+    def scope_execution_for(self, execution_id: str, activity_id: str) -> Execution | None:
+        current: str | None = execution_id
+        while current is not None:
+            execution = self.executions[current]
+            if execution.is_scope and execution.scope_activity_id == activity_id:
+                return execution
+            current = execution.parent_id
+        return None
+
+    def throw_error(self, execution_id: str, code: str | None, message: str | None) -> None:
+        """Propagate a BPMN error to the innermost matching error boundary event."""
+        execution = self.executions[execution_id]
+        source = self.activity_of(execution_id)
+        # Walk outwards from the failing activity; the first scope with a matching boundary wins.
+        handler: Activity | None = None
+        scope_activity: Activity | None = None
+        activity = source
+        while True:
+            handler = self._matching_boundary(activity, code)
+            if handler is not None:
+                scope_activity = activity
+                break
+            if activity.scope_id == self.model.id:
+                break
+            activity = self.model.activities[activity.scope_id]
+        self.emit(
+            ev.BpmnErrorThrown(
+                activity_instance_id=execution.activity_instance_id or "",
+                error_code=code,
+                error_message=message,
+                caught_by=handler.id if handler else None,
+                time=self.session.ctx.now,
+            )
+        )
+        if handler is None or scope_activity is None:
+            # Camunda's default for an uncaught BPMN error: the token simply ends there.
+            self.complete(execution_id, source, [])
+            return
+        scope_execution = self.scope_execution_for(execution_id, scope_activity.id)
+        if scope_execution is None or scope_execution.parent_id is None:
+            raise ProcessEngineError(
+                f"no execution found for the scope '{scope_activity.id}' of boundary "
+                f"event '{handler.id}'"
+            )
+        spec = handler.spec
+        assert isinstance(spec, BoundarySpec)
+        if spec.error.code_variable:
+            set_variable(self.session, scope_execution.id, spec.error.code_variable, code)
+        if spec.error.message_variable:
+            set_variable(self.session, scope_execution.id, spec.error.message_variable, message)
+        parent = scope_execution.parent_id
+        self.cancel_tree(scope_execution.id, "deleted")
+        self._agenda.append(lambda: self.enter(parent, handler.id, None))
+
+    def _matching_boundary(self, activity: Activity, code: str | None) -> Activity | None:
+        catch_all: Activity | None = None
+        for boundary_id in activity.boundary_events:
+            boundary = self.model.activities[boundary_id]
+            spec = boundary.spec
+            if not isinstance(spec, BoundarySpec):
+                continue
+            if spec.error.error_code is None:
+                catch_all = catch_all or boundary
+            elif spec.error.error_code == code:
+                return boundary
+        return catch_all

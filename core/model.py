@@ -1,0 +1,149 @@
+"""The immutable, parsed form of a BPMN process: activities, sequence flows and their settings.
+
+Pure: built once at deploy by `core.parser`, shared read-only by every instance of the definition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import CodeType
+
+from .expressions import Expression
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceFlow:
+    id: str
+    source: str
+    target: str
+    condition: Expression | None = None
+    name: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UserTaskSpec:
+    name: Expression | None = None  # only when the name holds ${...}
+    assignee: Expression | None = None
+    candidate_users: tuple[Expression, ...] = ()
+    candidate_groups: tuple[Expression, ...] = ()
+    due_date: Expression | None = None
+    follow_up_date: Expression | None = None
+    priority: Expression | None = None
+    form_key: Expression | None = None
+    description: Expression | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceTaskSpec:
+    """How a service-like task (service, send, business rule) does its work."""
+
+    implementation: str  # external | delegateExpression | expression | class
+    expression: Expression | None = None
+    class_name: str | None = None
+    topic: Expression | None = None
+    task_priority: Expression | None = None
+    result_variable: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptTaskSpec:
+    script_format: str  # juel | python
+    expression: Expression | None = None  # juel
+    code: CodeType | None = None  # python statements
+    result_code: CodeType | None = None  # python: value of a trailing expression statement
+    result_variable: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorSpec:
+    """An error end event's error, or what an error boundary event catches (code None = any)."""
+
+    error_code: str | None = None
+    error_message: str | None = None
+    code_variable: str | None = None
+    message_variable: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BoundarySpec:
+    attached_to: str
+    cancel_activity: bool
+    error: ErrorSpec
+
+
+Spec = UserTaskSpec | ServiceTaskSpec | ScriptTaskSpec | ErrorSpec | BoundarySpec | None
+
+
+@dataclass(frozen=True, slots=True)
+class Activity:
+    """A flow node. `type` is Camunda's activity type name (ACT_HI_ACTINST.ACT_TYPE_)."""
+
+    id: str
+    type: str
+    name: str | None
+    scope_id: str  # the flow scope: the process id or the enclosing subprocess id
+    incoming: tuple[str, ...] = ()
+    outgoing: tuple[str, ...] = ()
+    default_flow: str | None = None
+    is_scope: bool = False  # gets its own execution: subprocesses, activities with boundary events
+    boundary_events: tuple[str, ...] = ()
+    line: int | None = None
+    spec: Spec = None
+
+
+@dataclass(frozen=True)
+class ProcessModel:
+    id: str
+    name: str | None
+    activities: Mapping[str, Activity]
+    flows: Mapping[str, SequenceFlow]
+    start_events: Mapping[str, str]  # flow scope id -> its none start event
+    version_tag: str | None = None
+    history_ttl: int | None = None
+    startable: bool = True
+    category: str | None = None
+    _reach: dict[tuple[str, str], bool] = field(default_factory=dict, compare=False, repr=False)
+
+    def activity(self, activity_id: str) -> Activity:
+        return self.activities[activity_id]
+
+    def outgoing(self, activity: Activity) -> list[SequenceFlow]:
+        return [self.flows[f] for f in activity.outgoing]
+
+    def can_reach(self, source: str, target: str) -> bool:
+        """Whether a token at `source` may still arrive at `target` (leaving scopes at their ends).
+
+        Used by the inclusive gateway join; computed iteratively and cached per model.
+        """
+        key = (source, target)
+        cached = self._reach.get(key)
+        if cached is not None:
+            return cached
+        seen: set[str] = set()
+        stack = [source]
+        found = False
+        while stack:
+            current = stack.pop()
+            if current == target:
+                found = True
+                break
+            if current in seen:
+                continue
+            seen.add(current)
+            activity = self.activities.get(current)
+            if activity is None:
+                continue
+            if activity.outgoing:
+                stack.extend(self.flows[f].target for f in activity.outgoing)
+            elif activity.scope_id in self.activities:
+                stack.append(activity.scope_id)
+        self._reach[key] = found
+        return found
+
+
+@dataclass(frozen=True)
+class ParsedResource:
+    name: str
+    processes: tuple[ProcessModel, ...]

@@ -1,0 +1,60 @@
+"""One command's view of one stream: the state being decided on and the events it produced.
+
+`emit` is the only door: it lets an observer (the projectors) see each event with the state before
+it, then applies the event with `evolve`, so decide always works on up-to-date state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .events import Event
+from .evolve import evolve
+from .model import ProcessModel
+from .state import InstanceState
+
+Observer = Callable[[Event, InstanceState | None], None]
+
+
+@dataclass
+class CommandContext:
+    """Everything non-deterministic a command may use; whatever it draws is recorded in events."""
+
+    now: datetime
+    new_id: Callable[[], str]
+    delegates: Mapping[str, Any] = field(default_factory=dict)
+    allow_scripts: bool = False
+
+
+class InstanceSession:
+    def __init__(
+        self,
+        state: InstanceState | None,
+        model: ProcessModel,
+        ctx: CommandContext,
+        observer: Observer | None = None,
+    ) -> None:
+        self._state = state
+        self.model = model
+        self.ctx = ctx
+        self.observer = observer
+        self.events: list[Event] = []
+
+    @property
+    def state(self) -> InstanceState:
+        if self._state is None:
+            raise RuntimeError("the instance has not been started in this session")
+        return self._state
+
+    @property
+    def started(self) -> bool:
+        return self._state is not None
+
+    def emit(self, event: Event) -> None:
+        if self.observer is not None:
+            self.observer(event, self._state)
+        self._state = evolve(self._state, event)
+        self.events.append(event)

@@ -1,0 +1,190 @@
+"""What the facade returns: read-only msgspec Structs shaped like Camunda's Java/REST objects.
+
+Pure data; built from projection rows or from the log by the engine facade.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+
+class ProcessDefinition(msgspec.Struct, frozen=True):
+    id: str
+    key: str
+    version: int
+    deployment_id: str
+    resource_name: str
+    name: str | None = None
+    version_tag: str | None = None
+    history_time_to_live: int | None = None
+    category: str | None = None
+    startable_in_tasklist: bool = True
+    suspended: bool = False
+
+
+class Deployment(msgspec.Struct, frozen=True):
+    id: str
+    name: str | None
+    source: str | None
+    deployment_time: datetime
+    process_definitions: list[ProcessDefinition] = []
+    resource_names: list[str] = []
+
+
+class ProcessInstance(msgspec.Struct, frozen=True):
+    id: str
+    definition_id: str
+    definition_key: str
+    business_key: str | None
+    ended: bool
+    suspended: bool = False
+
+
+class Task(msgspec.Struct, frozen=True):
+    id: str
+    name: str | None
+    task_definition_key: str
+    process_instance_id: str
+    execution_id: str
+    process_definition_id: str
+    created: datetime
+    assignee: str | None = None
+    owner: str | None = None
+    description: str | None = None
+    priority: int = 50
+    due: datetime | None = None
+    follow_up: datetime | None = None
+    last_updated: datetime | None = None
+    form_key: str | None = None
+    candidate_users: list[str] = []
+    candidate_groups: list[str] = []
+    suspended: bool = False
+
+
+class Execution(msgspec.Struct, frozen=True):
+    id: str
+    process_instance_id: str
+    parent_id: str | None
+    activity_id: str | None
+    activity_instance_id: str | None
+    is_active: bool
+    is_concurrent: bool
+    is_scope: bool
+
+
+class ExternalTask(msgspec.Struct, frozen=True):
+    id: str
+    topic_name: str
+    activity_id: str
+    activity_instance_id: str
+    execution_id: str
+    process_instance_id: str
+    process_definition_id: str
+    process_definition_key: str
+    priority: int
+    created: datetime
+    worker_id: str | None = None
+    lock_expiration_time: datetime | None = None
+    retries: int | None = None
+    error_message: str | None = None
+    business_key: str | None = None
+    variables: dict[str, Any] = {}
+
+
+class HistoricProcessInstance(msgspec.Struct, frozen=True):
+    id: str
+    business_key: str | None
+    process_definition_id: str
+    process_definition_key: str
+    start_time: datetime
+    end_time: datetime | None
+    duration_in_millis: int | None
+    start_activity_id: str | None
+    end_activity_id: str | None
+    delete_reason: str | None
+    state: str
+
+
+class HistoricActivityInstance(msgspec.Struct, frozen=True):
+    id: str
+    activity_id: str
+    activity_name: str | None
+    activity_type: str
+    parent_activity_instance_id: str | None
+    execution_id: str
+    process_instance_id: str
+    start_time: datetime
+    end_time: datetime | None
+    duration_in_millis: int | None
+    task_id: str | None
+    assignee: str | None
+    canceled: bool
+    complete_scope: bool
+
+
+class HistoricTaskInstance(msgspec.Struct, frozen=True):
+    id: str
+    name: str | None
+    task_definition_key: str | None
+    process_instance_id: str | None
+    assignee: str | None
+    start_time: datetime
+    end_time: datetime | None
+    duration: int | None
+    delete_reason: str | None
+    task_state: str | None
+
+
+class HistoricVariableInstance(msgspec.Struct, frozen=True):
+    id: str
+    name: str
+    type: str
+    value: Any
+    process_instance_id: str | None
+    execution_id: str | None
+    activity_instance_id: str | None
+    task_id: str | None
+    state: str
+    create_time: datetime | None
+
+
+class RecordedEvent(msgspec.Struct, frozen=True):
+    """One event of the log as an auditor reads it."""
+
+    position: int
+    stream_id: str
+    stream_version: int
+    type: str
+    recorded_at: datetime
+    command_id: str
+    command_type: str
+    actor: str | None
+    payload: dict[str, Any]
+
+
+class ActivityInstanceNode(msgspec.Struct, frozen=True):
+    """The runtime activity instance tree of a process instance (Camunda's getActivityInstance)."""
+
+    id: str
+    activity_id: str
+    activity_type: str
+    activity_name: str | None
+    parent_activity_instance_id: str | None
+    execution_ids: list[str]
+    child_activity_instances: list[ActivityInstanceNode] = []
+
+
+class VerificationReport(msgspec.Struct, frozen=True):
+    """What `Engine.verify()` found: empty `problems` means the log, state and tables agree."""
+
+    commits_checked: int
+    streams_checked: int
+    rows_compared: int
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems

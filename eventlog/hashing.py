@@ -1,0 +1,46 @@
+"""The per-stream SHA-256 hash chain that makes the log tamper-evident.
+
+Pure: no I/O. A commit's hash covers its predecessor's hash and every stored column of the commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+_SEP = b"\x1f"
+
+
+def commit_hash(
+    *,
+    prev_hash: str | None,
+    stream_id: str,
+    first_version: int,
+    last_version: int,
+    first_position: int,
+    last_position: int,
+    command_id: str,
+    command_type: str,
+    actor: str | None,
+    causation_position: int | None,
+    recorded_at: datetime,
+    events: bytes,
+) -> str:
+    h = hashlib.sha256()
+    for part in (
+        prev_hash or "",
+        stream_id,
+        str(first_version),
+        str(last_version),
+        str(first_position),
+        str(last_position),
+        command_id,
+        command_type,
+        actor or "",
+        "" if causation_position is None else str(causation_position),
+        recorded_at.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3],
+    ):
+        h.update(part.encode())
+        h.update(_SEP)
+    h.update(events)
+    return h.hexdigest()

@@ -1,0 +1,442 @@
+"""Append and read commits of events; the command log; snapshots; verification of the hash chain.
+
+Works inside the caller's transaction (a SQLAlchemy Connection): the engine commits the log,
+the projections and the command log together. Knows nothing about what the events mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+from sqlalchemy import Row, and_, bindparam, func, insert, select, text, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from .errors import ConcurrencyError
+from .hashing import commit_hash
+from .tables import command_log, event_log, instance_snapshot, log_head
+
+
+@dataclass(frozen=True, slots=True)
+class NewCommit:
+    """The events one command appends to one stream, decided on the stream at `expected_version`."""
+
+    stream_id: str
+    expected_version: int
+    prev_hash: str | None
+    events: bytes
+    event_count: int
+    command_id: str
+    command_type: str
+    actor: str | None = None
+    causation_position: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCommit:
+    first_position: int
+    last_position: int
+    stream_id: str
+    first_version: int
+    last_version: int
+    events: bytes
+    command_id: str
+    command_type: str
+    actor: str | None
+    causation_position: int | None
+    recorded_at: datetime
+    prev_hash: str | None
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRecord:
+    """A command as the audit trail keeps it, accepted or rejected."""
+
+    command_id: str
+    command_type: str
+    payload: bytes
+    status: str
+    received_at: datetime
+    reason: str | None = None
+    result: bytes | None = None
+    first_position: int | None = None
+    last_position: int | None = None
+    actor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    stream_id: str
+    version: int
+    position: int
+    state_schema: int
+    state: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class LogProblem:
+    """One finding of `verify`: where the log is not what it was when written."""
+
+    kind: str
+    stream_id: str | None
+    position: int | None
+    detail: str
+
+    def __str__(self) -> str:
+        where = f"stream {self.stream_id}" if self.stream_id else "log"
+        if self.position is not None:
+            where += f" at position {self.position}"
+        return f"{self.kind}: {where}: {self.detail}"
+
+
+def _naive_utc(moment: datetime) -> datetime:
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment.replace(microsecond=(moment.microsecond // 1000) * 1000)
+
+
+def _as_bytes(value: str | bytes) -> bytes:
+    return value if isinstance(value, bytes) else value.encode()
+
+
+def _row_to_commit(row: Row[Any]) -> StoredCommit:
+    m = row._mapping
+    return StoredCommit(
+        first_position=m["first_position"],
+        last_position=m["last_position"],
+        stream_id=m["stream_id"],
+        first_version=m["first_version"],
+        last_version=m["last_version"],
+        events=_as_bytes(m["events"]),
+        command_id=m["command_id"],
+        command_type=m["command_type"],
+        actor=m["actor"],
+        causation_position=m["causation_position"],
+        recorded_at=m["recorded_at"],
+        prev_hash=m["prev_hash"],
+        hash=m["hash"],
+    )
+
+
+_count_decoder = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+class EventStore:
+    """The event log on one database dialect (sqlite, postgresql, mysql/mariadb)."""
+
+    def __init__(self, dialect: str) -> None:
+        self._returning = dialect in ("sqlite", "postgresql")
+        self._reserve_returning = text(
+            "UPDATE log_head SET last_position = last_position + :n WHERE id = 1 "
+            "RETURNING last_position"
+        )
+        self._reserve = update(log_head).where(log_head.c.id == 1)
+        self._head = select(log_head.c.last_position).where(log_head.c.id == 1)
+        self._insert_commit = insert(event_log)
+        self._insert_command = insert(command_log)
+        self._stream_head = (
+            select(event_log.c.last_version, event_log.c.hash)
+            .where(event_log.c.stream_id == bindparam("stream_id"))
+            .order_by(event_log.c.first_version.desc())
+            .limit(1)
+        )
+
+    # -- appending -------------------------------------------------------------------------
+
+    def reserve(self, conn: Connection, count: int) -> int:
+        """Lock the log head and claim `count` positions; returns the first one.
+
+        The row lock is held until commit, so positions are gapless and in commit order.
+        """
+        if self._returning:
+            last = conn.execute(self._reserve_returning, {"n": count}).scalar_one()
+        else:
+            conn.execute(self._reserve.values(last_position=log_head.c.last_position + count))
+            last = conn.execute(self._head).scalar_one()
+        return int(last) - count + 1
+
+    def lock_head(self, conn: Connection) -> None:
+        """Take the log head's row lock without claiming positions (serialises deployments)."""
+        conn.execute(self._reserve.values(last_position=log_head.c.last_position))
+
+    def append(
+        self, conn: Connection, commits: Sequence[NewCommit], recorded_at: datetime
+    ) -> list[StoredCommit]:
+        """Append one commit per stream, all in the caller's transaction.
+
+        Raises ConcurrencyError when a stream moved past `expected_version`; the caller must
+        roll back its transaction then.
+        """
+        if not commits:
+            return []
+        recorded_at = _naive_utc(recorded_at)
+        position = self.reserve(conn, sum(c.event_count for c in commits))
+        stored: list[StoredCommit] = []
+        for c in commits:
+            first = position
+            last = position + c.event_count - 1
+            position = last + 1
+            digest = commit_hash(
+                prev_hash=c.prev_hash,
+                stream_id=c.stream_id,
+                first_version=c.expected_version + 1,
+                last_version=c.expected_version + c.event_count,
+                first_position=first,
+                last_position=last,
+                command_id=c.command_id,
+                command_type=c.command_type,
+                actor=c.actor,
+                causation_position=c.causation_position,
+                recorded_at=recorded_at,
+                events=c.events,
+            )
+            stored.append(
+                StoredCommit(
+                    first_position=first,
+                    last_position=last,
+                    stream_id=c.stream_id,
+                    first_version=c.expected_version + 1,
+                    last_version=c.expected_version + c.event_count,
+                    events=c.events,
+                    command_id=c.command_id,
+                    command_type=c.command_type,
+                    actor=c.actor,
+                    causation_position=c.causation_position,
+                    recorded_at=recorded_at,
+                    prev_hash=c.prev_hash,
+                    hash=digest,
+                )
+            )
+        rows = [
+            {
+                "first_position": s.first_position,
+                "last_position": s.last_position,
+                "stream_id": s.stream_id,
+                "first_version": s.first_version,
+                "last_version": s.last_version,
+                "events": s.events.decode(),
+                "command_id": s.command_id,
+                "command_type": s.command_type,
+                "actor": s.actor,
+                "causation_position": s.causation_position,
+                "recorded_at": recorded_at,
+                "prev_hash": s.prev_hash,
+                "hash": s.hash,
+            }
+            for s in stored
+        ]
+        try:
+            conn.execute(self._insert_commit, rows if len(rows) > 1 else rows[0])
+        except IntegrityError as exc:
+            clash = commits[0]
+            raise ConcurrencyError(clash.stream_id, clash.expected_version) from exc
+        return stored
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def read_stream(
+        self, conn: Connection, stream_id: str, after_version: int = 0
+    ) -> list[StoredCommit]:
+        """Every commit of a stream whose events come after `after_version`, in order."""
+        stmt = (
+            select(event_log)
+            .where(
+                and_(event_log.c.stream_id == stream_id, event_log.c.last_version > after_version)
+            )
+            .order_by(event_log.c.first_version)
+        )
+        return [_row_to_commit(r) for r in conn.execute(stmt)]
+
+    def read_all(
+        self,
+        conn: Connection,
+        after_position: int = 0,
+        up_to_position: int | None = None,
+        batch_size: int = 2000,
+    ) -> Iterator[StoredCommit]:
+        """Every commit in position order, fetched in batches so memory stays flat."""
+        cursor = after_position
+        while True:
+            stmt = select(event_log).where(event_log.c.first_position > cursor)
+            if up_to_position is not None:
+                stmt = stmt.where(event_log.c.first_position <= up_to_position)
+            rows = conn.execute(stmt.order_by(event_log.c.first_position).limit(batch_size)).all()
+            if not rows:
+                return
+            for row in rows:
+                commit = _row_to_commit(row)
+                cursor = commit.first_position
+                yield commit
+
+    def stream_head(self, conn: Connection, stream_id: str) -> tuple[int, str] | None:
+        row = conn.execute(self._stream_head, {"stream_id": stream_id}).first()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def head_position(self, conn: Connection) -> int:
+        return int(conn.execute(self._head).scalar_one())
+
+    def stream_ids(self, conn: Connection) -> list[str]:
+        stmt = (
+            select(event_log.c.stream_id, func.min(event_log.c.first_position).label("p"))
+            .group_by(event_log.c.stream_id)
+            .order_by("p")
+        )
+        return [r[0] for r in conn.execute(stmt)]
+
+    # -- command log -----------------------------------------------------------------------
+
+    def find_command(self, conn: Connection, command_id: str) -> CommandRecord | None:
+        row = conn.execute(
+            select(command_log).where(command_log.c.command_id == command_id)
+        ).first()
+        if row is None:
+            return None
+        m = row._mapping
+        return CommandRecord(
+            command_id=m["command_id"],
+            command_type=m["command_type"],
+            payload=_as_bytes(m["payload"]),
+            status=m["status"],
+            received_at=m["received_at"],
+            reason=m["reason"],
+            result=None if m["result"] is None else _as_bytes(m["result"]),
+            first_position=m["first_position"],
+            last_position=m["last_position"],
+            actor=m["actor"],
+        )
+
+    def record_command(self, conn: Connection, record: CommandRecord) -> None:
+        """Insert the command's audit row; IntegrityError means the id was used before."""
+        conn.execute(
+            self._insert_command,
+            {
+                "command_id": record.command_id,
+                "command_type": record.command_type,
+                "payload": record.payload.decode(),
+                "status": record.status,
+                "reason": record.reason,
+                "result": None if record.result is None else record.result.decode(),
+                "first_position": record.first_position,
+                "last_position": record.last_position,
+                "actor": record.actor,
+                "received_at": _naive_utc(record.received_at),
+            },
+        )
+
+    # -- snapshots -------------------------------------------------------------------------
+
+    def load_snapshot(self, conn: Connection, stream_id: str, state_schema: int) -> Snapshot | None:
+        row = conn.execute(
+            select(instance_snapshot).where(instance_snapshot.c.stream_id == stream_id)
+        ).first()
+        if row is None or row._mapping["state_schema"] != state_schema:
+            return None
+        m = row._mapping
+        return Snapshot(m["stream_id"], m["version"], m["position"], m["state_schema"], m["state"])
+
+    def save_snapshot(self, conn: Connection, snapshot: Snapshot, created_at: datetime) -> None:
+        values = {
+            "version": snapshot.version,
+            "position": snapshot.position,
+            "state_schema": snapshot.state_schema,
+            "state": snapshot.state,
+            "created_at": _naive_utc(created_at),
+        }
+        updated = conn.execute(
+            update(instance_snapshot)
+            .where(instance_snapshot.c.stream_id == snapshot.stream_id)
+            .values(**values)
+        ).rowcount
+        if not updated:
+            conn.execute(insert(instance_snapshot).values(stream_id=snapshot.stream_id, **values))
+
+    # -- verification ----------------------------------------------------------------------
+
+    def verify(self, conn: Connection) -> list[LogProblem]:
+        """Check gapless positions, stream continuity and every hash of every stream's chain."""
+        problems: list[LogProblem] = []
+        heads: dict[str, tuple[int, str]] = {}
+        expected_position = 1
+        for c in self.read_all(conn):
+            if c.first_position != expected_position:
+                if c.first_position > expected_position:
+                    detail = f"positions {expected_position}..{c.first_position - 1} are missing"
+                else:
+                    detail = f"position {c.first_position} overlaps the previous commit"
+                problems.append(LogProblem("gap", c.stream_id, c.first_position, detail))
+            expected_position = c.last_position + 1
+            try:
+                count = len(_count_decoder.decode(c.events))
+            except msgspec.DecodeError:
+                count = -1
+            if count != c.last_position - c.first_position + 1:
+                problems.append(
+                    LogProblem(
+                        "event-count",
+                        c.stream_id,
+                        c.first_position,
+                        f"commit covers {c.last_position - c.first_position + 1} positions "
+                        f"but holds {count} events",
+                    )
+                )
+            head = heads.get(c.stream_id)
+            prev_version, prev_hash = head if head else (0, None)
+            if c.first_version != prev_version + 1:
+                problems.append(
+                    LogProblem(
+                        "stream-version",
+                        c.stream_id,
+                        c.first_position,
+                        f"version {c.first_version} follows version {prev_version}",
+                    )
+                )
+            if c.prev_hash != prev_hash:
+                problems.append(
+                    LogProblem(
+                        "chain",
+                        c.stream_id,
+                        c.first_position,
+                        "previous-hash does not match the stream's preceding commit",
+                    )
+                )
+            recomputed = commit_hash(
+                prev_hash=c.prev_hash,
+                stream_id=c.stream_id,
+                first_version=c.first_version,
+                last_version=c.last_version,
+                first_position=c.first_position,
+                last_position=c.last_position,
+                command_id=c.command_id,
+                command_type=c.command_type,
+                actor=c.actor,
+                causation_position=c.causation_position,
+                recorded_at=c.recorded_at,
+                events=c.events,
+            )
+            if recomputed != c.hash:
+                problems.append(
+                    LogProblem(
+                        "hash",
+                        c.stream_id,
+                        c.first_position,
+                        "commit content does not match its hash",
+                    )
+                )
+            heads[c.stream_id] = (c.last_version, c.hash)
+        head_position = self.head_position(conn)
+        if head_position != expected_position - 1:
+            problems.append(
+                LogProblem(
+                    "gap",
+                    None,
+                    expected_position,
+                    f"log head is at {head_position} but the last stored event is at "
+                    f"{expected_position - 1}",
+                )
+            )
+        return problems

@@ -1,0 +1,43 @@
+"""Alembic environment and revisions: the only way any flowledger table is created or changed.
+
+`upgrade(engine)` brings an empty or older database to the newest revision; it never drops data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Connection, Engine
+
+_HERE = Path(__file__).resolve().parent
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """An Alembic configuration pointing at this package, optionally bound to a connection."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(_HERE))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
+
+
+def current_revision(connection: Connection) -> str | None:
+    return MigrationContext.configure(connection).get_current_revision()
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Upgrade the database behind `engine` to `revision` (default: the newest)."""
+    with engine.begin() as connection:
+        if current_revision(connection) == head_revision() and revision == "head":
+            return
+        command.upgrade(alembic_config(connection), revision)

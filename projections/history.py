@@ -1,0 +1,325 @@
+"""Projector of instance events onto ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST and _DETAIL.
+
+Event (with the state before it) in, row changes out; the history level filters what is written,
+never what the log keeps. Rebuilding at a higher level fills history for the past too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core import events as ev
+from core.ids import derived_id
+from core.state import InstanceState
+from core.variables import storage_columns
+
+from .changes import ChangeSet, db_time, duration_ms
+from .runtime import bytearray_row
+from .tables import (
+    ACT_GE_BYTEARRAY,
+    ACT_HI_ACTINST,
+    ACT_HI_DETAIL,
+    ACT_HI_PROCINST,
+    ACT_HI_TASKINST,
+    ACT_HI_VARINST,
+)
+
+HISTORY_LEVELS = {"none": 0, "activity": 1, "audit": 2, "full": 3}
+BYTEARRAY_HISTORY = 3
+ACTIVITY_STATE_DEFAULT, ACTIVITY_STATE_SCOPE_COMPLETE, ACTIVITY_STATE_CANCELED = 0, 1, 2
+
+
+def _columns(table: Any) -> dict[str, Any]:
+    return dict.fromkeys(c.name for c in table.columns)
+
+
+_PROCINST_ROW = _columns(ACT_HI_PROCINST)
+_ACTINST_ROW = _columns(ACT_HI_ACTINST)
+_TASKINST_ROW = _columns(ACT_HI_TASKINST)
+_VARINST_ROW = _columns(ACT_HI_VARINST)
+_DETAIL_ROW = _columns(ACT_HI_DETAIL)
+
+
+def history_level(name: str) -> int:
+    try:
+        return HISTORY_LEVELS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown history level {name!r}; use one of {', '.join(HISTORY_LEVELS)}"
+        ) from None
+
+
+class HistoryProjector:
+    def __init__(self, level: str = "full") -> None:
+        self.level = history_level(level)
+
+    def observe(self, event: ev.Event, s: InstanceState | None, changes: ChangeSet) -> None:
+        """Project one event; `s` is the instance state before it."""
+        level = self.level
+        if level == 0:
+            return
+        if isinstance(event, ev.ProcessInstanceStarted):
+            self._started(event, changes)
+            return
+        assert s is not None
+        match event:
+            case ev.ActivityStarted():
+                self._activity_started(event, s, changes)
+            case ev.ActivityCompleted():
+                self._activity_ended(
+                    s,
+                    event.activity_instance_id,
+                    event.time,
+                    ACTIVITY_STATE_SCOPE_COMPLETE
+                    if event.completes_scope
+                    else ACTIVITY_STATE_DEFAULT,
+                    changes,
+                )
+            case ev.ActivityCanceled():
+                self._activity_ended(
+                    s, event.activity_instance_id, event.time, ACTIVITY_STATE_CANCELED, changes
+                )
+            case ev.ProcessInstanceCompleted():
+                changes.update(
+                    ACT_HI_PROCINST,
+                    s.id,
+                    {
+                        "END_TIME_": db_time(event.time),
+                        "DURATION_": duration_ms(s.start_time, event.time),
+                        "END_ACT_ID_": event.end_activity_id,
+                        "STATE_": "COMPLETED",
+                    },
+                )
+            case ev.ProcessInstanceTerminated():
+                changes.update(
+                    ACT_HI_PROCINST,
+                    s.id,
+                    {
+                        "END_TIME_": db_time(event.time),
+                        "DURATION_": duration_ms(s.start_time, event.time),
+                        "DELETE_REASON_": event.reason,
+                        "STATE_": "EXTERNALLY_TERMINATED"
+                        if event.externally
+                        else "INTERNALLY_TERMINATED",
+                    },
+                )
+            case ev.UserTaskCreated():
+                self._task_created(event, s, changes)
+            case ev.TaskAssigned():
+                self._assignee(s, event.task_id, event.assignee, changes)
+            case ev.TaskClaimed():
+                self._assignee(s, event.task_id, event.user_id, changes)
+            case ev.TaskUnclaimed():
+                self._assignee(s, event.task_id, None, changes)
+            case ev.TaskCompleted():
+                self._task_ended(s, event.task_id, event.time, "completed", "Completed", changes)
+            case ev.TaskDeleted():
+                self._task_ended(s, event.task_id, event.time, event.reason, "Deleted", changes)
+            case ev.VariableSet() if level >= 2:
+                self._variable_set(event, s, changes)
+            case ev.VariableDeleted() if level >= 2:
+                var = s.variables[event.variable_id]
+                changes.update(
+                    ACT_HI_VARINST,
+                    event.variable_id,
+                    {"STATE_": "DELETED", "REV_": var.revision + 2},
+                )
+            case _:
+                pass
+
+    def _started(self, e: ev.ProcessInstanceStarted, changes: ChangeSet) -> None:
+        row = dict(_PROCINST_ROW)
+        row.update(
+            ID_=e.process_instance_id,
+            PROC_INST_ID_=e.process_instance_id,
+            BUSINESS_KEY_=e.business_key,
+            PROC_DEF_KEY_=e.definition_key,
+            PROC_DEF_ID_=e.definition_id,
+            START_TIME_=db_time(e.time),
+            START_USER_ID_=e.start_user_id,
+            START_ACT_ID_=e.start_activity_id,
+            SUPER_PROCESS_INSTANCE_ID_=e.super_process_instance_id,
+            ROOT_PROC_INST_ID_=e.root_process_instance_id or e.process_instance_id,
+            STATE_="ACTIVE",
+        )
+        changes.insert(ACT_HI_PROCINST, e.process_instance_id, row)
+
+    def _activity_started(
+        self, e: ev.ActivityStarted, s: InstanceState, changes: ChangeSet
+    ) -> None:
+        row = dict(_ACTINST_ROW)
+        row.update(
+            ID_=e.activity_instance_id,
+            PARENT_ACT_INST_ID_=e.parent_activity_instance_id,
+            PROC_DEF_KEY_=s.definition_key,
+            PROC_DEF_ID_=s.definition_id,
+            ROOT_PROC_INST_ID_=s.root_process_instance_id,
+            PROC_INST_ID_=s.id,
+            EXECUTION_ID_=e.execution_id,
+            ACT_ID_=e.activity_id,
+            ACT_NAME_=e.activity_name,
+            ACT_TYPE_=e.activity_type,
+            START_TIME_=db_time(e.time),
+            ACT_INST_STATE_=ACTIVITY_STATE_DEFAULT,
+            SEQUENCE_COUNTER_=s.version + 1,
+        )
+        changes.insert(ACT_HI_ACTINST, e.activity_instance_id, row)
+
+    def _activity_ended(
+        self, s: InstanceState, ai_id: str, time: Any, state: int, changes: ChangeSet
+    ) -> None:
+        ai = s.activity_instances[ai_id]
+        changes.update(
+            ACT_HI_ACTINST,
+            ai_id,
+            {
+                "END_TIME_": db_time(time),
+                "DURATION_": duration_ms(ai.start_time, time),
+                "ACT_INST_STATE_": state,
+                # the token may have moved to another execution (tree compaction) meanwhile
+                "EXECUTION_ID_": ai.execution_id,
+            },
+        )
+
+    def _task_created(self, e: ev.UserTaskCreated, s: InstanceState, changes: ChangeSet) -> None:
+        row = dict(_TASKINST_ROW)
+        row.update(
+            ID_=e.task_id,
+            TASK_DEF_KEY_=e.task_definition_key,
+            PROC_DEF_KEY_=s.definition_key,
+            PROC_DEF_ID_=s.definition_id,
+            ROOT_PROC_INST_ID_=s.root_process_instance_id,
+            PROC_INST_ID_=s.id,
+            EXECUTION_ID_=e.execution_id,
+            ACT_INST_ID_=e.activity_instance_id,
+            NAME_=e.name,
+            DESCRIPTION_=e.description,
+            OWNER_=e.owner,
+            ASSIGNEE_=e.assignee,
+            START_TIME_=db_time(e.time),
+            PRIORITY_=e.priority,
+            DUE_DATE_=db_time(e.due_date),
+            FOLLOW_UP_DATE_=db_time(e.follow_up_date),
+            TASK_STATE_="Created",
+        )
+        changes.insert(ACT_HI_TASKINST, e.task_id, row)
+        changes.update(
+            ACT_HI_ACTINST, e.activity_instance_id, {"TASK_ID_": e.task_id, "ASSIGNEE_": e.assignee}
+        )
+
+    def _assignee(
+        self, s: InstanceState, task_id: str, assignee: str | None, changes: ChangeSet
+    ) -> None:
+        task = s.tasks[task_id]
+        changes.update(ACT_HI_TASKINST, task_id, {"ASSIGNEE_": assignee, "TASK_STATE_": "Updated"})
+        changes.update(ACT_HI_ACTINST, task.activity_instance_id, {"ASSIGNEE_": assignee})
+
+    def _task_ended(
+        self,
+        s: InstanceState,
+        task_id: str,
+        time: Any,
+        reason: str,
+        task_state: str,
+        changes: ChangeSet,
+    ) -> None:
+        task = s.tasks[task_id]
+        changes.update(
+            ACT_HI_TASKINST,
+            task_id,
+            {
+                "END_TIME_": db_time(time),
+                "DURATION_": duration_ms(task.created, time),
+                "DELETE_REASON_": reason,
+                "TASK_STATE_": task_state,
+                "EXECUTION_ID_": task.execution_id,
+            },
+        )
+
+    def _variable_set(self, e: ev.VariableSet, s: InstanceState, changes: ChangeSet) -> None:
+        cols = storage_columns(e.value)
+        existing = s.variables.get(e.variable_id)
+        revision = 0 if existing is None else existing.revision + 1
+        owner = s.executions.get(e.execution_id)
+        scope_ai = (owner.scope_activity_instance_id if owner else None) or s.id
+        blob_id = derived_id(e.variable_id, "history-value") if cols.data is not None else None
+        values = {
+            "VAR_TYPE_": e.value.type,
+            "REV_": revision + 1,
+            "BYTEARRAY_ID_": blob_id,
+            "DOUBLE_": cols.double,
+            "LONG_": cols.long,
+            "TEXT_": cols.text,
+            "TEXT2_": cols.text2,
+        }
+        if existing is None:
+            row = dict(_VARINST_ROW)
+            row.update(
+                ID_=e.variable_id,
+                PROC_DEF_KEY_=s.definition_key,
+                PROC_DEF_ID_=s.definition_id,
+                ROOT_PROC_INST_ID_=s.root_process_instance_id,
+                PROC_INST_ID_=s.id,
+                EXECUTION_ID_=e.execution_id,
+                ACT_INST_ID_=scope_ai,
+                TASK_ID_=e.task_id,
+                NAME_=e.name,
+                CREATE_TIME_=db_time(e.time),
+                STATE_="CREATED",
+                **values,
+            )
+            changes.insert(ACT_HI_VARINST, e.variable_id, row)
+        else:
+            changes.update(ACT_HI_VARINST, e.variable_id, values)
+        had_data = existing is not None and storage_columns(existing.value).data is not None
+        history_blob = derived_id(e.variable_id, "history-value")
+        if cols.data is not None and had_data:
+            changes.update(
+                ACT_GE_BYTEARRAY, history_blob, {"BYTES_": cols.data}, bump_revision=True
+            )
+        elif cols.data is not None:
+            changes.insert(
+                ACT_GE_BYTEARRAY,
+                history_blob,
+                bytearray_row(
+                    history_blob, e.name, cols.data, BYTEARRAY_HISTORY, s.root_process_instance_id
+                ),
+            )
+        elif had_data:
+            changes.delete(ACT_GE_BYTEARRAY, history_blob)
+        if self.level < 3:
+            return
+        detail_blob = derived_id(e.detail_id, "detail-value") if cols.data is not None else None
+        detail = dict(_DETAIL_ROW)
+        detail.update(
+            ID_=e.detail_id,
+            TYPE_="VariableUpdate",
+            PROC_DEF_KEY_=s.definition_key,
+            PROC_DEF_ID_=s.definition_id,
+            ROOT_PROC_INST_ID_=s.root_process_instance_id,
+            PROC_INST_ID_=s.id,
+            EXECUTION_ID_=e.execution_id,
+            TASK_ID_=e.task_id,
+            ACT_INST_ID_=scope_ai,
+            VAR_INST_ID_=e.variable_id,
+            NAME_=e.name,
+            VAR_TYPE_=e.value.type,
+            REV_=revision,
+            TIME_=db_time(e.time),
+            BYTEARRAY_ID_=detail_blob,
+            DOUBLE_=cols.double,
+            LONG_=cols.long,
+            TEXT_=cols.text,
+            TEXT2_=cols.text2,
+            SEQUENCE_COUNTER_=s.version + 1,
+            INITIAL_=existing is None,
+        )
+        changes.insert(ACT_HI_DETAIL, e.detail_id, detail)
+        if cols.data is not None and detail_blob is not None:
+            changes.insert(
+                ACT_GE_BYTEARRAY,
+                detail_blob,
+                bytearray_row(
+                    detail_blob, e.name, cols.data, BYTEARRAY_HISTORY, s.root_process_instance_id
+                ),
+            )

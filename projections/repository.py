@@ -1,0 +1,69 @@
+"""Projector of the deployment stream: ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF and ACT_GE_BYTEARRAY rows.
+
+Event in, row changes out; no reads.
+"""
+
+from __future__ import annotations
+
+from core.events import DeploymentCreated
+
+from .changes import ChangeSet, db_time
+from .tables import ACT_GE_BYTEARRAY, ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF
+
+BYTEARRAY_REPOSITORY = 1
+
+
+def project_deployment(event: DeploymentCreated, changes: ChangeSet) -> None:
+    time = db_time(event.time)
+    changes.insert(
+        ACT_RE_DEPLOYMENT,
+        event.deployment_id,
+        {
+            "ID_": event.deployment_id,
+            "NAME_": event.name,
+            "DEPLOY_TIME_": time,
+            "SOURCE_": event.source,
+            "TENANT_ID_": None,
+        },
+    )
+    for resource in event.resources:
+        data = resource.data if resource.data is not None else (resource.text or "").encode()
+        changes.insert(
+            ACT_GE_BYTEARRAY,
+            resource.id,
+            {
+                "ID_": resource.id,
+                "REV_": 1,
+                "NAME_": resource.name,
+                "DEPLOYMENT_ID_": event.deployment_id,
+                "BYTES_": data,
+                "GENERATED_": False,
+                "TENANT_ID_": None,
+                "TYPE_": BYTEARRAY_REPOSITORY,
+                "CREATE_TIME_": time,
+                "ROOT_PROC_INST_ID_": None,
+                "REMOVAL_TIME_": None,
+            },
+        )
+    for definition in event.process_definitions:
+        changes.insert(
+            ACT_RE_PROCDEF,
+            definition.id,
+            {
+                "ID_": definition.id,
+                "REV_": 1,
+                "CATEGORY_": definition.category,
+                "NAME_": definition.name,
+                "KEY_": definition.key,
+                "VERSION_": definition.version,
+                "DEPLOYMENT_ID_": event.deployment_id,
+                "RESOURCE_NAME_": definition.resource_name,
+                "DGRM_RESOURCE_NAME_": None,
+                "HAS_START_FORM_KEY_": definition.has_start_form_key,
+                "SUSPENSION_STATE_": 1,
+                "TENANT_ID_": None,
+                "VERSION_TAG_": definition.version_tag,
+                "HISTORY_TTL_": definition.history_ttl,
+                "STARTABLE_": definition.startable,
+            },
+        )

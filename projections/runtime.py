@@ -1,0 +1,341 @@
+"""Projector of instance state onto ACT_RU_EXECUTION, _TASK, _IDENTITYLINK, _VARIABLE, _EXT_TASK.
+
+A runtime row is a function of the state: events only say which entities they touch; at the end
+of a command the touched entities are written as they now are (insert, update or delete).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core import events as ev
+from core.ids import derived_id
+from core.state import ExternalTask, InstanceState, UserTask, Variable
+from core.variables import storage_columns
+
+from .changes import ChangeSet, Row, db_time
+from .tables import (
+    ACT_GE_BYTEARRAY,
+    ACT_RU_EXECUTION,
+    ACT_RU_EXT_TASK,
+    ACT_RU_IDENTITYLINK,
+    ACT_RU_TASK,
+    ACT_RU_VARIABLE,
+)
+
+BYTEARRAY_RUNTIME = 2
+# Camunda skips queries for relations whose bit is clear; all bits on is always correct.
+CACHED_ENTITY_STATE = 0b1011_1111
+
+_EXEC, _TASK, _VAR, _EXT = "execution", "task", "variable", "external_task"
+
+
+def _columns(table: Any) -> dict[str, Any]:
+    return dict.fromkeys(c.name for c in table.columns)
+
+
+_EXECUTION_ROW = _columns(ACT_RU_EXECUTION)
+_TASK_ROW = _columns(ACT_RU_TASK)
+_LINK_ROW = _columns(ACT_RU_IDENTITYLINK)
+_VARIABLE_ROW = _columns(ACT_RU_VARIABLE)
+_EXT_ROW = _columns(ACT_RU_EXT_TASK)
+_BYTEARRAY_ROW = _columns(ACT_GE_BYTEARRAY)
+
+
+def runtime_bytearray_id(variable_id: str) -> str:
+    return derived_id(variable_id, "runtime-value")
+
+
+class RuntimeBatch:
+    """Collects which runtime entities one command touched, and whether they existed before."""
+
+    def __init__(self) -> None:
+        self.touched: dict[str, dict[str, bool]] = {_EXEC: {}, _TASK: {}, _VAR: {}, _EXT: {}}
+        # variables: whether the pre-command value lived in a byte array row
+        self.had_bytes: dict[str, bool] = {}
+        # tasks: their identity links before the command (a finished task takes them along)
+        self.links: dict[str, list[str]] = {}
+
+    def _touch(self, kind: str, entity_id: str, existed: bool) -> None:
+        seen = self.touched[kind]
+        if entity_id not in seen:
+            seen[entity_id] = existed
+
+    def _execution(self, s: InstanceState | None, eid: str) -> None:
+        self._touch(_EXEC, eid, s is not None and eid in s.executions)
+
+    def _task(self, s: InstanceState, tid: str) -> None:
+        if tid not in self.touched[_TASK]:
+            task = s.tasks.get(tid)
+            self.touched[_TASK][tid] = task is not None
+            self.links[tid] = [link.id for link in task.candidates] if task else []
+
+    def _ext(self, s: InstanceState, xid: str) -> None:
+        self._touch(_EXT, xid, xid in s.external_tasks)
+
+    def _variable(self, s: InstanceState, var_id: str) -> None:
+        if var_id not in self.touched[_VAR]:
+            var = s.variables.get(var_id)
+            self.touched[_VAR][var_id] = var is not None
+            self.had_bytes[var_id] = var is not None and storage_columns(var.value).data is not None
+
+    def _attached(self, s: InstanceState, eid: str) -> None:
+        """Tasks, external tasks and variables of an execution (they move or vanish with it)."""
+        for task in s.tasks.values():
+            if task.execution_id == eid:
+                self._task(s, task.id)
+        for ext in s.external_tasks.values():
+            if ext.execution_id == eid:
+                self._ext(s, ext.id)
+        for var in s.variables.values():
+            if var.execution_id == eid:
+                self._variable(s, var.id)
+
+    def observe(self, event: ev.Event, s: InstanceState | None) -> None:
+        """Note what `event` touches; `s` is the state before the event."""
+        if isinstance(event, ev.ProcessInstanceStarted):
+            self._execution(None, event.process_instance_id)
+            return
+        assert s is not None
+        match event:
+            case ev.ActivityStarted() | ev.TokenWaitingAtJoin():
+                self._execution(s, event.execution_id)
+            case ev.ActivityCompleted() | ev.ActivityCanceled():
+                ai = s.activity_instances.get(event.activity_instance_id)
+                if ai is not None:
+                    self._execution(s, ai.execution_id)
+            case ev.VariableSet():
+                self._variable(s, event.variable_id)
+            case ev.VariableDeleted():
+                self._variable(s, event.variable_id)
+            case ev.UserTaskCreated() | ev.TaskAssigned() | ev.TaskClaimed() | ev.TaskUnclaimed():
+                self._task(s, event.task_id)
+            case ev.TaskCompleted() | ev.TaskDeleted():
+                self._task(s, event.task_id)
+                for var in s.variables.values():
+                    if var.task_id == event.task_id:
+                        self._variable(s, var.id)
+            case (
+                ev.ExternalTaskCreated()
+                | ev.ExternalTaskLocked()
+                | ev.ExternalTaskLockExtended()
+                | ev.ExternalTaskUnlocked()
+                | ev.ExternalTaskFailed()
+                | ev.ExternalTaskCompleted()
+                | ev.ExternalTaskBpmnErrorReported()
+                | ev.ExternalTaskCanceled()
+            ):
+                self._ext(s, event.external_task_id)
+            case ev.ExecutionCreated():
+                self._execution(s, event.execution_id)
+                self._execution(s, event.parent_id)
+                if event.replaces is not None:
+                    self._attached(s, event.replaces)
+            case ev.ExecutionRemoved():
+                self._execution(s, event.execution_id)
+                self._attached(s, event.execution_id)
+                parent = s.executions[event.execution_id].parent_id
+                if parent is not None:
+                    self._execution(s, parent)
+            case ev.ExecutionReplaced():
+                self._execution(s, event.execution_id)
+                self._execution(s, event.by_execution_id)
+                self._attached(s, event.execution_id)
+                for child in s.executions[event.execution_id].children:
+                    self._execution(s, child)
+            case ev.ProcessInstanceCompleted() | ev.ProcessInstanceTerminated():
+                for eid in s.executions:
+                    self._execution(s, eid)
+                for tid in s.tasks:
+                    self._task(s, tid)
+                for xid in s.external_tasks:
+                    self._ext(s, xid)
+                for vid in s.variables:
+                    self._variable(s, vid)
+            case _:
+                pass
+
+    def finish(self, s: InstanceState, changes: ChangeSet) -> None:
+        """Write every touched entity as it is now."""
+        for eid, existed in self.touched[_EXEC].items():
+            execution = s.executions.get(eid)
+            if execution is None:
+                if existed:
+                    changes.delete(ACT_RU_EXECUTION, eid)
+            else:
+                _put(changes, ACT_RU_EXECUTION, eid, existed, execution_row(s, eid))
+        for tid, existed in self.touched[_TASK].items():
+            task = s.tasks.get(tid)
+            if task is None:
+                if existed:
+                    changes.delete(ACT_RU_TASK, tid)
+                    for link_id in self.links.get(tid, ()):
+                        changes.delete(ACT_RU_IDENTITYLINK, link_id)
+            else:
+                _put(changes, ACT_RU_TASK, tid, existed, task_row(s, task))
+                if not existed:
+                    for link in task.candidates:
+                        changes.insert(ACT_RU_IDENTITYLINK, link.id, link_row(task, link))
+        for xid, existed in self.touched[_EXT].items():
+            ext = s.external_tasks.get(xid)
+            if ext is None:
+                if existed:
+                    changes.delete(ACT_RU_EXT_TASK, xid)
+            else:
+                _put(changes, ACT_RU_EXT_TASK, xid, existed, external_task_row(s, ext))
+        for vid, existed in self.touched[_VAR].items():
+            var = s.variables.get(vid)
+            had_bytes = self.had_bytes.get(vid, False)
+            blob_id = runtime_bytearray_id(vid)
+            if var is None:
+                if existed:
+                    changes.delete(ACT_RU_VARIABLE, vid)
+                    if had_bytes:
+                        changes.delete(ACT_GE_BYTEARRAY, blob_id)
+                continue
+            row, data = variable_row(s, var)
+            _put(changes, ACT_RU_VARIABLE, vid, existed, row)
+            if data is not None:
+                blob = bytearray_row(
+                    blob_id, var.name, data, BYTEARRAY_RUNTIME, s.root_process_instance_id
+                )
+                if had_bytes and existed:
+                    changes.update(ACT_GE_BYTEARRAY, blob_id, {"BYTES_": data}, bump_revision=True)
+                else:
+                    changes.insert(ACT_GE_BYTEARRAY, blob_id, blob)
+            elif had_bytes and existed:
+                changes.delete(ACT_GE_BYTEARRAY, blob_id)
+
+
+def _put(changes: ChangeSet, table: Any, pk: str, existed: bool, row: Row) -> None:
+    if existed:
+        values = dict(row)
+        del values["REV_"]
+        changes.update(table, pk, values, bump_revision=True)
+    else:
+        changes.insert(table, pk, row)
+
+
+def execution_row(s: InstanceState, eid: str) -> Row:
+    e = s.executions[eid]
+    row = dict(_EXECUTION_ROW)
+    row.update(
+        ID_=e.id,
+        REV_=1,
+        ROOT_PROC_INST_ID_=s.root_process_instance_id,
+        PROC_INST_ID_=s.id,
+        BUSINESS_KEY_=s.business_key if e.parent_id is None else None,
+        PARENT_ID_=e.parent_id,
+        PROC_DEF_ID_=s.definition_id,
+        ACT_ID_=e.activity_id,
+        ACT_INST_ID_=e.activity_instance_id or e.scope_activity_instance_id,
+        IS_ACTIVE_=e.is_active,
+        IS_CONCURRENT_=e.is_concurrent,
+        IS_SCOPE_=e.is_scope,
+        IS_EVENT_SCOPE_=False,
+        SUSPENSION_STATE_=1,
+        CACHED_ENT_STATE_=CACHED_ENTITY_STATE,
+        PROC_DEF_KEY_=s.definition_key,
+    )
+    return row
+
+
+def task_row(s: InstanceState, t: UserTask) -> Row:
+    row = dict(_TASK_ROW)
+    row.update(
+        ID_=t.id,
+        REV_=1,
+        EXECUTION_ID_=t.execution_id,
+        PROC_INST_ID_=s.id,
+        PROC_DEF_ID_=s.definition_id,
+        NAME_=t.name,
+        DESCRIPTION_=t.description,
+        TASK_DEF_KEY_=t.task_definition_key,
+        OWNER_=t.owner,
+        ASSIGNEE_=t.assignee,
+        PRIORITY_=t.priority,
+        CREATE_TIME_=db_time(t.created),
+        LAST_UPDATED_=db_time(t.last_updated),
+        DUE_DATE_=db_time(t.due_date),
+        FOLLOW_UP_DATE_=db_time(t.follow_up_date),
+        SUSPENSION_STATE_=1,
+        TASK_STATE_="Created" if t.last_updated is None else "Updated",
+    )
+    return row
+
+
+def link_row(t: UserTask, link: ev.IdentityLink) -> Row:
+    row = dict(_LINK_ROW)
+    row.update(
+        ID_=link.id,
+        REV_=1,
+        GROUP_ID_=link.group_id,
+        TYPE_=link.type,
+        USER_ID_=link.user_id,
+        TASK_ID_=t.id,
+    )
+    return row
+
+
+def external_task_row(s: InstanceState, x: ExternalTask) -> Row:
+    row = dict(_EXT_ROW)
+    row.update(
+        ID_=x.id,
+        REV_=1,
+        WORKER_ID_=x.worker_id,
+        TOPIC_NAME_=x.topic,
+        RETRIES_=x.retries,
+        ERROR_MSG_=x.error_message,
+        ERROR_DETAILS_ID_=None,
+        LOCK_EXP_TIME_=db_time(x.lock_expiration),
+        CREATE_TIME_=db_time(x.created),
+        SUSPENSION_STATE_=1,
+        EXECUTION_ID_=x.execution_id,
+        PROC_INST_ID_=s.id,
+        PROC_DEF_ID_=s.definition_id,
+        PROC_DEF_KEY_=s.definition_key,
+        ACT_ID_=x.activity_id,
+        ACT_INST_ID_=x.activity_instance_id,
+        PRIORITY_=x.priority,
+    )
+    return row
+
+
+def variable_row(s: InstanceState, v: Variable) -> tuple[Row, bytes | None]:
+    cols = storage_columns(v.value)
+    execution = s.executions.get(v.execution_id)
+    row = dict(_VARIABLE_ROW)
+    row.update(
+        ID_=v.id,
+        REV_=1,
+        TYPE_=v.value.type,
+        NAME_=v.name,
+        EXECUTION_ID_=v.execution_id,
+        PROC_INST_ID_=s.id,
+        PROC_DEF_ID_=s.definition_id,
+        TASK_ID_=v.task_id,
+        BYTEARRAY_ID_=runtime_bytearray_id(v.id) if cols.data is not None else None,
+        DOUBLE_=cols.double,
+        LONG_=cols.long,
+        TEXT_=cols.text,
+        TEXT2_=cols.text2,
+        VAR_SCOPE_=v.task_id or v.execution_id,
+        IS_CONCURRENT_LOCAL_=bool(execution and execution.is_concurrent),
+    )
+    return row, cols.data
+
+
+def bytearray_row(
+    blob_id: str, name: str, data: bytes, kind: int, root_process_instance_id: str | None
+) -> Row:
+    row = dict(_BYTEARRAY_ROW)
+    row.update(
+        ID_=blob_id,
+        REV_=1,
+        NAME_=name,
+        BYTES_=data,
+        GENERATED_=False,
+        TYPE_=kind,
+        ROOT_PROC_INST_ID_=root_process_instance_id,
+    )
+    return row

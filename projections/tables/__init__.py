@@ -1,0 +1,53 @@
+"""Camunda 7's ACT_* tables (SQLAlchemy Core), under Camunda's names, on one shared `metadata`.
+
+Definitions only: never `metadata.create_all`; the revisions in `migrations/` create the tables.
+"""
+
+from __future__ import annotations
+
+from projections.tables.history import (
+    ACT_HI_ACTINST,
+    ACT_HI_DETAIL,
+    ACT_HI_PROCINST,
+    ACT_HI_TASKINST,
+    ACT_HI_VARINST,
+)
+from projections.tables.repository import ACT_GE_BYTEARRAY, ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF
+from projections.tables.runtime import (
+    ACT_RU_EXECUTION,
+    ACT_RU_EXT_TASK,
+    ACT_RU_IDENTITYLINK,
+    ACT_RU_TASK,
+    ACT_RU_VARIABLE,
+)
+from projections.tables.types import metadata
+
+REPOSITORY_TABLES = (ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_GE_BYTEARRAY)
+RUNTIME_TABLES = (
+    ACT_RU_EXECUTION,
+    ACT_RU_TASK,
+    ACT_RU_IDENTITYLINK,
+    ACT_RU_VARIABLE,
+    ACT_RU_EXT_TASK,
+)
+HISTORY_TABLES = (ACT_HI_PROCINST, ACT_HI_ACTINST, ACT_HI_TASKINST, ACT_HI_VARINST, ACT_HI_DETAIL)
+
+__all__ = [
+    "ACT_GE_BYTEARRAY",
+    "ACT_HI_ACTINST",
+    "ACT_HI_DETAIL",
+    "ACT_HI_PROCINST",
+    "ACT_HI_TASKINST",
+    "ACT_HI_VARINST",
+    "ACT_RE_DEPLOYMENT",
+    "ACT_RE_PROCDEF",
+    "ACT_RU_EXECUTION",
+    "ACT_RU_EXT_TASK",
+    "ACT_RU_IDENTITYLINK",
+    "ACT_RU_TASK",
+    "ACT_RU_VARIABLE",
+    "HISTORY_TABLES",
+    "REPOSITORY_TABLES",
+    "RUNTIME_TABLES",
+    "metadata",
+]

@@ -1,0 +1,29 @@
+"""Shared fixtures: a controllable clock, a fresh database of the selected kind, an engine on it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from core import ControllableClock, Engine
+from tests.support import fresh_database, selected_kind
+
+
+@pytest.fixture
+def clock() -> ControllableClock:
+    return ControllableClock(datetime(2026, 3, 1, 9, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> Iterator[str]:
+    with fresh_database(selected_kind(), tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
+def engine(db_url: str, clock: ControllableClock) -> Iterator[Engine]:
+    with Engine(db_url, clock=clock) as e:
+        yield e

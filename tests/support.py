@@ -1,0 +1,98 @@
+"""Test support: which databases to run on, and fresh isolated databases on each of them.
+
+SQLite always works; PostgreSQL and MariaDB tests skip when the server is unreachable, except in CI
+(CI=true), where an unreachable database is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+SERVER_URLS = {
+    "postgresql": os.environ.get(
+        "FLOWLEDGER_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+    ),
+    "mariadb": os.environ.get("FLOWLEDGER_TEST_MARIADB", "mysql+pymysql://root@127.0.0.1:3306/test"),
+}
+KINDS = ("sqlite", "postgresql", "mariadb")
+CONFORMANCE_DIR = Path(__file__).resolve().parents[2] / "shared" / "conformance"
+BPMN_DIR = Path(__file__).resolve().parent / "bpmn"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def selected_kind() -> str:
+    """The database the general suite runs on: FLOWLEDGER_TEST_DB=sqlite|postgresql|mariadb."""
+    kind = os.environ.get("FLOWLEDGER_TEST_DB", "sqlite").lower()
+    if kind not in KINDS:
+        raise RuntimeError(f"FLOWLEDGER_TEST_DB must be one of {KINDS}, not {kind!r}")
+    return kind
+
+
+@cache
+def _reachable(kind: str) -> str | None:
+    try:
+        engine = sa.create_engine(SERVER_URLS[kind])
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+        engine.dispose()
+        return None
+    except Exception as exc:  # any driver error means "not here"
+        return f"{type(exc).__name__}: {exc}".splitlines()[0]
+
+
+def require(kind: str) -> None:
+    """Skip (or, in CI, fail) when the database server of `kind` cannot be reached."""
+    if kind == "sqlite":
+        return
+    problem = _reachable(kind)
+    if problem is not None:
+        message = f"{kind} is not reachable at {SERVER_URLS[kind]}: {problem}"
+        if in_ci():
+            pytest.fail(message + " (CI=true: database tests must not skip)")
+        pytest.skip(message)
+
+
+@contextmanager
+def fresh_database(kind: str, tmp_path: Path) -> Iterator[str]:
+    """A URL to a new, empty database (schema) of `kind`, dropped afterwards."""
+    require(kind)
+    name = f"fl_{uuid.uuid4().hex[:12]}"
+    if kind == "sqlite":
+        yield f"sqlite:///{tmp_path / (name + '.db')}"
+        return
+    admin = sa.create_engine(SERVER_URLS[kind], isolation_level="AUTOCOMMIT")
+    if kind == "postgresql":
+        with admin.connect() as conn:
+            conn.execute(sa.text(f"CREATE SCHEMA {name}"))
+        url = sa.make_url(SERVER_URLS[kind]).update_query_dict(
+            {"options": f"-csearch_path={name}"}
+        )
+        drop = f"DROP SCHEMA {name} CASCADE"
+    else:
+        with admin.connect() as conn:
+            conn.execute(
+                sa.text(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+            )
+        url = sa.make_url(SERVER_URLS[kind]).set(database=name)
+        drop = f"DROP DATABASE {name}"
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(drop))
+        admin.dispose()
+
+
+def bpmn(name: str) -> Path:
+    return BPMN_DIR / name
