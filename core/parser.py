@@ -122,8 +122,11 @@ class _Ctx:
         self, message: str, el: etree._Element | None = None, element_id: str | None = None
     ) -> None:
         line = _line(el)
-        if element_id is None and el is not None:
-            element_id = el.get("id")
+        node = el
+        while element_id is None and node is not None:
+            # a condition or documentation has no id: name the element it belongs to
+            element_id = node.get("id")
+            node = node.getparent()
         self.problems.append(ModelProblem(message, self.resource, element_id, line))
 
     def camunda(self, el: etree._Element, name: str) -> str | None:
@@ -133,13 +136,15 @@ class _Ctx:
                 return value
         return None
 
-    def expression(self, text: str | None, el: etree._Element, what: str) -> Expression | None:
+    def expression(
+        self, text: str | None, el: etree._Element, what: str, element_id: str | None = None
+    ) -> Expression | None:
         if text is None or not text.strip():
             return None
         try:
             return compile_expression(text.strip())
         except ExpressionSyntaxError as exc:
-            self.problem(f"invalid expression in {what}: {exc}", el)
+            self.problem(f"invalid expression in {what}: {exc}", el, element_id)
             return None
 
 
@@ -161,6 +166,12 @@ def parse_bpmn(source: bytes, resource_name: str, *, allow_scripts: bool = False
     if len(source) > MAX_RESOURCE_BYTES:
         raise ModelError(
             [ModelProblem(f"resource is larger than {MAX_RESOURCE_BYTES} bytes", resource_name)]
+        )
+    root_start = re.search(rb"<[A-Za-z_]", source)
+    if b"<!DOCTYPE" in source[: root_start.start() if root_start else len(source)]:
+        # Refused before libxml2 sees it: no entity is ever declared, let alone expanded.
+        raise ModelError(
+            [ModelProblem("DOCTYPE declarations are not allowed in BPMN resources", resource_name)]
         )
     try:
         root = etree.fromstring(source, _parser())
@@ -398,7 +409,9 @@ class _ProcessBuilder:
                             "external condition resources are not supported", child, flow_id
                         )
                         continue
-                    condition = ctx.expression(child.text, child, f"the condition of '{flow_id}'")
+                    condition = ctx.expression(
+                        child.text, child, f"the condition of '{flow_id}'", flow_id
+                    )
             self.flows[flow_id] = SequenceFlow(
                 id=flow_id,
                 source=source,

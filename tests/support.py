@@ -96,3 +96,30 @@ def fresh_database(kind: str, tmp_path: Path) -> Iterator[str]:
 
 def bpmn(name: str) -> Path:
     return BPMN_DIR / name
+
+
+def event_types(engine: object, stream_id: str) -> list[str]:
+    """The recorded event types of a stream, in order."""
+    return [e.type for e in engine.events(stream_id)]  # type: ignore[attr-defined]
+
+
+def open_task_names(engine: object, process_instance_id: str) -> list[str]:
+    return sorted(
+        t.name or t.task_definition_key
+        for t in engine.tasks(process_instance_id=process_instance_id)  # type: ignore[attr-defined]
+    )
+
+
+def history_activities(engine: object, process_instance_id: str) -> list[tuple[str, str, bool]]:
+    """(activity id, activity type, ended) of every activity instance, in start order."""
+    return [
+        (a.activity_id, a.activity_type, a.end_time is not None)
+        for a in engine.historic_activity_instances(process_instance_id)  # type: ignore[attr-defined]
+    ]
+
+
+def task_named(engine: object, process_instance_id: str, name: str) -> str:
+    for task in engine.tasks(process_instance_id=process_instance_id):  # type: ignore[attr-defined]
+        if (task.name or task.task_definition_key) == name:
+            return str(task.id)
+    raise AssertionError(f"no open task {name!r} in {process_instance_id}")

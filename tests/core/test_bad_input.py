@@ -1,0 +1,156 @@
+"""Bad input is refused with a message naming the problem, and nothing but the audit row is written.
+
+Covers malformed XML, DTD/entity attacks, unsupported elements, broken references and expressions.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from core import Engine, ModelError
+from tests.support import bpmn
+
+HEAD = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" '
+    'xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">\n'
+)
+
+
+def _process(body: str, process_id: str = "p") -> str:
+    return f'{HEAD}<process id="{process_id}" isExecutable="true">\n{body}\n</process>\n</definitions>\n'
+
+
+def _counts(db_url: str) -> dict[str, int]:
+    db = sa.create_engine(db_url)
+    try:
+        with db.connect() as conn:
+            return {
+                table: int(conn.execute(sa.text(f"select count(*) from {table}")).scalar_one())
+                for table in ("event_log", "ACT_RE_DEPLOYMENT", "ACT_RE_PROCDEF", "ACT_GE_BYTEARRAY")
+            } | {
+                "rejected": int(
+                    conn.execute(
+                        sa.text("select count(*) from command_log where status = 'rejected'")
+                    ).scalar_one()
+                )
+            }
+    finally:
+        db.dispose()
+
+
+def _refused(engine: Engine, db_url: str, source: str | bytes, pattern: str) -> ModelError:
+    with pytest.raises(ModelError, match=pattern) as caught:
+        engine.deploy({"broken.bpmn": source})
+    assert _counts(db_url) == {
+        "event_log": 0,
+        "ACT_RE_DEPLOYMENT": 0,
+        "ACT_RE_PROCDEF": 0,
+        "ACT_GE_BYTEARRAY": 0,
+        "rejected": 1,
+    }
+    return caught.value
+
+
+def test_malformed_xml_names_the_resource_and_line(engine: Engine, db_url: str) -> None:
+    error = _refused(
+        engine, db_url, HEAD + '<process id="p">\n<startEvent id="s">\n</process>', "malformed XML"
+    )
+    [problem] = error.problems
+    assert problem.resource == "broken.bpmn"
+    assert problem.line == 5  # where libxml2 notices the unclosed tag
+
+
+def test_a_billion_laughs_entity_bomb_is_refused_without_expansion(
+    engine: Engine, db_url: str
+) -> None:
+    bomb = (
+        '<?xml version="1.0"?>\n<!DOCTYPE lolz [\n<!ENTITY lol "lol">\n'
+        + "".join(
+            f'<!ENTITY lol{i} "{("&lol" + (str(i - 1) if i > 1 else "") + ";") * 10}">\n'
+            for i in range(1, 10)
+        )
+        + ']>\n<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL">'
+        '<process id="p" name="&lol9;"/></definitions>'
+    )
+    _refused(engine, db_url, bomb, "DOCTYPE")
+
+
+def test_an_external_entity_is_never_fetched(engine: Engine, db_url: str) -> None:
+    xxe = (
+        '<?xml version="1.0"?>\n<!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL">'
+        '<process id="p" name="&x;"/></definitions>'
+    )
+    error = _refused(engine, db_url, xxe, "DOCTYPE")
+    assert "root:" not in str(error)
+
+
+def test_an_unsupported_element_is_named_with_its_id(engine: Engine, db_url: str) -> None:
+    source = _process(
+        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="wait"/>'
+        '<intermediateCatchEvent id="wait"><timerEventDefinition><timeDuration>PT5M'
+        "</timeDuration></timerEventDefinition></intermediateCatchEvent>"
+    )
+    error = _refused(engine, db_url, source, "intermediateCatchEvent")
+    assert error.problems[0].element_id == "wait"
+    assert "element 'wait'" in str(error)
+
+
+def test_an_unsupported_camunda_extension_is_named(engine: Engine, db_url: str) -> None:
+    source = _process(
+        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'
+        '<userTask id="t" camunda:asyncBefore="true"/>'
+        '<sequenceFlow id="f2" sourceRef="t" targetRef="e"/><endEvent id="e"/>'
+    )
+    error = _refused(engine, db_url, source, "asynchronous continuations")
+    assert error.problems[0].element_id == "t"
+
+
+def test_a_flow_to_a_missing_target_is_refused(engine: Engine, db_url: str) -> None:
+    source = _process(
+        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="ghost"/>'
+    )
+    error = _refused(engine, db_url, source, "leads to 'ghost', which does not exist")
+    assert error.problems[0].element_id == "f1"
+    assert error.problems[0].line is not None
+
+
+def test_an_expression_syntax_error_names_the_flow_and_position(engine: Engine, db_url: str) -> None:
+    source = _process(
+        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="gw"/>'
+        '<exclusiveGateway id="gw"/>'
+        '<sequenceFlow id="f2" sourceRef="gw" targetRef="e">'
+        '<conditionExpression xsi:type="tFormalExpression" '
+        'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">${amount &gt;}</conditionExpression>'
+        "</sequenceFlow><endEvent id=\"e\"/>"
+    )
+    error = _refused(engine, db_url, source, r"condition of 'f2'.*position")
+    assert error.problems[0].element_id == "f2"
+
+
+def test_every_problem_of_a_resource_is_reported_at_once(engine: Engine, db_url: str) -> None:
+    source = _process(
+        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="x"/>'
+        '<callActivity id="call" calledElement="other"/>'
+        '<userTask id="u" camunda:assignee="${oops("/>'
+    )
+    error = _refused(engine, db_url, source, "callActivity")
+    assert {p.element_id for p in error.problems} >= {"f1", "call", "u"}
+
+
+def test_a_document_that_is_not_bpmn_is_refused(engine: Engine, db_url: str) -> None:
+    _refused(engine, db_url, "<html><body>hi</body></html>", "not a BPMN 2.0 document")
+
+
+def test_an_oversized_resource_is_refused(engine: Engine, db_url: str) -> None:
+    huge = _process('<startEvent id="s"/>' + "<!--" + "x" * (11 * 1024 * 1024) + "-->")
+    _refused(engine, db_url, huge, "larger than")
+
+
+def test_a_good_deployment_after_bad_ones_starts_cleanly(engine: Engine) -> None:
+    with pytest.raises(ModelError):
+        engine.deploy("<definitions/>")
+    deployment = engine.deploy(bpmn("pass_through_activities.bpmn"))
+    assert [d.version for d in deployment.process_definitions] == [1]

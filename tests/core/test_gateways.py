@@ -1,0 +1,107 @@
+"""Behaviour of gateways and conditional flows: exclusive, parallel, inclusive fork and join.
+
+Checks which tasks and executions exist after each step, and what history and the log recorded.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from core import Engine, ProcessEngineError
+from tests.support import bpmn, event_types, history_activities, open_task_names, task_named
+
+
+@pytest.mark.parametrize(
+    ("amount", "expected"), [(5000, "Large"), (500, "Medium"), (100, "Small"), (0, "Small")]
+)
+def test_exclusive_gateway_takes_the_first_true_flow_else_the_default(
+    engine: Engine, amount: int, expected: str
+) -> None:
+    engine.deploy(bpmn("exclusive_gateway_default_flow.bpmn"))
+    pi = engine.start_process_instance("exclusiveDefault", {"amount": amount})
+    assert open_task_names(engine, pi.id) == [expected]
+    started = [e for e in engine.events(pi.id) if e.type == "ActivityStarted"]
+    chosen = {"Large": "toLarge", "Medium": "toMedium", "Small": "toSmall"}[expected]
+    assert started[-1].payload["flow_id"] == chosen  # the gateway's choice is recorded
+
+
+def test_exclusive_gateway_without_a_true_condition_fails_and_writes_nothing(
+    engine: Engine,
+) -> None:
+    engine.deploy(bpmn("exclusive_gateway_no_match.bpmn"))
+    with pytest.raises(ProcessEngineError, match="'gw'"):
+        engine.start_process_instance("exclusiveNoMatch", {"approved": None})
+    assert engine.historic_process_instances() == []
+    assert engine.historic_variable_instances() == []
+    assert engine.verify().problems == []
+
+
+def test_parallel_gateway_forks_into_concurrent_executions_and_joins(engine: Engine) -> None:
+    engine.deploy(bpmn("parallel_gateway_fork_join.bpmn"))
+    pi = engine.start_process_instance("parallelForkJoin")
+
+    assert open_task_names(engine, pi.id) == ["Bill", "Ship"]
+    assert engine.get_variable(pi.id, "logged") is True
+    executions = engine.executions(pi.id)
+    root = next(e for e in executions if e.id == pi.id)
+    children = [e for e in executions if e.parent_id == pi.id]
+    assert (root.is_active, root.activity_id) == (False, None)
+    assert len(children) == 3 and all(c.is_concurrent and not c.is_scope for c in children)
+    waiting = [c for c in children if c.activity_id == "join"]
+    assert len(waiting) == 1 and not waiting[0].is_active  # the "log" branch waits at the join
+    tree = engine.activity_instance_tree(pi.id)
+    assert sorted(c.activity_id for c in tree.child_activity_instances) == ["bill", "join", "ship"]
+
+    engine.complete_task(task_named(engine, pi.id, "Ship"))
+    assert open_task_names(engine, pi.id) == ["Bill"]
+    assert len(engine.executions(pi.id)) == 4
+
+    engine.complete_task(task_named(engine, pi.id, "Bill"))
+    assert open_task_names(engine, pi.id) == ["Archive"]
+    # the tree is compacted again: one execution, the process instance itself
+    assert [(e.id, e.activity_id) for e in engine.executions(pi.id)] == [(pi.id, "archive")]
+    joins = [a for a in history_activities(engine, pi.id) if a[0] == "join"]
+    assert joins == [("join", "parallelGateway", True)] * 3
+
+    engine.complete_task(task_named(engine, pi.id, "Archive"))
+    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert "TokenWaitingAtJoin" in event_types(engine, pi.id)
+
+
+@pytest.mark.parametrize(
+    ("variables", "expected"),
+    [
+        ({"fragile": True, "value": 900}, ["Insure", "Pack fragile"]),
+        ({"fragile": True, "value": 10}, ["Pack fragile"]),
+        ({"fragile": False, "value": 10}, ["Standard packing"]),
+    ],
+)
+def test_inclusive_gateway_forks_on_every_true_condition_and_joins_only_those(
+    engine: Engine, variables: dict[str, object], expected: list[str]
+) -> None:
+    engine.deploy(bpmn("inclusive_gateway_fork_join.bpmn"))
+    pi = engine.start_process_instance("inclusiveForkJoin", variables)
+    assert open_task_names(engine, pi.id) == expected
+    for name in expected[:-1]:
+        engine.complete_task(task_named(engine, pi.id, name))
+        assert "Send" not in open_task_names(engine, pi.id)
+    engine.complete_task(task_named(engine, pi.id, expected[-1]))
+    assert open_task_names(engine, pi.id) == ["Send"]
+    assert [e.activity_id for e in engine.executions(pi.id)] == ["send"]
+
+
+def test_conditional_sequence_flows_leave_an_activity_on_every_true_condition(
+    engine: Engine,
+) -> None:
+    engine.deploy(bpmn("conditional_sequence_flows.bpmn"))
+    both = engine.start_process_instance("conditionalFlows", {"color": "red", "size": 12})
+    neither = engine.start_process_instance("conditionalFlows", {"color": "blue", "size": 1})
+
+    assert open_task_names(engine, both.id) == ["Big", "Red"]
+    assert open_task_names(engine, neither.id) == ["Other"]
+
+    engine.complete_task(task_named(engine, both.id, "Red"))
+    assert not engine.process_instance(both.id).ended  # type: ignore[union-attr]
+    engine.complete_task(task_named(engine, both.id, "Big"))
+    historic = engine.historic_process_instance(both.id)
+    assert (historic.state, historic.end_activity_id) == ("COMPLETED", "endBig")

@@ -1,0 +1,510 @@
+"""Hypothesis strategies for block-structured, always-deployable Camunda BPMN models (as XML text).
+
+A model is a small tree of blocks (tasks, gateways, subprocesses) rendered to BPMN with unique ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from xml.sax.saxutils import quoteattr
+
+from hypothesis import strategies as st
+
+# The variables the generated models read; start every instance with all of them.
+MODEL_VARIABLES = ("x", "n")
+ERROR_CODE = "E1"  # the code of the one <bpmn:error> every model declares (id "err1")
+TOPIC = "t1"
+MAX_ACTIVITIES = 15
+
+# -- the model tree ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Handler:
+    """An error boundary event and the path it takes until it rejoins the main flow."""
+
+    error_ref: bool  # True: catches ERROR_CODE only; False: catches every error
+    body: Block
+
+
+@dataclass(frozen=True)
+class UserTask:
+    name: str | None = None
+    assignee: str | None = None
+    candidate_groups: str | None = None
+
+
+@dataclass(frozen=True)
+class ExternalTask:
+    boundary: Handler | None = None
+
+
+@dataclass(frozen=True)
+class ReceiveTask:
+    pass
+
+
+@dataclass(frozen=True)
+class ServiceTask:
+    """`${execution.setVariable('n', n + 1)}`-style expression."""
+
+    expression: str
+
+
+@dataclass(frozen=True)
+class ScriptTask:
+    """A `juel` script task storing its value in `camunda:resultVariable`."""
+
+    script: str
+    result_variable: str
+
+
+@dataclass(frozen=True)
+class Exclusive:
+    """XOR split on `${x > k}` conditions with a default branch, XOR join."""
+
+    branches: tuple[tuple[int, Block], ...]
+    default: Block
+
+
+@dataclass(frozen=True)
+class Parallel:
+    branches: tuple[Block, ...]
+
+
+@dataclass(frozen=True)
+class Inclusive:
+    """OR split: conditional branches (threshold) and unconditional ones (None); OR join.
+
+    `default` is set when every branch is conditional, so at least one flow is always taken.
+    """
+
+    branches: tuple[tuple[int | None, Block], ...]
+    default: Block | None
+
+
+@dataclass(frozen=True)
+class SubProcess:
+    body: Block
+    error_end: bool = False  # the body ends in an error end event instead of a none end event
+    boundary: Handler | None = None
+
+
+@dataclass(frozen=True)
+class Escape:
+    """A conditional way out of the enclosing scope: `${x > k}` leads to `body` and then an error
+    end event (kind "error", only inside a subprocess) or a terminate end event (kind "terminate");
+    otherwise the token goes on."""
+
+    kind: str
+    threshold: int
+    body: Block
+
+
+Node = (
+    UserTask
+    | ExternalTask
+    | ReceiveTask
+    | ServiceTask
+    | ScriptTask
+    | Exclusive
+    | Parallel
+    | Inclusive
+    | SubProcess
+    | Escape
+)
+Block = tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Model:
+    key: str
+    body: Block
+    name: str | None = None
+
+    def to_xml(self) -> str:
+        return _Renderer(self).render()
+
+
+# -- strategies -------------------------------------------------------------------------------
+
+_thresholds = st.integers(min_value=0, max_value=9)
+_SERVICE_EXPRESSIONS = (
+    "${execution.setVariable('n', n + 1)}",
+    "${execution.setVariable('x', x - 1)}",
+    "${execution.setVariable('n', n + x)}",
+)
+# (script, result variables it may be stored in): numbers may go to n, other values only to r.
+_SCRIPTS = (
+    ("${n * 2}", ("r", "n")),
+    ("${x + n}", ("r", "n")),
+    ("${x > 5}", ("r",)),
+    ("n is ${n}", ("r",)),
+)
+_LEAVES = ("user", "service", "script", "external", "receive")
+_COMPOUNDS = ("exclusive", "parallel", "inclusive", "subprocess", "escape")
+
+
+@dataclass
+class _Budget:
+    """Activities left to place (keeps models at most MAX_ACTIVITIES activities large)."""
+
+    left: int
+
+    def take(self, count: int) -> bool:
+        if self.left < count:
+            return False
+        self.left -= count
+        return True
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where a block is generated: nesting depth, whether a subprocess encloses it and whether
+    an error thrown there is caught by a boundary event of an enclosing subprocess."""
+
+    depth: int = 0
+    in_sub: bool = False
+    caught: bool = False
+
+    def deeper(self, **changes: bool) -> _Where:
+        return _Where(
+            self.depth + 1, changes.get("in_sub", self.in_sub), changes.get("caught", self.caught)
+        )
+
+
+@st.composite
+def _handler(draw: st.DrawFn, budget: _Budget, where: _Where) -> Handler:
+    return Handler(
+        error_ref=draw(st.booleans()),
+        body=draw(_block(budget, where.deeper(), min_size=0, max_size=2)),
+    )
+
+
+@st.composite
+def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
+    kinds = list(_LEAVES)
+    if where.depth < 3:
+        kinds += _COMPOUNDS
+    kind = draw(st.sampled_from(kinds))
+    if kind == "user":
+        if not budget.take(1):
+            return None
+        return UserTask(
+            name=draw(st.sampled_from((None, "Review", "Approve ${x}"))),
+            assignee=draw(st.sampled_from((None, "alice", "${'bob'}"))),
+            candidate_groups=draw(st.sampled_from((None, "sales", "sales,ops"))),
+        )
+    if kind == "service":
+        if not budget.take(1):
+            return None
+        return ServiceTask(draw(st.sampled_from(_SERVICE_EXPRESSIONS)))
+    if kind == "script":
+        if not budget.take(1):
+            return None
+        script, targets = draw(st.sampled_from(_SCRIPTS))
+        return ScriptTask(script, draw(st.sampled_from(targets)))
+    if kind == "receive":
+        return ReceiveTask() if budget.take(1) else None
+    if kind == "external":
+        if not budget.take(1):
+            return None
+        boundary = None
+        if draw(st.booleans()) and budget.take(2):  # boundary event + merge gateway
+            boundary = draw(_handler(budget, where))
+        return ExternalTask(boundary)
+    if kind in ("exclusive", "inclusive"):
+        if not budget.take(2):
+            return None
+        branches: list[tuple[int | None, Block]] = []
+        for _ in range(draw(st.integers(min_value=1, max_value=3))):
+            threshold: int | None = draw(_thresholds)
+            if kind == "inclusive" and draw(st.integers(0, 3)) == 0:
+                threshold = None  # an unconditional branch
+            branches.append((threshold, draw(_block(budget, where.deeper(), min_size=0))))
+        if kind == "exclusive":
+            default = draw(_block(budget, where.deeper(), min_size=0))
+            return Exclusive(tuple((t or 0, b) for t, b in branches), default)
+        default_block = None
+        if all(t is not None for t, _b in branches) or draw(st.booleans()):
+            default_block = draw(_block(budget, where.deeper(), min_size=0))
+        return Inclusive(tuple(branches), default_block)
+    if kind == "parallel":
+        if not budget.take(2):
+            return None
+        count = draw(st.integers(min_value=2, max_value=3))
+        return Parallel(
+            tuple(draw(_block(budget, where.deeper(), min_size=0)) for _ in range(count))
+        )
+    if kind == "subprocess":
+        if not budget.take(1):
+            return None
+        has_boundary = draw(st.booleans()) and budget.take(2)  # boundary event + merge
+        caught = where.caught or has_boundary
+        body = draw(_block(budget, where.deeper(in_sub=True, caught=caught), min_size=0))
+        error_end = caught and draw(st.integers(0, 3)) == 0
+        boundary = draw(_handler(budget, where)) if has_boundary else None
+        return SubProcess(body, error_end, boundary)
+    # escape: an exclusive gateway, an end event, a merge gateway
+    if not budget.take(2):
+        return None
+    return Escape(
+        kind=draw(st.sampled_from(["terminate", "error"] if where.caught else ["terminate"])),
+        threshold=draw(_thresholds),
+        body=draw(_block(budget, where.deeper(), min_size=0, max_size=1)),
+    )
+
+
+@st.composite
+def _block(
+    draw: st.DrawFn, budget: _Budget, where: _Where, min_size: int = 1, max_size: int = 3
+) -> Block:
+    nodes: list[Node] = []
+    for _ in range(draw(st.integers(min_value=min_size, max_value=max_size))):
+        node = draw(_node(budget, where))
+        if node is not None:
+            nodes.append(node)
+    return tuple(nodes)
+
+
+@st.composite
+def models(draw: st.DrawFn, key: str = "proc", max_activities: int = MAX_ACTIVITIES) -> Model:
+    """A `Model` whose `to_xml()` always deploys; instances need the MODEL_VARIABLES."""
+    body = draw(_block(_Budget(max_activities), _Where(), min_size=1, max_size=4))
+    return Model(key=key, body=body, name=draw(st.sampled_from((None, "Generated"))))
+
+
+def model_xml(key: str = "proc") -> st.SearchStrategy[str]:
+    """BPMN XML text of a generated model with process id `key`."""
+    return models(key).map(lambda m: m.to_xml())
+
+
+def start_variables() -> st.SearchStrategy[dict[str, int]]:
+    """Values for the variables every generated model may read."""
+    return st.fixed_dictionaries(
+        {name: st.integers(min_value=-2, max_value=12) for name in MODEL_VARIABLES}
+    )
+
+
+# -- rendering --------------------------------------------------------------------------------
+
+_HEADER = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"'
+    ' xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="Definitions_1"'
+    ' targetNamespace="http://flowledger.test/properties">\n'
+    f'  <bpmn:error id="err1" name="Generated error" errorCode="{ERROR_CODE}" />\n'
+)
+
+
+def _cond(threshold: int) -> str:
+    return (
+        '<bpmn:conditionExpression xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
+        f' xsi:type="bpmn:tFormalExpression">${{x &gt; {threshold}}}</bpmn:conditionExpression>'
+    )
+
+
+class _Scope:
+    """The XML lines of one flow scope (the process or a subprocess)."""
+
+    def __init__(self, renderer: _Renderer, indent: str) -> None:
+        self.r = renderer
+        self.indent = indent
+        self.lines: list[str] = []
+
+    def add(self, line: str) -> None:
+        self.lines.append(self.indent + line)
+
+    def flow(self, source: str, target: str, condition: int | None = None) -> str:
+        flow_id = self.r.new_id("Flow")
+        if condition is None:
+            self.add(
+                f'<bpmn:sequenceFlow id="{flow_id}" sourceRef="{source}" targetRef="{target}" />'
+            )
+        else:
+            self.add(
+                f'<bpmn:sequenceFlow id="{flow_id}" sourceRef="{source}" targetRef="{target}">'
+                f"{_cond(condition)}</bpmn:sequenceFlow>"
+            )
+        return flow_id
+
+
+class _Renderer:
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.counter = 0
+
+    def new_id(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}_{self.counter}"
+
+    def render(self) -> str:
+        scope = _Scope(self, "    ")
+        start = self.new_id("Start")
+        end = self.new_id("End")
+        scope.add(f'<bpmn:startEvent id="{start}" />')
+        self._chain(scope, start, self.model.body, end)
+        scope.add(f'<bpmn:endEvent id="{end}" />')
+        name = f" name={quoteattr(self.model.name)}" if self.model.name else ""
+        return (
+            _HEADER
+            + f'  <bpmn:process id="{self.model.key}"{name} isExecutable="true">\n'
+            + "\n".join(scope.lines)
+            + "\n  </bpmn:process>\n</bpmn:definitions>\n"
+        )
+
+    def _chain(self, scope: _Scope, source: str, block: Block, target: str) -> None:
+        """Connect `source` through the block's nodes to `target`."""
+        current = source
+        for node in block:
+            entry, exit_ = self._node(scope, node)
+            scope.flow(current, entry)
+            current = exit_
+        scope.flow(current, target)
+
+    def _branch(
+        self, scope: _Scope, split: str, block: Block, join: str, condition: int | None
+    ) -> str:
+        """A branch of a split gateway; returns the id of its first sequence flow."""
+        if not block:
+            return scope.flow(split, join, condition)
+        first_entry, current = self._node(scope, block[0])
+        flow_id = scope.flow(split, first_entry, condition)
+        self._chain(scope, current, block[1:], join)
+        return flow_id
+
+    def _node(self, scope: _Scope, node: Node) -> tuple[str, str]:
+        """Render one node; returns its (entry, exit) element ids."""
+        if isinstance(node, UserTask):
+            node_id = self.new_id("UserTask")
+            attrs = ""
+            if node.name:
+                attrs += f" name={quoteattr(node.name)}"
+            if node.assignee:
+                attrs += f" camunda:assignee={quoteattr(node.assignee)}"
+            if node.candidate_groups:
+                attrs += f" camunda:candidateGroups={quoteattr(node.candidate_groups)}"
+            scope.add(f'<bpmn:userTask id="{node_id}"{attrs} />')
+            return node_id, node_id
+        if isinstance(node, ExternalTask):
+            node_id = self.new_id("ExternalTask")
+            scope.add(
+                f'<bpmn:serviceTask id="{node_id}" camunda:type="external"'
+                f' camunda:topic="{TOPIC}" />'
+            )
+            if node.boundary is None:
+                return node_id, node_id
+            return node_id, self._boundary(scope, node_id, node.boundary)
+        if isinstance(node, ReceiveTask):
+            node_id = self.new_id("ReceiveTask")
+            scope.add(f'<bpmn:receiveTask id="{node_id}" />')
+            return node_id, node_id
+        if isinstance(node, ServiceTask):
+            node_id = self.new_id("ServiceTask")
+            scope.add(
+                f'<bpmn:serviceTask id="{node_id}"'
+                f" camunda:expression={quoteattr(node.expression)} />"
+            )
+            return node_id, node_id
+        if isinstance(node, ScriptTask):
+            node_id = self.new_id("ScriptTask")
+            scope.add(
+                f'<bpmn:scriptTask id="{node_id}" scriptFormat="juel"'
+                f' camunda:resultVariable="{node.result_variable}">'
+                f"<bpmn:script>{_escape(node.script)}</bpmn:script></bpmn:scriptTask>"
+            )
+            return node_id, node_id
+        if isinstance(node, Exclusive):
+            split, join = self.new_id("Gateway"), self.new_id("Gateway")
+            lines_at = len(scope.lines)
+            for threshold, block in node.branches:
+                self._branch(scope, split, block, join, threshold)
+            default = self._branch(scope, split, node.default, join, None)
+            scope.lines.insert(
+                lines_at,
+                f'{scope.indent}<bpmn:exclusiveGateway id="{split}" default="{default}" />',
+            )
+            scope.add(f'<bpmn:exclusiveGateway id="{join}" />')
+            return split, join
+        if isinstance(node, Parallel):
+            split, join = self.new_id("Gateway"), self.new_id("Gateway")
+            scope.add(f'<bpmn:parallelGateway id="{split}" />')
+            for block in node.branches:
+                self._branch(scope, split, block, join, None)
+            scope.add(f'<bpmn:parallelGateway id="{join}" />')
+            return split, join
+        if isinstance(node, Inclusive):
+            split, join = self.new_id("Gateway"), self.new_id("Gateway")
+            lines_at = len(scope.lines)
+            for inclusive_threshold, block in node.branches:
+                self._branch(scope, split, block, join, inclusive_threshold)
+            attrs = ""
+            if node.default is not None:
+                attrs = f' default="{self._branch(scope, split, node.default, join, None)}"'
+            scope.lines.insert(
+                lines_at, f'{scope.indent}<bpmn:inclusiveGateway id="{split}"{attrs} />'
+            )
+            scope.add(f'<bpmn:inclusiveGateway id="{join}" />')
+            return split, join
+        if isinstance(node, SubProcess):
+            node_id = self.new_id("SubProcess")
+            inner = _Scope(self, scope.indent + "  ")
+            start, end = self.new_id("Start"), self.new_id("End")
+            inner.add(f'<bpmn:startEvent id="{start}" />')
+            self._chain(inner, start, node.body, end)
+            if node.error_end:
+                inner.add(
+                    f'<bpmn:endEvent id="{end}"><bpmn:errorEventDefinition errorRef="err1" />'
+                    "</bpmn:endEvent>"
+                )
+            else:
+                inner.add(f'<bpmn:endEvent id="{end}" />')
+            scope.add(f'<bpmn:subProcess id="{node_id}">')
+            scope.lines.extend(inner.lines)
+            scope.add("</bpmn:subProcess>")
+            if node.boundary is None:
+                return node_id, node_id
+            return node_id, self._boundary(scope, node_id, node.boundary)
+        assert isinstance(node, Escape)
+        split, merge, end = self.new_id("Gateway"), self.new_id("Gateway"), self.new_id("End")
+        lines_at = len(scope.lines)
+        default = scope.flow(split, merge)
+        self._chain_to_end(scope, split, node.body, end, node.threshold)
+        scope.lines.insert(
+            lines_at, f'{scope.indent}<bpmn:exclusiveGateway id="{split}" default="{default}" />'
+        )
+        definition = (
+            '<bpmn:errorEventDefinition errorRef="err1" />'
+            if node.kind == "error"
+            else "<bpmn:terminateEventDefinition />"
+        )
+        scope.add(f'<bpmn:endEvent id="{end}">{definition}</bpmn:endEvent>')
+        scope.add(f'<bpmn:exclusiveGateway id="{merge}" />')
+        return split, merge
+
+    def _chain_to_end(
+        self, scope: _Scope, split: str, block: Block, end: str, threshold: int
+    ) -> None:
+        if not block:
+            scope.flow(split, end, threshold)
+            return
+        entry, current = self._node(scope, block[0])
+        scope.flow(split, entry, threshold)
+        self._chain(scope, current, block[1:], end)
+
+    def _boundary(self, scope: _Scope, attached: str, handler: Handler) -> str:
+        """An error boundary event on `attached` whose path merges back; returns the merge id."""
+        boundary, merge = self.new_id("Boundary"), self.new_id("Gateway")
+        ref = ' errorRef="err1"' if handler.error_ref else ""
+        scope.add(
+            f'<bpmn:boundaryEvent id="{boundary}" attachedToRef="{attached}">'
+            f"<bpmn:errorEventDefinition{ref} /></bpmn:boundaryEvent>"
+        )
+        scope.flow(attached, merge)
+        self._chain(scope, boundary, handler.body, merge)
+        scope.add(f'<bpmn:exclusiveGateway id="{merge}" />')
+        return merge
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
