@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core import ControllableClock, Engine
-from tests.support import fresh_database, selected_kind
+from tests.support import drop_pooled_databases, fresh_database, selected_kind
 
 
 @pytest.fixture
@@ -27,3 +27,7 @@ def db_url(tmp_path: Path) -> Iterator[str]:
 def engine(db_url: str, clock: ControllableClock) -> Iterator[Engine]:
     with Engine(db_url, clock=clock) as e:
         yield e
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    drop_pooled_databases()

@@ -63,35 +63,83 @@ def require(kind: str) -> None:
         pytest.skip(message)
 
 
-@contextmanager
-def fresh_database(kind: str, tmp_path: Path) -> Iterator[str]:
-    """A URL to a new, empty database (schema) of `kind`, dropped afterwards."""
-    require(kind)
-    name = f"fl_{uuid.uuid4().hex[:12]}"
-    if kind == "sqlite":
-        yield f"sqlite:///{tmp_path / (name + '.db')}"
-        return
-    admin = sa.create_engine(SERVER_URLS[kind], isolation_level="AUTOCOMMIT")
+# Creating and migrating a database costs ~0.5 s on MariaDB; finished tests hand theirs back
+# emptied, and the next test reuses it. Everything is dropped when the test session ends.
+_POOL: dict[str, list[str]] = {"postgresql": [], "mariadb": []}
+_CREATED: dict[str, list[str]] = {"postgresql": [], "mariadb": []}
+
+
+def _url(kind: str, name: str) -> str:
+    base = sa.make_url(SERVER_URLS[kind])
     if kind == "postgresql":
-        with admin.connect() as conn:
-            conn.execute(sa.text(f"CREATE SCHEMA {name}"))
-        url = sa.make_url(SERVER_URLS[kind]).update_query_dict(
-            {"options": f"-csearch_path={name}"}
-        )
-        drop = f"DROP SCHEMA {name} CASCADE"
+        url = base.update_query_dict({"options": f"-csearch_path={name}"})
     else:
-        with admin.connect() as conn:
+        url = base.set(database=name)
+    return url.render_as_string(hide_password=False)
+
+
+def _create(kind: str) -> str:
+    name = f"fl_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(SERVER_URLS[kind], isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        if kind == "postgresql":
+            conn.execute(sa.text(f"CREATE SCHEMA {name}"))
+        else:
             conn.execute(
                 sa.text(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
             )
-        url = sa.make_url(SERVER_URLS[kind]).set(database=name)
-        drop = f"DROP DATABASE {name}"
+    admin.dispose()
+    _CREATED[kind].append(name)
+    return name
+
+
+def _empty(kind: str, name: str) -> bool:
+    """Delete every row; False when the schema is not at the newest revision any more."""
+    import migrations
+
+    db = sa.create_engine(_url(kind, name))
     try:
-        yield url.render_as_string(hide_password=False)
+        with db.begin() as conn:
+            if migrations.current_revision(conn) != migrations.head_revision():
+                return False
+            for table in sa.inspect(conn).get_table_names():
+                if table != "alembic_version":
+                    conn.execute(sa.text(f"DELETE FROM {table}"))
+            conn.execute(sa.text("INSERT INTO log_head (id, last_position) VALUES (1, 0)"))
+        return True
+    except sa.exc.SQLAlchemyError:
+        return False
     finally:
+        db.dispose()
+
+
+def drop_pooled_databases() -> None:
+    for kind, names in _CREATED.items():
+        if not names:
+            continue
+        admin = sa.create_engine(SERVER_URLS[kind], isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
-            conn.execute(sa.text(drop))
+            for name in names:
+                drop = "DROP SCHEMA {} CASCADE" if kind == "postgresql" else "DROP DATABASE {}"
+                conn.execute(sa.text(drop.format(name)))
         admin.dispose()
+        names.clear()
+        _POOL[kind].clear()
+
+
+@contextmanager
+def fresh_database(kind: str, tmp_path: Path) -> Iterator[str]:
+    """A URL to an empty database of `kind`: a new SQLite file, or an emptied schema/database."""
+    require(kind)
+    if kind == "sqlite":
+        yield f"sqlite:///{tmp_path / f'fl_{uuid.uuid4().hex[:12]}.db'}"
+        return
+    name = _POOL[kind].pop() if _POOL[kind] else _create(kind)
+    try:
+        yield _url(kind, name)
+    finally:
+        if _empty(kind, name):
+            _POOL[kind].append(name)
 
 
 def bpmn(name: str) -> Path:

@@ -10,10 +10,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy.exc import DataError
 
 from core import ControllableClock, Engine
 from core.views import ActivityInstanceNode, Task
-from tests.support import CONFORMANCE_DIR
+from tests.support import CONFORMANCE_DIR, selected_kind
 
 if not CONFORMANCE_DIR.is_dir():
     pytest.skip(
@@ -23,6 +24,16 @@ if not CONFORMANCE_DIR.is_dir():
 
 MODELS = CONFORMANCE_DIR / "camunda"
 NOT_IMPLEMENTED = pytest.mark.skip(reason="not implemented yet")
+# Camunda ids an activity instance `<activityId>:<id>` only while that fits in 64 characters and
+# falls back to the bare id otherwise; the engine always composes, so a long activity id overflows
+# ACT_HI_ACTINST.ID_ (VARCHAR(64)) on databases that enforce lengths (SQLite does not).
+LONG_ACTIVITY_ID_BUG = pytest.mark.xfail(
+    selected_kind() != "sqlite",
+    raises=DataError,
+    strict=True,
+    reason="engine bug: activity instance id '<activityId>:<uuid>' exceeds 64 characters for "
+    "activity ids longer than 27 characters (Camunda falls back to the bare id)",
+)
 
 # ExternalTaskServiceTest's constants.
 WORKER_ID = "aWorkerId"
@@ -415,8 +426,8 @@ def test_row_25_terminate_end_event_in_subprocess(engine: Engine) -> None:
     pi = engine.start_process_instance("terminateEndEventExample")
     # The terminate end event ended only the subprocess; the parent went on to EndEvent_3.
     assert len(engine.executions(pi.id)) == 1
-    assert engine.process_instance(pi.id) is not None
-    assert not engine.process_instance(pi.id).ended  # type: ignore[union-attr]
+    running = engine.process_instance(pi.id)
+    assert running is not None and not running.ended
     history = historic_activity_ids(engine, pi.id)
     assert "EndEvent_1" in history
     assert "EndEvent_3" in history
@@ -455,6 +466,7 @@ def test_row_26_simple_subprocess(engine: Engine) -> None:
 
 
 @pytest.mark.xfail(
+    raises=AssertionError,
     strict=True,
     reason="engine bug: the root of the activity instance tree carries the process key as "
     "activity_id, Camunda carries the process definition id",
@@ -645,6 +657,7 @@ def test_row_42_candidate_groups_and_assignee_extensions(engine: Engine) -> None
     assert_verified(engine)
 
 
+@LONG_ACTIVITY_ID_BUG
 def test_row_43_script_result_to_process_variable(engine: Engine) -> None:
     deploy(engine, "scripttask_ScriptTaskTest.testSetScriptResultToProcessVariable")
     pi = engine.start_process_instance(
@@ -676,6 +689,7 @@ class ValueBean:
         self.value = value
 
 
+@LONG_ACTIVITY_ID_BUG
 def test_row_44_service_result_to_process_variable(engine: Engine) -> None:
     engine.register_delegate("bean", ValueBean("ok"))
     deploy(engine, "servicetask_ExpressionServiceTaskTest.testSetServiceResultToProcessVariables")
@@ -792,11 +806,12 @@ def test_row_50_external_task_complete_and_bpmn_error(engine: Engine) -> None:
     assert after_error.task_definition_key == "afterBpmnError"
     assert "catchError" in historic_activity_ids(engine, failed.id)
 
-    for pi, key in ((completed, "afterExternalTask"), (failed, "afterBpmnError")):
+    for pi, key, end in (
+        (completed, "afterExternalTask", "end"),
+        (failed, "afterBpmnError", None),  # no outgoing flow: an implicit end
+    ):
         task_view = single_task(engine, pi.id)
         assert task_view.task_definition_key == key
         engine.complete_task(task_view.id)
-        assert engine.process_instance(pi.id).ended  # type: ignore[union-attr]
-        assert engine.historic_process_instance(pi.id).state == "COMPLETED"
-    assert_process_ended(engine, completed.id, "end")
+        assert_process_ended(engine, pi.id, end)
     assert_verified(engine)

@@ -1,0 +1,314 @@
+"""The `flowledger` command line: deploy, start, list and complete tasks, read history and events,
+replay, verify, and a walk-through example. A thin shell over `core.Engine`; no logic of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from core import Engine, FlowledgerError
+
+DEFAULT_DB = "sqlite:///flowledger.db"
+
+
+def _engine(args: argparse.Namespace) -> Engine:
+    return Engine(args.db, allow_scripts=getattr(args, "allow_scripts", False))
+
+
+def _value(text: str) -> Any:
+    """`--var amount=1200` gives 1200 (JSON when it parses as JSON), else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _variables(pairs: Sequence[str] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise SystemExit(f"error: --var expects name=value, got {pair!r}")
+        out[name] = _value(value)
+    return out
+
+
+def _when(moment: datetime | None) -> str:
+    return "" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def _table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _print_tasks(engine: Engine, **filters: Any) -> None:
+    tasks = engine.tasks(**filters)
+    if not tasks:
+        print("(no open tasks)")
+        return
+    print(
+        _table(
+            [
+                (t.id, t.name, t.assignee, ",".join(t.candidate_groups), _when(t.due))
+                for t in tasks
+            ],
+            ["task id", "name", "assignee", "candidate groups", "due"],
+        )
+    )
+
+
+def _print_history(engine: Engine, instance_id: str) -> None:
+    hpi = engine.historic_process_instance(instance_id)
+    print(
+        f"process instance {hpi.id}: {hpi.state}, started {_when(hpi.start_time)}"
+        + (f", ended {_when(hpi.end_time)} ({hpi.duration_in_millis} ms)" if hpi.end_time else "")
+    )
+    print(
+        _table(
+            [
+                (
+                    a.activity_id,
+                    a.activity_type,
+                    _when(a.start_time),
+                    _when(a.end_time),
+                    a.duration_in_millis,
+                    "canceled" if a.canceled else ("scope complete" if a.complete_scope else ""),
+                )
+                for a in engine.historic_activity_instances(instance_id)
+            ],
+            ["activity", "type", "start", "end", "ms", "state"],
+        )
+    )
+    variables = engine.historic_variable_instances(instance_id)
+    if variables:
+        print()
+        print(
+            _table(
+                [(v.name, v.type, json.dumps(v.value, default=str), v.state) for v in variables],
+                ["variable", "type", "value", "state"],
+            )
+        )
+
+
+def _print_events(engine: Engine, stream_id: str, as_json: bool) -> None:
+    events = engine.events(stream_id)
+    if as_json:
+        print(msgspec.json.encode(events).decode())
+        return
+    print(
+        _table(
+            [
+                (
+                    e.position,
+                    e.stream_version,
+                    e.type,
+                    e.command_type,
+                    _summary(e.payload),
+                )
+                for e in events
+            ],
+            ["position", "version", "event", "command", "facts"],
+        )
+    )
+
+
+def _summary(payload: dict[str, Any]) -> str:
+    keys = ("activity_id", "name", "task_id", "value", "flow_id", "error_code", "reason", "worker_id")
+    parts = [f"{k}={json.dumps(payload[k], default=str)}" for k in keys if payload.get(k) is not None]
+    text = " ".join(parts)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# -- commands ---------------------------------------------------------------------------------
+
+
+def cmd_example(args: argparse.Namespace) -> None:
+    example = resources.files("tools") / "examples" / "invoice.bpmn"
+    with _engine(args) as engine:
+        deployment = engine.deploy(
+            {"invoice.bpmn": example.read_bytes()}, name="invoice-example", duplicate_filtering=True
+        )
+        definition = deployment.process_definitions[0]
+        print(f"deployed {definition.key} version {definition.version} ({definition.id})")
+        instance = engine.start_process_instance(
+            "invoice", {"amount": 1250, "invoiceNumber": "INV-1001"}, business_key="INV-1001"
+        )
+        print(f"started process instance {instance.id}\n")
+        print("open tasks:")
+        _print_tasks(engine, process_instance_id=instance.id)
+        for task in engine.tasks(process_instance_id=instance.id):
+            engine.claim(task.id, "demo")
+            engine.complete_task(task.id, {"approvedBy": "demo"})
+            print(f"\nclaimed and completed task {task.id} ({task.name})\n")
+        _print_history(engine, instance.id)
+        print("\nrecorded events:")
+        _print_events(engine, instance.id, as_json=False)
+        report = engine.verify()
+        print(
+            f"\nverify: {report.commits_checked} commits, {report.rows_compared} rows compared, "
+            + ("everything agrees" if report.ok else f"{len(report.problems)} problems")
+        )
+        for problem in report.problems:
+            print(f"  {problem}")
+
+
+def cmd_deploy(args: argparse.Namespace) -> None:
+    files = {Path(f).name: Path(f).read_bytes() for f in args.files}
+    with _engine(args) as engine:
+        deployment = engine.deploy(
+            files, name=args.name, duplicate_filtering=args.duplicate_filtering
+        )
+        print(f"deployment {deployment.id}")
+        for d in deployment.process_definitions:
+            print(f"  {d.key} version {d.version}: {d.id}")
+
+
+def cmd_start(args: argparse.Namespace) -> None:
+    with _engine(args) as engine:
+        pi = engine.start_process_instance(
+            args.key, _variables(args.var), business_key=args.business_key
+        )
+        print(pi.id)
+        if pi.ended:
+            print("(the instance already ended)")
+        else:
+            _print_tasks(engine, process_instance_id=pi.id)
+
+
+def cmd_tasks(args: argparse.Namespace) -> None:
+    filters = {
+        "process_instance_id": args.instance,
+        "assignee": args.assignee,
+        "candidate_group": args.candidate_group,
+        "candidate_user": args.candidate_user,
+    }
+    with _engine(args) as engine:
+        _print_tasks(engine, **{k: v for k, v in filters.items() if v is not None})
+
+
+def cmd_complete(args: argparse.Namespace) -> None:
+    with _engine(args) as engine:
+        engine.complete_task(args.task_id, _variables(args.var))
+        print(f"completed {args.task_id}")
+
+
+def cmd_history(args: argparse.Namespace) -> None:
+    with _engine(args) as engine:
+        _print_history(engine, args.instance_id)
+
+
+def cmd_events(args: argparse.Namespace) -> None:
+    with _engine(args) as engine:
+        _print_events(engine, args.stream_id, args.json)
+
+
+def cmd_replay(args: argparse.Namespace) -> None:
+    with _engine(args) as engine:
+        state = engine.replay(args.instance_id, until_position=args.until)
+    print(json.dumps(msgspec.to_builtins(state), indent=2, default=str))
+
+
+def cmd_verify(args: argparse.Namespace) -> None:
+    with _engine(args) as engine:
+        report = engine.verify()
+    print(
+        f"{report.commits_checked} commits, {report.streams_checked} instances replayed, "
+        f"{report.rows_compared} table rows compared"
+    )
+    if report.ok:
+        print("OK: hash chains intact, replay == live state, rebuilt tables == live tables")
+        return
+    for problem in report.problems:
+        print(f"PROBLEM {problem}")
+    raise SystemExit(2)
+
+
+def cmd_migrate(args: argparse.Namespace) -> None:
+    with _engine(args):
+        print("database is at the newest schema revision")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="flowledger",
+        description="An event-sourced BPMN engine that speaks Camunda 7.",
+    )
+    parser.add_argument(
+        "--db",
+        default=os.environ.get("FLOWLEDGER_DB", DEFAULT_DB),
+        help="SQLAlchemy database URL (default: $FLOWLEDGER_DB or sqlite:///flowledger.db)",
+    )
+    parser.add_argument(
+        "--allow-scripts", action="store_true", help="allow scriptFormat=python in models"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("example", help="walk through an invoice example end to end").set_defaults(
+        func=cmd_example
+    )
+    p = sub.add_parser("deploy", help="deploy BPMN files")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--name")
+    p.add_argument("--duplicate-filtering", action="store_true")
+    p.set_defaults(func=cmd_deploy)
+    p = sub.add_parser("start", help="start the latest version of a process")
+    p.add_argument("key")
+    p.add_argument("--var", action="append", metavar="NAME=VALUE")
+    p.add_argument("--business-key")
+    p.set_defaults(func=cmd_start)
+    p = sub.add_parser("tasks", help="list open user tasks")
+    p.add_argument("--instance")
+    p.add_argument("--assignee")
+    p.add_argument("--candidate-group")
+    p.add_argument("--candidate-user")
+    p.set_defaults(func=cmd_tasks)
+    p = sub.add_parser("complete", help="complete a user task")
+    p.add_argument("task_id")
+    p.add_argument("--var", action="append", metavar="NAME=VALUE")
+    p.set_defaults(func=cmd_complete)
+    p = sub.add_parser("history", help="history of a process instance")
+    p.add_argument("instance_id")
+    p.set_defaults(func=cmd_history)
+    p = sub.add_parser("events", help="recorded events of an instance or deployment")
+    p.add_argument("stream_id")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_events)
+    p = sub.add_parser("replay", help="state of an instance, replayed from its events")
+    p.add_argument("instance_id")
+    p.add_argument("--until", type=int, metavar="POSITION")
+    p.set_defaults(func=cmd_replay)
+    sub.add_parser("verify", help="check hash chains, replay, and rebuilt tables").set_defaults(
+        func=cmd_verify
+    )
+    sub.add_parser("migrate", help="upgrade the database schema").set_defaults(func=cmd_migrate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except FlowledgerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+if __name__ == "__main__":
+    main()
