@@ -3,8 +3,9 @@
 Import `Engine` from here; everything else is the engine's own business.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .clock import ControllableClock, SystemClock
-from .engine import Engine
 from .errors import (
     BpmnError,
     ConcurrencyError,
@@ -16,6 +17,20 @@ from .errors import (
     TaskAlreadyClaimed,
 )
 from .variables import TypedValue, typed
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+
+def __getattr__(name: str) -> Any:
+    # The facade imports the projections, which import the pure core (core.events, ...):
+    # loading it lazily keeps `import core.events` free of that cycle.
+    if name == "Engine":
+        from .engine import Engine
+
+        return Engine
+    raise AttributeError(f"module 'core' has no attribute {name!r}")
+
 
 __all__ = [
     "BpmnError",

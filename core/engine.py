@@ -1235,7 +1235,7 @@ def _activity_tree(state: InstanceState, model: ProcessModel) -> views.ActivityI
 
     return views.ActivityInstanceNode(
         id=state.id,
-        activity_id=model.id,
+        activity_id=state.definition_id,  # Camunda: the root stands for the process definition
         activity_type="processDefinition",
         activity_name=model.name,
         parent_activity_instance_id=None,

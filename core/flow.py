@@ -94,9 +94,12 @@ class Flow:
                     execution_id=token, parent_id=execution_id, is_scope=True, is_concurrent=False
                 )
             )
+        generated = self.new_id()
+        instance_id = f"{activity.id}:{generated}"
         self.emit(
             ev.ActivityStarted(
-                activity_instance_id=f"{activity.id}:{self.new_id()}",
+                # Camunda's form, unless it would not fit the 64-character id columns
+                activity_instance_id=instance_id if len(instance_id) <= 64 else generated,
                 activity_id=activity.id,
                 activity_type=activity.type,
                 activity_name=activity.name,

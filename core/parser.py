@@ -50,6 +50,9 @@ _IGNORED = {
     "outgoing",
     "dataInputAssociation",
     "dataOutputAssociation",
+    # children of a subProcess element that describe it, not its content (reported per activity)
+    "multiInstanceLoopCharacteristics",
+    "standardLoopCharacteristics",
 }
 _TASK_TYPES = {
     "task": "task",
@@ -533,7 +536,9 @@ class _ProcessBuilder:
             spec = BoundarySpec(
                 attached_to=el.get("attachedToRef") or "",
                 cancel_activity=cancel,
-                error=self._error_spec(el, for_catch=True),
+                error=self._error_spec(el, for_catch=True)
+                if "errorEventDefinition" in definitions
+                else ErrorSpec(),
             )
         elif name == "subProcess":
             act_type = "subProcess"

@@ -10,11 +10,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy.exc import DataError
 
 from core import ControllableClock, Engine
 from core.views import ActivityInstanceNode, Task
-from tests.support import CONFORMANCE_DIR, selected_kind
+from tests.support import CONFORMANCE_DIR
 
 if not CONFORMANCE_DIR.is_dir():
     pytest.skip(
@@ -24,17 +23,6 @@ if not CONFORMANCE_DIR.is_dir():
 
 MODELS = CONFORMANCE_DIR / "camunda"
 NOT_IMPLEMENTED = pytest.mark.skip(reason="not implemented yet")
-# Camunda ids an activity instance `<activityId>:<id>` only while that fits in 64 characters and
-# falls back to the bare id otherwise; the engine always composes, so a long activity id overflows
-# ACT_HI_ACTINST.ID_ (VARCHAR(64)) on databases that enforce lengths (SQLite does not).
-LONG_ACTIVITY_ID_BUG = pytest.mark.xfail(
-    selected_kind() != "sqlite",
-    raises=DataError,
-    strict=True,
-    reason="engine bug: activity instance id '<activityId>:<uuid>' exceeds 64 characters for "
-    "activity ids longer than 27 characters (Camunda falls back to the bare id)",
-)
-
 # ExternalTaskServiceTest's constants.
 WORKER_ID = "aWorkerId"
 TOPIC_NAME = "externalTaskTopic"
@@ -465,12 +453,6 @@ def test_row_26_simple_subprocess(engine: Engine) -> None:
     assert_verified(engine)
 
 
-@pytest.mark.xfail(
-    raises=AssertionError,
-    strict=True,
-    reason="engine bug: the root of the activity instance tree carries the process key as "
-    "activity_id, Camunda carries the process definition id",
-)
 def test_row_26_root_activity_instance_is_the_definition(engine: Engine) -> None:
     """testSimpleSubProcess: `assertEquals(pi.getProcessDefinitionId(), root.getActivityId())`."""
     deploy(engine, "subprocess_SubProcessTest.testSimpleSubProcess")
@@ -657,7 +639,6 @@ def test_row_42_candidate_groups_and_assignee_extensions(engine: Engine) -> None
     assert_verified(engine)
 
 
-@LONG_ACTIVITY_ID_BUG
 def test_row_43_script_result_to_process_variable(engine: Engine) -> None:
     deploy(engine, "scripttask_ScriptTaskTest.testSetScriptResultToProcessVariable")
     pi = engine.start_process_instance(
@@ -689,7 +670,6 @@ class ValueBean:
         self.value = value
 
 
-@LONG_ACTIVITY_ID_BUG
 def test_row_44_service_result_to_process_variable(engine: Engine) -> None:
     engine.register_delegate("bean", ValueBean("ok"))
     deploy(engine, "servicetask_ExpressionServiceTaskTest.testSetServiceResultToProcessVariables")

@@ -154,3 +154,29 @@ def test_a_good_deployment_after_bad_ones_starts_cleanly(engine: Engine) -> None
         engine.deploy("<definitions/>")
     deployment = engine.deploy(bpmn("pass_through_activities.bpmn"))
     assert [d.version for d in deployment.process_definitions] == [1]
+
+
+def test_a_timer_boundary_event_is_refused_with_a_clear_message(engine: Engine, db_url: str) -> None:
+    source = _process(
+        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'
+        '<userTask id="t"/><sequenceFlow id="f2" sourceRef="t" targetRef="e"/><endEvent id="e"/>'
+        '<boundaryEvent id="late" attachedToRef="t"><timerEventDefinition><timeDuration>PT1H'
+        "</timeDuration></timerEventDefinition></boundaryEvent>"
+    )
+    error = _refused(engine, db_url, source, "timerEventDefinition are not supported yet")
+    assert error.problems[0].element_id == "late"
+
+
+def test_a_long_activity_id_gets_an_activity_instance_id_that_fits(engine: Engine) -> None:
+    long_id = "checkTheCustomerCreditLimitBeforeShipping"
+    engine.deploy(
+        _process(
+            f'<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="{long_id}"/>'
+            f'<userTask id="{long_id}"/><sequenceFlow id="f2" sourceRef="{long_id}" '
+            'targetRef="e"/><endEvent id="e"/>'
+        )
+    )
+    pi = engine.start_process_instance("p")
+    ids = [a.id for a in engine.historic_activity_instances(pi.id)]
+    assert all(len(i) <= 64 for i in ids)
+    assert ids[0].startswith("s:")

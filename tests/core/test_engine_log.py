@@ -238,3 +238,32 @@ def test_a_stale_cached_state_is_detected_and_the_command_retried(
         with pytest.raises(NotFound):
             b.complete_task(ship)
         assert a.verify().problems == []
+
+
+@pytest.mark.parametrize(
+    ("level", "expected"),
+    [
+        ("none", {"ACT_HI_PROCINST": 0, "ACT_HI_ACTINST": 0, "ACT_HI_VARINST": 0, "ACT_HI_DETAIL": 0}),
+        ("activity", {"ACT_HI_PROCINST": 1, "ACT_HI_ACTINST": 5, "ACT_HI_VARINST": 0, "ACT_HI_DETAIL": 0}),
+        ("audit", {"ACT_HI_PROCINST": 1, "ACT_HI_ACTINST": 5, "ACT_HI_VARINST": 1, "ACT_HI_DETAIL": 0}),
+        ("full", {"ACT_HI_PROCINST": 1, "ACT_HI_ACTINST": 5, "ACT_HI_VARINST": 1, "ACT_HI_DETAIL": 2}),
+    ],
+)
+def test_the_history_level_filters_history_rows_but_never_the_log(
+    db_url: str, clock: ControllableClock, level: str, expected: dict[str, int]
+) -> None:
+    with Engine(db_url, clock=clock, history_level=level) as engine:
+        engine.deploy(bpmn("pass_through_activities.bpmn"))
+        pi = engine.start_process_instance("passThrough", {"n": 1})
+        engine.set_variables(pi.id, {"n": 2})
+        counts = {
+            table: _rows(db_url, f"select count(*) from {table}")[0][0] for table in expected
+        }
+        assert counts == expected
+        assert len(engine.events(pi.id)) == 13  # the same log whatever the level
+        assert engine.verify().problems == []
+
+
+def test_an_unknown_history_level_is_refused(db_url: str) -> None:
+    with pytest.raises(ValueError, match="history level"):
+        Engine(db_url, history_level="verbose")
