@@ -583,11 +583,11 @@ class Engine:
 
     def activity_instance_tree(self, process_instance_id: str) -> views.ActivityInstanceNode:
         """The runtime activity instance tree (Camunda's runtimeService.getActivityInstance)."""
-        with self._read() as conn:
+        with self._lock, self._read() as conn:
             cached = self._load(conn, process_instance_id)
             if cached is None:
                 raise NotFound("Process instance", process_instance_id)
-            state = cached.state
+            state = copy_state(cached.state)
             if state.ended:
                 raise NotFound("Process instance", process_instance_id, "it has already ended")
             model = self._model(conn, state.definition_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from types import CodeType
+from types import CodeType, MappingProxyType
 
 from lxml import etree
 
@@ -276,9 +276,9 @@ class _ProcessBuilder:
         return ProcessModel(
             id=self.process_id,
             name=self.el.get("name"),
-            activities=self.activities,
-            flows=self.flows,
-            start_events=self.start_events,
+            activities=MappingProxyType(self.activities),
+            flows=MappingProxyType(self.flows),
+            start_events=MappingProxyType(self.start_events),
             version_tag=ctx.camunda(self.el, "versionTag"),
             history_ttl=_history_ttl(ttl_text),
             startable=startable,

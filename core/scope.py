@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import events as ev
-from .errors import ProcessEngineError
+from .errors import BpmnError, FlowledgerError, ProcessEngineError
 from .expressions import (
     EvaluationContext,
     Expression,
@@ -251,4 +251,11 @@ def evaluate(
     except ExpressionEvaluationError as exc:
         raise ProcessEngineError(
             f"Cannot evaluate {what} of '{element_id}' ({expression.source}): {exc}"
+        ) from exc
+    except (BpmnError, FlowledgerError):
+        raise  # a bean threw a BPMN error, or the engine refused something the bean asked for
+    except Exception as exc:
+        raise ProcessEngineError(
+            f"Evaluating {what} of '{element_id}' ({expression.source}) failed: "
+            f"{type(exc).__name__}: {exc}"
         ) from exc

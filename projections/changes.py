@@ -32,6 +32,11 @@ def duration_ms(start: datetime, end: datetime) -> int:
     return (end - start) // timedelta(milliseconds=1)
 
 
+def blank_row(table: Table) -> Row:
+    """Every column of the table set to None: the template a projector fills in."""
+    return dict.fromkeys(c.name for c in table.columns)
+
+
 def pk_name(table: Table) -> str:
     return next(iter(table.primary_key.columns)).name
 

@@ -13,7 +13,7 @@ from core.ids import derived_id
 from core.state import InstanceState
 from core.variables import storage_columns
 
-from .changes import ChangeSet, db_time, duration_ms
+from .changes import ChangeSet, blank_row, db_time, duration_ms
 from .runtime import bytearray_row
 from .tables import (
     ACT_GE_BYTEARRAY,
@@ -29,15 +29,11 @@ BYTEARRAY_HISTORY = 3
 ACTIVITY_STATE_DEFAULT, ACTIVITY_STATE_SCOPE_COMPLETE, ACTIVITY_STATE_CANCELED = 0, 1, 2
 
 
-def _columns(table: Any) -> dict[str, Any]:
-    return dict.fromkeys(c.name for c in table.columns)
-
-
-_PROCINST_ROW = _columns(ACT_HI_PROCINST)
-_ACTINST_ROW = _columns(ACT_HI_ACTINST)
-_TASKINST_ROW = _columns(ACT_HI_TASKINST)
-_VARINST_ROW = _columns(ACT_HI_VARINST)
-_DETAIL_ROW = _columns(ACT_HI_DETAIL)
+_PROCINST_ROW = blank_row(ACT_HI_PROCINST)
+_ACTINST_ROW = blank_row(ACT_HI_ACTINST)
+_TASKINST_ROW = blank_row(ACT_HI_TASKINST)
+_VARINST_ROW = blank_row(ACT_HI_VARINST)
+_DETAIL_ROW = blank_row(ACT_HI_DETAIL)
 
 
 def history_level(name: str) -> int:

@@ -299,6 +299,19 @@ def tasks(
     return out
 
 
+def _stored(m: Any, type_column: str) -> StoredValue:
+    """A variable value read back from its storage columns (joined with its byte array)."""
+    data = m["BYTES_"]
+    return stored_from_columns(
+        m[type_column],
+        text=m["TEXT_"],
+        text2=m["TEXT2_"],
+        long=m["LONG_"],
+        double=m["DOUBLE_"],
+        data=None if data is None else bytes(data),
+    )
+
+
 def variable_rows(
     conn: Connection,
     *,
@@ -318,16 +331,7 @@ def variable_rows(
     out = []
     for r in conn.execute(stmt.order_by(v.c.NAME_)):
         m = r._mapping
-        data = m["BYTES_"]
-        value = stored_from_columns(
-            m["TYPE_"],
-            text=m["TEXT_"],
-            text2=m["TEXT2_"],
-            long=m["LONG_"],
-            double=m["DOUBLE_"],
-            data=None if data is None else bytes(data),
-        )
-        out.append((m["NAME_"], value, m["EXECUTION_ID_"], m["TASK_ID_"]))
+        out.append((m["NAME_"], _stored(m, "TYPE_"), m["EXECUTION_ID_"], m["TASK_ID_"]))
     return out
 
 
@@ -504,14 +508,5 @@ def historic_variable_rows(
     out = []
     for r in conn.execute(stmt.order_by(v.c.CREATE_TIME_, v.c.NAME_, v.c.ID_)):
         m = r._mapping
-        data = m["BYTES_"]
-        value = stored_from_columns(
-            m["VAR_TYPE_"],
-            text=m["TEXT_"],
-            text2=m["TEXT2_"],
-            long=m["LONG_"],
-            double=m["DOUBLE_"],
-            data=None if data is None else bytes(data),
-        )
-        out.append((m, value))
+        out.append((m, _stored(m, "VAR_TYPE_")))
     return out

@@ -13,7 +13,7 @@ from core.ids import derived_id
 from core.state import ExternalTask, InstanceState, UserTask, Variable
 from core.variables import storage_columns
 
-from .changes import ChangeSet, Row, db_time
+from .changes import ChangeSet, Row, blank_row, db_time
 from .tables import (
     ACT_GE_BYTEARRAY,
     ACT_RU_EXECUTION,
@@ -30,16 +30,12 @@ CACHED_ENTITY_STATE = 0b1011_1111
 _EXEC, _TASK, _VAR, _EXT = "execution", "task", "variable", "external_task"
 
 
-def _columns(table: Any) -> dict[str, Any]:
-    return dict.fromkeys(c.name for c in table.columns)
-
-
-_EXECUTION_ROW = _columns(ACT_RU_EXECUTION)
-_TASK_ROW = _columns(ACT_RU_TASK)
-_LINK_ROW = _columns(ACT_RU_IDENTITYLINK)
-_VARIABLE_ROW = _columns(ACT_RU_VARIABLE)
-_EXT_ROW = _columns(ACT_RU_EXT_TASK)
-_BYTEARRAY_ROW = _columns(ACT_GE_BYTEARRAY)
+_EXECUTION_ROW = blank_row(ACT_RU_EXECUTION)
+_TASK_ROW = blank_row(ACT_RU_TASK)
+_LINK_ROW = blank_row(ACT_RU_IDENTITYLINK)
+_VARIABLE_ROW = blank_row(ACT_RU_VARIABLE)
+_EXT_ROW = blank_row(ACT_RU_EXT_TASK)
+_BYTEARRAY_ROW = blank_row(ACT_GE_BYTEARRAY)
 
 
 def runtime_bytearray_id(variable_id: str) -> str:

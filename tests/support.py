@@ -20,7 +20,9 @@ SERVER_URLS = {
     "postgresql": os.environ.get(
         "FLOWLEDGER_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
     ),
-    "mariadb": os.environ.get("FLOWLEDGER_TEST_MARIADB", "mysql+pymysql://root@127.0.0.1:3306/test"),
+    "mariadb": os.environ.get(
+        "FLOWLEDGER_TEST_MARIADB", "mysql+pymysql://root@127.0.0.1:3306/test"
+    ),
 }
 KINDS = ("sqlite", "postgresql", "mariadb")
 CONFORMANCE_DIR = Path(__file__).resolve().parents[2] / "shared" / "conformance"

@@ -50,7 +50,9 @@ def _when(moment: datetime | None) -> str:
 def _table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
     cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -62,10 +64,7 @@ def _print_tasks(engine: Engine, **filters: Any) -> None:
         return
     print(
         _table(
-            [
-                (t.id, t.name, t.assignee, ",".join(t.candidate_groups), _when(t.due))
-                for t in tasks
-            ],
+            [(t.id, t.name, t.assignee, ",".join(t.candidate_groups), _when(t.due)) for t in tasks],
             ["task id", "name", "assignee", "candidate groups", "due"],
         )
     )
@@ -127,8 +126,19 @@ def _print_events(engine: Engine, stream_id: str, as_json: bool) -> None:
 
 
 def _summary(payload: dict[str, Any]) -> str:
-    keys = ("activity_id", "name", "task_id", "value", "flow_id", "error_code", "reason", "worker_id")
-    parts = [f"{k}={json.dumps(payload[k], default=str)}" for k in keys if payload.get(k) is not None]
+    keys = (
+        "activity_id",
+        "name",
+        "task_id",
+        "value",
+        "flow_id",
+        "error_code",
+        "reason",
+        "worker_id",
+    )
+    parts = [
+        f"{k}={json.dumps(payload[k], default=str)}" for k in keys if payload.get(k) is not None
+    ]
     text = " ".join(parts)
     return text if len(text) <= 80 else text[:77] + "..."
 

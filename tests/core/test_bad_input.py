@@ -19,7 +19,8 @@ HEAD = (
 
 
 def _process(body: str, process_id: str = "p") -> str:
-    return f'{HEAD}<process id="{process_id}" isExecutable="true">\n{body}\n</process>\n</definitions>\n'
+    process = f'<process id="{process_id}" isExecutable="true">\n{body}\n</process>\n'
+    return f"{HEAD}{process}</definitions>\n"
 
 
 def _counts(db_url: str) -> dict[str, int]:
@@ -28,7 +29,12 @@ def _counts(db_url: str) -> dict[str, int]:
         with db.connect() as conn:
             return {
                 table: int(conn.execute(sa.text(f"select count(*) from {table}")).scalar_one())
-                for table in ("event_log", "ACT_RE_DEPLOYMENT", "ACT_RE_PROCDEF", "ACT_GE_BYTEARRAY")
+                for table in (
+                    "event_log",
+                    "ACT_RE_DEPLOYMENT",
+                    "ACT_RE_PROCDEF",
+                    "ACT_GE_BYTEARRAY",
+                )
             } | {
                 "rejected": int(
                     conn.execute(
@@ -109,22 +115,22 @@ def test_an_unsupported_camunda_extension_is_named(engine: Engine, db_url: str) 
 
 
 def test_a_flow_to_a_missing_target_is_refused(engine: Engine, db_url: str) -> None:
-    source = _process(
-        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="ghost"/>'
-    )
+    source = _process('<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="ghost"/>')
     error = _refused(engine, db_url, source, "leads to 'ghost', which does not exist")
     assert error.problems[0].element_id == "f1"
     assert error.problems[0].line is not None
 
 
-def test_an_expression_syntax_error_names_the_flow_and_position(engine: Engine, db_url: str) -> None:
+def test_an_expression_syntax_error_names_the_flow_and_position(
+    engine: Engine, db_url: str
+) -> None:
     source = _process(
         '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="gw"/>'
         '<exclusiveGateway id="gw"/>'
         '<sequenceFlow id="f2" sourceRef="gw" targetRef="e">'
         '<conditionExpression xsi:type="tFormalExpression" '
         'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">${amount &gt;}</conditionExpression>'
-        "</sequenceFlow><endEvent id=\"e\"/>"
+        '</sequenceFlow><endEvent id="e"/>'
     )
     error = _refused(engine, db_url, source, r"condition of 'f2'.*position")
     assert error.problems[0].element_id == "f2"
@@ -156,7 +162,9 @@ def test_a_good_deployment_after_bad_ones_starts_cleanly(engine: Engine) -> None
     assert [d.version for d in deployment.process_definitions] == [1]
 
 
-def test_a_timer_boundary_event_is_refused_with_a_clear_message(engine: Engine, db_url: str) -> None:
+def test_a_timer_boundary_event_is_refused_with_a_clear_message(
+    engine: Engine, db_url: str
+) -> None:
     source = _process(
         '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'
         '<userTask id="t"/><sequenceFlow id="f2" sourceRef="t" targetRef="e"/><endEvent id="e"/>'

@@ -39,14 +39,20 @@ def test_each_deployment_of_a_key_gets_the_next_version(engine: Engine) -> None:
 def test_duplicate_filtering_returns_the_existing_deployment_and_writes_nothing(
     engine: Engine, db_url: str
 ) -> None:
-    first = engine.deploy(bpmn("pass_through_activities.bpmn"), name="orders", duplicate_filtering=True)
-    again = engine.deploy(bpmn("pass_through_activities.bpmn"), name="orders", duplicate_filtering=True)
+    first = engine.deploy(
+        bpmn("pass_through_activities.bpmn"), name="orders", duplicate_filtering=True
+    )
+    again = engine.deploy(
+        bpmn("pass_through_activities.bpmn"), name="orders", duplicate_filtering=True
+    )
     assert again.id == first.id
     assert again.process_definitions == first.process_definitions
     assert _rows(db_url, "select count(*) from event_log") == [(1,)]
     assert [d.version for d in engine.process_definitions("passThrough")] == [1]
     changed = bpmn("pass_through_activities.bpmn").read_text().replace("Wait here", "Wait")
-    third = engine.deploy({"pass_through_activities.bpmn": changed}, name="orders", duplicate_filtering=True)
+    third = engine.deploy(
+        {"pass_through_activities.bpmn": changed}, name="orders", duplicate_filtering=True
+    )
     assert third.id != first.id and third.process_definitions[0].version == 2
 
 
@@ -153,8 +159,13 @@ def test_deleting_an_instance_terminates_it_externally(engine: Engine) -> None:
     assert engine.tasks(process_instance_id=pi.id) == []
     assert engine.executions(pi.id) == []
     historic = engine.historic_process_instance(pi.id)
-    assert (historic.state, historic.delete_reason) == ("EXTERNALLY_TERMINATED", "customer cancelled")
-    assert {t.delete_reason for t in engine.historic_task_instances(pi.id)} == {"customer cancelled"}
+    assert (historic.state, historic.delete_reason) == (
+        "EXTERNALLY_TERMINATED",
+        "customer cancelled",
+    )
+    assert {t.delete_reason for t in engine.historic_task_instances(pi.id)} == {
+        "customer cancelled"
+    }
     assert all(a.end_time is not None for a in engine.historic_activity_instances(pi.id))
     with pytest.raises(NotFound, match="ended"):
         engine.delete_process_instance(pi.id)
@@ -243,10 +254,22 @@ def test_a_stale_cached_state_is_detected_and_the_command_retried(
 @pytest.mark.parametrize(
     ("level", "expected"),
     [
-        ("none", {"ACT_HI_PROCINST": 0, "ACT_HI_ACTINST": 0, "ACT_HI_VARINST": 0, "ACT_HI_DETAIL": 0}),
-        ("activity", {"ACT_HI_PROCINST": 1, "ACT_HI_ACTINST": 5, "ACT_HI_VARINST": 0, "ACT_HI_DETAIL": 0}),
-        ("audit", {"ACT_HI_PROCINST": 1, "ACT_HI_ACTINST": 5, "ACT_HI_VARINST": 1, "ACT_HI_DETAIL": 0}),
-        ("full", {"ACT_HI_PROCINST": 1, "ACT_HI_ACTINST": 5, "ACT_HI_VARINST": 1, "ACT_HI_DETAIL": 2}),
+        (
+            "none",
+            {"ACT_HI_PROCINST": 0, "ACT_HI_ACTINST": 0, "ACT_HI_VARINST": 0, "ACT_HI_DETAIL": 0},
+        ),
+        (
+            "activity",
+            {"ACT_HI_PROCINST": 1, "ACT_HI_ACTINST": 5, "ACT_HI_VARINST": 0, "ACT_HI_DETAIL": 0},
+        ),
+        (
+            "audit",
+            {"ACT_HI_PROCINST": 1, "ACT_HI_ACTINST": 5, "ACT_HI_VARINST": 1, "ACT_HI_DETAIL": 0},
+        ),
+        (
+            "full",
+            {"ACT_HI_PROCINST": 1, "ACT_HI_ACTINST": 5, "ACT_HI_VARINST": 1, "ACT_HI_DETAIL": 2},
+        ),
     ],
 )
 def test_the_history_level_filters_history_rows_but_never_the_log(
@@ -256,9 +279,7 @@ def test_the_history_level_filters_history_rows_but_never_the_log(
         engine.deploy(bpmn("pass_through_activities.bpmn"))
         pi = engine.start_process_instance("passThrough", {"n": 1})
         engine.set_variables(pi.id, {"n": 2})
-        counts = {
-            table: _rows(db_url, f"select count(*) from {table}")[0][0] for table in expected
-        }
+        counts = {table: _rows(db_url, f"select count(*) from {table}")[0][0] for table in expected}
         assert counts == expected
         assert len(engine.events(pi.id)) == 13  # the same log whatever the level
         assert engine.verify().problems == []

@@ -60,7 +60,12 @@ def test_failures_count_down_retries_and_wait_for_the_retry_timeout(
 ) -> None:
     [task] = engine.fetch_and_lock("w1", {"invoice": 1000})
     engine.handle_external_task_failure(
-        task.id, "w1", "timeout calling ERP", error_details="stack...", retries=2, retry_timeout=5000
+        task.id,
+        "w1",
+        "timeout calling ERP",
+        error_details="stack...",
+        retries=2,
+        retry_timeout=5000,
     )
     [failed] = engine.external_tasks(process_instance_id=started)
     assert (failed.retries, failed.error_message) == (2, "timeout calling ERP")

@@ -1,4 +1,4 @@
-"""Behaviour of scopes: embedded subprocesses, terminate end events, BPMN errors and error boundaries.
+"""Behaviour of scopes: embedded subprocesses, terminate end events, BPMN errors and their catching.
 
 Errors come from error end events, from delegates raising core.BpmnError, and from external workers.
 """

@@ -63,7 +63,13 @@ def test_user_task_takes_assignment_dates_priority_and_form_from_the_model(
     due = datetime(2026, 3, 5, 17, 0, tzinfo=UTC)
     pi = engine.start_process_instance(
         "userTaskAssignment",
-        {"orderId": "A-17", "initiator": "fozzie", "extraUser": "gonzo", "due": due, "priority": 80},
+        {
+            "orderId": "A-17",
+            "initiator": "fozzie",
+            "extraUser": "gonzo",
+            "due": due,
+            "priority": 80,
+        },
     )
 
     [task] = engine.tasks(process_instance_id=pi.id)
@@ -223,7 +229,11 @@ def test_python_scripts_are_refused_at_deploy_unless_the_engine_allows_them(
 
 
 def test_groovy_scripts_are_refused_with_the_element_named(engine: Engine) -> None:
-    xml = bpmn("script_task_juel.bpmn").read_text().replace('scriptFormat="juel"', 'scriptFormat="groovy"')
+    xml = (
+        bpmn("script_task_juel.bpmn")
+        .read_text()
+        .replace('scriptFormat="juel"', 'scriptFormat="groovy"')
+    )
     with pytest.raises(ModelError, match=r"element 'double'.*groovy"):
         engine.deploy(xml)
 
@@ -235,4 +245,6 @@ def test_a_thousand_iteration_loop_runs_in_one_command(engine: Engine) -> None:
     assert engine.process_instance(pi.id).ended  # type: ignore[union-attr]
     [i] = [v for v in engine.historic_variable_instances(pi.id) if v.name == "i"]
     assert (i.value, i.type) == (1000, "Long")
-    assert sum(1 for a in engine.historic_activity_instances(pi.id) if a.activity_id == "inc") == 1000
+    assert (
+        sum(1 for a in engine.historic_activity_instances(pi.id) if a.activity_id == "inc") == 1000
+    )
