@@ -123,9 +123,20 @@ class UnlockExternalTask(Command, tag=True, frozen=True):
     external_task_id: str
 
 
-_encoder = msgspec.json.Encoder(enc_hook=lambda obj: repr(obj))
+def _json_safe(obj: Any) -> Any:
+    if isinstance(obj, int):
+        return int(obj)  # Long and other int subclasses
+    return repr(obj)
+
+
+_encoder = msgspec.json.Encoder(enc_hook=_json_safe)
 
 
 def encode_command(command: Command) -> bytes:
     """The command as JSON for the command log; values JSON cannot hold are kept as their repr."""
     return _encoder.encode(command)
+
+
+def encode_result(result: Any) -> bytes:
+    """A command's outcome as JSON, as the command log keeps it for a repeated command id."""
+    return _encoder.encode(result)

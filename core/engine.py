@@ -285,7 +285,7 @@ class Engine:
                                 payload=cmd.encode_command(command),
                                 status="accepted",
                                 received_at=now,
-                                result=msgspec.json.encode(result),
+                                result=cmd.encode_result(result),
                                 first_position=stored[0].first_position if stored else None,
                                 last_position=stored[-1].last_position if stored else None,
                                 actor=actor,
@@ -383,6 +383,16 @@ class Engine:
         loaded = _Cached(state, version, head)
         self._remember(stream_id, loaded)
         return loaded
+
+    def _load_fresh(self, conn: Connection, stream_id: str) -> _Cached | None:
+        """For reads: the cached state only if no other engine appended to the stream since."""
+        cached = self._load(conn, stream_id)
+        if cached is not None:
+            head = self._store.stream_head(conn, stream_id)
+            if head is not None and head[0] != cached.version:
+                self._forget(stream_id)
+                cached = self._load(conn, stream_id)
+        return cached
 
     def _model(self, conn: Connection, definition_id: str) -> ProcessModel:
         model = self._models.get(definition_id)
@@ -584,7 +594,7 @@ class Engine:
     def activity_instance_tree(self, process_instance_id: str) -> views.ActivityInstanceNode:
         """The runtime activity instance tree (Camunda's runtimeService.getActivityInstance)."""
         with self._lock, self._read() as conn:
-            cached = self._load(conn, process_instance_id)
+            cached = self._load_fresh(conn, process_instance_id)
             if cached is None:
                 raise NotFound("Process instance", process_instance_id)
             state = copy_state(cached.state)
@@ -1161,7 +1171,9 @@ class Engine:
             streams = len(states)
             for stream_id, state in states.items():
                 cached = self._cache.get(stream_id)
-                if cached is not None and cached.state != state:
+                if cached is not None and cached.version != state.version:
+                    self._forget(stream_id)  # another engine moved on: stale, not wrong
+                elif cached is not None and cached.state != state:
                     problems.append(f"stream {stream_id}: cached live state differs from replay")
                 snapshot = self._store.load_snapshot(conn, stream_id, STATE_SCHEMA)
                 if snapshot is not None:

@@ -174,6 +174,13 @@ class EventStore:
         """
         if not commits:
             return []
+        for c in commits:
+            if c.expected_version == 0:
+                continue  # a new stream: UNIQUE(stream_id, first_version) catches a second creator
+            # The expected version must be the stream's head and the previous hash its hash; a
+            # writer racing us past this check still loses on the unique constraint below.
+            if self.stream_head(conn, c.stream_id) != (c.expected_version, c.prev_hash):
+                raise ConcurrencyError(c.stream_id, c.expected_version)
         recorded_at = _naive_utc(recorded_at)
         position = self.reserve(conn, sum(c.event_count for c in commits))
         stored: list[StoredCommit] = []
@@ -230,11 +237,12 @@ class EventStore:
             }
             for s in stored
         ]
-        try:
-            conn.execute(self._insert_commit, rows if len(rows) > 1 else rows[0])
-        except IntegrityError as exc:
-            clash = commits[0]
-            raise ConcurrencyError(clash.stream_id, clash.expected_version) from exc
+        # One insert per commit, so a lost race names its own stream (multi-stream appends are rare).
+        for row, commit in zip(rows, commits, strict=True):
+            try:
+                conn.execute(self._insert_commit, row)
+            except IntegrityError as exc:
+                raise ConcurrencyError(commit.stream_id, commit.expected_version) from exc
         return stored
 
     # -- reading ---------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """Engine.verify() against a log and tables edited behind the engine's back with plain SQL.
 
-Runs on the suite's selected database (FLOWLEDGER_TEST_DB, SQLite by default); each case
-starts from a fresh database and tampers with exactly one thing.
+Each case tampers with one thing on a fresh database of the suite's kind (FLOWLEDGER_TEST_DB).
 """
 
 from __future__ import annotations
@@ -210,6 +209,20 @@ def test_payloads_swapped_between_two_commits_of_a_stream_are_reported(
     for swapped in (a, b):
         found = reported(problems, scenario.done, swapped.first_position)
         assert any(p.startswith("hash:") for p in found), problems
+
+
+def test_edited_commit_metadata_is_reported(
+    engine: Engine, scenario: Scenario, sql: sa.Engine
+) -> None:
+    with sql.begin() as conn:
+        target = commits(conn, scenario.open)[-1]
+        conn.execute(
+            sa.text("UPDATE event_log SET actor = 'mallory' WHERE first_position = :p"),
+            {"p": target.first_position},
+        )
+    problems = engine.verify().problems
+    found = reported(problems, scenario.open, target.first_position)
+    assert [p for p in found if p.startswith("hash:")] == found != [], problems
 
 
 def test_a_log_head_moved_past_the_last_event_is_reported_as_a_gap(

@@ -239,10 +239,10 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
     if kind == "subprocess":
         if not budget.take(1):
             return None
-        has_boundary = draw(st.booleans()) and budget.take(2)  # boundary event + merge
+        has_boundary = draw(st.integers(0, 2)) > 0 and budget.take(2)  # boundary event + merge
         caught = where.caught or has_boundary
         body = draw(_block(budget, where.deeper(in_sub=True, caught=caught), min_size=0))
-        error_end = caught and draw(st.integers(0, 3)) == 0
+        error_end = caught and draw(st.booleans())
         boundary = draw(_handler(budget, where)) if has_boundary else None
         return SubProcess(body, error_end, boundary)
     # escape: an exclusive gateway, an end event, a merge gateway
