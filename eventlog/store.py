@@ -237,7 +237,7 @@ class EventStore:
             }
             for s in stored
         ]
-        # One insert per commit, so a lost race names its own stream (multi-stream appends are rare).
+        # One insert per commit: a lost race then names its own stream (multi-stream is rare).
         for row, commit in zip(rows, commits, strict=True):
             try:
                 conn.execute(self._insert_commit, row)
