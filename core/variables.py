@@ -6,6 +6,7 @@ Pure: no I/O. Events carry `StoredValue`s; projections turn them into TYPE_/TEXT
 from __future__ import annotations
 
 import base64
+import math
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -102,6 +103,13 @@ def _check_text(name: str, text: str) -> str:
     return text
 
 
+def _finite(name: str, value: float) -> float:
+    # JSON (the log) and MySQL's DOUBLE cannot hold them; refusing beats storing a silent null.
+    if not math.isfinite(value):
+        raise Rejected(f"Variable '{name}': a Double must be a finite number, not {value!r}")
+    return value
+
+
 def _int(name: str, serializer: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise Rejected(f"Variable '{name}': {value!r} is not a valid {rest_type_name(serializer)}")
@@ -138,9 +146,10 @@ def _explicit(name: str, tv: TypedValue) -> StoredValue:
         return StoredValue("boolean", bool(value))
     if serializer == "double":
         try:
-            return StoredValue("double", float(value))
+            number = float(value)
         except (TypeError, ValueError):
             raise Rejected(f"Variable '{name}': {value!r} is not a valid Double") from None
+        return StoredValue("double", _finite(name, number))
     if serializer == "date":
         if isinstance(value, str):
             try:
@@ -194,7 +203,7 @@ def to_stored(name: str, value: Any) -> StoredValue:
             "integer" if -(2**31) <= value < 2**31 else "long", _int(name, "long", value)
         )
     if isinstance(value, float):
-        return StoredValue("double", value)
+        return StoredValue("double", _finite(name, value))
     if isinstance(value, str):
         return StoredValue("string", _check_text(name, value))
     if isinstance(value, datetime | date):

@@ -14,7 +14,7 @@ from core.state import InstanceState
 from core.variables import storage_columns
 
 from .changes import ChangeSet, blank_row, db_time, duration_ms
-from .runtime import bytearray_row
+from .runtime import bytearray_row, sync_bytearray
 from .tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_ACTINST,
@@ -34,6 +34,10 @@ _ACTINST_ROW = blank_row(ACT_HI_ACTINST)
 _TASKINST_ROW = blank_row(ACT_HI_TASKINST)
 _VARINST_ROW = blank_row(ACT_HI_VARINST)
 _DETAIL_ROW = blank_row(ACT_HI_DETAIL)
+
+
+def history_bytearray_id(variable_id: str) -> str:
+    return derived_id(variable_id, "history-value")
 
 
 def history_level(name: str) -> int:
@@ -238,7 +242,7 @@ class HistoryProjector:
         revision = 0 if existing is None else existing.revision + 1
         owner = s.executions.get(e.execution_id)
         scope_ai = (owner.scope_activity_instance_id if owner else None) or s.id
-        blob_id = derived_id(e.variable_id, "history-value") if cols.data is not None else None
+        blob_id = history_bytearray_id(e.variable_id) if cols.data is not None else None
         values = {
             "VAR_TYPE_": e.value.type,
             "REV_": revision + 1,
@@ -268,21 +272,16 @@ class HistoryProjector:
         else:
             changes.update(ACT_HI_VARINST, e.variable_id, values)
         had_data = existing is not None and storage_columns(existing.value).data is not None
-        history_blob = derived_id(e.variable_id, "history-value")
-        if cols.data is not None and had_data:
-            changes.update(
-                ACT_GE_BYTEARRAY, history_blob, {"BYTES_": cols.data}, bump_revision=True
+        if cols.data is not None or had_data:
+            sync_bytearray(
+                changes,
+                history_bytearray_id(e.variable_id),
+                e.name,
+                cols.data,
+                had_data,
+                BYTEARRAY_HISTORY,
+                s.root_process_instance_id,
             )
-        elif cols.data is not None:
-            changes.insert(
-                ACT_GE_BYTEARRAY,
-                history_blob,
-                bytearray_row(
-                    history_blob, e.name, cols.data, BYTEARRAY_HISTORY, s.root_process_instance_id
-                ),
-            )
-        elif had_data:
-            changes.delete(ACT_GE_BYTEARRAY, history_blob)
         if self.level < 3:
             return
         detail_blob = derived_id(e.detail_id, "detail-value") if cols.data is not None else None

@@ -191,16 +191,15 @@ class RuntimeBatch:
                 continue
             row, data = variable_row(s, var)
             _put(changes, ACT_RU_VARIABLE, vid, existed, row)
-            if data is not None:
-                blob = bytearray_row(
-                    blob_id, var.name, data, BYTEARRAY_RUNTIME, s.root_process_instance_id
-                )
-                if had_bytes and existed:
-                    changes.update(ACT_GE_BYTEARRAY, blob_id, {"BYTES_": data}, bump_revision=True)
-                else:
-                    changes.insert(ACT_GE_BYTEARRAY, blob_id, blob)
-            elif had_bytes and existed:
-                changes.delete(ACT_GE_BYTEARRAY, blob_id)
+            sync_bytearray(
+                changes,
+                blob_id,
+                var.name,
+                data,
+                had_bytes and existed,
+                BYTEARRAY_RUNTIME,
+                s.root_process_instance_id,
+            )
 
 
 def _put(changes: ChangeSet, table: Any, pk: str, existed: bool, row: Row) -> None:
@@ -319,6 +318,25 @@ def variable_row(s: InstanceState, v: Variable) -> tuple[Row, bytes | None]:
         IS_CONCURRENT_LOCAL_=bool(execution and execution.is_concurrent),
     )
     return row, cols.data
+
+
+def sync_bytearray(
+    changes: ChangeSet,
+    blob_id: str,
+    name: str,
+    data: bytes | None,
+    had_data: bool,
+    kind: int,
+    root_process_instance_id: str | None,
+) -> None:
+    """Keep a variable's byte array row in step with its value: insert, rewrite or delete."""
+    if data is not None and had_data:
+        changes.update(ACT_GE_BYTEARRAY, blob_id, {"BYTES_": data}, bump_revision=True)
+    elif data is not None:
+        row = bytearray_row(blob_id, name, data, kind, root_process_instance_id)
+        changes.insert(ACT_GE_BYTEARRAY, blob_id, row)
+    elif had_data:
+        changes.delete(ACT_GE_BYTEARRAY, blob_id)
 
 
 def bytearray_row(
