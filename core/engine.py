@@ -109,7 +109,9 @@ class _Txn:
     def instance(self, instance_id: str) -> InstanceSession:
         if instance_id in self.instances:
             return self.instances[instance_id][0]
-        cached = self.engine._load(self.conn, instance_id)
+        # Fresh, not merely cached: another engine on the database may have moved the instance,
+        # and a decision on stale state could refuse a task that exists or miss one.
+        cached = self.engine._load_fresh(self.conn, instance_id)
         if cached is None:
             raise NotFound("Process instance", instance_id)
         if cached.state.ended:
@@ -152,7 +154,7 @@ class _Txn:
                 )
             )
             batch.finish(session.state, self.changes)
-        stored = engine._store.append(self.conn, commits, self.ctx.now)
+        stored = engine._store.append(self.conn, commits, self.ctx.now, check_heads=False)
         engine._rows.apply(self.conn, self.changes)
         by_stream = {c.stream_id: c for c in stored}
         for stream_id, (session, _v, _h, _b) in self.instances.items():
@@ -385,14 +387,16 @@ class Engine:
         return loaded
 
     def _load_fresh(self, conn: Connection, stream_id: str) -> _Cached | None:
-        """For reads: the cached state only if no other engine appended to the stream since."""
-        cached = self._load(conn, stream_id)
-        if cached is not None:
+        """The cached state only if no other engine appended to the stream since (one query)."""
+        if stream_id in self._cache:
+            cached = self._cache[stream_id]
             head = self._store.stream_head(conn, stream_id)
-            if head is not None and head[0] != cached.version:
+            if head is not None and head != (cached.version, cached.head_hash):
                 self._forget(stream_id)
-                cached = self._load(conn, stream_id)
-        return cached
+            else:
+                self._cache.move_to_end(stream_id)
+                return cached
+        return self._load(conn, stream_id)
 
     def _model(self, conn: Connection, definition_id: str) -> ProcessModel:
         model = self._models.get(definition_id)

@@ -33,7 +33,9 @@ class UpcasterRegistry:
         from .errors import CodecError
 
         event_type = str(raw.get("type"))
-        version = int(raw.get("v", 1))
+        version = raw.get("v", 1)
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise CodecError(f"event {event_type} has a schema version that is not a number")
         while version < current_version:
             step = self._steps.get((event_type, version))
             if step is None:

@@ -165,17 +165,24 @@ class EventStore:
         conn.execute(self._reserve.values(last_position=log_head.c.last_position))
 
     def append(
-        self, conn: Connection, commits: Sequence[NewCommit], recorded_at: datetime
+        self,
+        conn: Connection,
+        commits: Sequence[NewCommit],
+        recorded_at: datetime,
+        *,
+        check_heads: bool = True,
     ) -> list[StoredCommit]:
         """Append one commit per stream, all in the caller's transaction.
 
         Raises ConcurrencyError when a stream moved past `expected_version`; the caller must
-        roll back its transaction then.
+        roll back its transaction then. `check_heads=False` skips reading the heads, for a
+        caller that read them in this transaction already; racing writers still collide on
+        UNIQUE(stream_id, first_version).
         """
         if not commits:
             return []
         for c in commits:
-            if c.expected_version == 0:
+            if c.expected_version == 0 or not check_heads:
                 continue  # a new stream: UNIQUE(stream_id, first_version) catches a second creator
             # The expected version must be the stream's head and the previous hash its hash; a
             # writer racing us past this check still loses on the unique constraint below.

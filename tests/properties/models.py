@@ -76,7 +76,7 @@ class Parallel:
 class Inclusive:
     """OR split: conditional branches (threshold) and unconditional ones (None); OR join.
 
-    `default` is set when every branch is conditional, so at least one flow is always taken.
+    `default` is always set when every branch is conditional, so some flow is always taken.
     """
 
     branches: tuple[tuple[int | None, Block], ...]
@@ -185,7 +185,7 @@ def _handler(draw: st.DrawFn, budget: _Budget, where: _Where) -> Handler:
 def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
     kinds = list(_LEAVES)
     if where.depth < 3:
-        kinds += _COMPOUNDS
+        kinds += [*_COMPOUNDS, "subprocess", "subprocess"]  # scopes and errors need more room
     kind = draw(st.sampled_from(kinds))
     if kind == "user":
         if not budget.take(1):
@@ -213,22 +213,29 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
         if draw(st.booleans()) and budget.take(2):  # boundary event + merge gateway
             boundary = draw(_handler(budget, where))
         return ExternalTask(boundary)
-    if kind in ("exclusive", "inclusive"):
+    if kind == "exclusive":
+        if not budget.take(2):  # split and join gateways
+            return None
+        count = draw(st.integers(min_value=1, max_value=3))
+        return Exclusive(
+            branches=tuple(
+                (draw(_thresholds), draw(_block(budget, where.deeper(), min_size=0)))
+                for _ in range(count)
+            ),
+            default=draw(_block(budget, where.deeper(), min_size=0)),
+        )
+    if kind == "inclusive":
         if not budget.take(2):
             return None
         branches: list[tuple[int | None, Block]] = []
         for _ in range(draw(st.integers(min_value=1, max_value=3))):
-            threshold: int | None = draw(_thresholds)
-            if kind == "inclusive" and draw(st.integers(0, 3)) == 0:
-                threshold = None  # an unconditional branch
+            unconditional = draw(st.integers(0, 3)) == 0
+            threshold = None if unconditional else draw(_thresholds)
             branches.append((threshold, draw(_block(budget, where.deeper(), min_size=0))))
-        if kind == "exclusive":
-            default = draw(_block(budget, where.deeper(), min_size=0))
-            return Exclusive(tuple((t or 0, b) for t, b in branches), default)
-        default_block = None
+        default = None
         if all(t is not None for t, _b in branches) or draw(st.booleans()):
-            default_block = draw(_block(budget, where.deeper(), min_size=0))
-        return Inclusive(tuple(branches), default_block)
+            default = draw(_block(budget, where.deeper(), min_size=0))
+        return Inclusive(tuple(branches), default)
     if kind == "parallel":
         if not budget.take(2):
             return None
@@ -246,7 +253,7 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
         boundary = draw(_handler(budget, where)) if has_boundary else None
         return SubProcess(body, error_end, boundary)
     # escape: an exclusive gateway, an end event, a merge gateway
-    if not budget.take(2):
+    if not budget.take(3):
         return None
     return Escape(
         kind=draw(st.sampled_from(["terminate", "error"] if where.caught else ["terminate"])),
