@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import msgspec
-from sqlalchemy import create_engine, select
+from sqlalchemy import create_engine
 from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection
 from sqlalchemy.engine import Engine as SqlEngine
@@ -48,6 +48,7 @@ from .errors import ConcurrencyError, FlowledgerError, NotFound, Rejected
 from .evolve import evolve
 from .ids import uuid7
 from .model import ProcessModel
+from .scope import visible_variables
 from .session import CommandContext, InstanceSession
 from .state import STATE_SCHEMA, InstanceState, copy_state, decode_state, encode_state
 from .variables import from_stored, rest_type_name
@@ -97,14 +98,12 @@ class _Txn:
 
         return InstanceSession(state, model, self.ctx, observe), batch
 
-    def new_instance(self, model: ProcessModel) -> InstanceSession:
+    def start_instance(self, model: ProcessModel, **start: Any) -> InstanceSession:
+        """Start a new instance stream (expected version 0) and run it to its wait states."""
         session, batch = self._session(None, model)
-        self._pending_new = (session, batch)
-        return session
-
-    def register_new(self, instance_id: str) -> None:
-        session, batch = self._pending_new
+        instance_id = decide.start_instance(session, model, **start)
         self.instances[instance_id] = (session, 0, None, batch)
+        return session
 
     def instance(self, instance_id: str) -> InstanceSession:
         if instance_id in self.instances:
@@ -549,9 +548,7 @@ class Engine:
             if definition.suspended:
                 raise Rejected(f"Process definition '{definition.id}' is suspended")
             model = self._model(conn, definition.id)
-            session = txn.new_instance(model)
-            instance_id = decide.start_instance(
-                session,
+            session = txn.start_instance(
                 model,
                 definition_id=definition.id,
                 definition_version=definition.version,
@@ -559,7 +556,7 @@ class Engine:
                 business_key=business_key,
                 variables=command.variables,
             )
-            txn.register_new(instance_id)
+            instance_id = session.state.id
             return views.ProcessInstance(
                 id=instance_id,
                 definition_id=definition.id,
@@ -707,7 +704,9 @@ class Engine:
     ) -> dict[str, tuple[Any, str]]:
         """Like get_variables, with Camunda's type name: {"amount": (5, "Integer")}."""
         with self._read() as conn:
-            chain = self._execution_chain(conn, execution_id)
+            chain = queries.execution_chain(conn, execution_id)
+            if not chain:
+                raise NotFound("Execution", execution_id, "it does not exist or has ended")
             rows = queries.variable_rows(conn, execution_ids=chain[:1] if local else chain)
         rank = {e: i for i, e in enumerate(chain)}
         best: dict[str, tuple[int, Any, str]] = {}
@@ -732,21 +731,6 @@ class Engine:
         merged = self.get_variables(task[0].execution_id)
         merged.update(own)
         return merged
-
-    def _execution_chain(self, conn: Connection, execution_id: str) -> list[str]:
-        from projections.tables import ACT_RU_EXECUTION as E
-
-        chain: list[str] = []
-        current: str | None = execution_id
-        while current is not None:
-            row = conn.execute(select(E.c.PARENT_ID_).where(E.c.ID_ == current)).first()
-            if row is None:
-                if not chain:
-                    raise NotFound("Execution", execution_id, "it does not exist or has ended")
-                break
-            chain.append(current)
-            current = row[0]
-        return chain
 
     # -- user tasks ------------------------------------------------------------------------
 
@@ -876,8 +860,6 @@ class Engine:
             if ext is None:
                 continue
             state = session.state
-            from .scope import visible_variables
-
             return views.ExternalTask(
                 id=ext.id,
                 topic_name=ext.topic,
@@ -1140,7 +1122,6 @@ class Engine:
             problems.extend(str(p) for p in self._store.verify(conn))
             rebuilt = MemoryRowStore((*REPOSITORY_TABLES, *RUNTIME_TABLES, *HISTORY_TABLES))
             states: dict[str, InstanceState] = {}
-            batches: dict[str, RuntimeBatch] = {}
             for commit in self._store.read_all(conn):
                 commits += 1
                 try:
@@ -1194,7 +1175,6 @@ class Engine:
                 expected = rebuilt.rows.get(table.name, {})
                 rows_compared += len(live)
                 problems.extend(diff_rows(table.name, expected, live))
-        del batches
         return views.VerificationReport(
             commits_checked=commits,
             streams_checked=streams,

@@ -63,6 +63,20 @@ def instance_of_external_task(conn: Connection, external_task_id: str) -> str | 
     return result
 
 
+def execution_chain(conn: Connection, execution_id: str) -> list[str]:
+    """The execution and its ancestors, innermost first (empty when it does not exist)."""
+    e = ACT_RU_EXECUTION
+    chain: list[str] = []
+    current: str | None = execution_id
+    while current is not None:
+        row = conn.execute(select(e.c.PARENT_ID_).where(e.c.ID_ == current)).first()
+        if row is None:
+            break
+        chain.append(current)
+        current = row[0]
+    return chain
+
+
 # -- repository -----------------------------------------------------------------------------------
 
 
