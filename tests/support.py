@@ -25,7 +25,13 @@ SERVER_URLS = {
     ),
 }
 KINDS = ("sqlite", "postgresql", "mariadb")
-CONFORMANCE_DIR = Path(__file__).resolve().parents[2] / "shared" / "conformance"
+# Camunda's own test models live beside the project, never in it (their README says so).
+CONFORMANCE_DIR = Path(
+    os.environ.get(
+        "FLOWLEDGER_CONFORMANCE_DIR",
+        Path(__file__).resolve().parents[2] / "shared" / "conformance",
+    )
+)
 BPMN_DIR = Path(__file__).resolve().parent / "bpmn"
 
 
