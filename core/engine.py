@@ -17,18 +17,18 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import msgspec
-from sqlalchemy import create_engine
-from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection
-from sqlalchemy.engine import Engine as SqlEngine
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 import migrations
 from eventlog import CommandRecord, EventStore, NewCommit, Snapshot, StoredCommit
 from projections import queries
 from projections.changes import ChangeSet, MemoryRowStore, SqlRowStore, diff_rows, read_table
+from projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
+from projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
+from projections.follower import HistoryFollower
 from projections.history import HistoryProjector
+from projections.replay import Replayer, project_events, state_at
 from projections.repository import project_deployment
 from projections.runtime import RuntimeBatch
 from projections.tables import HISTORY_TABLES, REPOSITORY_TABLES, RUNTIME_TABLES
@@ -37,6 +37,7 @@ from . import commands as cmd
 from . import decide, views
 from . import events as ev
 from .clock import Clock, SystemClock
+from .database import create_database, is_memory_url
 from .deployments import (
     changed_only,
     deployment_created,
@@ -44,8 +45,9 @@ from .deployments import (
     parse_resources,
     unchanged,
 )
-from .errors import ConcurrencyError, FlowledgerError, NotFound, Rejected
+from .errors import ConcurrencyError, FlowledgerError, NotFound, ProcessEngineError, Rejected
 from .evolve import evolve
+from .history_worker import HistoryProcess, HistoryThread
 from .ids import uuid7
 from .model import ProcessModel
 from .scope import visible_variables
@@ -59,6 +61,8 @@ DEFAULT_URL = "sqlite:///flowledger.db"
 MAX_ATTEMPTS = 5
 SNAPSHOT_EVERY = 500  # events between stored snapshots of a long instance
 CACHE_SIZE = 10_000
+HISTORY_MODES = ("inline", "async")
+REBUILD_BATCH_EVENTS = 20_000  # events projected between writes of a rebuild
 
 
 @dataclass
@@ -89,6 +93,9 @@ class _Txn:
         self, state: InstanceState | None, model: ProcessModel
     ) -> tuple[InstanceSession, RuntimeBatch]:
         batch = RuntimeBatch()
+        if self.engine.history_mode == "async":
+            # History follows from the log (HistoryFollower); the command writes runtime only.
+            return InstanceSession(state, model, self.ctx, batch.observe), batch
         history = self.engine._history
         changes = self.changes
 
@@ -120,7 +127,9 @@ class _Txn:
         self.instances[instance_id] = (session, cached.version, cached.head_hash, batch)
         return session
 
-    def flush(self, command_type: str, actor: str | None) -> list[StoredCommit]:
+    def flush(
+        self, conn: Connection, command_type: str, actor: str | None, check_heads: bool
+    ) -> list[StoredCommit]:
         engine = self.engine
         codec = engine._codec
         commits: list[NewCommit] = []
@@ -153,8 +162,8 @@ class _Txn:
                 )
             )
             batch.finish(session.state, self.changes)
-        stored = engine._store.append(self.conn, commits, self.ctx.now, check_heads=False)
-        engine._rows.apply(self.conn, self.changes)
+        stored = engine._store.append(conn, commits, self.ctx.now, check_heads=check_heads)
+        engine._rows.apply(conn, self.changes)
         by_stream = {c.stream_id: c for c in stored}
         for stream_id, (session, _v, _h, _b) in self.instances.items():
             commit = by_stream.get(stream_id)
@@ -166,7 +175,7 @@ class _Txn:
                 != (state.version - len(session.events)) // SNAPSHOT_EVERY
             ):
                 engine._store.save_snapshot(
-                    self.conn,
+                    conn,
                     Snapshot(
                         stream_id,
                         commit.last_version,
@@ -207,14 +216,21 @@ class Engine:
         clock: Clock | None = None,
         allow_scripts: bool = False,
         history_level: str = "full",
+        history_mode: str = "inline",
         sqlite_synchronous: str = "NORMAL",
     ) -> None:
+        if history_mode not in HISTORY_MODES:
+            raise ValueError(
+                f"history_mode must be one of {', '.join(HISTORY_MODES)}, not {history_mode!r}"
+            )
         self.url = url or DEFAULT_URL
         self.clock: Clock = clock or SystemClock()
         self.allow_scripts = allow_scripts
         self.history_level = history_level
+        self.history_mode = history_mode
+        self._sqlite_synchronous = sqlite_synchronous
         self._history = HistoryProjector(history_level)
-        self._db = _create_database(self.url, sqlite_synchronous)
+        self._db = create_database(self.url, sqlite_synchronous)
         migrations.upgrade(self._db)
         self._store = EventStore(self._db.dialect.name)
         self._codec = ev.make_codec()
@@ -223,10 +239,25 @@ class Engine:
         self._models: dict[str, ProcessModel] = {}
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._lock = threading.RLock()
+        self._writer: Connection | None = None
+        self._decider: Connection | None = None
+        self._follower = HistoryFollower(self._store, self._codec, self._history, self._rows)
+        self._history_worker: HistoryThread | HistoryProcess | None = None
+        self._start_history()
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def close(self) -> None:
+        """Stop background work (history is brought up to date first) and release the pool."""
+        if self._history_worker is not None:
+            self._history_worker.stop()
+            self._history_worker = None
+            self.flush_history()
+        with self._lock:
+            for conn in (self._writer, self._decider):
+                if conn is not None:
+                    conn.close()
+            self._writer = self._decider = None
         self._db.dispose()
 
     def __enter__(self) -> Engine:
@@ -234,6 +265,47 @@ class Engine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- history projection ----------------------------------------------------------------
+
+    def _start_history(self) -> None:
+        if self.history_mode == "async":
+            with self._write() as conn:
+                self._follower.start_at_head(conn, self.clock.now())
+            # Another process cannot open an in-memory database: follow in a thread there.
+            self._history_worker = (
+                HistoryThread(self._history_step)
+                if is_memory_url(self.url)
+                else HistoryProcess(self.url, self.history_level, self._sqlite_synchronous)
+            )
+            self._history_worker.start()
+            return
+        # Inline history owns the tables: finish what an asynchronous run left behind first.
+        self.flush_history()
+        with self._write() as conn:
+            self._store.drop_checkpoint(conn, HISTORY_CHECKPOINT)
+
+    def _history_step(self) -> int:
+        """One batch of the history follower in its own transaction; 0 when history is current.
+
+        SQLite has one writer: the engine lock keeps this process's commands and the follower
+        from waiting on each other's database lock."""
+        with self._lock, self._write() as conn:
+            return self._follower.catch_up(conn, self.clock.now())
+
+    def flush_history(self) -> None:
+        """Bring asynchronous history up to the end of the log now (a no-op for inline)."""
+        while self._history_step() > 0:
+            pass
+        worker = self._history_worker
+        if worker is not None and worker.error is not None:
+            error, worker.error = worker.error, None
+            raise ProcessEngineError(f"history projection failed: {error}") from error
+
+    def history_lag(self) -> int:
+        """Events committed to the log but not yet projected into ACT_HI_* (0 when inline)."""
+        with self._read() as conn:
+            return self._follower.lag(conn) or 0
 
     def register_delegate(self, name: str, delegate: Any) -> None:
         """Make a Python callable (or an object with `execute(execution)`) available to models:
@@ -245,13 +317,73 @@ class Engine:
 
     @contextmanager
     def _write(self) -> Iterator[Connection]:
-        with self._db.connect().execution_options(flowledger_write=True) as conn, conn.begin():
-            yield conn
+        """A write transaction on the engine's one writer connection.
+
+        Writes are serialised by the engine lock anyway, so one connection kept open spares
+        every command a pool checkout, its reset and its return."""
+        with self._lock:
+            conn = self._writer
+            if conn is None or conn.closed or conn.invalidated:
+                conn = self._db.connect().execution_options(flowledger_write=True)
+                self._writer = conn
+            try:
+                with conn.begin():
+                    yield conn
+            except DBAPIError as exc:
+                if exc.connection_invalidated:
+                    self._writer = None
+                raise
 
     @contextmanager
     def _read(self) -> Iterator[Connection]:
         with self._db.connect() as conn:
             yield conn
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[Connection]:
+        """A read transaction for deciding a command: one consistent view, no write lock.
+
+        Like the writer, one connection kept open for the engine's serialised commands."""
+        with self._lock:
+            conn = self._decider
+            if conn is None or conn.closed or conn.invalidated:
+                conn = self._decider = self._db.connect()
+            try:
+                with conn.begin():
+                    yield conn
+            except DBAPIError as exc:
+                if exc.connection_invalidated:
+                    self._decider = None
+                raise
+
+    def _commit(
+        self,
+        txn: _Txn,
+        conn: Connection,
+        command: cmd.Command,
+        cid: str,
+        result: Any,
+        actor: str | None,
+        check_heads: bool,
+    ) -> list[StoredCommit]:
+        """Append the command's commits, write its rows and its command-log entry."""
+        command_type = type(command).__name__
+        stored = txn.flush(conn, command_type, actor, check_heads)
+        self._store.record_command(
+            conn,
+            CommandRecord(
+                command_id=cid,
+                command_type=command_type,
+                payload=cmd.encode_command(command),
+                status="accepted",
+                received_at=txn.ctx.now,
+                result=cmd.encode_result(result),
+                first_position=stored[0].first_position if stored else None,
+                last_position=stored[-1].last_position if stored else None,
+                actor=actor,
+            ),
+        )
+        return stored
 
     def _execute(
         self,
@@ -261,8 +393,12 @@ class Engine:
         *,
         command_id: str | None = None,
         actor: str | None = None,
+        exclusive: bool = False,
     ) -> R:
-        command_type = type(command).__name__
+        """Run a command: decide, append, project, record, with retries on concurrent change.
+
+        `exclusive` commands decide inside the write transaction (deployments number versions
+        under the log head lock); the others decide on a snapshot first."""
         if command_id is not None:
             with self._read() as conn:
                 record = self._store.find_command(conn, command_id)
@@ -274,24 +410,19 @@ class Engine:
                 now = self.clock.now()
                 txn: _Txn | None = None
                 try:
-                    with self._write() as conn:
-                        txn = _Txn(self, conn, now, cid)
-                        result = handler(txn)
-                        stored = txn.flush(command_type, actor)
-                        self._store.record_command(
-                            conn,
-                            CommandRecord(
-                                command_id=cid,
-                                command_type=command_type,
-                                payload=cmd.encode_command(command),
-                                status="accepted",
-                                received_at=now,
-                                result=cmd.encode_result(result),
-                                first_position=stored[0].first_position if stored else None,
-                                last_position=stored[-1].last_position if stored else None,
-                                actor=actor,
-                            ),
-                        )
+                    if exclusive:
+                        with self._write() as conn:
+                            txn = _Txn(self, conn, now, cid)
+                            result = handler(txn)
+                            stored = self._commit(txn, conn, command, cid, result, actor, False)
+                    else:
+                        # Decide on a read snapshot, then append under the write lock; the append
+                        # checks every stream's head, so a decision on moved state is retried.
+                        with self._snapshot() as rconn:
+                            txn = _Txn(self, rconn, now, cid)
+                            result = handler(txn)
+                        with self._write() as conn:
+                            stored = self._commit(txn, conn, command, cid, result, actor, True)
                     txn.publish(stored)
                     return result
                 except ConcurrencyError:
@@ -502,7 +633,9 @@ class Engine:
                 resource_names=sorted(r.name for r in chosen),
             )
 
-        return self._execute(command, handle, views.Deployment, command_id=command_id, actor=actor)
+        return self._execute(
+            command, handle, views.Deployment, command_id=command_id, actor=actor, exclusive=True
+        )
 
     def process_definitions(self, key: str | None = None) -> list[views.ProcessDefinition]:
         with self._read() as conn:
@@ -1114,67 +1247,108 @@ class Engine:
     def verify(self) -> views.VerificationReport:
         """Check the hash chains, replay every instance, rebuild every projection in memory and
         compare with the live state and tables. An empty `problems` list means all agree."""
+        # Compare at one point of the log: asynchronous history caught up, no command between.
+        with self._lock:
+            self.flush_history()
+            with self._read() as conn:
+                return self._verify(conn)
+
+    def rebuild_projections(self) -> views.RebuildReport:
+        """Rewrite every ACT_* table from the log, in one transaction: for a schema change, a new
+        history level, or tables someone edited by hand. Commands wait until it is done."""
+        with self._lock, self._write() as conn:
+            self._store.lock_head(conn)
+            for table in (*HISTORY_TABLES, *RUNTIME_TABLES, *REPOSITORY_TABLES):
+                conn.execute(table.delete())
+
+            def load(stream_id: str, version: int) -> InstanceState | None:
+                return state_at(self._store, conn, self._codec, stream_id, version)
+
+            replayer = Replayer(
+                load, history=self._history, runtime=True, repository=True, keep=CACHE_SIZE
+            )
+            changes = ChangeSet()
+            commits = events = rows = pending = 0
+            for commit in self._store.read_all(conn):
+                decoded = self._codec.decode(commit.events)
+                replayer.project(
+                    commit.stream_id, commit.first_version, commit.last_version, decoded, changes
+                )
+                commits += 1
+                events += len(decoded)
+                pending += len(decoded)
+                if pending >= REBUILD_BATCH_EVENTS:
+                    rows += changes.row_count()
+                    self._rows.apply(conn, changes)
+                    changes, pending = ChangeSet(), 0
+            rows += changes.row_count()
+            self._rows.apply(conn, changes)
+            if self._store.checkpoint(conn, HISTORY_CHECKPOINT) is not None:
+                head = self._store.head_position(conn)
+                self._store.save_checkpoint(
+                    conn, HISTORY_CHECKPOINT, head, HISTORY_SCHEMA, self.clock.now()
+                )
+        return views.RebuildReport(commits=commits, events=events, rows_written=rows)
+
+    def _verify(self, conn: Connection) -> views.VerificationReport:
         problems: list[str] = []
         streams = 0
         commits = 0
         rows_compared = 0
-        with self._read() as conn:
-            problems.extend(str(p) for p in self._store.verify(conn))
-            rebuilt = MemoryRowStore((*REPOSITORY_TABLES, *RUNTIME_TABLES, *HISTORY_TABLES))
-            states: dict[str, InstanceState] = {}
-            for commit in self._store.read_all(conn):
-                commits += 1
-                try:
-                    decoded = self._codec.decode(commit.events)
-                except Exception as exc:  # a tampered commit may not even decode
-                    problems.append(
-                        f"stream {commit.stream_id} at position {commit.first_position}: "
-                        f"cannot decode: {exc}"
-                    )
-                    continue
-                changes = ChangeSet()
-                batch = RuntimeBatch()
-                state = states.get(commit.stream_id)
-                try:
-                    for event in decoded:
-                        if isinstance(event, ev.DeploymentCreated):
-                            project_deployment(event, changes)
-                            continue
-                        batch.observe(event, state)
-                        self._history.observe(event, state, changes)
-                        state = evolve(state, event)
-                except Exception as exc:
-                    problems.append(
-                        f"stream {commit.stream_id} at position {commit.first_position}: "
-                        f"replay failed: {type(exc).__name__}: {exc}"
-                    )
-                    continue
-                if state is not None:
-                    states[commit.stream_id] = state
-                    batch.finish(state, changes)
-                rebuilt.apply(changes)
-            streams = len(states)
-            for stream_id, state in states.items():
-                cached = self._cache.get(stream_id)
-                if cached is not None and cached.version != state.version:
-                    self._forget(stream_id)  # another engine moved on: stale, not wrong
-                elif cached is not None and cached.state != state:
-                    problems.append(f"stream {stream_id}: cached live state differs from replay")
-                snapshot = self._store.load_snapshot(conn, stream_id, STATE_SCHEMA)
-                if snapshot is not None:
-                    tail = copy_state(decode_state(snapshot.state))
-                    for commit in self._store.read_stream(
-                        conn, stream_id, after_version=snapshot.version
-                    ):
-                        for event in self._codec.decode(commit.events):
-                            tail = evolve(tail, event)
-                    if tail != state:
-                        problems.append(f"stream {stream_id}: snapshot + tail differs from replay")
-            for table in (*REPOSITORY_TABLES, *RUNTIME_TABLES, *HISTORY_TABLES):
-                live = read_table(conn, table)
-                expected = rebuilt.rows.get(table.name, {})
-                rows_compared += len(live)
-                problems.extend(diff_rows(table.name, expected, live))
+        problems.extend(str(p) for p in self._store.verify(conn))
+        rebuilt = MemoryRowStore((*REPOSITORY_TABLES, *RUNTIME_TABLES, *HISTORY_TABLES))
+        states: dict[str, InstanceState] = {}
+        for commit in self._store.read_all(conn):
+            commits += 1
+            try:
+                decoded = self._codec.decode(commit.events)
+            except Exception as exc:  # a tampered commit may not even decode
+                problems.append(
+                    f"stream {commit.stream_id} at position {commit.first_position}: "
+                    f"cannot decode: {exc}"
+                )
+                continue
+            changes = ChangeSet()
+            try:
+                state = project_events(
+                    decoded,
+                    states.get(commit.stream_id),
+                    changes,
+                    history=self._history,
+                    runtime=True,
+                    repository=True,
+                )
+            except Exception as exc:
+                problems.append(
+                    f"stream {commit.stream_id} at position {commit.first_position}: "
+                    f"replay failed: {type(exc).__name__}: {exc}"
+                )
+                continue
+            if state is not None:
+                states[commit.stream_id] = state
+            rebuilt.apply(changes)
+        streams = len(states)
+        for stream_id, state in states.items():
+            cached = self._cache.get(stream_id)
+            if cached is not None and cached.version != state.version:
+                self._forget(stream_id)  # another engine moved on: stale, not wrong
+            elif cached is not None and cached.state != state:
+                problems.append(f"stream {stream_id}: cached live state differs from replay")
+            snapshot = self._store.load_snapshot(conn, stream_id, STATE_SCHEMA)
+            if snapshot is not None:
+                tail = copy_state(decode_state(snapshot.state))
+                for commit in self._store.read_stream(
+                    conn, stream_id, after_version=snapshot.version
+                ):
+                    for event in self._codec.decode(commit.events):
+                        tail = evolve(tail, event)
+                if tail != state:
+                    problems.append(f"stream {stream_id}: snapshot + tail differs from replay")
+        for table in (*REPOSITORY_TABLES, *RUNTIME_TABLES, *HISTORY_TABLES):
+            live = read_table(conn, table)
+            expected = rebuilt.rows.get(table.name, {})
+            rows_compared += len(live)
+            problems.extend(diff_rows(table.name, expected, live))
         return views.VerificationReport(
             commits_checked=commits,
             streams_checked=streams,
@@ -1238,39 +1412,3 @@ def _activity_tree(state: InstanceState, model: ProcessModel) -> views.ActivityI
         execution_ids=executions_of(state.id),
         child_activity_instances=[node(c) for c in children.get(state.id, [])],
     )
-
-
-def _create_database(url: str, sqlite_synchronous: str) -> SqlEngine:
-    if url.startswith("sqlite"):
-        memory = url in ("sqlite://", "sqlite:///:memory:") or "mode=memory" in url
-        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
-        if memory:
-            kwargs["poolclass"] = StaticPool
-        db = create_engine(url, **kwargs)
-        synchronous = sqlite_synchronous.upper()
-        if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
-            raise ValueError(
-                f"sqlite_synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous}"
-            )
-
-        @sa_event.listens_for(db, "connect")
-        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-            # Let SQLAlchemy's "begin" event issue BEGIN itself (pysqlite's own handling is off).
-            dbapi_connection.isolation_level = None
-            cursor = dbapi_connection.cursor()
-            if not memory:
-                cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute(f"PRAGMA synchronous={synchronous}")
-            cursor.execute("PRAGMA busy_timeout=30000")
-            cursor.close()
-
-        @sa_event.listens_for(db, "begin")
-        def _on_begin(conn: Connection) -> None:
-            # Commands take the write lock up front so readers never see half-assigned positions.
-            immediate = conn.get_execution_options().get("flowledger_write")
-            conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
-
-        return db
-    if url.startswith(("postgresql", "mysql", "mariadb")):
-        return create_engine(url, isolation_level="READ COMMITTED", pool_pre_ping=True)
-    return create_engine(url)

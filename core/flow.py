@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import Callable
 
 from . import events as ev
+from .behaviors import behavior_for
 from .errors import ProcessEngineError
 from .model import Activity, BoundarySpec, ProcessModel, SequenceFlow
 from .scope import evaluate, set_variable
@@ -82,8 +83,6 @@ class Flow:
         self._in_transit.pop(execution_id, None)
         if execution_id not in self.executions:
             return  # cancelled while the token was on its way
-        from .behaviors import behavior_for
-
         activity = self.model.activities[activity_id]
         parent_ai = self.flow_scope_execution(execution_id).scope_activity_instance_id or ""
         token = execution_id

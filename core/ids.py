@@ -6,6 +6,7 @@ Ids are generated in decide and recorded in events; replay never generates one.
 from __future__ import annotations
 
 import os
+import random
 import threading
 import time
 import uuid
@@ -13,6 +14,10 @@ import uuid
 _lock = threading.Lock()
 _last_ms = 0
 _counter = 0
+# The random bits only keep ids of different processes apart (order comes from the clock and
+# counter), so a generator seeded from the OS is enough and spares a system call per id.
+_random = random.Random(os.urandom(16))
+os.register_at_fork(after_in_child=lambda: _random.seed(os.urandom(16)))
 
 
 def uuid7() -> str:
@@ -29,9 +34,9 @@ def uuid7() -> str:
             ms = _last_ms
         else:
             _last_ms = ms
-            _counter = int.from_bytes(os.urandom(2), "big") & 0x3FF
+            _counter = _random.getrandbits(10)
         counter = _counter
-    tail = int.from_bytes(os.urandom(8), "big") & 0x3FFF_FFFF_FFFF_FFFF
+        tail = _random.getrandbits(62)
     value = (ms & 0xFFFF_FFFF_FFFF) << 80 | 0x7 << 76 | counter << 64 | 0x2 << 62 | tail
     h = f"{value:032x}"
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"

@@ -188,3 +188,11 @@ class VerificationReport(msgspec.Struct, frozen=True):
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+class RebuildReport(msgspec.Struct, frozen=True):
+    """What `Engine.rebuild_projections()` did: the log read, the rows written."""
+
+    commits: int
+    events: int
+    rows_written: int

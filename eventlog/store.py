@@ -12,13 +12,25 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from sqlalchemy import Row, and_, bindparam, func, insert, select, text, update
+from sqlalchemy import (
+    Integer,
+    Row,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from .errors import ConcurrencyError
+from .fastsql import Prepared, PreparedCache
 from .hashing import commit_hash
-from .tables import command_log, event_log, instance_snapshot, log_head
+from .tables import command_log, event_log, instance_snapshot, log_head, projection_checkpoint
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +136,7 @@ def _row_to_commit(row: Row[Any]) -> StoredCommit:
 
 
 _count_decoder = msgspec.json.Decoder(list[msgspec.Raw])
+_prepared = PreparedCache()
 
 
 class EventStore:
@@ -145,6 +158,13 @@ class EventStore:
             .order_by(event_log.c.first_version.desc())
             .limit(1)
         )
+        self._advance = update(log_head).where(log_head.c.id == 1)
+        self._advance = self._advance.values(
+            last_position=log_head.c.last_position + bindparam("n", type_=Integer)
+        )
+
+    def _prepared(self, conn: Connection, name: str) -> Prepared:
+        return _prepared.get(conn.dialect, name, lambda: getattr(self, name))
 
     # -- appending -------------------------------------------------------------------------
 
@@ -154,11 +174,11 @@ class EventStore:
         The row lock is held until commit, so positions are gapless and in commit order.
         """
         if self._returning:
-            last = conn.execute(self._reserve_returning, {"n": count}).scalar_one()
+            last = self._prepared(conn, "_reserve_returning").execute(conn, {"n": count}).fetchone()
         else:
-            conn.execute(self._reserve.values(last_position=log_head.c.last_position + count))
-            last = conn.execute(self._head).scalar_one()
-        return int(last) - count + 1
+            self._prepared(conn, "_advance").execute(conn, {"n": count}).close()
+            last = self._prepared(conn, "_head").execute(conn, {}).fetchone()
+        return int(last[0]) - count + 1
 
     def lock_head(self, conn: Connection) -> None:
         """Take the log head's row lock without claiming positions (serialises deployments)."""
@@ -245,9 +265,10 @@ class EventStore:
             for s in stored
         ]
         # One insert per commit: a lost race then names its own stream (multi-stream is rare).
+        insert_commit = self._prepared(conn, "_insert_commit")
         for row, commit in zip(rows, commits, strict=True):
             try:
-                conn.execute(self._insert_commit, row)
+                insert_commit.executemany(conn, (row,))
             except IntegrityError as exc:
                 raise ConcurrencyError(commit.stream_id, commit.expected_version) from exc
         return stored
@@ -289,7 +310,9 @@ class EventStore:
                 yield commit
 
     def stream_head(self, conn: Connection, stream_id: str) -> tuple[int, str] | None:
-        row = conn.execute(self._stream_head, {"stream_id": stream_id}).first()
+        cursor = self._prepared(conn, "_stream_head").execute(conn, {"stream_id": stream_id})
+        row = cursor.fetchone()
+        cursor.close()
         return None if row is None else (int(row[0]), str(row[1]))
 
     def head_position(self, conn: Connection) -> int:
@@ -327,21 +350,54 @@ class EventStore:
 
     def record_command(self, conn: Connection, record: CommandRecord) -> None:
         """Insert the command's audit row; IntegrityError means the id was used before."""
-        conn.execute(
-            self._insert_command,
-            {
-                "command_id": record.command_id,
-                "command_type": record.command_type,
-                "payload": record.payload.decode(),
-                "status": record.status,
-                "reason": record.reason,
-                "result": None if record.result is None else record.result.decode(),
-                "first_position": record.first_position,
-                "last_position": record.last_position,
-                "actor": record.actor,
-                "received_at": _naive_utc(record.received_at),
-            },
+        self._prepared(conn, "_insert_command").executemany(
+            conn,
+            (
+                {
+                    "command_id": record.command_id,
+                    "command_type": record.command_type,
+                    "payload": record.payload.decode(),
+                    "status": record.status,
+                    "reason": record.reason,
+                    "result": None if record.result is None else record.result.decode(),
+                    "first_position": record.first_position,
+                    "last_position": record.last_position,
+                    "actor": record.actor,
+                    "received_at": _naive_utc(record.received_at),
+                },
+            ),
         )
+
+    # -- projection checkpoints ------------------------------------------------------------
+
+    def checkpoint(self, conn: Connection, name: str, *, lock: bool = False) -> int | None:
+        """The log position a projection has consumed up to, or None when it has no checkpoint.
+
+        With `lock`, the row stays locked until commit (one follower writes at a time).
+        """
+        stmt = select(projection_checkpoint.c.position).where(projection_checkpoint.c.name == name)
+        if lock:
+            stmt = stmt.with_for_update()
+        value = conn.execute(stmt).scalar()
+        return None if value is None else int(value)
+
+    def save_checkpoint(
+        self, conn: Connection, name: str, position: int, schema_version: int, now: datetime
+    ) -> None:
+        values = {
+            "position": position,
+            "schema_version": schema_version,
+            "status": "following",
+            "updated_at": _naive_utc(now),
+        }
+        updated = conn.execute(
+            update(projection_checkpoint).where(projection_checkpoint.c.name == name).values(values)
+        )
+        if updated.rowcount == 0:
+            conn.execute(insert(projection_checkpoint).values(name=name, **values))
+
+    def drop_checkpoint(self, conn: Connection, name: str) -> None:
+        conn.execute(delete(projection_checkpoint).where(projection_checkpoint.c.name == name))
 
     # -- snapshots -------------------------------------------------------------------------
 

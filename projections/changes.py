@@ -9,23 +9,37 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from sqlalchemy import Table, bindparam, delete, insert, select, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql.dml import Delete, Insert, Update
 
+from eventlog.fastsql import Prepared, PreparedCache
+
 Row = dict[str, Any]
+WritePlan = list[tuple[Prepared, list[Any]]]
 REV = "REV_"
+
+
+_last_time: tuple[datetime | None, datetime | None] = (None, None)
 
 
 def db_time(moment: datetime | None) -> datetime | None:
     """Naive UTC, as Camunda's `timestamp without time zone` columns hold it."""
+    global _last_time
     if moment is None:
         return None
+    # Every event of a command carries the command's one timestamp: convert it once.
+    last_in, last_out = _last_time
+    if moment is last_in or moment == last_in:
+        return last_out
+    converted = moment
     if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC).replace(tzinfo=None)
-    return moment
+        converted = moment.astimezone(UTC).replace(tzinfo=None)
+    _last_time = (moment, converted)
+    return converted
 
 
 def duration_ms(start: datetime, end: datetime) -> int:
@@ -45,7 +59,8 @@ def pk_name(table: Table) -> str:
 class TableChanges:
     inserts: dict[str, Row] = field(default_factory=dict)
     updates: dict[str, Row] = field(default_factory=dict)
-    bump: set[str] = field(default_factory=set)  # rows whose REV_ goes up by one
+    # rows whose REV_ goes up, by how much: one per command that changed the row
+    bump: dict[str, int] = field(default_factory=dict)
     deletes: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
@@ -74,6 +89,7 @@ class ChangeSet:
         changes.inserts[pk] = row
 
     def update(self, table: Table, pk: str, values: Row, *, bump_revision: bool = False) -> None:
+        """Within one command a row's revision goes up once, however often it is updated."""
         changes = self._of(table)
         inserted = changes.inserts.get(pk)
         if inserted is not None:
@@ -82,77 +98,109 @@ class ChangeSet:
         if pk in changes.deletes:
             return
         changes.updates.setdefault(pk, {}).update(values)
+        if REV in values:
+            changes.bump.pop(pk, None)  # an explicit revision replaces earlier increments
         if bump_revision:
-            changes.bump.add(pk)
+            changes.bump[pk] = 1
 
     def delete(self, table: Table, pk: str) -> None:
         changes = self._of(table)
         if changes.inserts.pop(pk, None) is not None:
             return
         changes.updates.pop(pk, None)
-        changes.bump.discard(pk)
+        changes.bump.pop(pk, None)
         changes.deletes.add(pk)
 
     def row_count(self) -> int:
         return sum(len(c.inserts) + len(c.updates) + len(c.deletes) for c in self.tables.values())
 
-    def merge(self, other: ChangeSet) -> None:
-        for table, changes in other.tables.items():
-            for pk in changes.deletes:
+    def merge(self, later: ChangeSet) -> None:
+        """Add the changes of a later command: batches of commands then write their net effect
+        (revisions count one per command, as if each had been applied on its own)."""
+        for table, lc in later.tables.items():
+            changes = self._of(table)
+            for pk in lc.deletes:
                 self.delete(table, pk)
-            for pk, values in changes.updates.items():
-                self.update(table, pk, values, bump_revision=pk in changes.bump)
-            for pk, row in changes.inserts.items():
+            for pk, values in lc.updates.items():
+                bump = lc.bump.get(pk, 0)
+                inserted = changes.inserts.get(pk)
+                if inserted is not None:
+                    inserted.update(values)
+                    if bump:
+                        inserted[REV] = (inserted.get(REV) or 0) + bump
+                elif pk not in changes.deletes:
+                    changes.updates.setdefault(pk, {}).update(values)
+                    # An explicit revision replaces earlier increments; later ones add up.
+                    earlier = 0 if REV in values else changes.bump.get(pk, 0)
+                    if earlier + bump:
+                        changes.bump[pk] = earlier + bump
+                    else:
+                        changes.bump.pop(pk, None)
+            for pk, row in lc.inserts.items():
                 self.insert(table, pk, row)
 
 
+def _insert(table: Table) -> Insert:
+    return insert(table)
+
+
+def _delete(table: Table) -> Delete:
+    return delete(table).where(table.c[pk_name(table)] == bindparam("pk_"))
+
+
+def _update(table: Table, columns: tuple[str, ...], bump: int) -> Update:
+    values: dict[str, Any] = {c: bindparam(f"v_{c}", type_=table.c[c].type) for c in columns}
+    if bump:
+        # Increments apply after the row's values: onto an explicit REV_, else the stored one.
+        base = values[REV] if REV in values else table.c[REV]
+        values[REV] = base + bump
+    return update(table).where(table.c[pk_name(table)] == bindparam("pk_")).values(values)
+
+
 class SqlRowStore:
-    """Applies change sets to the live tables with one executemany per table and column set."""
+    """Applies change sets to the live tables with one executemany per table and column set,
+    through statements compiled once (the command path runs this for every command)."""
 
     def __init__(self) -> None:
-        self._inserts: dict[Table, Insert] = {}
-        self._deletes: dict[Table, Delete] = {}
-        self._updates: dict[tuple[Table, tuple[str, ...], bool], Update] = {}
-
-    def _insert(self, table: Table) -> Insert:
-        stmt = self._inserts.get(table)
-        if stmt is None:
-            stmt = self._inserts[table] = insert(table)
-        return stmt
-
-    def _delete(self, table: Table) -> Delete:
-        stmt = self._deletes.get(table)
-        if stmt is None:
-            pk = table.c[pk_name(table)]
-            stmt = self._deletes[table] = delete(table).where(pk == bindparam("pk_"))
-        return stmt
-
-    def _update(self, table: Table, columns: tuple[str, ...], bump: bool) -> Update:
-        key = (table, columns, bump)
-        stmt = self._updates.get(key)
-        if stmt is None:
-            pk = table.c[pk_name(table)]
-            values: dict[str, Any] = {c: bindparam(f"v_{c}") for c in columns}
-            if bump:
-                values[REV] = table.c[REV] + 1
-            stmt = self._updates[key] = update(table).where(pk == bindparam("pk_")).values(values)
-        return stmt
+        self._prepared = PreparedCache()
 
     def apply(self, conn: Connection, changes: ChangeSet) -> None:
+        self.run(conn, self.plan(conn.dialect, changes))
+
+    def plan(self, dialect: Dialect, changes: ChangeSet) -> WritePlan:
+        """The statements and driver parameters that write `changes`, made without a database
+        round trip: a caller can prepare them before it takes the write lock."""
+        prepared = self._prepared
+        plan: WritePlan = []
         for table, tc in changes.tables.items():
             if tc.deletes:
-                conn.execute(self._delete(table), [{"pk_": pk} for pk in sorted(tc.deletes)])
+                stmt = prepared.get(dialect, ("delete", table), partial(_delete, table))
+                plan.append((stmt, [stmt.params({"pk_": pk}) for pk in sorted(tc.deletes)]))
             if tc.updates:
-                groups: dict[tuple[tuple[str, ...], bool], list[Row]] = {}
+                groups: dict[tuple[tuple[str, ...], int], list[Row]] = {}
                 for pk, values in tc.updates.items():
-                    key = (tuple(sorted(values)), pk in tc.bump)
+                    key = (tuple(sorted(values)), tc.bump.get(pk, 0))
                     params = {f"v_{c}": values[c] for c in key[0]}
                     params["pk_"] = pk
                     groups.setdefault(key, []).append(params)
                 for (columns, bump), params_list in groups.items():
-                    conn.execute(self._update(table, columns, bump), params_list)
+                    stmt = prepared.get(
+                        dialect,
+                        ("update", table, columns, bump),
+                        partial(_update, table, columns, bump),
+                    )
+                    plan.append((stmt, [stmt.params(p) for p in params_list]))
             if tc.inserts:
-                conn.execute(self._insert(table), list(tc.inserts.values()))
+                stmt = prepared.get(dialect, ("insert", table), partial(_insert, table))
+                # In key order: B-tree inserts then walk each index leaf once, not back and forth.
+                rows = [tc.inserts[pk] for pk in sorted(tc.inserts)]
+                plan.append((stmt, [stmt.params(r) for r in rows]))
+        return plan
+
+    @staticmethod
+    def run(conn: Connection, plan: WritePlan) -> None:
+        for stmt, params in plan:
+            stmt.run(conn, params)
 
 
 class MemoryRowStore:
@@ -173,7 +221,7 @@ class MemoryRowStore:
                     continue
                 row.update(values)
                 if pk in tc.bump:
-                    row[REV] = (row.get(REV) or 0) + 1
+                    row[REV] = (row.get(REV) or 0) + tc.bump[pk]
             for pk, row in tc.inserts.items():
                 rows[pk] = dict(row)
 

@@ -5,15 +5,16 @@ Reads only, parameterised SQLAlchemy Core statements; results come back as `core
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Select, and_, exists, func, or_, select
+from sqlalchemy import Select, Table, and_, bindparam, exists, func, or_, select
 from sqlalchemy.engine import Connection, Row
 
 from core import views
 from core.variables import StoredValue, stored_from_columns
+from eventlog.fastsql import PreparedCache
 
 from .tables import (
     ACT_GE_BYTEARRAY,
@@ -42,25 +43,38 @@ def _scalar(conn: Connection, stmt: Select[Any]) -> Any:
     return conn.execute(stmt).scalar()
 
 
+# Lookups every command makes, compiled once: see eventlog.fastsql.
+_prepared = PreparedCache()
+
+
+def _lookup(conn: Connection, name: str, build: Callable[[], Select[Any]], **params: Any) -> Any:
+    """The first row of a prepared SELECT as a column-name mapping, or None."""
+    return _prepared.get(conn.dialect, name, build).first(conn, params)
+
+
 # -- lookups: which instance owns an entity ------------------------------------------------------
 
 
+def _owner(conn: Connection, table: Table, entity_id: str) -> str | None:
+    row = _lookup(
+        conn,
+        f"owner:{table.name}",
+        lambda: select(table.c.PROC_INST_ID_).where(table.c.ID_ == bindparam("id")),
+        id=entity_id,
+    )
+    return None if row is None else cast(str | None, row["PROC_INST_ID_"])
+
+
 def instance_of_task(conn: Connection, task_id: str) -> str | None:
-    t = ACT_RU_TASK
-    result: str | None = _scalar(conn, select(t.c.PROC_INST_ID_).where(t.c.ID_ == task_id))
-    return result
+    return _owner(conn, ACT_RU_TASK, task_id)
 
 
 def instance_of_execution(conn: Connection, execution_id: str) -> str | None:
-    e = ACT_RU_EXECUTION
-    result: str | None = _scalar(conn, select(e.c.PROC_INST_ID_).where(e.c.ID_ == execution_id))
-    return result
+    return _owner(conn, ACT_RU_EXECUTION, execution_id)
 
 
 def instance_of_external_task(conn: Connection, external_task_id: str) -> str | None:
-    x = ACT_RU_EXT_TASK
-    result: str | None = _scalar(conn, select(x.c.PROC_INST_ID_).where(x.c.ID_ == external_task_id))
-    return result
+    return _owner(conn, ACT_RU_EXT_TASK, external_task_id)
 
 
 def execution_chain(conn: Connection, execution_id: str) -> list[str]:
@@ -80,8 +94,8 @@ def execution_chain(conn: Connection, execution_id: str) -> list[str]:
 # -- repository -----------------------------------------------------------------------------------
 
 
-def _definition(row: Row[Any]) -> views.ProcessDefinition:
-    m = row._mapping
+def _definition(row: Row[Any] | Mapping[str, Any]) -> views.ProcessDefinition:
+    m = row if isinstance(row, Mapping) else row._mapping
     return views.ProcessDefinition(
         id=m["ID_"],
         key=m["KEY_"],
@@ -99,15 +113,25 @@ def _definition(row: Row[Any]) -> views.ProcessDefinition:
 
 def process_definition(conn: Connection, definition_id: str) -> views.ProcessDefinition | None:
     p = ACT_RE_PROCDEF
-    row = conn.execute(select(p).where(p.c.ID_ == definition_id)).first()
+    row = _lookup(
+        conn,
+        "definition",
+        lambda: select(p).where(p.c.ID_ == bindparam("id")),
+        id=definition_id,
+    )
     return None if row is None else _definition(row)
 
 
 def latest_process_definition(conn: Connection, key: str) -> views.ProcessDefinition | None:
     p = ACT_RE_PROCDEF
-    row = conn.execute(
-        select(p).where(p.c.KEY_ == key).order_by(p.c.VERSION_.desc()).limit(1)
-    ).first()
+    row = _lookup(
+        conn,
+        "latest-definition",
+        lambda: (
+            select(p).where(p.c.KEY_ == bindparam("key")).order_by(p.c.VERSION_.desc()).limit(1)
+        ),
+        key=key,
+    )
     return None if row is None else _definition(row)
 
 
@@ -221,6 +245,60 @@ def executions(conn: Connection, process_instance_id: str) -> list[views.Executi
     ]
 
 
+def _task_query(
+    params: Mapping[str, Any], unassigned: bool, include_assigned_tasks: bool
+) -> Select[Any]:
+    """The task query for one combination of filters, with bound parameters: built once per
+    combination, so SQLAlchemy's compiled cache serves every later call."""
+    t, link = ACT_RU_TASK, ACT_RU_IDENTITYLINK
+    conditions = []
+    for key, column in (
+        ("task_id", t.c.ID_),
+        ("process_instance_id", t.c.PROC_INST_ID_),
+        ("assignee", t.c.ASSIGNEE_),
+        ("task_definition_key", t.c.TASK_DEF_KEY_),
+        ("name", t.c.NAME_),
+    ):
+        if params.get(key) is not None:
+            conditions.append(column == bindparam(key))
+    if unassigned:
+        conditions.append(t.c.ASSIGNEE_.is_(None))
+    user = params.get("candidate_user") is not None
+    groups = "groups" in params
+    if user or groups:
+        matches = []
+        if user:
+            matches.append(link.c.USER_ID_ == bindparam("candidate_user"))
+        if groups:
+            matches.append(link.c.GROUP_ID_.in_(bindparam("groups", expanding=True)))
+        conditions.append(
+            exists().where(
+                and_(link.c.TASK_ID_ == t.c.ID_, link.c.TYPE_ == "candidate", or_(*matches))
+            )
+        )
+        if not include_assigned_tasks:
+            conditions.append(t.c.ASSIGNEE_.is_(None))
+    stmt = select(t)
+    if conditions:
+        stmt = stmt.where(and_(*conditions))
+    return stmt.order_by(t.c.CREATE_TIME_, t.c.ID_)
+
+
+_TASK_QUERIES: dict[tuple[bool, ...], Select[Any]] = {}
+_TASK_LINKS = (
+    select(
+        ACT_RU_IDENTITYLINK.c.TASK_ID_,
+        ACT_RU_IDENTITYLINK.c.USER_ID_,
+        ACT_RU_IDENTITYLINK.c.GROUP_ID_,
+    )
+    .where(
+        ACT_RU_IDENTITYLINK.c.TASK_ID_.in_(bindparam("ids", expanding=True)),
+        ACT_RU_IDENTITYLINK.c.TYPE_ == "candidate",
+    )
+    .order_by(ACT_RU_IDENTITYLINK.c.ID_)
+)
+
+
 def tasks(
     conn: Connection,
     *,
@@ -236,50 +314,34 @@ def tasks(
     include_assigned_tasks: bool = False,
 ) -> list[views.Task]:
     """Camunda's task query: candidate filters match unassigned tasks unless told otherwise."""
-    t, link = ACT_RU_TASK, ACT_RU_IDENTITYLINK
-    stmt = select(t)
-    conditions = []
-    if task_id is not None:
-        conditions.append(t.c.ID_ == task_id)
-    if process_instance_id is not None:
-        conditions.append(t.c.PROC_INST_ID_ == process_instance_id)
-    if assignee is not None:
-        conditions.append(t.c.ASSIGNEE_ == assignee)
-    if task_definition_key is not None:
-        conditions.append(t.c.TASK_DEF_KEY_ == task_definition_key)
-    if name is not None:
-        conditions.append(t.c.NAME_ == name)
-    if unassigned:
-        conditions.append(t.c.ASSIGNEE_.is_(None))
     groups = list(candidate_groups or [])
     if candidate_group is not None:
         groups.append(candidate_group)
-    if candidate_user is not None or groups:
-        matches = []
-        if candidate_user is not None:
-            matches.append(link.c.USER_ID_ == candidate_user)
-        if groups:
-            matches.append(link.c.GROUP_ID_.in_(groups))
-        conditions.append(
-            exists().where(
-                and_(link.c.TASK_ID_ == t.c.ID_, link.c.TYPE_ == "candidate", or_(*matches))
-            )
-        )
-        if not include_assigned_tasks:
-            conditions.append(t.c.ASSIGNEE_.is_(None))
-    if conditions:
-        stmt = stmt.where(and_(*conditions))
-    rows = conn.execute(stmt.order_by(t.c.CREATE_TIME_, t.c.ID_)).all()
+    params: dict[str, Any] = {
+        "task_id": task_id,
+        "process_instance_id": process_instance_id,
+        "assignee": assignee,
+        "task_definition_key": task_definition_key,
+        "name": name,
+        "candidate_user": candidate_user,
+    }
+    if groups:
+        params["groups"] = groups
+    shape = (
+        *(value is not None for value in params.values()),
+        bool(unassigned),
+        include_assigned_tasks,
+    )
+    stmt = _TASK_QUERIES.get(shape)
+    if stmt is None:
+        stmt = _TASK_QUERIES[shape] = _task_query(params, bool(unassigned), include_assigned_tasks)
+    rows = conn.execute(stmt, {k: v for k, v in params.items() if v is not None}).all()
     if not rows:
         return []
     ids = [r._mapping["ID_"] for r in rows]
     users: dict[str, list[str]] = {i: [] for i in ids}
     group_links: dict[str, list[str]] = {i: [] for i in ids}
-    for r in conn.execute(
-        select(link.c.TASK_ID_, link.c.USER_ID_, link.c.GROUP_ID_)
-        .where(link.c.TASK_ID_.in_(ids), link.c.TYPE_ == "candidate")
-        .order_by(link.c.ID_)
-    ):
+    for r in conn.execute(_TASK_LINKS, {"ids": ids}):
         if r[1] is not None:
             users[r[0]].append(r[1])
         if r[2] is not None:

@@ -6,6 +6,7 @@ of a command the touched entities are written as they now are (insert, update or
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from core import events as ev
@@ -89,67 +90,65 @@ class RuntimeBatch:
 
     def observe(self, event: ev.Event, s: InstanceState | None) -> None:
         """Note what `event` touches; `s` is the state before the event."""
-        if isinstance(event, ev.ProcessInstanceStarted):
-            self._execution(None, event.process_instance_id)
-            return
-        assert s is not None
-        match event:
-            case ev.ActivityStarted() | ev.TokenWaitingAtJoin():
-                self._execution(s, event.execution_id)
-            case ev.ActivityCompleted() | ev.ActivityCanceled():
-                ai = s.activity_instances.get(event.activity_instance_id)
-                if ai is not None:
-                    self._execution(s, ai.execution_id)
-            case ev.VariableSet():
-                self._variable(s, event.variable_id)
-            case ev.VariableDeleted():
-                self._variable(s, event.variable_id)
-            case ev.UserTaskCreated() | ev.TaskAssigned() | ev.TaskClaimed() | ev.TaskUnclaimed():
-                self._task(s, event.task_id)
-            case ev.TaskCompleted() | ev.TaskDeleted():
-                self._task(s, event.task_id)
-                for var in s.variables.values():
-                    if var.task_id == event.task_id:
-                        self._variable(s, var.id)
-            case (
-                ev.ExternalTaskCreated()
-                | ev.ExternalTaskLocked()
-                | ev.ExternalTaskLockExtended()
-                | ev.ExternalTaskUnlocked()
-                | ev.ExternalTaskFailed()
-                | ev.ExternalTaskCompleted()
-                | ev.ExternalTaskBpmnErrorReported()
-                | ev.ExternalTaskCanceled()
-            ):
-                self._ext(s, event.external_task_id)
-            case ev.ExecutionCreated():
-                self._execution(s, event.execution_id)
-                self._execution(s, event.parent_id)
-                if event.replaces is not None:
-                    self._attached(s, event.replaces)
-            case ev.ExecutionRemoved():
-                self._execution(s, event.execution_id)
-                self._attached(s, event.execution_id)
-                parent = s.executions[event.execution_id].parent_id
-                if parent is not None:
-                    self._execution(s, parent)
-            case ev.ExecutionReplaced():
-                self._execution(s, event.execution_id)
-                self._execution(s, event.by_execution_id)
-                self._attached(s, event.execution_id)
-                for child in s.executions[event.execution_id].children:
-                    self._execution(s, child)
-            case ev.ProcessInstanceCompleted() | ev.ProcessInstanceTerminated():
-                for eid in s.executions:
-                    self._execution(s, eid)
-                for tid in s.tasks:
-                    self._task(s, tid)
-                for xid in s.external_tasks:
-                    self._ext(s, xid)
-                for vid in s.variables:
-                    self._variable(s, vid)
-            case _:
-                pass
+        handler = _TOUCHES.get(type(event))
+        if handler is not None:
+            handler(self, event, s)
+
+    def _started(self, e: Any, _s: Any) -> None:
+        self._execution(None, e.process_instance_id)
+
+    def _on_execution(self, e: Any, s: Any) -> None:
+        self._execution(s, e.execution_id)
+
+    def _on_activity_ended(self, e: Any, s: Any) -> None:
+        ai = s.activity_instances.get(e.activity_instance_id)
+        if ai is not None:
+            self._execution(s, ai.execution_id)
+
+    def _on_variable(self, e: Any, s: Any) -> None:
+        self._variable(s, e.variable_id)
+
+    def _on_task(self, e: Any, s: Any) -> None:
+        self._task(s, e.task_id)
+
+    def _on_task_ended(self, e: Any, s: Any) -> None:
+        self._task(s, e.task_id)
+        for var in s.variables.values():
+            if var.task_id == e.task_id:
+                self._variable(s, var.id)
+
+    def _on_external_task(self, e: Any, s: Any) -> None:
+        self._ext(s, e.external_task_id)
+
+    def _on_execution_created(self, e: Any, s: Any) -> None:
+        self._execution(s, e.execution_id)
+        self._execution(s, e.parent_id)
+        if e.replaces is not None:
+            self._attached(s, e.replaces)
+
+    def _on_execution_removed(self, e: Any, s: Any) -> None:
+        self._execution(s, e.execution_id)
+        self._attached(s, e.execution_id)
+        parent = s.executions[e.execution_id].parent_id
+        if parent is not None:
+            self._execution(s, parent)
+
+    def _on_execution_replaced(self, e: Any, s: Any) -> None:
+        self._execution(s, e.execution_id)
+        self._execution(s, e.by_execution_id)
+        self._attached(s, e.execution_id)
+        for child in s.executions[e.execution_id].children:
+            self._execution(s, child)
+
+    def _on_instance_ended(self, _e: Any, s: Any) -> None:
+        for eid in s.executions:
+            self._execution(s, eid)
+        for tid in s.tasks:
+            self._task(s, tid)
+        for xid in s.external_tasks:
+            self._ext(s, xid)
+        for vid in s.variables:
+            self._variable(s, vid)
 
     def finish(self, s: InstanceState, changes: ChangeSet) -> None:
         """Write every touched entity as it is now."""
@@ -353,3 +352,34 @@ def bytearray_row(
         ROOT_PROC_INST_ID_=root_process_instance_id,
     )
     return row
+
+
+# What each event touches; one lookup per event (this runs for every event of every command).
+_TOUCHES: dict[type[ev.Event], Callable[[RuntimeBatch, Any, Any], None]] = {
+    ev.ProcessInstanceStarted: RuntimeBatch._started,
+    ev.ActivityStarted: RuntimeBatch._on_execution,
+    ev.TokenWaitingAtJoin: RuntimeBatch._on_execution,
+    ev.ActivityCompleted: RuntimeBatch._on_activity_ended,
+    ev.ActivityCanceled: RuntimeBatch._on_activity_ended,
+    ev.VariableSet: RuntimeBatch._on_variable,
+    ev.VariableDeleted: RuntimeBatch._on_variable,
+    ev.UserTaskCreated: RuntimeBatch._on_task,
+    ev.TaskAssigned: RuntimeBatch._on_task,
+    ev.TaskClaimed: RuntimeBatch._on_task,
+    ev.TaskUnclaimed: RuntimeBatch._on_task,
+    ev.TaskCompleted: RuntimeBatch._on_task_ended,
+    ev.TaskDeleted: RuntimeBatch._on_task_ended,
+    ev.ExternalTaskCreated: RuntimeBatch._on_external_task,
+    ev.ExternalTaskLocked: RuntimeBatch._on_external_task,
+    ev.ExternalTaskLockExtended: RuntimeBatch._on_external_task,
+    ev.ExternalTaskUnlocked: RuntimeBatch._on_external_task,
+    ev.ExternalTaskFailed: RuntimeBatch._on_external_task,
+    ev.ExternalTaskCompleted: RuntimeBatch._on_external_task,
+    ev.ExternalTaskBpmnErrorReported: RuntimeBatch._on_external_task,
+    ev.ExternalTaskCanceled: RuntimeBatch._on_external_task,
+    ev.ExecutionCreated: RuntimeBatch._on_execution_created,
+    ev.ExecutionRemoved: RuntimeBatch._on_execution_removed,
+    ev.ExecutionReplaced: RuntimeBatch._on_execution_replaced,
+    ev.ProcessInstanceCompleted: RuntimeBatch._on_instance_ended,
+    ev.ProcessInstanceTerminated: RuntimeBatch._on_instance_ended,
+}

@@ -1,5 +1,6 @@
 """The `flowledger` command line: deploy, start, list and complete tasks, read history and events,
-replay, verify, and a walk-through example. A thin shell over `core.Engine`; no logic of its own.
+replay, verify, a walk-through example, and `bench` (which lives in `tools.bench`). A thin shell
+over `core.Engine`; no logic of its own.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 import msgspec
 
 from core import Engine, FlowledgerError
+from tools.bench import cli as bench_cli
+from tools.bench.errors import BenchError
 
 DEFAULT_DB = "sqlite:///flowledger.db"
 
@@ -252,6 +255,12 @@ def cmd_migrate(args: argparse.Namespace) -> None:
         print("database is at the newest schema revision")
 
 
+def cmd_bench(args: argparse.Namespace) -> None:
+    status = bench_cli.run(args)
+    if status:
+        raise SystemExit(status)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="flowledger",
@@ -305,6 +314,12 @@ def build_parser() -> argparse.ArgumentParser:
         func=cmd_verify
     )
     sub.add_parser("migrate", help="upgrade the database schema").set_defaults(func=cmd_migrate)
+    p = sub.add_parser(
+        "bench",
+        help="benchmark against SpiffWorkflow (temporary SQLite files; --db is not used)",
+    )
+    bench_cli.add_arguments(p)
+    p.set_defaults(func=cmd_bench)
     return parser
 
 
@@ -316,6 +331,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
     except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except BenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
 

@@ -53,10 +53,6 @@ ACT_HI_PROCINST = act_table(
     index("ACT_IDX_HI_PRO_INST_END", "END_TIME_"),
     index("ACT_IDX_HI_PRO_I_BUSKEY", "BUSINESS_KEY_"),
     index("ACT_IDX_HI_PRO_INST_PROC_DEF_KEY", "PROC_DEF_KEY_"),
-    index("ACT_IDX_HI_PRO_INST_PROC_TIME", "START_TIME_", "END_TIME_"),
-    index("ACT_IDX_HI_PI_PDEFID_END_TIME", "PROC_DEF_ID_", "END_TIME_"),
-    index("ACT_IDX_HI_PRO_INST_ROOT_PI", "ROOT_PROC_INST_ID_"),
-    index("ACT_IDX_HI_PRO_INST_RM_TIME", "REMOVAL_TIME_"),
 )
 
 ACT_HI_ACTINST = act_table(
@@ -83,18 +79,6 @@ ACT_HI_ACTINST = act_table(
     column("TENANT_ID_", V64),
     column("REMOVAL_TIME_", Timestamp),
     index("ACT_IDX_HI_ACT_INST_PROCINST", "PROC_INST_ID_", "ACT_ID_"),
-    index("ACT_IDX_HI_ACT_INST_COMP", "EXECUTION_ID_", "ACT_ID_", "END_TIME_", "ID_"),
-    index(
-        "ACT_IDX_HI_ACT_INST_STATS",
-        "PROC_DEF_ID_",
-        "PROC_INST_ID_",
-        "ACT_ID_",
-        "END_TIME_",
-        "ACT_INST_STATE_",
-    ),
-    index("ACT_IDX_HI_ACTINST_ROOT_PI", "ROOT_PROC_INST_ID_"),
-    index("ACT_IDX_HI_ACT_INST_RM_TIME", "REMOVAL_TIME_"),
-    index("ACT_IDX_HI_ACT_INST_END", "END_TIME_"),
 )
 
 ACT_HI_TASKINST = act_table(
@@ -190,5 +174,4 @@ ACT_HI_DETAIL = act_table(
     column("REMOVAL_TIME_", Timestamp),
     column("INITIAL_", Bool),
     index("ACT_IDX_HI_DETAIL_PROC_INST", "PROC_INST_ID_"),
-    index("ACT_IDX_HI_DETAIL_VAR_INST_ID", "VAR_INST_ID_"),
 )

@@ -49,11 +49,8 @@ ACT_RU_EXECUTION = act_table(
     column("PROC_DEF_KEY_", V255),
     index("ACT_IDX_EXE_PROCINST", "PROC_INST_ID_"),
     index("ACT_IDX_EXE_PARENT", "PARENT_ID_"),
-    index("ACT_IDX_EXE_SUPER", "SUPER_EXEC_"),
     index("ACT_IDX_EXE_PROCDEF", "PROC_DEF_ID_"),
-    index("ACT_IDX_EXE_ROOT_PI", "ROOT_PROC_INST_ID_"),
     index("ACT_IDX_EXEC_BUSKEY", "BUSINESS_KEY_"),
-    index("ACT_IDX_EXEC_TENANT_ID", "TENANT_ID_"),
 )
 
 ACT_RU_TASK = act_table(
@@ -85,10 +82,7 @@ ACT_RU_TASK = act_table(
     index("ACT_IDX_TASK_PROCINST", "PROC_INST_ID_"),
     index("ACT_IDX_TASK_PROCDEF", "PROC_DEF_ID_"),
     index("ACT_IDX_TASK_ASSIGNEE", "ASSIGNEE_"),
-    index("ACT_IDX_TASK_OWNER", "OWNER_"),
     index("ACT_IDX_TASK_CREATE", "CREATE_TIME_"),
-    index("ACT_IDX_TASK_LAST_UPDATED", "LAST_UPDATED_"),
-    index("ACT_IDX_TASK_TENANT_ID", "TENANT_ID_"),
     # Not in Camunda: task lists filtered by task definition key.
     index("ACT_IDX_RU_TASK_TASK_DEF_KEY", "TASK_DEF_KEY_"),
 )
@@ -133,10 +127,7 @@ ACT_RU_VARIABLE = act_table(
     unique("ACT_UNIQ_VARIABLE", "VAR_SCOPE_", "NAME_"),
     index("ACT_IDX_VAR_EXE", "EXECUTION_ID_"),
     index("ACT_IDX_VAR_PROCINST", "PROC_INST_ID_"),
-    index("ACT_IDX_VAR_BYTEARRAY", "BYTEARRAY_ID_"),
     index("ACT_IDX_VARIABLE_TASK_ID", "TASK_ID_"),
-    index("ACT_IDX_VARIABLE_TASK_NAME_TYPE", "TASK_ID_", "NAME_", "TYPE_"),
-    index("ACT_IDX_BATCH_ID", "BATCH_ID_"),
 )
 
 ACT_RU_EXT_TASK = act_table(
@@ -163,7 +154,6 @@ ACT_RU_EXT_TASK = act_table(
     index("ACT_IDX_EXT_TASK_TOPIC", "TOPIC_NAME_"),
     index("ACT_IDX_EXT_TASK_PRIORITY", "PRIORITY_"),
     index("ACT_IDX_EXT_TASK_EXEC", "EXECUTION_ID_"),
-    index("ACT_IDX_EXT_TASK_ERR_DETAILS", "ERROR_DETAILS_ID_"),
     # Not in Camunda: external tasks of one process instance.
     index("ACT_IDX_RU_EXT_TASK_PROC_INST_ID", "PROC_INST_ID_"),
 )

@@ -1,0 +1,87 @@
+"""Opening a database for flowledger: SQLite pragmas (WAL, synchronous level, busy timeout) and
+write transactions that take SQLite's lock up front; READ COMMITTED on PostgreSQL and MySQL.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from typing import Any
+
+from sqlalchemy import create_engine
+from sqlalchemy import event as sa_event
+from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Engine as SqlEngine
+from sqlalchemy.pool import StaticPool
+
+
+def is_memory_url(url: str) -> bool:
+    return url in ("sqlite://", "sqlite:///:memory:") or "mode=memory" in url
+
+
+WRITE_LOCK_TIMEOUT = 30.0  # seconds a writer waits for SQLite's write lock before giving up
+
+
+def begin_immediate(dbapi_connection: Any) -> None:
+    """BEGIN IMMEDIATE, waiting for the write lock in steps of at most 2 ms.
+
+    SQLite's own busy handler sleeps 1, 2, 5, 10, 15, 20, 25... ms between tries; a command
+    waiting behind the history follower's short batch would oversleep it many times over.
+    """
+    dbapi_connection.execute("PRAGMA busy_timeout=0")
+    try:
+        delay = 0.0001
+        deadline: float | None = None
+        while True:
+            try:
+                dbapi_connection.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                now = time.monotonic()
+                deadline = deadline or now + WRITE_LOCK_TIMEOUT
+                if now > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.002)
+    finally:
+        dbapi_connection.execute(f"PRAGMA busy_timeout={int(WRITE_LOCK_TIMEOUT * 1000)}")
+
+
+def create_database(url: str, sqlite_synchronous: str = "NORMAL") -> SqlEngine:
+    if url.startswith("sqlite"):
+        memory = is_memory_url(url)
+        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
+        if memory:
+            kwargs["poolclass"] = StaticPool
+        db = create_engine(url, **kwargs)
+        synchronous = sqlite_synchronous.upper()
+        if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(
+                f"sqlite_synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous}"
+            )
+
+        @sa_event.listens_for(db, "connect")
+        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+            # Let SQLAlchemy's "begin" event issue BEGIN itself (pysqlite's own handling is off).
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            if not memory:
+                cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute(f"PRAGMA synchronous={synchronous}")
+            cursor.execute(f"PRAGMA busy_timeout={int(WRITE_LOCK_TIMEOUT * 1000)}")
+            cursor.close()
+
+        @sa_event.listens_for(db, "begin")
+        def _on_begin(conn: Connection) -> None:
+            # Commands take the write lock up front so readers never see half-assigned positions.
+            if conn.get_execution_options().get("flowledger_write"):
+                begin_immediate(conn.connection.dbapi_connection)
+            else:
+                conn.exec_driver_sql("BEGIN")
+
+        return db
+    if url.startswith(("postgresql", "mysql", "mariadb")):
+        return create_engine(url, isolation_level="READ COMMITTED", pool_pre_ping=True)
+    return create_engine(url)

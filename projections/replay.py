@@ -1,0 +1,129 @@
+"""Committed events back through the projectors, in log order.
+
+Three readers of the log use this: `verify` (rebuild in memory and compare), the rebuild of the
+live tables, and the asynchronous history follower. Each needs the instance state just before
+every commit; `Replayer` keeps those states and asks its caller for one it has not seen.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from sqlalchemy.engine import Connection
+
+from core import events as ev
+from core.evolve import evolve
+from core.state import InstanceState
+from eventlog import EventStore
+
+from .changes import ChangeSet
+from .history import HistoryProjector
+from .repository import project_deployment
+from .runtime import RuntimeBatch
+
+# (stream id, version) -> the stream's state at that version, or None for a deployment stream
+StateLoader = Callable[[str, int], InstanceState | None]
+
+
+class _Decoder(Protocol):
+    def decode(self, data: bytes) -> list[ev.Event]: ...
+
+
+def state_at(
+    store: EventStore, conn: Connection, codec: _Decoder, stream_id: str, version: int
+) -> InstanceState | None:
+    """An instance's state after `version` events, replayed from its stream in the log."""
+    state: InstanceState | None = None
+    for commit in store.read_stream(conn, stream_id):
+        if commit.first_version > version:
+            break
+        for event in codec.decode(commit.events):
+            if isinstance(event, ev.DeploymentCreated):
+                return None
+            state = evolve(state, event)
+    return state
+
+
+def project_events(
+    events: Sequence[ev.Event],
+    state: InstanceState | None,
+    changes: ChangeSet,
+    *,
+    history: HistoryProjector | None,
+    runtime: bool,
+    repository: bool,
+) -> InstanceState | None:
+    """Project one commit's events onto `changes`; returns the stream's state after them."""
+    batch = RuntimeBatch() if runtime else None
+    for event in events:
+        if isinstance(event, ev.DeploymentCreated):
+            if repository:
+                project_deployment(event, changes)
+            continue
+        if batch is not None:
+            batch.observe(event, state)
+        if history is not None:
+            history.observe(event, state, changes)
+        state = evolve(state, event)
+    if batch is not None and state is not None:
+        batch.finish(state, changes)
+    return state
+
+
+class Replayer:
+    """Projects commits in position order, keeping the states of unfinished instances."""
+
+    def __init__(
+        self,
+        load: StateLoader,
+        *,
+        history: HistoryProjector | None,
+        runtime: bool,
+        repository: bool,
+        keep: int = 10_000,
+    ) -> None:
+        self._load = load
+        self._history = history
+        self._runtime = runtime
+        self._repository = repository
+        self._keep = keep
+        self._states: OrderedDict[str, tuple[int, InstanceState]] = OrderedDict()
+
+    def project(
+        self,
+        stream_id: str,
+        first_version: int,
+        last_version: int,
+        events: Sequence[ev.Event],
+        changes: ChangeSet,
+    ) -> None:
+        """Project one commit, adding its net row changes to the batch in `changes`."""
+        state = self._state_before(stream_id, first_version)
+        own = ChangeSet()  # revisions count per command, so each commit is projected alone
+        after = project_events(
+            events,
+            state,
+            own,
+            history=self._history,
+            runtime=self._runtime,
+            repository=self._repository,
+        )
+        changes.merge(own)
+        if after is None or after.ended:
+            # A finished instance takes no more commits; a deployment stream has no state.
+            self._states.pop(stream_id, None)
+            return
+        self._states[stream_id] = (last_version, after)
+        self._states.move_to_end(stream_id)
+        while len(self._states) > self._keep:
+            self._states.popitem(last=False)
+
+    def _state_before(self, stream_id: str, first_version: int) -> InstanceState | None:
+        if first_version == 1:
+            return None
+        known = self._states.get(stream_id)
+        if known is not None and known[0] == first_version - 1:
+            return known[1]
+        return self._load(stream_id, first_version - 1)

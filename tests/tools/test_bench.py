@@ -1,0 +1,216 @@
+"""Smoke test of `flowledger bench`: every workload runs to its end on every system, tiny sizes.
+
+No timing assertions: figures must exist, instances must complete, the reports must render.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core import Engine, FlowledgerError
+from tools import cli as flowledger_cli
+from tools.bench import cli as bench_cli
+from tools.bench import flowledger_runner as fl
+from tools.bench import peer, report, suite, workloads
+from tools.bench.errors import BenchError
+from tools.bench.model_generator import render
+from tools.bench.results import BenchReport
+
+MODELS_DIR = Path(bench_cli.__file__).resolve().parent / "models"
+PEER_MISSING = peer.missing_reason()
+
+SYSTEM_KEYS = {
+    "system",
+    "mode",
+    "available",
+    "reason",
+    "completed",
+    "instances",
+    "repetitions",
+    "seconds",
+    "instances_per_s",
+    "us_per_activity",
+    "history_catch_up_s",
+    "history_backlog_events",
+    "instances_per_s_with_catch_up",
+    "events_per_instance",
+    "runtime_rows_per_instance",
+    "history_rows_per_instance",
+    "log_bytes_per_instance",
+    "database_bytes_per_instance",
+    "serialized_state_bytes",
+    "peak_memory_bytes",
+    "ratio_vs_peer",
+}
+WORKLOAD_KEYS = {
+    "name",
+    "description",
+    "instances",
+    "model_activities",
+    "activities_per_instance",
+    "activities_source",
+    "systems",
+}
+MACHINE_KEYS = {"cpu_model", "nproc", "python", "sqlite", "spiffworkflow", "flowledger_commit"}
+ENGINE_KEYS = {
+    "append": {"batched_events_per_s", "single_commit_events_per_s", "event_bytes"},
+    "rebuild": {"available", "reason", "events_per_s", "seconds", "events"},
+    "replay": {"available", "events_per_s", "events", "workload"},
+    "cold_start": {
+        "available",
+        "finished_instances",
+        "active_instances",
+        "construct_s",
+        "first_query_s",
+        "first_command_s",
+        "total_s",
+    },
+}
+
+
+def _parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    bench_cli.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+@pytest.fixture(scope="module")
+def quick_report(tmp_path_factory: pytest.TempPathFactory) -> BenchReport:
+    cache = tmp_path_factory.mktemp("bench-cache")
+    settings = bench_cli.settings_from(_parse("--quick", "--cache-dir", str(cache)))
+    return suite.run(settings, "flowledger bench --quick", show_progress=False)
+
+
+def test_quick_run_selects_the_base_workloads_and_a_short_scaling_ladder() -> None:
+    settings = bench_cli.settings_from(_parse("--quick"))
+    names = [w.name for w in settings.workloads]
+    assert names == [*workloads.BASE, *workloads.QUICK_SCALING]
+    assert settings.repeat == 1
+
+
+def test_every_workload_completes_on_every_system(quick_report: BenchReport) -> None:
+    assert suite.failures(quick_report) == []
+    for w in quick_report.workloads:
+        for r in w.systems:
+            if r.system == "spiffworkflow":
+                if PEER_MISSING is None:
+                    assert r.available and r.completed, (w.name, r.reason)
+                    assert r.repetitions == 1
+                else:
+                    assert not r.available
+            elif w.name.startswith("mi"):
+                # multi-instance is refused at deploy, naming the element: reported, not run
+                assert not r.available
+                assert r.reason is not None and "multi-instance" in r.reason
+            else:
+                # completed means: every instance reached COMPLETED in ACT_HI_PROCINST
+                assert r.available and r.completed, (w.name, r.mode, r.reason)
+                assert r.repetitions == 1
+                assert r.events_per_instance and r.history_rows_per_instance
+                assert r.log_bytes_per_instance and r.peak_memory_bytes
+                assert r.runtime_rows_per_instance == 0  # every instance ended
+
+
+def test_flowledger_counts_its_activities_from_history(quick_report: BenchReport) -> None:
+    by_name = {w.name: w for w in quick_report.workloads}
+    assert by_name["linear10"].activities_per_instance == 12
+    assert by_name["usertask_gateway"].activities_per_instance == 6
+    # Camunda writes one ACT_HI_ACTINST row per token arriving at a parallel join.
+    assert by_name["parallel"].activities_per_instance == 15
+    assert by_name["parallel"].model_activities == 12
+    assert by_name["mi50"].activities_source == "model"
+    assert by_name["mi50"].activities_per_instance == 53
+
+
+def test_json_holds_every_figure(quick_report: BenchReport) -> None:
+    saved = report.to_json(quick_report)
+    assert report.from_json(saved) == quick_report  # --from-json renders exactly what ran
+    data: dict[str, Any] = json.loads(saved)
+    assert MACHINE_KEYS <= set(data["machine"])
+    assert {"async_history", "flush_history", "rebuild_projections"} == set(data["features"])
+    assert len(data["workloads"]) == len(workloads.BASE) + len(workloads.QUICK_SCALING)
+    for w in data["workloads"]:
+        assert set(w) == WORKLOAD_KEYS
+        assert {(s["system"], s["mode"]) for s in w["systems"]} == set(report.SYSTEMS)
+        for s in w["systems"]:
+            assert set(s) == SYSTEM_KEYS
+    for name, keys in ENGINE_KEYS.items():
+        assert keys <= set(data["engine"][name]), name
+    engine = data["engine"]
+    assert engine["append"]["batched_events_per_s"]["median"] > 0
+    assert engine["replay"]["events_per_s"]["median"] > 0
+    assert engine["cold_start"]["available"], engine["cold_start"]["reason"]
+    if PEER_MISSING is None:
+        linear = next(w for w in data["workloads"] if w["name"] == "linear10")
+        normal = next(s for s in linear["systems"] if s["mode"] == "sqlite-normal")
+        assert normal["ratio_vs_peer"] > 0
+
+
+def test_reports_render(quick_report: BenchReport) -> None:
+    text = report.markdown(quick_report)
+    for heading in ("## Results", "### Machine", "### Instances per second", "### Engine-level"):
+        assert heading in text
+    assert "multi-instance" in text  # why flowledger has no mi figures
+    assert "Instances per second" in report.terminal(quick_report)
+
+
+def test_cli_writes_json_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_json, out_md = tmp_path / "bench.json", tmp_path / "bench.md"
+    flowledger_cli.main(
+        [
+            "bench",
+            "--quick",
+            "--quiet",
+            "--workloads",
+            "usertask_gateway",
+            "--no-peer",
+            "--no-memory",
+            "--skip-engine",
+            "--json",
+            str(out_json),
+            "--markdown",
+            str(out_md),
+        ]
+    )
+    data = json.loads(out_json.read_text())
+    assert [w["name"] for w in data["workloads"]] == ["usertask_gateway"]
+    assert data["engine"] is None
+    assert data["command"].startswith("flowledger bench --quick")
+    assert "usertask_gateway" in out_md.read_text()
+    assert "Instances per second" in capsys.readouterr().out
+
+
+def test_unknown_workload_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        flowledger_cli.main(["bench", "--workloads", "linear10,zigzag"])
+    assert exit_info.value.code == 1
+    assert "unknown workload 'zigzag'" in capsys.readouterr().err
+
+
+def test_an_instance_left_waiting_is_reported_not_timed(tmp_path: Path) -> None:
+    gateway = workloads.workload("usertask_gateway")
+    never_completed = workloads.Workload(
+        gateway.name, gateway.description, gateway.graph, gateway.start_variables, None
+    )
+    with pytest.raises(BenchError, match="0 of 2 instances reached COMPLETED"):
+        fl.timed_run(never_completed, fl.MODES[0], 2, tmp_path / "waiting.db")
+
+
+def test_shipped_models_are_the_generated_ones() -> None:
+    for name in workloads.BASE:
+        graph = workloads.workload(name).graph
+        assert (MODELS_DIR / f"{name}.bpmn").read_bytes() == render(graph, "camunda"), name
+        assert (MODELS_DIR / f"{name}.peer.bpmn").read_bytes() == render(graph, "peer"), name
+
+
+def test_shipped_models_deploy_except_multi_instance(tmp_path: Path) -> None:
+    with Engine(f"sqlite:///{tmp_path / 'models.db'}") as engine:
+        for name in ("linear10", "usertask_gateway", "parallel"):
+            engine.deploy(MODELS_DIR / f"{name}.bpmn")
+        with pytest.raises(FlowledgerError, match=r"element 'each'.*multi-instance"):
+            engine.deploy(MODELS_DIR / "mi50.bpmn")

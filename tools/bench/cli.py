@@ -1,0 +1,223 @@
+"""`flowledger bench` options and entry point: parse, run the suite, print and write the reports.
+
+`tools/cli.py` mounts this as its `bench` subcommand; `python -m tools.bench` runs it alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import report, suite, workloads
+from .errors import BenchError
+from .model_generator import render
+
+# Defaults of the sizes; --corpus-instances defaults to --instances.
+QUICK = {"instances": 3, "repeat": 1, "cold_finished": 30, "cold_active": 5, "append_commits": 200}
+FULL = {
+    "instances": 500,
+    "repeat": 5,
+    "cold_finished": 100_000,
+    "cold_active": 10_000,
+    "append_commits": 20_000,
+}
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workloads",
+        metavar="LIST",
+        help="comma-separated workloads: linear10, usertask_gateway, parallel, mi (= mi50), "
+        "linearN, miN (default: the base four plus linear50-400 and mi10/200/1000)",
+    )
+    parser.add_argument(
+        "--instances",
+        type=_positive,
+        help="instances per repetition of a base workload; bigger models run proportionally "
+        "fewer (default 500, --quick 3)",
+    )
+    parser.add_argument(
+        "--repeat", type=_positive, help="repetitions, median reported (default 5, --quick 1)"
+    )
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run of seconds")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write every figure as JSON")
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        metavar="PATH",
+        help="write the results as markdown tables; in a file with the results markers "
+        "(docs/benchmarks.md) only the part between them is replaced",
+    )
+    parser.add_argument("--no-peer", action="store_true", help="do not run SpiffWorkflow")
+    parser.add_argument(
+        "--no-memory", action="store_true", help="skip the untimed tracemalloc passes"
+    )
+    parser.add_argument(
+        "--skip-engine",
+        action="store_true",
+        help="skip the engine-level figures (append, rebuild, replay, cold start)",
+    )
+    parser.add_argument(
+        "--cold-finished",
+        type=_positive,
+        metavar="N",
+        help="finished instances in the cold-start database (default 100,000)",
+    )
+    parser.add_argument(
+        "--cold-active",
+        type=_positive,
+        metavar="M",
+        help="active instances in the cold-start database (default 10,000)",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=Path(".bench-cache"),
+        help="where the cold-start database is cached (default .bench-cache/)",
+    )
+    parser.add_argument(
+        "--append-commits",
+        type=_positive,
+        metavar="N",
+        help="commits appended for the append rate (default 20,000)",
+    )
+    parser.add_argument(
+        "--corpus-instances",
+        type=_positive,
+        metavar="N",
+        help="instances per workload in the rebuild/replay log corpus (default --instances)",
+    )
+    parser.add_argument(
+        "--export-models",
+        type=Path,
+        metavar="DIR",
+        help="write the selected workloads' BPMN (flowledger and peer dialects) to DIR and exit",
+    )
+    parser.add_argument(
+        "--from-json",
+        type=Path,
+        metavar="PATH",
+        help="run nothing: render a report saved with --json (terminal table, --markdown)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def settings_from(args: argparse.Namespace) -> suite.Settings:
+    defaults = QUICK if args.quick else FULL
+    names = [n for n in (args.workloads or "").split(",") if n.strip()]
+    try:
+        chosen = workloads.select(names, quick=args.quick)
+    except ValueError as exc:
+        raise BenchError(str(exc)) from None
+
+    def pick(name: str) -> int:
+        value = getattr(args, name)
+        return int(value if value is not None else defaults[name])
+
+    instances = pick("instances")
+    return suite.Settings(
+        workloads=chosen,
+        instances=instances,
+        repeat=pick("repeat"),
+        peer=not args.no_peer,
+        engine_figures=not args.skip_engine,
+        memory=not args.no_memory,
+        cold_finished=pick("cold_finished"),
+        cold_active=pick("cold_active"),
+        cache_dir=args.cache_dir,
+        append_commits=pick("append_commits"),
+        corpus_instances=args.corpus_instances or instances,
+        quick=args.quick,
+    )
+
+
+def export_models(settings: suite.Settings, directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for w in settings.workloads:
+        (directory / f"{w.name}.bpmn").write_bytes(render(w.graph, "camunda"))
+        (directory / f"{w.name}.peer.bpmn").write_bytes(render(w.graph, "peer"))
+        print(f"wrote {directory / w.name}.bpmn and {w.name}.peer.bpmn")
+
+
+# The options in the order `command_line` writes them back.
+_VALUED = (
+    "workloads",
+    "instances",
+    "repeat",
+    "cold_finished",
+    "cold_active",
+    "append_commits",
+    "corpus_instances",
+    "json",
+    "markdown",
+)
+_FLAGS = ("quick", "no_peer", "no_memory", "skip_engine", "quiet")
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command that reproduces this run, as recorded in the report."""
+    words = ["flowledger", "bench"]
+    for flag in _FLAGS:
+        if getattr(args, flag):
+            words.append("--" + flag.replace("_", "-"))
+    for name in _VALUED:
+        value = getattr(args, name)
+        if value is not None:
+            words += ["--" + name.replace("_", "-"), str(value)]
+    if args.cache_dir != Path(".bench-cache"):
+        words += ["--cache-dir", str(args.cache_dir)]
+    return shlex.join(words)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmark as `args` ask; returns the exit status (1 when a run failed)."""
+    settings = settings_from(args)
+    if args.export_models is not None:
+        export_models(settings, args.export_models)
+        return 0
+    if args.from_json is not None:
+        try:
+            result = report.from_json(args.from_json.read_bytes())
+        except (OSError, ValueError) as exc:
+            raise BenchError(f"cannot read {args.from_json}: {exc}") from None
+    else:
+        result = suite.run(settings, command_line(args), show_progress=not args.quiet)
+    print(report.terminal(result))
+    if args.json is not None and args.from_json is None:
+        args.json.write_bytes(report.to_json(result))
+        print(f"wrote {args.json}")
+    if args.markdown is not None:
+        report.write_markdown(args.markdown, result)
+        print(f"wrote {args.markdown}")
+    problems = suite.failures(result)
+    for problem in problems:
+        print(f"FAILED {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="flowledger bench",
+        description="Benchmark flowledger against SpiffWorkflow, plus engine-level figures.",
+    )
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        status = run(args)
+    except BenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+    raise SystemExit(status)

@@ -1,0 +1,122 @@
+"""Runs one workload on the peer, SpiffWorkflow 3.2 (a library: in memory, no database), timed.
+
+The peer gets the same graph in its own dialect (script tasks `count = count + 1`, Python
+conditions); the spec is parsed once, and only the instances are timed: create the workflow from
+the spec, run engine steps, complete the ready user tasks, run engine steps, check it completed.
+SpiffWorkflow is optional: `missing_reason()` says why it cannot run.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.metadata
+import time
+import tracemalloc
+from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree
+
+from .errors import BenchError
+from .workloads import Workload
+
+EXPECTED_VERSION = "3.2.0"
+
+
+def missing_reason() -> str | None:
+    """None when SpiffWorkflow can run, else what to install."""
+    try:
+        import SpiffWorkflow.bpmn
+        import SpiffWorkflow.camunda.parser  # noqa: F401
+    except ImportError as exc:
+        return (
+            f"SpiffWorkflow is not installed ({exc}); "
+            f"pip install 'flowledger[bench]' (SpiffWorkflow=={EXPECTED_VERSION})"
+        )
+    return None
+
+
+def version() -> str | None:
+    try:
+        return importlib.metadata.version("SpiffWorkflow")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+@dataclass
+class PeerSpec:
+    """A workload parsed once by SpiffWorkflow's Camunda parser, ready to instantiate."""
+
+    workload: Workload
+    spec: Any
+    subprocess_specs: Any
+
+
+def parse(workload: Workload) -> PeerSpec:
+    from SpiffWorkflow.camunda.parser import CamundaParser
+
+    parser = CamundaParser()
+    hardened = etree.XMLParser(resolve_entities=False, no_network=True)
+    parser.add_bpmn_xml(
+        etree.fromstring(workload.bpmn("peer"), hardened), filename=f"{workload.name}.bpmn"
+    )
+    return PeerSpec(
+        workload,
+        parser.get_spec(workload.process_id),
+        parser.get_subprocess_specs(workload.process_id),
+    )
+
+
+def run_instance(peer: PeerSpec, i: int) -> Any:
+    """Run instance number `i` to its end; returns the finished BpmnWorkflow."""
+    from SpiffWorkflow.bpmn import BpmnWorkflow
+    from SpiffWorkflow.util.task import TaskState
+
+    workload = peer.workload
+    workflow = BpmnWorkflow(peer.spec, peer.subprocess_specs)
+    workflow.task_tree.set_data(**workload.start_variables(i))
+    workflow.do_engine_steps()
+    if workload.task_variables is not None:
+        for task in workflow.get_tasks(state=TaskState.READY, manual=True):
+            task.set_data(**workload.task_variables(i))
+            task.run()
+        workflow.do_engine_steps()
+    if not workflow.is_completed():
+        raise BenchError(f"{workload.name} on SpiffWorkflow: instance {i} did not complete")
+    return workflow
+
+
+def timed_run(peer: PeerSpec, instances: int) -> float:
+    """Seconds to run `instances` instances to their end."""
+    gc.collect()
+    started = time.perf_counter()
+    for i in range(instances):
+        run_instance(peer, i)
+    return time.perf_counter() - started
+
+
+def peak_memory(peer: PeerSpec, instances: int) -> int:
+    """Peak bytes Python allocated while running the instances (untimed: tracemalloc is slow)."""
+    tracemalloc.start()
+    try:
+        for i in range(instances):
+            run_instance(peer, i)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def serialized_state_bytes(peer: PeerSpec) -> int | None:
+    """Size of one finished workflow as SpiffWorkflow saves it (JSON), or None if it cannot."""
+    from SpiffWorkflow.bpmn.serializer import BpmnWorkflowSerializer
+    from SpiffWorkflow.bpmn.serializer.config import DEFAULT_CONFIG
+    from SpiffWorkflow.camunda.serializer import DEFAULT_CONFIG as CAMUNDA_CONFIG
+
+    workflow = run_instance(peer, 0)
+    # Camunda's converters, plus the standard multi-instance ones its script tasks use.
+    config = {**DEFAULT_CONFIG, **CAMUNDA_CONFIG}
+    serializer = BpmnWorkflowSerializer(BpmnWorkflowSerializer.configure(config))
+    try:
+        return len(serializer.serialize_json(workflow).encode())
+    except Exception:  # the peer's serializer may not know a spec class: report, don't fail
+        return None

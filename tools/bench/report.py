@@ -1,0 +1,370 @@
+"""Turns a BenchReport into JSON (every figure), markdown tables (docs/benchmarks.md) and the
+terminal table printed at the end of a run. Formatting only: measures nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from .flowledger_runner import MODES
+from .results import BenchReport, Spread, SystemResult, WorkloadResult
+
+NA = "n/a"
+PEER = ("spiffworkflow", "in-memory")
+SYSTEMS = [("flowledger", m.name) for m in MODES] + [PEER]
+HEADINGS = {
+    ("flowledger", "sqlite-normal"): "flowledger NORMAL",
+    ("flowledger", "sqlite-full"): "flowledger FULL",
+    ("flowledger", "async-history"): "flowledger async hist.",
+    PEER: "SpiffWorkflow",
+}
+
+
+def to_json(report: BenchReport) -> bytes:
+    return msgspec.json.format(msgspec.json.encode(report), indent=2) + b"\n"
+
+
+def from_json(data: bytes) -> BenchReport:
+    """A report written by `to_json`, to render again (ValueError if it is not one)."""
+    try:
+        return msgspec.json.decode(data, type=BenchReport)
+    except msgspec.DecodeError as exc:
+        raise ValueError(f"not a flowledger bench JSON report: {exc}") from None
+
+
+@dataclass
+class Table:
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+    text_columns: frozenset[int] = frozenset({0})  # left-aligned; the others are numbers
+
+
+# -- number formatting ------------------------------------------------------------------------
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    """`digits` significant digits, thousands separated: 1,234 / 56.7 / 0.891."""
+    if value is None:
+        return NA
+    magnitude = abs(value)
+    if magnitude == 0:
+        return "0"
+    if magnitude >= 10 ** (digits - 1):
+        return f"{value:,.0f}"
+    decimals = 0
+    while magnitude < 10 ** (digits - 1 - decimals) and decimals < 6:
+        decimals += 1
+    return f"{value:,.{decimals}f}"
+
+
+def spread(value: Spread | None) -> str:
+    if value is None:
+        return NA
+    if value.min == value.max:
+        return number(value.median)
+    return f"{number(value.median)} ({number(value.min)}-{number(value.max)})"
+
+
+def median(value: Spread | None) -> str:
+    return NA if value is None else number(value.median)
+
+
+def mebibytes(value: int | None) -> str:
+    return NA if value is None else f"{value / 2**20:.1f}"
+
+
+def ratio(value: float | None) -> str:
+    return NA if value is None else f"{value:.2f}x"
+
+
+# -- tables -----------------------------------------------------------------------------------
+
+
+def _cell(w: WorkloadResult, key: tuple[str, str]) -> SystemResult | None:
+    return w.result(*key)
+
+
+def _systems_label(labels: list[str]) -> str:
+    flowledger = [HEADINGS[("flowledger", m.name)] for m in MODES]
+    if all(label in labels for label in flowledger):
+        labels = ["flowledger (every mode)"] + [x for x in labels if x not in flowledger]
+    return ", ".join(labels)
+
+
+def _unavailable_notes(report: BenchReport) -> list[str]:
+    """Which systems did not run a workload, and why: one line per distinct reason."""
+    grouped: dict[str, list[str]] = {}
+    for w in report.workloads:
+        by_reason: dict[str, list[str]] = {}
+        for r in w.systems:
+            if r.available and r.completed is not False:
+                continue
+            state = "FAILED" if r.completed is False else "not available"
+            label = HEADINGS.get((r.system, r.mode), f"{r.system} {r.mode}")
+            reason = str(r.reason).replace(w.name, "<workload>")
+            by_reason.setdefault(f"{state}: {reason}", []).append(label)
+        for reason, labels in by_reason.items():
+            grouped.setdefault(f"{_systems_label(labels)} {reason}", []).append(w.name)
+    return [f"{', '.join(names)}: {text}" for text, names in grouped.items()]
+
+
+def throughput_table(report: BenchReport) -> Table:
+    headers = ["workload", "activities", "instances"]
+    headers += [HEADINGS[k] + " inst/s" for k in SYSTEMS]
+    headers += ["ratio NORMAL/Spiff", "ratio FULL/Spiff", "ratio async/Spiff"]
+    rows = []
+    for w in report.workloads:
+        row = [w.name, str(w.activities_per_instance), str(w.instances)]
+        row += [spread(r.instances_per_s if r else None) for r in (_cell(w, k) for k in SYSTEMS)]
+        for mode in ("sqlite-normal", "sqlite-full", "async-history"):
+            r = w.result("flowledger", mode)
+            row.append(ratio(r.ratio_vs_peer if r else None))
+        rows.append(row)
+    return Table(
+        "Instances per second (median over repetitions, min-max); the async ratio counts the "
+        "history catch-up after the timed part",
+        headers,
+        rows,
+        _unavailable_notes(report),
+    )
+
+
+def activity_table(report: BenchReport) -> Table:
+    headers = ["workload", "activities", "counted from"]
+    headers += [HEADINGS[k] + " µs/activity" for k in SYSTEMS]
+    rows = []
+    for w in report.workloads:
+        row = [w.name, str(w.activities_per_instance), w.activities_source]
+        row += [median(r.us_per_activity if r else None) for r in (_cell(w, k) for k in SYSTEMS)]
+        rows.append(row)
+    return Table(
+        "Microseconds per activity (median)", headers, rows, text_columns=frozenset({0, 2})
+    )
+
+
+def storage_table(report: BenchReport) -> Table:
+    headers = [
+        "workload",
+        "events/inst",
+        "log bytes/inst",
+        "RU rows/inst",
+        "HI rows/inst",
+        "DB bytes/inst",
+        "Spiff JSON bytes/inst",
+        "async: catch-up s",
+        "async: inst/s incl. catch-up",
+    ]
+    rows = []
+    for w in report.workloads:
+        fl = w.result("flowledger", "sqlite-normal")
+        peer = w.result(*PEER)
+        asynchronous = w.result("flowledger", "async-history")
+        rows.append(
+            [
+                w.name,
+                number(fl.events_per_instance if fl else None),
+                number(fl.log_bytes_per_instance if fl else None),
+                number(fl.runtime_rows_per_instance if fl else None),
+                number(fl.history_rows_per_instance if fl else None),
+                number(fl.database_bytes_per_instance if fl else None),
+                number(peer.serialized_state_bytes if peer else None),
+                spread(asynchronous.history_catch_up_s if asynchronous else None),
+                spread(asynchronous.instances_per_s_with_catch_up if asynchronous else None),
+            ]
+        )
+    return Table(
+        "What one instance leaves behind (flowledger NORMAL; Spiff: its JSON serialization)",
+        headers,
+        rows,
+    )
+
+
+def memory_table(report: BenchReport) -> Table:
+    headers = ["workload", "instances"] + [HEADINGS[k] + " MiB" for k in SYSTEMS]
+    rows = []
+    for w in report.workloads:
+        row = [w.name, str(w.instances)]
+        row += [
+            mebibytes(r.peak_memory_bytes if r else None) for r in (_cell(w, k) for k in SYSTEMS)
+        ]
+        rows.append(row)
+    return Table(
+        "Peak Python memory during one untimed pass (tracemalloc, MiB)",
+        headers,
+        rows,
+    )
+
+
+def engine_table(report: BenchReport) -> Table | None:
+    e = report.engine
+    if e is None:
+        return None
+    rows: list[list[str]] = []
+    notes: list[str] = []
+    if e.append is not None:
+        a = e.append
+        rows.append(
+            [
+                f"append, {a.batched_commits_per_txn} commits per transaction",
+                spread(a.batched_events_per_s) + " events/s",
+                f"{a.commits:,} commits x {a.events_per_commit} events, "
+                f"{number(a.event_bytes)} B/event",
+            ]
+        )
+        rows.append(
+            [
+                "append, 1 commit per transaction",
+                spread(a.single_commit_events_per_s) + " events/s",
+                "as a command appends",
+            ]
+        )
+    if e.rebuild is not None:
+        r = e.rebuild
+        rows.append(
+            [
+                "projection rebuild from the log",
+                spread(r.events_per_s) + " events/s" if r.available else NA,
+                f"{r.events:,} events, {r.instances:,} instances" if r.available else str(r.reason),
+            ]
+        )
+    if e.replay is not None:
+        p = e.replay
+        rows.append(
+            [
+                f"replay one {p.workload} instance",
+                spread(p.events_per_s) + " events/s" if p.available else NA,
+                f"{p.events:,} events" if p.available else str(p.reason),
+            ]
+        )
+    if e.cold_start is not None:
+        c = e.cold_start
+        if c.available:
+            size = f"{c.database_bytes / 2**20:,.0f} MiB" if c.database_bytes else NA
+            what = (
+                f"{c.finished_instances:,} finished + {c.active_instances:,} active "
+                f"{c.workload}, {size}"
+            )
+            rows.append(["cold start: Engine(url)", spread(c.construct_s) + " s", what])
+            for label, value in (
+                ("cold start: first query (tasks of one instance)", c.first_query_s),
+                ("cold start: first command (complete that task)", c.first_command_s),
+                ("cold start: total", c.total_s),
+            ):
+                rows.append([label, spread(value) + " s", ""])
+            if c.build_seconds is not None:
+                when = "by an earlier run, taken from the cache" if c.from_cache else "by this run"
+                notes.append(f"cold-start database built in {c.build_seconds:,.0f} s ({when})")
+        else:
+            rows.append(["cold start", NA, str(c.reason)])
+    return Table(
+        "Engine-level figures (median, min-max)",
+        ["figure", "value", "on"],
+        rows,
+        notes,
+        text_columns=frozenset({0, 2}),
+    )
+
+
+def machine_table(report: BenchReport) -> Table:
+    m = report.machine
+    rows = [
+        ["CPU", str(m.get("cpu_model"))],
+        ["cores (nproc)", str(m.get("nproc"))],
+        ["Python", f"{m.get('python')} ({m.get('python_implementation')})"],
+        ["SQLite", str(m.get("sqlite"))],
+        ["SpiffWorkflow", str(m.get("spiffworkflow"))],
+        ["flowledger commit", str(m.get("flowledger_commit"))],
+        ["platform", str(m.get("platform"))],
+    ]
+    return Table("Machine", ["", "this run"], rows, text_columns=frozenset({0, 1}))
+
+
+def tables(report: BenchReport) -> list[Table]:
+    found = [
+        throughput_table(report),
+        activity_table(report),
+        storage_table(report),
+        memory_table(report),
+        engine_table(report),
+    ]
+    return [t for t in found if t is not None]
+
+
+# -- rendering --------------------------------------------------------------------------------
+
+
+def _markdown_table(table: Table) -> str:
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    align = ["---" if i in table.text_columns else "---:" for i in range(len(table.headers))]
+    out = [f"### {table.title}", "", line(table.headers), "|" + "|".join(align) + "|"]
+    out += [line(row) for row in table.rows]
+    if table.notes:
+        out.append("")
+        out += [f"- {note}" for note in table.notes]
+    return "\n".join(out)
+
+
+def markdown(report: BenchReport) -> str:
+    """The results section of docs/benchmarks.md, regenerated by `flowledger bench --markdown`."""
+    parts = [
+        "## Results",
+        "",
+        f"Command: `{report.command}` ({report.duration_s:,.0f} s)",
+        "",
+        _markdown_table(machine_table(report)),
+    ]
+    parts += ["", *(_markdown_table(t) + "\n" for t in tables(report))]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+RESULTS_BEGIN = "<!-- bench-results:begin (generated by flowledger bench --markdown) -->"
+RESULTS_END = "<!-- bench-results:end -->"
+
+
+def write_markdown(path: Path, report: BenchReport) -> None:
+    """Write the results; a file with the results markers (docs/benchmarks.md) keeps everything
+    outside them, so the doc is regenerated in place."""
+    section = f"{RESULTS_BEGIN}\n{markdown(report)}{RESULTS_END}"
+    if path.exists():
+        text = path.read_text()
+        begin, end = text.find(RESULTS_BEGIN), text.find(RESULTS_END)
+        if 0 <= begin < end:
+            path.write_text(text[:begin] + section + text[end + len(RESULTS_END) :])
+            return
+    path.write_text(section + "\n")
+
+
+def _plain_table(table: Table) -> str:
+    cells = [table.headers, *table.rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(table.headers))]
+
+    def line(row: Sequence[str]) -> str:
+        cells = zip(row, widths, strict=True)
+        text = "  ".join(
+            c.ljust(w) if i in table.text_columns else c.rjust(w) for i, (c, w) in enumerate(cells)
+        )
+        return text.rstrip()
+
+    out = [table.title, line(table.headers), "  ".join("-" * w for w in widths)]
+    out += [line(row) for row in table.rows]
+    out += [f"  * {note}" for note in table.notes]
+    return "\n".join(out)
+
+
+def terminal(report: BenchReport) -> str:
+    m = report.machine
+    head = (
+        f"flowledger bench: {m.get('cpu_model')}, {m.get('nproc')} cores, "
+        f"Python {m.get('python')}, "
+        f"SQLite {m.get('sqlite')}, SpiffWorkflow {m.get('spiffworkflow')}, "
+        f"commit {m.get('flowledger_commit')}; {report.duration_s:,.0f} s"
+    )
+    return "\n\n".join([head, *(_plain_table(t) for t in tables(report))]) + "\n"

@@ -1,0 +1,142 @@
+"""The shape of a benchmark report: every figure the harness measures, as plain dataclasses.
+
+Data only: the suite fills these in, `report` turns them into JSON, markdown and a terminal table.
+A figure that does not apply or could not be measured is None, never missing, so JSON readers
+always find every key; `available`/`reason` say why.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMAT_VERSION = 1
+
+
+@dataclass
+class Spread:
+    """Median and range of one figure over the repetitions."""
+
+    median: float
+    min: float
+    max: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Spread | None:
+        if not values:
+            return None
+        return cls(float(statistics.median(values)), float(min(values)), float(max(values)))
+
+
+@dataclass
+class SystemResult:
+    """One system (flowledger in one mode, or the peer) on one workload."""
+
+    system: str  # "flowledger" | "spiffworkflow"
+    mode: str  # "sqlite-normal" | "sqlite-full" | "async-history" | "in-memory"
+    available: bool = True
+    reason: str | None = None  # why not available, or what went wrong
+    instances: int = 0  # per repetition
+    repetitions: int = 0
+    completed: bool | None = None  # every instance of every repetition reached its end
+    seconds: list[float] = field(default_factory=list)  # per repetition, instance execution only
+    instances_per_s: Spread | None = None
+    us_per_activity: Spread | None = None
+    history_catch_up_s: Spread | None = None  # async history: flush time after the timed part
+    history_backlog_events: Spread | None = None  # async history: unprojected events at the end
+    instances_per_s_with_catch_up: Spread | None = None  # async history: catch-up included
+    events_per_instance: float | None = None
+    runtime_rows_per_instance: float | None = None  # ACT_RU_* rows left per instance
+    history_rows_per_instance: float | None = None  # ACT_HI_* rows per instance
+    log_bytes_per_instance: float | None = None  # event_log.events bytes per instance
+    database_bytes_per_instance: float | None = None  # SQLite file size / instances
+    serialized_state_bytes: int | None = None  # peer: JSON of one finished workflow
+    peak_memory_bytes: int | None = None  # tracemalloc peak during an untimed pass
+    ratio_vs_peer: float | None = None  # flowledger instances/s ÷ peer instances/s
+
+
+@dataclass
+class WorkloadResult:
+    name: str
+    description: str
+    instances: int
+    model_activities: int  # flow nodes of the model one instance passes
+    activities_per_instance: int  # what µs/activity divides by (see activities_source)
+    activities_source: str  # "ACT_HI_ACTINST" (measured on flowledger) or "model"
+    systems: list[SystemResult] = field(default_factory=list)
+
+    def result(self, system: str, mode: str) -> SystemResult | None:
+        for r in self.systems:
+            if r.system == system and r.mode == mode:
+                return r
+        return None
+
+
+@dataclass
+class AppendFigures:
+    available: bool = True
+    reason: str | None = None
+    commits: int = 0
+    events_per_commit: int = 0
+    event_bytes: float | None = None  # average encoded size of one synthetic event
+    batched_commits_per_txn: int = 0
+    batched_events_per_s: Spread | None = None
+    single_commit_events_per_s: Spread | None = None  # one commit per transaction, as commands do
+
+
+@dataclass
+class RebuildFigures:
+    available: bool = True
+    reason: str | None = None
+    events: int = 0
+    instances: int = 0
+    seconds: Spread | None = None
+    events_per_s: Spread | None = None
+
+
+@dataclass
+class ReplayFigures:
+    available: bool = True
+    reason: str | None = None
+    workload: str = ""
+    events: int = 0
+    seconds: Spread | None = None
+    events_per_s: Spread | None = None
+
+
+@dataclass
+class ColdStartFigures:
+    available: bool = True
+    reason: str | None = None
+    workload: str = ""
+    finished_instances: int = 0
+    active_instances: int = 0
+    database_bytes: int | None = None
+    build_seconds: float | None = None  # when it was built (perhaps by an earlier run)
+    from_cache: bool = False  # this run reused the cached database
+    construct_s: Spread | None = None  # Engine(url)
+    first_query_s: Spread | None = None  # tasks of one active instance
+    first_command_s: Spread | None = None  # complete that task
+    total_s: Spread | None = None
+
+
+@dataclass
+class EngineFigures:
+    append: AppendFigures | None = None
+    rebuild: RebuildFigures | None = None
+    replay: ReplayFigures | None = None
+    cold_start: ColdStartFigures | None = None
+
+
+@dataclass
+class BenchReport:
+    format_version: int
+    command: str
+    machine: dict[str, Any]
+    settings: dict[str, Any]
+    features: dict[str, bool]
+    workloads: list[WorkloadResult] = field(default_factory=list)
+    engine: EngineFigures | None = None  # None with --skip-engine
+    duration_s: float = 0.0

@@ -1,0 +1,108 @@
+"""The benchmark's workloads: which graph, which start variables, what completes the user tasks.
+
+Names: `linear10`, `usertask_gateway`, `parallel`, `mi50` (alias `mi`) are the base set;
+`linearN` and `miN` work for any N, and the default scaling ladder is listed in SCALING.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import model_generator as gen
+
+BASE = ("linear10", "usertask_gateway", "parallel", "mi50")
+SCALING = ("linear50", "linear100", "linear200", "linear400", "mi10", "mi200", "mi1000")
+QUICK_SCALING = ("linear50", "mi10")
+ALIASES = {"mi": "mi50"}
+# The size the `--instances` figure is meant for: bigger instances run proportionally fewer.
+REFERENCE_ACTIVITIES = 12
+MIN_INSTANCES = 2
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One benchmark workload: a graph, and how to drive one instance of it through the API."""
+
+    name: str
+    description: str
+    graph: gen.ProcessGraph
+    start_variables: Callable[[int], dict[str, Any]]
+    # Variables to complete the user task of instance i with; None: the model has no user task.
+    task_variables: Callable[[int], dict[str, Any]] | None = None
+
+    @property
+    def process_id(self) -> str:
+        return self.graph.process_id
+
+    @property
+    def model_activities(self) -> int:
+        return self.graph.activities_per_instance
+
+    def bpmn(self, dialect: gen.Dialect) -> bytes:
+        return gen.render(self.graph, dialect)
+
+    def instances_for(self, instances: int) -> int:
+        """Instances to run when the base workloads run `instances`: about the same activities."""
+        scaled = round(instances * REFERENCE_ACTIVITIES / max(self.model_activities, 1))
+        return max(MIN_INSTANCES, min(instances, scaled))
+
+
+def _counter_start(_i: int) -> dict[str, Any]:
+    return {gen.COUNT_VARIABLE: 0}
+
+
+def _amount(i: int) -> dict[str, Any]:
+    # Alternate both gateway branches: even instances take the large path, odd the small one.
+    return {"amount": 150 if i % 2 == 0 else 50}
+
+
+def workload(name: str) -> Workload:
+    """The workload called `name` (see the module docstring); ValueError names the valid ones."""
+    name = ALIASES.get(name, name)
+    if name == "usertask_gateway":
+        return Workload(
+            name,
+            "start → user task → XOR on amount > 100 → service task → merge → end",
+            gen.usertask_gateway(),
+            _counter_start,
+            _amount,
+        )
+    if name == "parallel":
+        return Workload(
+            name, "fork → 4 branches x 2 service tasks → join → end", gen.parallel(), _counter_start
+        )
+    match = re.fullmatch(r"(linear|mi)([1-9][0-9]*)", name)
+    if match is None:
+        raise ValueError(
+            f"unknown workload {name!r}: use usertask_gateway, parallel, mi (= mi50), linearN or "
+            f"miN (N a positive number), e.g. {','.join(BASE + SCALING)}"
+        )
+    size = int(match.group(2))
+    if match.group(1) == "linear":
+        return Workload(
+            name, f"start → {size} service tasks → end", gen.linear(size), _counter_start
+        )
+    items = list(range(size))
+    return Workload(
+        name,
+        f"parallel multi-instance service task over {size} items",
+        gen.multi_instance(size),
+        lambda _i: {gen.COUNT_VARIABLE: 0, "items": list(items)},
+    )
+
+
+def select(names: Sequence[str] | None, *, quick: bool = False) -> list[Workload]:
+    """The workloads to run: the named ones, or the base set plus the (quick) scaling ladder."""
+    if not names:
+        names = BASE + (QUICK_SCALING if quick else SCALING)
+    chosen: list[Workload] = []
+    seen: set[str] = set()
+    for raw in names:
+        w = workload(raw.strip())
+        if w.name not in seen:
+            seen.add(w.name)
+            chosen.append(w)
+    return chosen
