@@ -14,6 +14,7 @@ from .errors import (
     NotFound,
     ProcessEngineError,
     Rejected,
+    SchemaMismatch,
     TaskAlreadyClaimed,
 )
 from .variables import TypedValue, typed
@@ -42,6 +43,7 @@ __all__ = [
     "NotFound",
     "ProcessEngineError",
     "Rejected",
+    "SchemaMismatch",
     "SystemClock",
     "TaskAlreadyClaimed",
     "TypedValue",

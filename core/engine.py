@@ -7,7 +7,9 @@ commit per stream, project runtime and history rows, record the command, commit.
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -45,7 +47,14 @@ from .deployments import (
     parse_resources,
     unchanged,
 )
-from .errors import ConcurrencyError, FlowledgerError, NotFound, ProcessEngineError, Rejected
+from .errors import (
+    ConcurrencyError,
+    FlowledgerError,
+    NotFound,
+    ProcessEngineError,
+    Rejected,
+    SchemaMismatch,
+)
 from .evolve import evolve
 from .history_worker import HistoryProcess, HistoryThread
 from .ids import uuid7
@@ -224,6 +233,7 @@ class Engine:
                 f"history_mode must be one of {', '.join(HISTORY_MODES)}, not {history_mode!r}"
             )
         self.url = url or DEFAULT_URL
+        self._memory = is_memory_url(self.url)
         self.clock: Clock = clock or SystemClock()
         self.allow_scripts = allow_scripts
         self.history_level = history_level
@@ -231,7 +241,11 @@ class Engine:
         self._sqlite_synchronous = sqlite_synchronous
         self._history = HistoryProjector(history_level)
         self._db = create_database(self.url, sqlite_synchronous)
-        migrations.upgrade(self._db)
+        try:
+            migrations.upgrade(self._db)
+        except migrations.UnknownSchema as exc:
+            self._db.dispose()
+            raise SchemaMismatch(str(exc)) from None
         self._store = EventStore(self._db.dialect.name)
         self._codec = ev.make_codec()
         self._rows = SqlRowStore()
@@ -275,10 +289,12 @@ class Engine:
             # Another process cannot open an in-memory database: follow in a thread there.
             self._history_worker = (
                 HistoryThread(self._history_step)
-                if is_memory_url(self.url)
+                if self._memory
                 else HistoryProcess(self.url, self.history_level, self._sqlite_synchronous)
             )
             self._history_worker.start()
+            # A script that never calls close() still leaves history complete when it exits.
+            atexit.register(_close_at_exit, weakref.ref(self))
             return
         # Inline history owns the tables: finish what an asynchronous run left behind first.
         self.flush_history()
@@ -290,8 +306,14 @@ class Engine:
 
         SQLite has one writer: the engine lock keeps this process's commands and the follower
         from waiting on each other's database lock."""
-        with self._lock, self._write() as conn:
-            return self._follower.catch_up(conn, self.clock.now())
+        with self._lock:
+            with self._snapshot() as conn:
+                batch = self._follower.prepare(conn)
+            if batch is None:
+                return 0  # nothing to write: no write transaction either
+            with self._write() as conn:
+                self._follower.write(conn, batch, self.clock.now())
+            return batch.events
 
     def flush_history(self) -> None:
         """Bring asynchronous history up to the end of the log now (a no-op for inline)."""
@@ -336,6 +358,12 @@ class Engine:
 
     @contextmanager
     def _read(self) -> Iterator[Connection]:
+        if self._memory:
+            # In-memory SQLite is one connection for everyone: a read must not run inside (and
+            # on return roll back) a command's or the history thread's transaction.
+            with self._lock, self._db.connect() as conn:
+                yield conn
+            return
         with self._db.connect() as conn:
             yield conn
 
@@ -1256,10 +1284,23 @@ class Engine:
     def rebuild_projections(self) -> views.RebuildReport:
         """Rewrite every ACT_* table from the log, in one transaction: for a schema change, a new
         history level, or tables someone edited by hand. Commands wait until it is done."""
+        tables = (*HISTORY_TABLES, *RUNTIME_TABLES, *REPOSITORY_TABLES)
         with self._lock, self._write() as conn:
             self._store.lock_head(conn)
-            for table in (*HISTORY_TABLES, *RUNTIME_TABLES, *REPOSITORY_TABLES):
+            # A history follower's batch prepared before the rebuild must not land in it: it
+            # waits on this row lock, then finds the checkpoint moved and drops its batch.
+            self._store.checkpoint(conn, HISTORY_CHECKPOINT, lock=True)
+            for table in tables:
                 conn.execute(table.delete())
+            # Building an index once over the loaded rows beats maintaining it row by row; only
+            # where DDL is transactional (MySQL would commit the rebuild half done).
+            indexes = (
+                [i for t in tables for i in t.indexes]
+                if conn.dialect.name in ("sqlite", "postgresql")
+                else []
+            )
+            for index in indexes:
+                index.drop(conn)
 
             def load(stream_id: str, version: int) -> InstanceState | None:
                 return state_at(self._store, conn, self._codec, stream_id, version)
@@ -1283,6 +1324,8 @@ class Engine:
                     changes, pending = ChangeSet(), 0
             rows += changes.row_count()
             self._rows.apply(conn, changes)
+            for index in indexes:
+                index.create(conn)
             if self._store.checkpoint(conn, HISTORY_CHECKPOINT) is not None:
                 head = self._store.head_position(conn)
                 self._store.save_checkpoint(
@@ -1412,3 +1455,9 @@ def _activity_tree(state: InstanceState, model: ProcessModel) -> views.ActivityI
         execution_ids=executions_of(state.id),
         child_activity_instances=[node(c) for c in children.get(state.id, [])],
     )
+
+
+def _close_at_exit(ref: weakref.ref[Engine]) -> None:
+    engine = ref()
+    if engine is not None and engine._history_worker is not None:
+        engine.close()

@@ -18,6 +18,7 @@ __all__ = [
     "NotFound",
     "ProcessEngineError",
     "Rejected",
+    "SchemaMismatch",
     "TaskAlreadyClaimed",
 ]
 
@@ -77,6 +78,10 @@ class TaskAlreadyClaimed(Rejected):
 
 class ProcessEngineError(FlowledgerError):
     """Executing the model failed (no flow to take, an expression or delegate failed, ...)."""
+
+
+class SchemaMismatch(FlowledgerError):
+    """The database's tables were made by a flowledger version this one cannot work with."""
 
 
 class BpmnError(Exception):

@@ -1,6 +1,7 @@
 """Workers that keep asynchronous history close behind the log.
 
-`HistoryProcess` runs the follower in a child process (`python -m core.history_worker`), so
+`HistoryProcess` runs the follower in a child process (`python -m core.history_worker`, the
+database URL in its environment), so
 projecting history takes its own core instead of the command path's interpreter lock; the child
 stops when its stdin closes, which also happens when the parent dies. `HistoryThread` does the
 same in-process, for in-memory SQLite that no other process can open. Neither dies of an error:
@@ -21,6 +22,7 @@ from datetime import UTC, datetime
 log = logging.getLogger("flowledger.history")
 
 INTERVAL = 0.25  # seconds between catch-ups: history stays well within a second of the log
+URL_VARIABLE = "FLOWLEDGER_HISTORY_DB"
 BATCH_EVENTS = 5_000  # events per write transaction: short holds of SQLite's one write lock
 
 
@@ -61,10 +63,13 @@ class HistoryProcess:
         self.error: BaseException | None = None  # the child logs its own errors
 
     def start(self) -> None:
+        url, history_level, sqlite_synchronous = self._args
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        # The URL may hold a password: the environment is private to the user, argv is not.
+        env[URL_VARIABLE] = url
         self._child = subprocess.Popen(
-            [sys.executable, "-m", "core.history_worker", *self._args],
+            [sys.executable, "-m", "core.history_worker", history_level, sqlite_synchronous],
             stdin=subprocess.PIPE,
             env=env,
         )
@@ -73,6 +78,9 @@ class HistoryProcess:
         child, self._child = self._child, None
         if child is None:
             return
+        if child.poll() is not None:
+            # It ended before it was told to: the parent's flush projects what it left.
+            log.error("the history follower process exited early (status %s)", child.returncode)
         assert child.stdin is not None
         child.stdin.close()
         try:
@@ -124,7 +132,8 @@ def _stdin_closed(timeout: float) -> bool:
 
 
 def main(argv: list[str]) -> None:
-    url, history_level, sqlite_synchronous = argv
+    history_level, sqlite_synchronous = argv
+    url = os.environ[URL_VARIABLE]
     logging.basicConfig(level=logging.WARNING, format="flowledger history: %(message)s")
     follow(url, history_level, sqlite_synchronous, _stdin_closed)
 

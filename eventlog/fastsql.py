@@ -31,6 +31,7 @@ class Prepared:
         "_names",
         "_pick",
         "_processors",
+        "_results",
         "columns",
         "sql",
     )
@@ -38,10 +39,17 @@ class Prepared:
     def __init__(self, statement: ClauseElement, dialect: Dialect) -> None:
         compiled = cast(SQLCompiler, statement.compile(dialect=dialect))
         self.sql = str(compiled)
-        # Names of a SELECT's result columns; rows come back raw (no result processing), so
-        # prepared SELECTs read only columns that need none: text, numbers, flags.
-        selected = getattr(statement, "selected_columns", ())
+        # A SELECT's result columns, and the converters of those the driver returns raw
+        # (SQLite's datetimes are text): `first` and `all` give rows as SQLAlchemy would.
+        selected = list(getattr(statement, "selected_columns", ()))
         self.columns = tuple(c.key for c in selected)
+        self._results: tuple[tuple[int, Callable[[Any], Any]], ...] = tuple(
+            (i, p)
+            for i, p in enumerate(
+                c.type.dialect_impl(dialect).result_processor(dialect, None) for c in selected
+            )
+            if p is not None
+        )
         self._dialect = dialect
         names: Sequence[str] = (
             list(compiled.positiontup or []) if compiled.positional else list(compiled.binds)
@@ -100,7 +108,23 @@ class Prepared:
             row = cursor.fetchone()
         finally:
             cursor.close()
-        return None if row is None else dict(zip(self.columns, row, strict=True))
+        return None if row is None else self._row(row)
+
+    def all(self, conn: Connection, values: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Every row of a SELECT by column name."""
+        cursor = self.execute(conn, values)
+        try:
+            rows = cursor.fetchall()
+        finally:
+            cursor.close()
+        return [self._row(r) for r in rows]
+
+    def _row(self, row: Sequence[Any]) -> dict[str, Any]:
+        if self._results:
+            row = list(row)
+            for i, process in self._results:
+                row[i] = process(row[i])
+        return dict(zip(self.columns, row, strict=True))
 
     def executemany(self, conn: Connection, rows: Iterable[Mapping[str, Any]]) -> None:
         self.run(conn, [self.params(r) for r in rows])

@@ -35,9 +35,21 @@ def current_revision(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
+class UnknownSchema(RuntimeError):
+    """The database was migrated by a flowledger this one does not know (a newer one)."""
+
+
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Upgrade the database behind `engine` to `revision` (default: the newest)."""
     with engine.begin() as connection:
-        if current_revision(connection) == head_revision() and revision == "head":
+        current = current_revision(connection)
+        if current == head_revision() and revision == "head":
             return
+        known = {r.revision for r in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
+        if current is not None and current not in known:
+            raise UnknownSchema(
+                f"the database is at schema revision {current!r}, which this version of "
+                f"flowledger does not know (it knows up to {head_revision()!r}); it was written "
+                "by another version: use that version, or a new database"
+            )
         command.upgrade(alembic_config(connection), revision)

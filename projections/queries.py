@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, cast
 
 from sqlalchemy import Select, Table, and_, bindparam, exists, func, or_, select
@@ -284,19 +285,19 @@ def _task_query(
     return stmt.order_by(t.c.CREATE_TIME_, t.c.ID_)
 
 
-_TASK_QUERIES: dict[tuple[bool, ...], Select[Any]] = {}
-_TASK_LINKS = (
-    select(
-        ACT_RU_IDENTITYLINK.c.TASK_ID_,
-        ACT_RU_IDENTITYLINK.c.USER_ID_,
-        ACT_RU_IDENTITYLINK.c.GROUP_ID_,
+_LINK_CHUNK = 32  # task ids per identity-link query: one prepared statement per list length
+
+
+def _links(count: int) -> Select[Any]:
+    link = ACT_RU_IDENTITYLINK
+    return (
+        select(link.c.TASK_ID_, link.c.USER_ID_, link.c.GROUP_ID_)
+        .where(
+            link.c.TASK_ID_.in_([bindparam(f"id{i}") for i in range(count)]),
+            link.c.TYPE_ == "candidate",
+        )
+        .order_by(link.c.ID_)
     )
-    .where(
-        ACT_RU_IDENTITYLINK.c.TASK_ID_.in_(bindparam("ids", expanding=True)),
-        ACT_RU_IDENTITYLINK.c.TYPE_ == "candidate",
-    )
-    .order_by(ACT_RU_IDENTITYLINK.c.ID_)
-)
 
 
 def tasks(
@@ -332,23 +333,28 @@ def tasks(
         bool(unassigned),
         include_assigned_tasks,
     )
-    stmt = _TASK_QUERIES.get(shape)
-    if stmt is None:
-        stmt = _TASK_QUERIES[shape] = _task_query(params, bool(unassigned), include_assigned_tasks)
-    rows = conn.execute(stmt, {k: v for k, v in params.items() if v is not None}).all()
+    bound = {k: v for k, v in params.items() if v is not None}
+    build = partial(_task_query, params, bool(unassigned), include_assigned_tasks)
+    rows: Sequence[Mapping[str, Any]]
+    if groups:  # a list of groups binds as an expanding IN, which only SQLAlchemy renders
+        rows = [dict(r._mapping) for r in conn.execute(build(), bound)]
+    else:
+        rows = _prepared.get(conn.dialect, ("tasks", shape), build).all(conn, bound)
     if not rows:
         return []
-    ids = [r._mapping["ID_"] for r in rows]
+    ids = [r["ID_"] for r in rows]
     users: dict[str, list[str]] = {i: [] for i in ids}
     group_links: dict[str, list[str]] = {i: [] for i in ids}
-    for r in conn.execute(_TASK_LINKS, {"ids": ids}):
-        if r[1] is not None:
-            users[r[0]].append(r[1])
-        if r[2] is not None:
-            group_links[r[0]].append(r[2])
+    for chunk in range(0, len(ids), _LINK_CHUNK):
+        some = ids[chunk : chunk + _LINK_CHUNK]
+        query = _prepared.get(conn.dialect, ("task-links", len(some)), partial(_links, len(some)))
+        for link in query.all(conn, {f"id{i}": task for i, task in enumerate(some)}):
+            if link["USER_ID_"] is not None:
+                users[link["TASK_ID_"]].append(link["USER_ID_"])
+            if link["GROUP_ID_"] is not None:
+                group_links[link["TASK_ID_"]].append(link["GROUP_ID_"])
     out = []
-    for r in rows:
-        m = r._mapping
+    for m in rows:
         created = utc(m["CREATE_TIME_"])
         assert created is not None
         out.append(

@@ -42,6 +42,8 @@ def state_at(
         for event in codec.decode(commit.events):
             if isinstance(event, ev.DeploymentCreated):
                 return None
+            if state is not None and state.version >= version:
+                return state  # `version` falls inside this commit
             state = evolve(state, event)
     return state
 

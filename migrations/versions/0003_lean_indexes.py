@@ -4,7 +4,9 @@ Every runtime and history row is written on the command path (or by the history 
 each secondary index costs one more B-tree page per command, written to the WAL at commit.
 Camunda's indexes for history cleanup by removal time, root-instance lookups, activity
 statistics, tenants, batches, call activities and owner/last-updated task scans serve features
-flowledger does not have yet; those features bring back what they query, by migration.
+flowledger does not have yet; those features bring back what they query, by migration. Runtime
+rows by process definition or creation time are found through the instance (few rows each), and
+an execution's variables through ACT_UNIQ_VARIABLE (VAR_SCOPE_ is the execution's id).
 
 Revision ID: 0003_lean_indexes
 Revises: 0002_act_tables
@@ -24,6 +26,10 @@ depends_on = None
 # (index, table, columns) exactly as 0002 created them, so downgrade restores them.
 _DROPPED: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("ACT_IDX_EXE_SUPER", "ACT_RU_EXECUTION", ("SUPER_EXEC_",)),
+    ("ACT_IDX_EXE_PROCDEF", "ACT_RU_EXECUTION", ("PROC_DEF_ID_",)),
+    ("ACT_IDX_TASK_PROCDEF", "ACT_RU_TASK", ("PROC_DEF_ID_",)),
+    ("ACT_IDX_TASK_CREATE", "ACT_RU_TASK", ("CREATE_TIME_",)),
+    ("ACT_IDX_VAR_EXE", "ACT_RU_VARIABLE", ("EXECUTION_ID_",)),
     ("ACT_IDX_EXE_ROOT_PI", "ACT_RU_EXECUTION", ("ROOT_PROC_INST_ID_",)),
     ("ACT_IDX_EXEC_TENANT_ID", "ACT_RU_EXECUTION", ("TENANT_ID_",)),
     ("ACT_IDX_TASK_OWNER", "ACT_RU_TASK", ("OWNER_",)),

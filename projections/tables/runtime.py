@@ -49,7 +49,6 @@ ACT_RU_EXECUTION = act_table(
     column("PROC_DEF_KEY_", V255),
     index("ACT_IDX_EXE_PROCINST", "PROC_INST_ID_"),
     index("ACT_IDX_EXE_PARENT", "PARENT_ID_"),
-    index("ACT_IDX_EXE_PROCDEF", "PROC_DEF_ID_"),
     index("ACT_IDX_EXEC_BUSKEY", "BUSINESS_KEY_"),
 )
 
@@ -80,9 +79,7 @@ ACT_RU_TASK = act_table(
     column("TASK_STATE_", V64),
     index("ACT_IDX_TASK_EXEC", "EXECUTION_ID_"),
     index("ACT_IDX_TASK_PROCINST", "PROC_INST_ID_"),
-    index("ACT_IDX_TASK_PROCDEF", "PROC_DEF_ID_"),
     index("ACT_IDX_TASK_ASSIGNEE", "ASSIGNEE_"),
-    index("ACT_IDX_TASK_CREATE", "CREATE_TIME_"),
     # Not in Camunda: task lists filtered by task definition key.
     index("ACT_IDX_RU_TASK_TASK_DEF_KEY", "TASK_DEF_KEY_"),
 )
@@ -125,7 +122,6 @@ ACT_RU_VARIABLE = act_table(
     column("IS_CONCURRENT_LOCAL_", Bool),
     column("TENANT_ID_", V64),
     unique("ACT_UNIQ_VARIABLE", "VAR_SCOPE_", "NAME_"),
-    index("ACT_IDX_VAR_EXE", "EXECUTION_ID_"),
     index("ACT_IDX_VAR_PROCINST", "PROC_INST_ID_"),
     index("ACT_IDX_VARIABLE_TASK_ID", "TASK_ID_"),
 )
