@@ -401,15 +401,17 @@ def variable_rows(
     execution_ids: Sequence[str] | None = None,
     task_id: str | None = None,
 ) -> list[tuple[str, StoredValue, str, str | None]]:
-    """(name, value, execution id, task id) of runtime variables."""
+    """(name, value, execution id, task id) of runtime variables: of an instance, scoped to
+    some executions (not their tasks' local variables), or local to a task."""
     v, b = ACT_RU_VARIABLE, ACT_GE_BYTEARRAY
     stmt = select(v, b.c.BYTES_).select_from(v.outerjoin(b, b.c.ID_ == v.c.BYTEARRAY_ID_))
     if process_instance_id is not None:
         stmt = stmt.where(v.c.PROC_INST_ID_ == process_instance_id)
+    # VAR_SCOPE_ is the owning execution's or task's id: ACT_UNIQ_VARIABLE finds both.
     if execution_ids is not None:
-        stmt = stmt.where(v.c.EXECUTION_ID_.in_(list(execution_ids)))
+        stmt = stmt.where(v.c.VAR_SCOPE_.in_(list(execution_ids)), v.c.TASK_ID_.is_(None))
     if task_id is not None:
-        stmt = stmt.where(v.c.TASK_ID_ == task_id)
+        stmt = stmt.where(v.c.VAR_SCOPE_ == task_id)
     out = []
     for r in conn.execute(stmt.order_by(v.c.NAME_)):
         m = r._mapping

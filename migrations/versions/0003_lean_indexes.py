@@ -6,7 +6,8 @@ Camunda's indexes for history cleanup by removal time, root-instance lookups, ac
 statistics, tenants, batches, call activities and owner/last-updated task scans serve features
 flowledger does not have yet; those features bring back what they query, by migration. Runtime
 rows by process definition or creation time are found through the instance (few rows each), and
-an execution's variables through ACT_UNIQ_VARIABLE (VAR_SCOPE_ is the execution's id).
+an execution's or a task's variables through ACT_UNIQ_VARIABLE (VAR_SCOPE_ is the owner's id);
+executions and tasks are found by instance or by id, never by parent or by execution.
 
 Revision ID: 0003_lean_indexes
 Revises: 0002_act_tables
@@ -26,6 +27,9 @@ depends_on = None
 # (index, table, columns) exactly as 0002 created them, so downgrade restores them.
 _DROPPED: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("ACT_IDX_EXE_SUPER", "ACT_RU_EXECUTION", ("SUPER_EXEC_",)),
+    ("ACT_IDX_EXE_PARENT", "ACT_RU_EXECUTION", ("PARENT_ID_",)),
+    ("ACT_IDX_TASK_EXEC", "ACT_RU_TASK", ("EXECUTION_ID_",)),
+    ("ACT_IDX_VARIABLE_TASK_ID", "ACT_RU_VARIABLE", ("TASK_ID_",)),
     ("ACT_IDX_EXE_PROCDEF", "ACT_RU_EXECUTION", ("PROC_DEF_ID_",)),
     ("ACT_IDX_TASK_PROCDEF", "ACT_RU_TASK", ("PROC_DEF_ID_",)),
     ("ACT_IDX_TASK_CREATE", "ACT_RU_TASK", ("CREATE_TIME_",)),

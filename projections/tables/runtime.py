@@ -48,7 +48,6 @@ ACT_RU_EXECUTION = act_table(
     column("TENANT_ID_", V64),
     column("PROC_DEF_KEY_", V255),
     index("ACT_IDX_EXE_PROCINST", "PROC_INST_ID_"),
-    index("ACT_IDX_EXE_PARENT", "PARENT_ID_"),
     index("ACT_IDX_EXEC_BUSKEY", "BUSINESS_KEY_"),
 )
 
@@ -77,7 +76,6 @@ ACT_RU_TASK = act_table(
     column("SUSPENSION_STATE_", sa.Integer),
     column("TENANT_ID_", V64),
     column("TASK_STATE_", V64),
-    index("ACT_IDX_TASK_EXEC", "EXECUTION_ID_"),
     index("ACT_IDX_TASK_PROCINST", "PROC_INST_ID_"),
     index("ACT_IDX_TASK_ASSIGNEE", "ASSIGNEE_"),
     # Not in Camunda: task lists filtered by task definition key.
@@ -123,7 +121,6 @@ ACT_RU_VARIABLE = act_table(
     column("TENANT_ID_", V64),
     unique("ACT_UNIQ_VARIABLE", "VAR_SCOPE_", "NAME_"),
     index("ACT_IDX_VAR_PROCINST", "PROC_INST_ID_"),
-    index("ACT_IDX_VARIABLE_TASK_ID", "TASK_ID_"),
 )
 
 ACT_RU_EXT_TASK = act_table(

@@ -134,11 +134,9 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "ACT_RU_EXECUTION": {
         "ACT_IDX_EXE_PROCINST": ("PROC_INST_ID_",),
-        "ACT_IDX_EXE_PARENT": ("PARENT_ID_",),
         "ACT_IDX_EXEC_BUSKEY": ("BUSINESS_KEY_",),
     },
     "ACT_RU_TASK": {
-        "ACT_IDX_TASK_EXEC": ("EXECUTION_ID_",),
         "ACT_IDX_TASK_PROCINST": ("PROC_INST_ID_",),
         "ACT_IDX_TASK_ASSIGNEE": ("ASSIGNEE_",),
         "ACT_IDX_RU_TASK_TASK_DEF_KEY": ("TASK_DEF_KEY_",),
@@ -150,7 +148,6 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "ACT_RU_VARIABLE": {
         "ACT_IDX_VAR_PROCINST": ("PROC_INST_ID_",),
-        "ACT_IDX_VARIABLE_TASK_ID": ("TASK_ID_",),
     },
     "ACT_RU_EXT_TASK": {
         "ACT_IDX_EXT_TASK_TOPIC": ("TOPIC_NAME_",),
