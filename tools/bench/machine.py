@@ -29,25 +29,17 @@ def cpu_model() -> str | None:
     return None
 
 
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True, timeout=10
+    ).stdout.strip()
+
+
 def git_commit() -> str | None:
     """flowledger's commit, with `+dirty` when the working tree has uncommitted changes."""
     try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short=12", "HEAD"],
-            cwd=PROJECT_ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=PROJECT_ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
+        commit = _git("rev-parse", "--short=12", "HEAD")
+        dirty = _git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return None
     return commit + ("+dirty" if dirty else "")
