@@ -1310,10 +1310,10 @@ class Engine:
             )
             changes = ChangeSet()
             commits = events = rows = pending = 0
-            for commit in self._store.read_all(conn):
-                decoded = self._codec.decode(commit.events)
+            for entry in self._store.entries(conn):
+                decoded = self._codec.decode(entry.events)
                 replayer.project(
-                    commit.stream_id, commit.first_version, commit.last_version, decoded, changes
+                    entry.stream_id, entry.first_version, entry.last_version, decoded, changes
                 )
                 commits += 1
                 events += len(decoded)

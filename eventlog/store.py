@@ -9,14 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from sqlalchemy import (
     Integer,
+    LargeBinary,
     Row,
     and_,
     bindparam,
+    cast,
     delete,
     func,
     insert,
@@ -63,6 +65,16 @@ class StoredCommit:
     recorded_at: datetime
     prev_hash: str | None
     hash: str
+
+
+class LogEntry(NamedTuple):
+    """A commit as the projectors replay it."""
+
+    stream_id: str
+    first_version: int
+    last_version: int
+    last_position: int
+    events: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +173,23 @@ class EventStore:
         self._advance = update(log_head).where(log_head.c.id == 1)
         self._advance = self._advance.values(
             last_position=log_head.c.last_position + bindparam("n", type_=Integer)
+        )
+
+        events = event_log.c.events
+        self._entries = (
+            select(
+                event_log.c.first_position,
+                event_log.c.last_position,
+                event_log.c.stream_id,
+                event_log.c.first_version,
+                event_log.c.last_version,
+                # SQLite hands text back as bytes this way, without decoding it to a str that
+                # the codec would encode again; elsewhere the text comes as it is.
+                (cast(events, LargeBinary) if dialect == "sqlite" else events).label("events"),
+            )
+            .where(event_log.c.first_position > bindparam("after", type_=Integer))
+            .order_by(event_log.c.first_position)
+            .limit(bindparam("limit", type_=Integer))
         )
 
     def _prepared(self, conn: Connection, name: str) -> Prepared:
@@ -308,6 +337,29 @@ class EventStore:
                 commit = _row_to_commit(row)
                 cursor = commit.first_position
                 yield commit
+
+    def entries(
+        self, conn: Connection, after_position: int = 0, batch_size: int = 2000
+    ) -> Iterator[LogEntry]:
+        """Every commit after `after_position` in position order, with only what projecting
+        needs: the readers that replay the whole log (rebuild, history follower) use this."""
+        cursor = after_position
+        query = self._prepared(conn, "_entries")
+        while True:
+            rows = query.all(conn, {"after": cursor, "limit": batch_size})
+            if not rows:
+                return
+            for row in rows:
+                events = row["events"]
+                entry = LogEntry(
+                    row["stream_id"],
+                    row["first_version"],
+                    row["last_version"],
+                    row["last_position"],
+                    events if isinstance(events, bytes) else events.encode(),
+                )
+                cursor = row["first_position"]
+                yield entry
 
     def stream_head(self, conn: Connection, stream_id: str) -> tuple[int, str] | None:
         cursor = self._prepared(conn, "_stream_head").execute(conn, {"stream_id": stream_id})

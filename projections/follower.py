@@ -78,13 +78,13 @@ class HistoryFollower:
         last = position
         self._conn = conn
         try:
-            for commit in self._store.read_all(conn, after_position=position):
-                events = self._codec.decode(commit.events)
+            for entry in self._store.entries(conn, after_position=position):
+                events = self._codec.decode(entry.events)
                 self._replayer.project(
-                    commit.stream_id, commit.first_version, commit.last_version, events, changes
+                    entry.stream_id, entry.first_version, entry.last_version, events, changes
                 )
                 projected += len(events)
-                last = commit.last_position
+                last = entry.last_position
                 if projected >= max_events:
                     break
         finally:

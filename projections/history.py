@@ -161,22 +161,23 @@ class HistoryProjector:
     def _activity_started(
         self, e: ev.ActivityStarted, s: InstanceState, changes: ChangeSet
     ) -> None:
-        row = dict(_ACTINST_ROW)
-        row.update(
-            ID_=e.activity_instance_id,
-            PARENT_ACT_INST_ID_=e.parent_activity_instance_id,
-            PROC_DEF_KEY_=s.definition_key,
-            PROC_DEF_ID_=s.definition_id,
-            ROOT_PROC_INST_ID_=s.root_process_instance_id,
-            PROC_INST_ID_=s.id,
-            EXECUTION_ID_=e.execution_id,
-            ACT_ID_=e.activity_id,
-            ACT_NAME_=e.activity_name,
-            ACT_TYPE_=e.activity_type,
-            START_TIME_=db_time(e.time),
-            ACT_INST_STATE_=ACTIVITY_STATE_DEFAULT,
-            SEQUENCE_COUNTER_=s.version + 1,
-        )
+        # One dict display per row: this runs for every activity of every instance.
+        row = {
+            **_ACTINST_ROW,
+            "ID_": e.activity_instance_id,
+            "PARENT_ACT_INST_ID_": e.parent_activity_instance_id,
+            "PROC_DEF_KEY_": s.definition_key,
+            "PROC_DEF_ID_": s.definition_id,
+            "ROOT_PROC_INST_ID_": s.root_process_instance_id,
+            "PROC_INST_ID_": s.id,
+            "EXECUTION_ID_": e.execution_id,
+            "ACT_ID_": e.activity_id,
+            "ACT_NAME_": e.activity_name,
+            "ACT_TYPE_": e.activity_type,
+            "START_TIME_": db_time(e.time),
+            "ACT_INST_STATE_": ACTIVITY_STATE_DEFAULT,
+            "SEQUENCE_COUNTER_": s.version + 1,
+        }
         changes.insert(ACT_HI_ACTINST, e.activity_instance_id, row)
 
     def _activity_ended(
@@ -299,30 +300,30 @@ class HistoryProjector:
         if self.level < 3:
             return
         detail_blob = derived_id(e.detail_id, "detail-value") if cols.data is not None else None
-        detail = dict(_DETAIL_ROW)
-        detail.update(
-            ID_=e.detail_id,
-            TYPE_="VariableUpdate",
-            PROC_DEF_KEY_=s.definition_key,
-            PROC_DEF_ID_=s.definition_id,
-            ROOT_PROC_INST_ID_=s.root_process_instance_id,
-            PROC_INST_ID_=s.id,
-            EXECUTION_ID_=e.execution_id,
-            TASK_ID_=e.task_id,
-            ACT_INST_ID_=scope_ai,
-            VAR_INST_ID_=e.variable_id,
-            NAME_=e.name,
-            VAR_TYPE_=e.value.type,
-            REV_=revision,
-            TIME_=db_time(e.time),
-            BYTEARRAY_ID_=detail_blob,
-            DOUBLE_=cols.double,
-            LONG_=cols.long,
-            TEXT_=cols.text,
-            TEXT2_=cols.text2,
-            SEQUENCE_COUNTER_=s.version + 1,
-            INITIAL_=existing is None,
-        )
+        detail = {
+            **_DETAIL_ROW,
+            "ID_": e.detail_id,
+            "TYPE_": "VariableUpdate",
+            "PROC_DEF_KEY_": s.definition_key,
+            "PROC_DEF_ID_": s.definition_id,
+            "ROOT_PROC_INST_ID_": s.root_process_instance_id,
+            "PROC_INST_ID_": s.id,
+            "EXECUTION_ID_": e.execution_id,
+            "TASK_ID_": e.task_id,
+            "ACT_INST_ID_": scope_ai,
+            "VAR_INST_ID_": e.variable_id,
+            "NAME_": e.name,
+            "VAR_TYPE_": e.value.type,
+            "REV_": revision,
+            "TIME_": db_time(e.time),
+            "BYTEARRAY_ID_": detail_blob,
+            "DOUBLE_": cols.double,
+            "LONG_": cols.long,
+            "TEXT_": cols.text,
+            "TEXT2_": cols.text2,
+            "SEQUENCE_COUNTER_": s.version + 1,
+            "INITIAL_": existing is None,
+        }
         changes.insert(ACT_HI_DETAIL, e.detail_id, detail)
         if cols.data is not None and detail_blob is not None:
             changes.insert(
