@@ -62,7 +62,7 @@ from .model import ProcessModel
 from .scope import visible_variables
 from .session import CommandContext, InstanceSession
 from .state import STATE_SCHEMA, InstanceState, copy_state, decode_state, encode_state
-from .variables import from_stored, rest_type_name
+from .variables import StoredValue, from_stored, rest_type_name
 
 R = TypeVar("R")
 
@@ -257,6 +257,7 @@ class Engine:
         self._decider: Connection | None = None
         self._follower = HistoryFollower(self._store, self._codec, self._history, self._rows)
         self._history_worker: HistoryThread | HistoryProcess | None = None
+        self._commit_listeners: list[Callable[[], None]] = []
         self._start_history()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -334,6 +335,29 @@ class Engine:
         `camunda:delegateExpression="${name}"`, `camunda:expression="${name.method(...)}"`, or
         `camunda:class="name"`."""
         self._delegates[name] = delegate
+
+    def add_commit_listener(self, listener: Callable[[], None]) -> None:
+        """Call `listener()` after every command that appended events (e.g. to wake long polls).
+
+        It runs on the committing thread with the engine lock held: it must be quick and must
+        not call back into the engine."""
+        self._commit_listeners.append(listener)
+
+    def _notify_committed(self) -> None:
+        for listener in self._commit_listeners:
+            listener()
+
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        """A read-only connection on the projection tables, for queries the facade does not
+        offer (the REST API's filtered lists run `projections.search` on it)."""
+        with self._read() as conn:
+            yield conn
+
+    def log_position(self) -> int:
+        """Position of the newest event in the log: it moves whenever any engine commits."""
+        with self._read() as conn:
+            return self._store.head_position(conn)
 
     # -- command plumbing ------------------------------------------------------------------
 
@@ -452,6 +476,8 @@ class Engine:
                         with self._write() as conn:
                             stored = self._commit(txn, conn, command, cid, result, actor, True)
                     txn.publish(stored)
+                    if stored:
+                        self._notify_committed()
                     return result
                 except ConcurrencyError:
                     if txn is not None:
@@ -860,38 +886,52 @@ class Engine:
     def get_variable(self, execution_id: str, name: str) -> Any:
         return self.get_variables(execution_id).get(name)
 
-    def get_variables_typed(
+    def get_variable_values(
         self, execution_id: str, *, local: bool = False
-    ) -> dict[str, tuple[Any, str]]:
-        """Like get_variables, with Camunda's type name: {"amount": (5, "Integer")}."""
+    ) -> dict[str, StoredValue]:
+        """Variables visible from an execution or process instance as stored (type + encoded
+        value + value info), inner scopes first: what the REST API serialises."""
         with self._read() as conn:
             chain = queries.execution_chain(conn, execution_id)
             if not chain:
                 raise NotFound("Execution", execution_id, "it does not exist or has ended")
             rows = queries.variable_rows(conn, execution_ids=chain[:1] if local else chain)
         rank = {e: i for i, e in enumerate(chain)}
-        best: dict[str, tuple[int, Any, str]] = {}
+        best: dict[str, tuple[int, StoredValue]] = {}
         for name, stored, owner, task_id in rows:
             if task_id is not None:
                 continue
             r = rank[owner]
             if name not in best or r < best[name][0]:
-                best[name] = (r, from_stored(stored), rest_type_name(stored.type))
-        return {n: (v, t) for n, (_r, v, t) in sorted(best.items())}
+                best[name] = (r, stored)
+        return {n: v for n, (_r, v) in sorted(best.items())}
 
-    def get_task_variables(self, task_id: str, *, local: bool = False) -> dict[str, Any]:
+    def get_variables_typed(
+        self, execution_id: str, *, local: bool = False
+    ) -> dict[str, tuple[Any, str]]:
+        """Like get_variables, with Camunda's type name: {"amount": (5, "Integer")}."""
+        values = self.get_variable_values(execution_id, local=local)
+        return {n: (from_stored(v), rest_type_name(v.type)) for n, v in values.items()}
+
+    def get_task_variable_values(
+        self, task_id: str, *, local: bool = False
+    ) -> dict[str, StoredValue]:
+        """Variables of a task as stored: its own (task-local) ones, and unless `local` those
+        visible from its execution underneath."""
         with self._read() as conn:
             task = queries.tasks(conn, task_id=task_id)
             if not task:
                 raise NotFound("Task", task_id)
-            own = {
-                n: from_stored(v) for n, v, _e, t in queries.variable_rows(conn, task_id=task_id)
-            }
+            own = {n: v for n, v, _e, _t in queries.variable_rows(conn, task_id=task_id)}
         if local:
-            return own
-        merged = self.get_variables(task[0].execution_id)
+            return dict(sorted(own.items()))
+        merged = self.get_variable_values(task[0].execution_id)
         merged.update(own)
-        return merged
+        return dict(sorted(merged.items()))
+
+    def get_task_variables(self, task_id: str, *, local: bool = False) -> dict[str, Any]:
+        values = self.get_task_variable_values(task_id, local=local)
+        return {n: from_stored(v) for n, v in values.items()}
 
     # -- user tasks ------------------------------------------------------------------------
 
