@@ -6,6 +6,7 @@ over `core.Engine`; no logic of its own.
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import os
 import sys
@@ -255,6 +256,40 @@ def cmd_migrate(args: argparse.Namespace) -> None:
         print("database is at the newest schema revision")
 
 
+def cmd_serve(args: argparse.Namespace) -> None:
+    # Imported here: the other commands should not pay for loading the web stack.
+    from rest.auth import Users
+    from rest.server import check_binding, serve
+
+    users = Users.load(args.users) if args.users else None
+    check_binding(args.host, users, args.insecure)  # refuse before touching the database
+    engine = Engine(args.db, allow_scripts=args.allow_scripts, history_mode=args.history_mode)
+    try:
+        serve(
+            engine,
+            host=args.host,
+            port=args.port,
+            users=users,
+            insecure=args.insecure,
+            max_body_bytes=args.max_body_mb * 1024 * 1024,
+        )
+    finally:
+        engine.close()
+
+
+def cmd_users_add(args: argparse.Namespace) -> None:
+    from rest.auth import add_user
+
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass(f"password for {args.name}: ")
+    if not password:
+        raise SystemExit("error: empty password")
+    add_user(args.file, args.name, password)
+    print(f"user {args.name} written to {args.file}")
+
+
 def cmd_bench(args: argparse.Namespace) -> None:
     status = bench_cli.run(args)
     if status:
@@ -314,6 +349,25 @@ def build_parser() -> argparse.ArgumentParser:
         func=cmd_verify
     )
     sub.add_parser("migrate", help="upgrade the database schema").set_defaults(func=cmd_migrate)
+    p = sub.add_parser("serve", help="serve the Camunda REST API (engine-rest) over HTTP")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    p.add_argument("--users", metavar="FILE", help="users file: require HTTP Basic auth")
+    p.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a non-loopback address without authentication",
+    )
+    p.add_argument("--history-mode", choices=["inline", "async"], default="inline")
+    p.add_argument("--max-body-mb", type=int, default=16, help="request body limit (MiB)")
+    p.set_defaults(func=cmd_serve)
+    p = sub.add_parser("users", help="manage the users file of `serve --users`")
+    users_sub = p.add_subparsers(dest="users_command", required=True)
+    p = users_sub.add_parser("add", help="add or replace a user (password hashed with scrypt)")
+    p.add_argument("name")
+    p.add_argument("--file", required=True, metavar="FILE")
+    p.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
+    p.set_defaults(func=cmd_users_add)
     p = sub.add_parser(
         "bench",
         help="benchmark against SpiffWorkflow (temporary SQLite files; --db is not used)",
@@ -336,6 +390,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     except BenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
+    except Exception as exc:
+        from rest.auth import UsersFileError
+        from rest.server import ServeError
+
+        if isinstance(exc, ServeError | UsersFileError):
+            print(f"error: {exc}", file=sys.stderr)
+            raise SystemExit(1) from None
+        raise
 
 
 if __name__ == "__main__":

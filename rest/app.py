@@ -1,0 +1,61 @@
+"""The Litestar application: every resource's routes under `/engine-rest`, Camunda's error
+shapes, Basic authentication when configured, one access-log line per request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Litestar, Router
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+
+from core import Engine
+
+from .access_log import access_log
+from .auth import Users, basic_auth
+from .errors import to_response
+from .resources import MODULES
+
+BASE_PATH = "/engine-rest"
+DEFAULT_MAX_BODY = 16 * 1024 * 1024
+
+
+def create_app(
+    engine: Engine,
+    *,
+    users: Users | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY,
+) -> Litestar:
+    """The engine-rest application over `engine` (which the caller owns and closes)."""
+    handlers: list[Any] = []
+    on_startup: list[Any] = []
+    on_shutdown: list[Any] = []
+    for module in MODULES:
+        handlers.extend(module.routes)
+        on_startup.extend(getattr(module, "on_startup", []))
+        on_shutdown.extend(getattr(module, "on_shutdown", []))
+
+    def provide_engine() -> Engine:
+        return engine
+
+    middleware: list[Any] = [access_log]
+    if users is not None:
+        middleware.append(basic_auth(users))
+    return Litestar(
+        route_handlers=[Router(path=BASE_PATH, route_handlers=handlers)],
+        dependencies={"engine": Provide(provide_engine, sync_to_thread=False)},
+        state=State({"engine": engine}),
+        exception_handlers={Exception: to_response},
+        middleware=middleware,
+        on_startup=on_startup,
+        on_shutdown=on_shutdown,
+        request_max_body_size=max_body_bytes,
+        openapi_config=OpenAPIConfig(
+            title="flowledger engine-rest",
+            version="7.15-compatible",
+            path=f"{BASE_PATH}/openapi",
+        ),
+        logging_config=None,
+        debug=False,
+    )

@@ -1,0 +1,113 @@
+"""Errors as Camunda's REST API answers them: `{"type": "...Exception", "message": "..."}`.
+
+One table maps the engine's typed errors to Camunda's exception names and statuses; anything
+unexpected is logged here with its traceback and reaches the client as a plain 500 message.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+
+from core import (
+    ConcurrencyError,
+    ModelError,
+    NotFound,
+    ProcessEngineError,
+    Rejected,
+    SchemaMismatch,
+    TaskAlreadyClaimed,
+)
+
+log = logging.getLogger("flowledger.rest")
+
+
+class RestError(Exception):
+    """An error the REST layer itself raises (bad parameter, unknown resource, ...)."""
+
+    def __init__(self, status: int, type_name: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.type_name = type_name
+        self.message = message
+
+
+def invalid(message: str) -> RestError:
+    """400 InvalidRequestException: the request itself is wrong."""
+    return RestError(400, "InvalidRequestException", message)
+
+
+def not_found(message: str) -> RestError:
+    """404 InvalidRequestException, as Camunda answers for an unknown id."""
+    return RestError(404, "InvalidRequestException", message)
+
+
+class ExceptionDto(msgspec.Struct, omit_defaults=True):
+    type: str
+    message: str
+    code: int | None = None
+    details: dict[str, Any] | None = None
+
+
+def _answer(status: int, body: ExceptionDto) -> Response[ExceptionDto]:
+    return Response(body, status_code=status, media_type="application/json")
+
+
+def _validation_message(exc: ValidationException) -> str:
+    extra = exc.extra if isinstance(exc.extra, list) else []
+    parts = []
+    for item in extra:
+        if isinstance(item, dict):
+            key = item.get("key")
+            message = item.get("message", "invalid")
+            parts.append(f"{key}: {message}" if key else str(message))
+    return "; ".join(parts) or str(exc.detail)
+
+
+def _parse_details(exc: ModelError) -> dict[str, Any]:
+    details: dict[str, Any] = {}
+    for problem in exc.problems:
+        resource = details.setdefault(problem.resource or "", {"errors": [], "warnings": []})
+        resource["errors"].append(
+            {
+                "message": problem.message,
+                "line": problem.line,
+                "column": None,
+                "mainElementId": problem.element_id,
+                "elementIds": [problem.element_id] if problem.element_id else [],
+            }
+        )
+    return details
+
+
+def to_response(request: Request[Any, Any, Any], exc: Exception) -> Response[ExceptionDto]:
+    """Every exception a handler lets escape, as Camunda's error DTO with Camunda's status."""
+    if isinstance(exc, RestError):
+        return _answer(exc.status, ExceptionDto(exc.type_name, exc.message))
+    if isinstance(exc, NotFound):
+        return _answer(404, ExceptionDto("InvalidRequestException", str(exc)))
+    if isinstance(exc, TaskAlreadyClaimed):
+        return _answer(500, ExceptionDto("TaskAlreadyClaimedException", str(exc)))
+    if isinstance(exc, ModelError):
+        return _answer(400, ExceptionDto("ParseException", str(exc), details=_parse_details(exc)))
+    if isinstance(exc, Rejected):
+        return _answer(400, ExceptionDto("BadUserRequestException", str(exc)))
+    if isinstance(exc, ConcurrencyError):
+        return _answer(500, ExceptionDto("OptimisticLockingException", str(exc), code=1))
+    if isinstance(exc, ProcessEngineError | SchemaMismatch):
+        return _answer(500, ExceptionDto("ProcessEngineException", str(exc)))
+    if isinstance(exc, ValidationException):
+        return _answer(400, ExceptionDto("InvalidRequestException", _validation_message(exc)))
+    if isinstance(exc, HTTPException):
+        status = exc.status_code
+        kind = "InvalidRequestException" if status < 500 else "RestException"
+        return _answer(status, ExceptionDto(kind, str(exc.detail)))
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    return _answer(
+        500,
+        ExceptionDto("ProcessEngineException", f"Internal error: {type(exc).__name__}"),
+    )

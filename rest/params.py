@@ -1,0 +1,117 @@
+"""Query parameters as Camunda reads them: typed query Structs, paging, sorting.
+
+GET lists take their filters from the query string (first value of a repeated key, as Camunda's
+AbstractSearchQueryDto does; comma-separated lists; Java booleans); POST lists take the same
+Struct as a JSON body, where null means "no filter".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any, NamedTuple, TypeVar
+
+import msgspec
+
+from .errors import invalid
+from .formats import parse_bool, split_list
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+class Sort(NamedTuple):
+    by: str
+    descending: bool
+
+
+class SortingDto(msgspec.Struct, rename="camel"):
+    """One entry of a JSON query's `sorting` list."""
+
+    sort_by: str | None = None
+    sort_order: str | None = None
+
+
+def _kind(t: msgspec.inspect.Type) -> str:
+    """'list', 'bool' or 'scalar' for a (possibly optional) field type."""
+    if isinstance(t, msgspec.inspect.UnionType):
+        inner = [x for x in t.types if not isinstance(x, msgspec.inspect.NoneType)]
+        return _kind(inner[0]) if len(inner) == 1 else "scalar"
+    if isinstance(t, msgspec.inspect.ListType | msgspec.inspect.SetType):
+        return "list"
+    if isinstance(t, msgspec.inspect.BoolType):
+        return "bool"
+    return "scalar"
+
+
+def query_from_params(params: Mapping[str, str], cls: type[S]) -> S:
+    """Fill the query Struct `cls` from GET parameters; unknown parameters are ignored."""
+    info = msgspec.inspect.type_info(cls)
+    assert isinstance(info, msgspec.inspect.StructType)
+    raw: dict[str, Any] = {}
+    for field in info.fields:
+        text = params.get(field.encode_name)
+        if text is None:
+            continue
+        kind = _kind(field.type)
+        if kind == "list":
+            raw[field.encode_name] = split_list(text)
+        elif kind == "bool":
+            raw[field.encode_name] = parse_bool(text)
+        else:
+            raw[field.encode_name] = text
+    try:
+        return msgspec.convert(raw, cls, strict=False)
+    except msgspec.ValidationError as exc:
+        raise invalid(f"Invalid query parameter: {exc}") from None
+
+
+def _int_param(params: Mapping[str, str], name: str) -> int | None:
+    text = params.get(name)
+    if text is None or text == "":
+        return None
+    try:
+        number = int(text)
+    except ValueError:
+        raise invalid(
+            f"Cannot set query parameter '{name}' to value '{text}': not an integer"
+        ) from None
+    if number < 0:
+        raise invalid(f"Cannot set query parameter '{name}' to value '{text}': negative")
+    return number
+
+
+def paging(params: Mapping[str, str]) -> tuple[int, int | None]:
+    """`firstResult` and `maxResults` (always query parameters, also for POST queries)."""
+    return _int_param(params, "firstResult") or 0, _int_param(params, "maxResults")
+
+
+def _sort(by: str | None, order: str | None, allowed: Collection[str]) -> Sort:
+    if by is None or order is None:
+        raise invalid("Only a single sorting parameter specified. sortBy and sortOrder required")
+    if by not in allowed:
+        raise invalid(f"Cannot set query parameter 'sortBy' to value '{by}'")
+    if order not in ("asc", "desc"):
+        raise invalid(f"Cannot set query parameter 'sortOrder' to value '{order}'")
+    return Sort(by, order == "desc")
+
+
+def sorting_from_params(params: Mapping[str, str], allowed: Collection[str]) -> list[Sort]:
+    by, order = params.get("sortBy"), params.get("sortOrder")
+    if by is None and order is None:
+        return []
+    return [_sort(by, order, allowed)]
+
+
+def sorting_from_body(
+    sorting: list[SortingDto] | SortingDto | None, allowed: Collection[str]
+) -> list[Sort]:
+    """A JSON query's `sorting`: a list of {sortBy, sortOrder} (camunda-client sends one
+    object instead of a list; accepted too)."""
+    if sorting is None:
+        return []
+    items = [sorting] if isinstance(sorting, SortingDto) else sorting
+    return [_sort(s.sort_by, s.sort_order, allowed) for s in items]
+
+
+def page(items: list[Any], first: int, maximum: int | None) -> list[Any]:
+    """Paging applied in Python, for lists the query did not page itself."""
+    return items[first : None if maximum is None else first + maximum]

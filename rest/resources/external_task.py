@@ -1,0 +1,5 @@
+"""engine-rest: the external-task resource (to be written)."""
+
+from typing import Any
+
+routes: list[Any] = []

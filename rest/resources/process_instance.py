@@ -1,0 +1,5 @@
+"""engine-rest: the process-instance resource (to be written)."""
+
+from typing import Any
+
+routes: list[Any] = []

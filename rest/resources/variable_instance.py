@@ -1,0 +1,5 @@
+"""engine-rest: the variable-instance resource (to be written)."""
+
+from typing import Any
+
+routes: list[Any] = []

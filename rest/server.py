@@ -1,0 +1,84 @@
+"""`flowledger serve`: the engine-rest app on uvicorn, with the safety checks a server needs.
+
+Loopback by default; a non-loopback address needs a users file (HTTP Basic) or an explicit
+`--insecure`. SIGINT/SIGTERM stop accepting, let running requests finish (long polls are cut
+after a few seconds), then close the engine, which brings asynchronous history up to date.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import socket
+import sys
+
+import uvicorn
+
+from core import Engine
+
+from .app import DEFAULT_MAX_BODY, create_app
+from .auth import Users
+
+log = logging.getLogger("flowledger.rest")
+
+
+class ServeError(Exception):
+    """The server refuses to start; the message says why and what to do."""
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        try:
+            infos = socket.getaddrinfo(host, None)
+        except OSError:
+            return False
+        return all(ipaddress.ip_address(info[4][0]).is_loopback for info in infos)
+
+
+def check_binding(host: str, users: Users | None, insecure: bool) -> None:
+    if users is None and not insecure and not is_loopback(host):
+        raise ServeError(
+            f"refusing to serve on non-loopback address {host} without authentication: "
+            "pass --users FILE (HTTP Basic; create it with `flowledger users add`) "
+            "or --insecure to allow anyone on the network"
+        )
+
+
+def serve(
+    engine: Engine,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    users: Users | None = None,
+    insecure: bool = False,
+    max_body_bytes: int = DEFAULT_MAX_BODY,
+) -> None:
+    """Serve until interrupted; the caller closes the engine afterwards."""
+    check_binding(host, users, insecure)
+    if not logging.getLogger().handlers:
+        logging.basicConfig(
+            stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s"
+        )
+    app = create_app(engine, users=users, max_body_bytes=max_body_bytes)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        access_log=False,  # our own middleware writes one line per request
+        log_config=None,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        server_header=False,
+    )
+    log.info(
+        "flowledger engine-rest on http://%s:%d/engine-rest (database %s%s)",
+        host,
+        port,
+        engine.url,
+        ", HTTP Basic authentication" if users else "",
+    )
+    uvicorn.Server(config).run()
