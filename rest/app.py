@@ -3,7 +3,7 @@ shapes, Basic authentication when configured, one access-log line per request.""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from litestar import Litestar, Router
 from litestar.datastructures import State
@@ -13,7 +13,7 @@ from litestar.openapi import OpenAPIConfig
 from core import Engine
 
 from .access_log import access_log
-from .auth import Users, basic_auth
+from .auth import ASGIApp, Users, basic_auth
 from .errors import to_response
 from .resources import MODULES
 
@@ -26,8 +26,19 @@ def create_app(
     *,
     users: Users | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY,
-) -> Litestar:
-    """The engine-rest application over `engine` (which the caller owns and closes)."""
+) -> ASGIApp:
+    """The engine-rest application over `engine` (which the caller owns and closes).
+
+    Authentication and the access log wrap the whole application, not only matched routes:
+    an unknown path is logged, and answers 401 before 404 to a caller without credentials."""
+    app = cast(ASGIApp, create_litestar(engine, max_body_bytes=max_body_bytes))
+    if users is not None:
+        app = basic_auth(users)(app)
+    return access_log(app)
+
+
+def create_litestar(engine: Engine, *, max_body_bytes: int = DEFAULT_MAX_BODY) -> Litestar:
+    """The Litestar application alone: routes, dependencies, error handlers, OpenAPI."""
     handlers: list[Any] = []
     on_startup: list[Any] = []
     on_shutdown: list[Any] = []
@@ -39,15 +50,11 @@ def create_app(
     def provide_engine() -> Engine:
         return engine
 
-    middleware: list[Any] = [access_log]
-    if users is not None:
-        middleware.append(basic_auth(users))
     return Litestar(
         route_handlers=[Router(path=BASE_PATH, route_handlers=handlers)],
         dependencies={"engine": Provide(provide_engine, sync_to_thread=False)},
         state=State({"engine": engine}),
         exception_handlers={Exception: to_response},
-        middleware=middleware,
         on_startup=on_startup,
         on_shutdown=on_shutdown,
         request_max_body_size=max_body_bytes,

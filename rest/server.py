@@ -7,10 +7,12 @@ after a few seconds), then close the engine, which brings asynchronous history u
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import logging
 import socket
 import sys
+from collections.abc import Iterator
 
 import uvicorn
 
@@ -20,6 +22,17 @@ from .app import DEFAULT_MAX_BODY, create_app
 from .auth import Users
 
 log = logging.getLogger("flowledger.rest")
+
+
+class _GracefulServer(uvicorn.Server):
+    """uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, which would kill the
+    process before the caller closes the engine (and flushes asynchronous history)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        with super().capture_signals():
+            yield
+            self._captured_signals.clear()
 
 
 class ServeError(Exception):
@@ -81,4 +94,4 @@ def serve(
         engine.url,
         ", HTTP Basic authentication" if users else "",
     )
-    uvicorn.Server(config).run()
+    _GracefulServer(config).run()
