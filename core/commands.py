@@ -27,6 +27,11 @@ class Deploy(Command, tag=True, frozen=True):
     deploy_changed_only: bool = False
 
 
+class DeleteDeployment(Command, tag=True, frozen=True):
+    deployment_id: str
+    cascade: bool = False
+
+
 class StartProcessInstance(Command, tag=True, frozen=True):
     key: str | None = None
     definition_id: str | None = None
@@ -77,6 +82,10 @@ class DeleteProcessInstance(Command, tag=True, frozen=True):
     reason: str | None = None
 
 
+class DeleteHistoricProcessInstance(Command, tag=True, frozen=True):
+    process_instance_id: str
+
+
 class TopicRequest(msgspec.Struct, frozen=True):
     topic_name: str
     lock_duration: int  # milliseconds
@@ -87,6 +96,7 @@ class FetchAndLock(Command, tag=True, frozen=True):
     topics: list[TopicRequest]
     max_tasks: int = 1
     use_priority: bool = False
+    task_ids: list[str] | None = None  # lock only among these (the REST topic filters chose them)
 
 
 class CompleteExternalTask(Command, tag=True, frozen=True):
@@ -103,6 +113,8 @@ class HandleExternalTaskFailure(Command, tag=True, frozen=True):
     error_details: str | None = None
     retries: int = 0
     retry_timeout: int = 0  # milliseconds
+    variables: dict[str, Any] = {}
+    local_variables: dict[str, Any] = {}
 
 
 class HandleExternalTaskBpmnError(Command, tag=True, frozen=True):
@@ -121,6 +133,16 @@ class ExtendExternalTaskLock(Command, tag=True, frozen=True):
 
 class UnlockExternalTask(Command, tag=True, frozen=True):
     external_task_id: str
+
+
+class SetExternalTaskRetries(Command, tag=True, frozen=True):
+    external_task_id: str
+    retries: int
+
+
+class SetExternalTaskPriority(Command, tag=True, frozen=True):
+    external_task_id: str
+    priority: int
 
 
 def _json_safe(obj: Any) -> Any:

@@ -171,6 +171,22 @@ def delete_instance(session: InstanceSession, reason: str | None) -> None:
     session.emit(ev.ProcessInstanceTerminated(reason=reason, externally=True, time=session.ctx.now))
 
 
+def delete_history(session: InstanceSession, *, deleted_with_deployment: bool = False) -> None:
+    """Camunda's deleteHistoricProcessInstance: only a finished instance's history can go.
+
+    `deleted_with_deployment`: its deployment was deleted with cascade, which took the history of
+    every instance of its definitions along (without an event on each finished instance)."""
+    state = session.state
+    if not state.ended:
+        raise Rejected(
+            "Process instance is still running, cannot delete historic process instance: "
+            f"{state.id}"
+        )
+    if state.history_deleted or deleted_with_deployment:
+        raise NotFound("Historic process instance", state.id, "its history was deleted")
+    session.emit(ev.HistoricProcessInstanceDeleted(time=session.ctx.now))
+
+
 # -- external tasks -------------------------------------------------------------------------------
 
 
@@ -244,6 +260,8 @@ def fail_external_task(
     error_details: str | None,
     retries: int,
     retry_timeout_ms: int,
+    variables: Mapping[str, Any] | None = None,
+    local_variables: Mapping[str, Any] | None = None,
 ) -> None:
     ext = _external(session, external_task_id)
     _locked_by(ext, worker_id, "failed")
@@ -251,6 +269,11 @@ def fail_external_task(
         raise Rejected(f"retries must not be negative (got {retries})")
     if retry_timeout_ms < 0:
         raise Rejected(f"retryTimeout must not be negative (got {retry_timeout_ms})")
+    # Camunda sets them before the failure is recorded, from the task's execution
+    for name, value in (variables or {}).items():
+        set_variable(session, ext.execution_id, name, value)
+    for name, value in (local_variables or {}).items():
+        set_variable_local(session, ext.execution_id, name, value)
     now = session.ctx.now
     session.emit(
         ev.ExternalTaskFailed(
@@ -306,6 +329,40 @@ def extend_external_task_lock(
             external_task_id=external_task_id,
             lock_expiration=now + timedelta(milliseconds=new_duration_ms),
             time=now,
+        )
+    )
+
+
+def set_external_task_retries(
+    session: InstanceSession, external_task_id: str, retries: int
+) -> None:
+    """Camunda's externalTaskService.setRetries. At 0 the task is no longer fetchable.
+
+    Camunda also opens a `failedExternalTask` incident when retries drop to 0 and resolves it
+    when they rise again; incidents are not built yet, so nothing else happens here (when they
+    are, this is where the incident events belong, as in fail_external_task)."""
+    if retries < 0:
+        raise Rejected(f"The number of retries cannot be negative (got {retries})")
+    _external(session, external_task_id)
+    session.emit(
+        ev.ExternalTaskRetriesSet(
+            external_task_id=external_task_id, retries=retries, time=session.ctx.now
+        )
+    )
+
+
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1  # PRIORITY_ is Camunda's Java long
+
+
+def set_external_task_priority(
+    session: InstanceSession, external_task_id: str, priority: int
+) -> None:
+    if not LONG_MIN <= priority <= LONG_MAX:
+        raise Rejected(f"The priority must fit a 64-bit integer (got {priority})")
+    _external(session, external_task_id)
+    session.emit(
+        ev.ExternalTaskPrioritySet(
+            external_task_id=external_task_id, priority=priority, time=session.ctx.now
         )
     )
 

@@ -15,15 +15,18 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import msgspec
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 import migrations
 from eventlog import CommandRecord, EventStore, NewCommit, Snapshot, StoredCommit
+from eventlog.tables import event_log
 from projections import queries
 from projections.changes import ChangeSet, MemoryRowStore, SqlRowStore, diff_rows, read_table
 from projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
@@ -31,7 +34,7 @@ from projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
 from projections.follower import HistoryFollower
 from projections.history import HistoryProjector
 from projections.replay import Replayer, project_events, state_at
-from projections.repository import project_deployment
+from projections.repository import project_deployment, project_repository
 from projections.runtime import RuntimeBatch
 from projections.tables import HISTORY_TABLES, REPOSITORY_TABLES, RUNTIME_TABLES
 
@@ -96,7 +99,11 @@ class _Txn:
         self.command_id = command_id
         self.changes = ChangeSet()
         self.instances: dict[str, tuple[InstanceSession, int, str | None, RuntimeBatch]] = {}
-        self.other_streams: list[tuple[str, list[ev.Event]]] = []
+        # Deployment streams: (stream id, expected version, head hash, events).
+        self.other_streams: list[tuple[str, int, str | None, list[ev.Event]]] = []
+        # Checks run after the append, when the log head lock orders this command after every
+        # command that committed before; a failed check raises ConcurrencyError (decide again).
+        self.guards: list[Callable[[Connection], None]] = []
 
     def _session(
         self, state: InstanceState | None, model: ProcessModel
@@ -121,7 +128,8 @@ class _Txn:
         self.instances[instance_id] = (session, 0, None, batch)
         return session
 
-    def instance(self, instance_id: str) -> InstanceSession:
+    def instance(self, instance_id: str, *, ended_ok: bool = False) -> InstanceSession:
+        """The instance's session; a finished one only with `ended_ok` (to delete its history)."""
         if instance_id in self.instances:
             return self.instances[instance_id][0]
         # Fresh, not merely cached: another engine on the database may have moved the instance,
@@ -129,9 +137,10 @@ class _Txn:
         cached = self.engine._load_fresh(self.conn, instance_id)
         if cached is None:
             raise NotFound("Process instance", instance_id)
-        if cached.state.ended:
+        if cached.state.ended and not ended_ok:
             raise NotFound("Process instance", instance_id, "it has already ended")
-        model = self.engine._model(self.conn, cached.state.definition_id)
+        state = cached.state
+        model = self.engine._model(self.conn, state.definition_id, state.deployment_id)
         session, batch = self._session(cached.state, model)
         self.instances[instance_id] = (session, cached.version, cached.head_hash, batch)
         return session
@@ -142,19 +151,6 @@ class _Txn:
         engine = self.engine
         codec = engine._codec
         commits: list[NewCommit] = []
-        for stream_id, events in self.other_streams:
-            commits.append(
-                NewCommit(
-                    stream_id=stream_id,
-                    expected_version=0,
-                    prev_hash=None,
-                    events=codec.encode(events),
-                    event_count=len(events),
-                    command_id=self.command_id,
-                    command_type=command_type,
-                    actor=actor,
-                )
-            )
         for stream_id, (session, version, head, batch) in self.instances.items():
             if not session.events:
                 continue
@@ -171,7 +167,23 @@ class _Txn:
                 )
             )
             batch.finish(session.state, self.changes)
+        # After the instances: a deployment deleted with cascade ends its instances first.
+        for stream_id, version, head, events in self.other_streams:
+            commits.append(
+                NewCommit(
+                    stream_id=stream_id,
+                    expected_version=version,
+                    prev_hash=head,
+                    events=codec.encode(events),
+                    event_count=len(events),
+                    command_id=self.command_id,
+                    command_type=command_type,
+                    actor=actor,
+                )
+            )
         stored = engine._store.append(conn, commits, self.ctx.now, check_heads=check_heads)
+        for guard in self.guards:
+            guard(conn)
         engine._rows.apply(conn, self.changes)
         by_stream = {c.stream_id: c for c in stored}
         for stream_id, (session, _v, _h, _b) in self.instances.items():
@@ -582,13 +594,26 @@ class Engine:
                 return cached
         return self._load(conn, stream_id)
 
-    def _model(self, conn: Connection, definition_id: str) -> ProcessModel:
+    def _model(
+        self, conn: Connection, definition_id: str, deployment_id: str | None = None
+    ) -> ProcessModel:
+        """The parsed model of a deployed definition (cached), or, given the deployment id an
+        instance recorded, of a definition whose deployment was deleted since (not cached: the
+        cache serves deployed definitions only)."""
         model = self._models.get(definition_id)
         if model is not None:
             return model
         definition = queries.process_definition(conn, definition_id)
         if definition is None:
-            raise NotFound("Process definition", definition_id)
+            if deployment_id is None:
+                raise NotFound("Process definition", definition_id)
+            # Only finished instances outlive their deployment (deleting it needs no running
+            # ones, or ends them): the model is read for deleting such an instance's history.
+            event = self._deployment_event(conn, deployment_id)
+            model, _meta = model_from_deployment(
+                event, definition_id, allow_scripts=self.allow_scripts
+            )
+            return model
         deployment = self._deployment_event(conn, definition.deployment_id)
         model, _meta = model_from_deployment(
             deployment, definition_id, allow_scripts=self.allow_scripts
@@ -654,7 +679,7 @@ class Engine:
                 new_id=txn.ctx.new_id,
                 latest_versions=queries.latest_versions(conn, keys),
             )
-            txn.other_streams.append((created.deployment_id, [created]))
+            txn.other_streams.append((created.deployment_id, 0, None, [created]))
             project_deployment(created, txn.changes)
             for resource_name, result in parsed.items():
                 for process in result.processes:
@@ -690,6 +715,57 @@ class Engine:
         return self._execute(
             command, handle, views.Deployment, command_id=command_id, actor=actor, exclusive=True
         )
+
+    def delete_deployment(
+        self,
+        deployment_id: str,
+        *,
+        cascade: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Camunda's repositoryService.deleteDeployment(id, cascade): the deployment, its process
+        definitions and resources leave the repository tables (the log keeps them).
+
+        Without `cascade` it is refused while an instance of one of its definitions runs. With
+        `cascade` those instances are deleted ("deleted deployment"), and the history of every
+        instance of its definitions, finished ones too, is removed from the ACT_HI_* tables.
+        Starting by key then starts the latest remaining version; the next deployment of the key
+        numbers its version after the latest remaining one, as in Camunda.
+        """
+        command = cmd.DeleteDeployment(deployment_id=deployment_id, cascade=cascade)
+
+        def handle(txn: _Txn) -> None:
+            conn = txn.conn
+            # Under the log head lock, like deploy: no start can slip in between the check for
+            # running instances and the deletion (a start that decided earlier fails its guard).
+            self._store.lock_head(conn)
+            deployment = queries.deployment(conn, deployment_id)
+            head = self._store.stream_head(conn, deployment_id)
+            if deployment is None or head is None:
+                raise NotFound("Deployment", deployment_id)
+            definition_ids = [d.id for d in deployment.process_definitions]
+            running = queries.running_process_instances(conn, definition_ids)
+            if running and not cascade:
+                _refuse_deletion_with_instances(definition_ids, running)
+            for instance_id, _definition_id in running:
+                session = txn.instance(instance_id)
+                decide.delete_instance(session, DELETED_DEPLOYMENT)
+                decide.delete_history(session)
+            deleted = ev.DeploymentDeleted(
+                deployment_id=deployment_id,
+                cascade=cascade,
+                process_definition_ids=definition_ids,
+                time=txn.ctx.now,
+            )
+            txn.other_streams.append((deployment_id, head[0], head[1], [deleted]))
+            project_repository(deleted, txn.changes)
+            if self.history_mode == "inline":
+                self._history.observe(deleted, None, txn.changes)
+            for definition_id in definition_ids:
+                self._models.pop(definition_id, None)
+
+        self._execute(command, handle, None, command_id=command_id, actor=actor, exclusive=True)
 
     def process_definitions(self, key: str | None = None) -> list[views.ProcessDefinition]:
         with self._read() as conn:
@@ -735,6 +811,7 @@ class Engine:
             if definition.suspended:
                 raise Rejected(f"Process definition '{definition.id}' is suspended")
             model = self._model(conn, definition.id)
+            txn.guards.append(partial(_still_deployed, definition.id))
             session = txn.start_instance(
                 model,
                 definition_id=definition.id,
@@ -770,6 +847,41 @@ class Engine:
             decide.delete_instance(txn.instance(process_instance_id), reason)
 
         self._execute(command, handle, None, command_id=command_id, actor=actor)
+
+    def delete_historic_process_instance(
+        self,
+        process_instance_id: str,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Camunda's historyService.deleteHistoricProcessInstance: the finished instance's
+        ACT_HI_* rows (instance, activities, tasks, variables, details) are deleted.
+
+        The log keeps every event of the instance and appends this deletion to it: `events(id)`
+        and `replay(id)` still show everything, and a rebuild leaves the rows deleted."""
+        command = cmd.DeleteHistoricProcessInstance(process_instance_id=process_instance_id)
+
+        def handle(txn: _Txn) -> None:
+            try:
+                session = txn.instance(process_instance_id, ended_ok=True)
+            except NotFound:
+                raise NotFound("Historic process instance", process_instance_id) from None
+            state = session.state
+            gone = state.ended and self._deleted_with_cascade(txn.conn, state.deployment_id)
+            decide.delete_history(session, deleted_with_deployment=gone)
+
+        self._execute(command, handle, None, command_id=command_id, actor=actor)
+
+    def _deleted_with_cascade(self, conn: Connection, deployment_id: str) -> bool:
+        """Whether the deployment was deleted with cascade (taking its instances' history)."""
+        if queries.deployment(conn, deployment_id) is not None:
+            return False  # still deployed: the usual case, no need to read the log
+        for commit in self._store.read_stream(conn, deployment_id):
+            for event in self._codec.decode(commit.events):
+                if isinstance(event, ev.DeploymentDeleted) and event.cascade:
+                    return True
+        return False
 
     def process_instance(self, process_instance_id: str) -> views.ProcessInstance | None:
         with self._read() as conn:
@@ -877,6 +989,30 @@ class Engine:
             decide.remove_variables(session, execution_id, list(names), local=local)
 
         self._execute(command, handle, None, command_id=command_id, actor=actor)
+
+    def remove_task_variables(
+        self,
+        task_id: str,
+        names: Sequence[str],
+        *,
+        local: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Camunda's taskService.removeVariables / removeVariablesLocal. `local` removes the
+        task's own variables only; otherwise each name goes where the task sees it: the task's
+        own variable, else the innermost execution scope above the task that has it. Names
+        that are not there are ignored, as in Camunda."""
+        command = cmd.RemoveVariables(
+            execution_id="", names=list(names), local=local, task_id=task_id
+        )
+        self._task_command(
+            command,
+            task_id,
+            lambda s: decide.remove_variables(s, "", command.names, local=local, task_id=task_id),
+            command_id,
+            actor,
+        )
 
     def get_variables(self, execution_id: str, *, local: bool = False) -> dict[str, Any]:
         """Variables visible from an execution or process instance (inner scopes win)."""
@@ -1019,9 +1155,13 @@ class Engine:
         max_tasks: int = 1,
         *,
         use_priority: bool = False,
+        task_ids: Sequence[str] | None = None,
         command_id: str | None = None,
     ) -> list[views.ExternalTask]:
-        """Lock up to `max_tasks` external tasks of the given topics: {topic: lock duration ms}."""
+        """Lock up to `max_tasks` external tasks of the given topics: {topic: lock duration ms}.
+
+        `task_ids` restricts the choice to those tasks (a caller that filtered candidates by
+        more than their topic, such as the REST API's business key or variable filters)."""
         pairs = list(topics.items()) if isinstance(topics, Mapping) else list(topics)
         if max_tasks < 0:
             raise Rejected("maxTasks must not be negative")
@@ -1030,6 +1170,7 @@ class Engine:
             topics=[cmd.TopicRequest(t, d) for t, d in pairs],
             max_tasks=max_tasks,
             use_priority=use_priority,
+            task_ids=None if task_ids is None else sorted(task_ids),
         )
         durations = dict(pairs)
         for topic, duration in pairs:
@@ -1040,7 +1181,12 @@ class Engine:
             if max_tasks == 0 or not pairs:
                 return []
             candidates = queries.fetchable_external_tasks(
-                txn.conn, list(durations), txn.ctx.now, max_tasks * 2 + 5, use_priority
+                txn.conn,
+                list(durations),
+                txn.ctx.now,
+                max_tasks * 2 + 5,
+                use_priority,
+                only=command.task_ids,
             )
             locked: list[str] = []
             for task_id, instance_id, topic in candidates:
@@ -1136,6 +1282,8 @@ class Engine:
         error_details: str | None = None,
         retries: int = 0,
         retry_timeout: int = 0,
+        variables: Mapping[str, Any] | None = None,
+        local_variables: Mapping[str, Any] | None = None,
         command_id: str | None = None,
     ) -> None:
         """Report a failure; fetchable again `retry_timeout` ms later while retries remain."""
@@ -1146,6 +1294,8 @@ class Engine:
             error_details=error_details,
             retries=retries,
             retry_timeout=retry_timeout,
+            variables=dict(variables or {}),
+            local_variables=dict(local_variables or {}),
         )
         self._external_command(
             command,
@@ -1158,6 +1308,8 @@ class Engine:
                 error_details=error_details,
                 retries=retries,
                 retry_timeout_ms=retry_timeout,
+                variables=command.variables,
+                local_variables=command.local_variables,
             ),
             command_id,
             worker_id,
@@ -1222,6 +1374,52 @@ class Engine:
             command_id,
             actor,
         )
+
+    def set_external_task_retries(
+        self,
+        external_task_id: str,
+        retries: int,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Camunda's externalTaskService.setRetries: negative is refused; at 0 the task is no
+        longer fetched (Camunda would also open an incident: not built yet)."""
+        command = cmd.SetExternalTaskRetries(external_task_id=external_task_id, retries=retries)
+        self._external_command(
+            command,
+            external_task_id,
+            lambda s: decide.set_external_task_retries(s, external_task_id, retries),
+            command_id,
+            actor,
+        )
+
+    def set_external_task_priority(
+        self,
+        external_task_id: str,
+        priority: int,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Camunda's externalTaskService.setPriority (fetch_and_lock with use_priority)."""
+        command = cmd.SetExternalTaskPriority(external_task_id=external_task_id, priority=priority)
+        self._external_command(
+            command,
+            external_task_id,
+            lambda s: decide.set_external_task_priority(s, external_task_id, priority),
+            command_id,
+            actor,
+        )
+
+    def external_task_error_details(self, external_task_id: str) -> str | None:
+        """The error details of the task's last failure report that had any (Camunda's
+        getExternalTaskErrorDetails), read from its ACT_GE_BYTEARRAY row; None if never."""
+        with self._read() as conn:
+            exists, details = queries.external_task_error_details(conn, external_task_id)
+        if not exists:
+            raise NotFound("External task", external_task_id)
+        return details
 
     # -- history ---------------------------------------------------------------------------
 
@@ -1333,10 +1531,11 @@ class Engine:
             for table in tables:
                 conn.execute(table.delete())
             # Building an index once over the loaded rows beats maintaining it row by row; only
-            # where DDL is transactional (MySQL would commit the rebuild half done).
+            # where DDL is transactional (MySQL would commit the rebuild half done), and only
+            # when no history deletion needs them to find its rows (a scan of whole tables each).
             indexes = (
                 [i for t in tables for i in t.indexes]
-                if conn.dialect.name in ("sqlite", "postgresql")
+                if conn.dialect.name in ("sqlite", "postgresql") and not _purges_in_log(conn)
                 else []
             )
             for index in indexes:
@@ -1495,6 +1694,43 @@ def _activity_tree(state: InstanceState, model: ProcessModel) -> views.ActivityI
         execution_ids=executions_of(state.id),
         child_activity_instances=[node(c) for c in children.get(state.id, [])],
     )
+
+
+DELETED_DEPLOYMENT = "deleted deployment"  # Camunda's delete reason for a cascade
+
+
+def _refuse_deletion_with_instances(
+    definition_ids: Sequence[str], running: Sequence[tuple[str, str]]
+) -> None:
+    """Camunda checks definition by definition and names the first that has instances; the
+    message is Camunda's (ENGINE-03076), its spelling included, for clients that match it."""
+    for definition_id in definition_ids:
+        count = sum(1 for _i, d in running if d == definition_id)
+        if count:
+            raise Rejected(
+                "Deletion of process definition without cascading failed. Process definition "
+                f"with id: {definition_id} can't be deleted, since there exists {count} "
+                "dependening process instances."
+            )
+
+
+# Commands whose events delete projection rows by what they belong to (history purges).
+PURGING_COMMANDS = ("DeleteDeployment", "DeleteHistoricProcessInstance")
+
+
+def _purges_in_log(conn: Connection) -> bool:
+    found = conn.execute(
+        select(event_log.c.first_position)
+        .where(event_log.c.command_type.in_(PURGING_COMMANDS))
+        .limit(1)
+    ).first()
+    return found is not None
+
+
+def _still_deployed(definition_id: str, conn: Connection) -> None:
+    """Guard of a start: its definition was not deleted while the start was decided."""
+    if queries.process_definition(conn, definition_id) is None:
+        raise ConcurrencyError(definition_id, 0)
 
 
 def _close_at_exit(ref: weakref.ref[Engine]) -> None:

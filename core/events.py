@@ -55,6 +55,24 @@ class DeploymentCreated(Event, tag=True, frozen=True):
     process_definitions: list[DeployedProcessDefinition]
 
 
+class DeploymentDeleted(Event, tag=True, frozen=True):
+    """The deployment left the repository (repositoryService.deleteDeployment).
+
+    Its definitions can no longer be started. With `cascade`, the running instances of its
+    definitions were deleted first (events on their own streams) and the history of every
+    instance of `process_definition_ids` is removed from the projection; the log keeps it all.
+    """
+
+    deployment_id: str
+    cascade: bool
+    process_definition_ids: list[str]
+    time: datetime
+
+
+# Events of deployment streams: they have no instance state and go to the repository projector.
+DEPLOYMENT_EVENTS: tuple[type[Event], ...] = (DeploymentCreated, DeploymentDeleted)
+
+
 # -- process instance stream: lifecycle -------------------------------------------------------
 
 
@@ -82,6 +100,14 @@ class ProcessInstanceTerminated(Event, tag=True, frozen=True):
 
     reason: str | None
     externally: bool
+    time: datetime
+
+
+class HistoricProcessInstanceDeleted(Event, tag=True, frozen=True):
+    """The finished instance's history rows were deleted (historyService.deleteHistoricProcess-
+    Instance, or a cascading deployment deletion). Only the projection forgets: the log keeps
+    every event of the instance, this one included."""
+
     time: datetime
 
 
@@ -284,6 +310,20 @@ class ExternalTaskBpmnErrorReported(Event, tag=True, frozen=True):
     time: datetime
 
 
+class ExternalTaskRetriesSet(Event, tag=True, frozen=True):
+    """An administrator set the retries (externalTaskService.setRetries); 0 = not fetchable."""
+
+    external_task_id: str
+    retries: int
+    time: datetime
+
+
+class ExternalTaskPrioritySet(Event, tag=True, frozen=True):
+    external_task_id: str
+    priority: int
+    time: datetime
+
+
 class ExternalTaskCanceled(Event, tag=True, frozen=True):
     """The task's activity was cancelled (scope interrupted, instance deleted)."""
 
@@ -293,9 +333,11 @@ class ExternalTaskCanceled(Event, tag=True, frozen=True):
 
 EngineEvent = (
     DeploymentCreated
+    | DeploymentDeleted
     | ProcessInstanceStarted
     | ProcessInstanceCompleted
     | ProcessInstanceTerminated
+    | HistoricProcessInstanceDeleted
     | ExecutionCreated
     | ExecutionRemoved
     | ExecutionReplaced
@@ -319,6 +361,8 @@ EngineEvent = (
     | ExternalTaskFailed
     | ExternalTaskCompleted
     | ExternalTaskBpmnErrorReported
+    | ExternalTaskRetriesSet
+    | ExternalTaskPrioritySet
     | ExternalTaskCanceled
 )
 

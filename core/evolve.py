@@ -104,6 +104,11 @@ def _terminated(s: InstanceState, e: ev.ProcessInstanceTerminated) -> None:
     _clear_runtime(s)
 
 
+@applies(ev.HistoricProcessInstanceDeleted)
+def _history_deleted(s: InstanceState, e: ev.HistoricProcessInstanceDeleted) -> None:
+    s.history_deleted = True
+
+
 # -- execution tree ---------------------------------------------------------------------------
 
 
@@ -359,7 +364,9 @@ def _ext_unlocked(s: InstanceState, e: ev.ExternalTaskUnlocked) -> None:
 def _ext_failed(s: InstanceState, e: ev.ExternalTaskFailed) -> None:
     ext = s.external_tasks[e.external_task_id]
     ext.error_message = e.error_message
-    ext.error_details = e.error_details
+    if e.error_details is not None:
+        # Camunda keeps the earlier details when a later failure reports none.
+        ext.error_details = e.error_details
     ext.retries = e.retries
     ext.lock_expiration = e.retry_at
 
@@ -374,6 +381,16 @@ def _ext_bpmn_error(s: InstanceState, e: ev.ExternalTaskBpmnErrorReported) -> No
     del s.external_tasks[e.external_task_id]
 
 
+@applies(ev.ExternalTaskRetriesSet)
+def _ext_retries_set(s: InstanceState, e: ev.ExternalTaskRetriesSet) -> None:
+    s.external_tasks[e.external_task_id].retries = e.retries
+
+
+@applies(ev.ExternalTaskPrioritySet)
+def _ext_priority_set(s: InstanceState, e: ev.ExternalTaskPrioritySet) -> None:
+    s.external_tasks[e.external_task_id].priority = e.priority
+
+
 @applies(ev.ExternalTaskCanceled)
 def _ext_canceled(s: InstanceState, e: ev.ExternalTaskCanceled) -> None:
     del s.external_tasks[e.external_task_id]
@@ -382,6 +399,11 @@ def _ext_canceled(s: InstanceState, e: ev.ExternalTaskCanceled) -> None:
 @applies(ev.DeploymentCreated)
 def _deployment(s: InstanceState, e: ev.DeploymentCreated) -> None:
     raise ValueError("DeploymentCreated belongs to a deployment stream, not an instance stream")
+
+
+@applies(ev.DeploymentDeleted)
+def _deployment_deleted(s: InstanceState, e: ev.DeploymentDeleted) -> None:
+    raise ValueError("DeploymentDeleted belongs to a deployment stream, not an instance stream")
 
 
 def check_complete() -> None:

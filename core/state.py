@@ -13,7 +13,8 @@ from .events import IdentityLink
 from .variables import StoredValue
 
 # Bump when the shape or the meaning of the state changes: stored snapshots are then ignored.
-STATE_SCHEMA = 1
+# 2: `history_deleted`; a failure report without details keeps the earlier details (Camunda's).
+STATE_SCHEMA = 2
 
 
 class Execution(msgspec.Struct):
@@ -103,6 +104,8 @@ class InstanceState(msgspec.Struct):
     end_time: datetime | None = None
     end_activity_id: str | None = None
     delete_reason: str | None = None
+    # Its ACT_HI_* rows were deleted (the log keeps its events): a second deletion finds nothing.
+    history_deleted: bool = False
     executions: dict[str, Execution] = {}
     activity_instances: dict[str, ActivityInstance] = {}
     variables: dict[str, Variable] = {}

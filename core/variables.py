@@ -95,6 +95,9 @@ def _parse_date(text: str) -> datetime:
 
 
 def _check_text(name: str, text: str) -> str:
+    if "\x00" in text:
+        # PostgreSQL's text columns cannot hold NUL: refused alike on every database
+        raise Rejected(f"Variable '{name}': a String value must not contain NUL characters")
     if len(text) > MAX_TEXT:
         raise Rejected(
             f"Variable '{name}': a String value may hold at most {MAX_TEXT} characters "

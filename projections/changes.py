@@ -2,6 +2,7 @@
 
 A row created and removed within one batch never reaches the store; a row inserted and then
 updated within one batch is inserted once, complete. One executemany per table and column set.
+Deleting history deletes rows by what they belong to (`Purge`), applied in log order.
 """
 
 from __future__ import annotations
@@ -67,11 +68,43 @@ class TableChanges:
         return bool(self.inserts or self.updates or self.deletes)
 
 
+@dataclass(frozen=True, slots=True)
+class Purge:
+    """Delete the rows of `table` whose `column` equals `value`: rows found by what they belong
+    to (an instance, a definition, a deployment) rather than by primary key, as Camunda deletes
+    history. With `via`: the rows of `table` whose primary key a row of `via` names in its column
+    `ref`, among the rows of `via` whose `column` equals `value` (the byte arrays of history
+    variables, found through the history rows that point at them; run it before purging `via`).
+    """
+
+    table: Table
+    column: str
+    value: str
+    via: Table | None = None
+    ref: str | None = None
+
+
+Tables = dict[Table, TableChanges]
+# Purges, then the row changes after them: a change set is a sequence of these.
+Segment = tuple[list[Purge], Tables]
+
+
 class ChangeSet:
-    """Row operations keyed by primary key, merged to their net effect."""
+    """Row operations keyed by primary key, merged to their net effect.
+
+    A purge cannot merge with the row changes before it (which rows it hits depends on them), so
+    it closes a segment: the changes so far are written first, then the purge, then what comes
+    after it. Without purges (every command but history deletions) there is one segment.
+    """
 
     def __init__(self) -> None:
-        self.tables: dict[Table, TableChanges] = {}
+        self.tables: Tables = {}
+        self.purges: list[Purge] = []  # run before `tables`, after every earlier segment
+        self.earlier: list[Segment] = []
+
+    def segments(self) -> list[Segment]:
+        """The change set in the order it must be applied."""
+        return [*self.earlier, (self.purges, self.tables)]
 
     def _of(self, table: Table) -> TableChanges:
         changes = self.tables.get(table)
@@ -111,13 +144,30 @@ class ChangeSet:
         changes.bump.pop(pk, None)
         changes.deletes.add(pk)
 
+    def purge(self, purge: Purge) -> None:
+        if any(self.tables.values()):
+            self.earlier.append((self.purges, self.tables))
+            self.tables, self.purges = {}, []
+        self.purges.append(purge)
+
     def row_count(self) -> int:
-        return sum(len(c.inserts) + len(c.updates) + len(c.deletes) for c in self.tables.values())
+        """Rows inserted, updated or deleted by key (purged rows are not counted: unknown)."""
+        return sum(
+            len(c.inserts) + len(c.updates) + len(c.deletes)
+            for _purges, tables in self.segments()
+            for c in tables.values()
+        )
 
     def merge(self, later: ChangeSet) -> None:
         """Add the changes of a later command: batches of commands then write their net effect
         (revisions count one per command, as if each had been applied on its own)."""
-        for table, lc in later.tables.items():
+        for purges, tables in later.segments():
+            for purge in purges:
+                self.purge(purge)
+            self._merge_tables(tables)
+
+    def _merge_tables(self, later: Tables) -> None:
+        for table, lc in later.items():
             changes = self._of(table)
             for pk in lc.deletes:
                 self.delete(table, pk)
@@ -148,6 +198,13 @@ def _delete(table: Table) -> Delete:
     return delete(table).where(table.c[pk_name(table)] == bindparam("pk_"))
 
 
+def _purge(table: Table, column: str, via: Table | None, ref: str | None) -> Delete:
+    if via is None or ref is None:
+        return delete(table).where(table.c[column] == bindparam("value"))
+    owned = select(via.c[ref]).where(via.c[column] == bindparam("value"))
+    return delete(table).where(table.c[pk_name(table)].in_(owned))
+
+
 def _update(table: Table, columns: tuple[str, ...], bump: int) -> Update:
     values: dict[str, Any] = {c: bindparam(f"v_{c}", type_=table.c[c].type) for c in columns}
     if bump:
@@ -170,9 +227,20 @@ class SqlRowStore:
     def plan(self, dialect: Dialect, changes: ChangeSet) -> WritePlan:
         """The statements and driver parameters that write `changes`, made without a database
         round trip: a caller can prepare them before it takes the write lock."""
-        prepared = self._prepared
         plan: WritePlan = []
-        for table, tc in changes.tables.items():
+        for purges, tables in changes.segments():
+            for purge in purges:
+                key = ("purge", purge.table, purge.column, purge.via, purge.ref)
+                stmt = self._prepared.get(
+                    dialect, key, partial(_purge, purge.table, purge.column, purge.via, purge.ref)
+                )
+                plan.append((stmt, [stmt.params({"value": purge.value})]))
+            self._plan_tables(dialect, tables, plan)
+        return plan
+
+    def _plan_tables(self, dialect: Dialect, tables: Tables, plan: WritePlan) -> None:
+        prepared = self._prepared
+        for table, tc in tables.items():
             if tc.deletes:
                 stmt = prepared.get(dialect, ("delete", table), partial(_delete, table))
                 plan.append((stmt, [stmt.params({"pk_": pk}) for pk in sorted(tc.deletes)]))
@@ -195,7 +263,6 @@ class SqlRowStore:
                 # In key order: B-tree inserts then walk each index leaf once, not back and forth.
                 rows = [tc.inserts[pk] for pk in sorted(tc.inserts)]
                 plan.append((stmt, [stmt.params(r) for r in rows]))
-        return plan
 
     @staticmethod
     def run(conn: Connection, plan: WritePlan) -> None:
@@ -209,9 +276,48 @@ class MemoryRowStore:
     def __init__(self, tables: Iterable[Table]) -> None:
         self.rows: dict[str, dict[str, Row]] = {t.name: {} for t in tables}
         self._pk = {t.name: pk_name(t) for t in tables}
+        # Purges find their rows through indexes (table -> column -> value -> keys), built at
+        # the first purge by that column and kept up to date from then on: a log with many
+        # history deletions would otherwise scan the whole table for each.
+        self._indexes: dict[str, dict[str, dict[Any, set[str]]]] = {}
 
     def apply(self, changes: ChangeSet) -> None:
-        for table, tc in changes.tables.items():
+        for purges, tables in changes.segments():
+            for purge in purges:
+                self._purge(purge)
+            self._apply_tables(tables)
+
+    def _index(self, table: str, column: str) -> dict[Any, set[str]]:
+        indexes = self._indexes.setdefault(table, {})
+        index = indexes.get(column)
+        if index is None:
+            index = indexes[column] = {}
+            for pk, row in self.rows.get(table, {}).items():
+                index.setdefault(row.get(column), set()).add(pk)
+        return index
+
+    def _purge(self, purge: Purge) -> None:
+        table = purge.table.name
+        if purge.via is None or purge.ref is None:
+            doomed = list(self._index(table, purge.column).get(purge.value, ()))
+        else:
+            owners = self.rows.get(purge.via.name, {})
+            keys = self._index(purge.via.name, purge.column).get(purge.value, ())
+            doomed = [owners[k][purge.ref] for k in keys]
+        for pk in doomed:
+            self._remove(table, pk)
+
+    def _remove(self, table: str, pk: str) -> None:
+        row = self.rows.setdefault(table, {}).pop(pk, None)
+        if row is not None:
+            for column, index in self._indexes.get(table, {}).items():
+                index.get(row.get(column), set()).discard(pk)
+
+    def _apply_tables(self, tables: Tables) -> None:
+        for table, tc in tables.items():
+            if table.name in self._indexes:
+                self._apply_indexed(table.name, tc)
+                continue
             rows = self.rows.setdefault(table.name, {})
             for pk in tc.deletes:
                 rows.pop(pk, None)
@@ -224,6 +330,29 @@ class MemoryRowStore:
                     row[REV] = (row.get(REV) or 0) + tc.bump[pk]
             for pk, row in tc.inserts.items():
                 rows[pk] = dict(row)
+
+    def _apply_indexed(self, table: str, tc: TableChanges) -> None:
+        """`_apply_tables` for a table with indexes: each change keeps them up to date."""
+        rows = self.rows.setdefault(table, {})
+        for pk in tc.deletes:
+            self._remove(table, pk)
+        for pk, values in tc.updates.items():
+            row = rows.get(pk)
+            if row is None:
+                continue
+            self._remove(table, pk)
+            row.update(values)
+            if pk in tc.bump:
+                row[REV] = (row.get(REV) or 0) + tc.bump[pk]
+            self._add(table, pk, row)
+        for pk, row in tc.inserts.items():
+            self._remove(table, pk)
+            self._add(table, pk, dict(row))
+
+    def _add(self, table: str, pk: str, row: Row) -> None:
+        self.rows[table][pk] = row
+        for column, index in self._indexes[table].items():
+            index.setdefault(row.get(column), set()).add(pk)
 
 
 def read_table(conn: Connection, table: Table) -> dict[str, Row]:

@@ -1,7 +1,8 @@
 """Projector of instance events onto ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST and _DETAIL.
 
 Event (with the state before it) in, row changes out; the history level filters what is written,
-never what the log keeps. Rebuilding at a higher level fills history for the past too.
+never what the log keeps. Rebuilding at a higher level fills history for the past too. Deleting
+history (an instance's, or a deleted deployment's with cascade) purges rows; the log keeps all.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from core.ids import derived_id
 from core.state import InstanceState
 from core.variables import storage_columns
 
-from .changes import ChangeSet, blank_row, db_time, duration_ms
+from .changes import ChangeSet, Purge, blank_row, db_time, duration_ms
 from .runtime import bytearray_row, sync_bytearray
 from .tables import (
     ACT_GE_BYTEARRAY,
@@ -43,6 +44,17 @@ _DETAIL_ROW = blank_row(ACT_HI_DETAIL)
 
 def history_bytearray_id(variable_id: str) -> str:
     return derived_id(variable_id, "history-value")
+
+
+def purge_history(changes: ChangeSet, column: str, value: str) -> None:
+    """Delete every history row whose `column` is `value` (PROC_INST_ID_: one instance's,
+    PROC_DEF_ID_: a definition's), with the byte arrays of its variable values and details:
+    Camunda's deleteHistoricProcessInstanceByIds, table by table."""
+    for owner in (ACT_HI_VARINST, ACT_HI_DETAIL):
+        # First: they are found through the rows that name them.
+        changes.purge(Purge(ACT_GE_BYTEARRAY, column, value, via=owner, ref="BYTEARRAY_ID_"))
+    for table in (ACT_HI_DETAIL, ACT_HI_VARINST, ACT_HI_TASKINST, ACT_HI_ACTINST, ACT_HI_PROCINST):
+        changes.purge(Purge(table, column, value))
 
 
 def history_level(name: str) -> int:
@@ -83,6 +95,8 @@ class HistoryProjector:
             ev.TaskUnclaimed: self._task_unclaimed,
             ev.TaskCompleted: self._task_completed,
             ev.TaskDeleted: self._task_deleted,
+            ev.HistoricProcessInstanceDeleted: self._history_deleted,
+            ev.DeploymentDeleted: self._deployment_deleted,
         }
         if self.level >= 2:
             handlers[ev.VariableSet] = self._variable_set
@@ -119,6 +133,16 @@ class HistoryProjector:
                 "STATE_": "EXTERNALLY_TERMINATED" if e.externally else "INTERNALLY_TERMINATED",
             },
         )
+
+    def _history_deleted(self, _e: Any, s: Any, changes: ChangeSet) -> None:
+        purge_history(changes, "PROC_INST_ID_", s.id)
+
+    def _deployment_deleted(self, e: Any, _s: Any, changes: ChangeSet) -> None:
+        # Camunda's cascade deletes the historic instances of every definition of the deployment,
+        # finished ones too (deleteHistoricProcessInstanceByProcessDefinitionId).
+        if e.cascade:
+            for definition_id in e.process_definition_ids:
+                purge_history(changes, "PROC_DEF_ID_", definition_id)
 
     def _task_assigned(self, e: Any, s: Any, changes: ChangeSet) -> None:
         self._assignee(s, e.task_id, e.assignee, changes)

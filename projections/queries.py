@@ -228,6 +228,21 @@ def process_instance(conn: Connection, process_instance_id: str) -> views.Proces
     )
 
 
+def running_process_instances(
+    conn: Connection, definition_ids: Sequence[str]
+) -> list[tuple[str, str]]:
+    """(process instance id, definition id) of the running instances of these definitions."""
+    if not definition_ids:
+        return []
+    e = ACT_RU_EXECUTION
+    stmt = (
+        select(e.c.ID_, e.c.PROC_DEF_ID_)
+        .where(e.c.PROC_DEF_ID_.in_(list(definition_ids)), e.c.PARENT_ID_.is_(None))
+        .order_by(e.c.ID_)
+    )
+    return [(r[0], r[1]) for r in conn.execute(stmt)]
+
+
 def executions(conn: Connection, process_instance_id: str) -> list[views.Execution]:
     e = ACT_RU_EXECUTION
     rows = conn.execute(select(e).where(e.c.PROC_INST_ID_ == process_instance_id).order_by(e.c.ID_))
@@ -460,8 +475,27 @@ def external_tasks(
     ]
 
 
+def external_task_error_details(conn: Connection, external_task_id: str) -> tuple[bool, str | None]:
+    """(whether the external task exists, its error details from ACT_GE_BYTEARRAY)."""
+    x, b = ACT_RU_EXT_TASK, ACT_GE_BYTEARRAY
+    stmt = (
+        select(x.c.ID_, b.c.BYTES_)
+        .select_from(x.outerjoin(b, b.c.ID_ == x.c.ERROR_DETAILS_ID_))
+        .where(x.c.ID_ == external_task_id)
+    )
+    row = conn.execute(stmt).first()
+    if row is None:
+        return False, None
+    return True, None if row[1] is None else bytes(row[1]).decode("utf-8")
+
+
 def fetchable_external_tasks(
-    conn: Connection, topics: Sequence[str], now: datetime, limit: int, use_priority: bool
+    conn: Connection,
+    topics: Sequence[str],
+    now: datetime,
+    limit: int,
+    use_priority: bool,
+    only: Sequence[str] | None = None,
 ) -> list[tuple[str, str, str]]:
     """(task id, process instance id, topic) of unlocked tasks with retries left, oldest first."""
     x = ACT_RU_EXT_TASK
@@ -472,6 +506,8 @@ def fetchable_external_tasks(
         or_(x.c.RETRIES_.is_(None), x.c.RETRIES_ > 0),
         or_(x.c.SUSPENSION_STATE_.is_(None), x.c.SUSPENSION_STATE_ == 1),
     )
+    if only is not None:
+        stmt = stmt.where(x.c.ID_.in_(list(only)))
     order = [x.c.PRIORITY_.desc()] if use_priority else []
     stmt = stmt.order_by(*order, x.c.CREATE_TIME_, x.c.ID_).limit(limit)
     return [(r[0], r[1], r[2]) for r in conn.execute(stmt)]

@@ -20,7 +20,7 @@ from eventlog import EventStore
 
 from .changes import ChangeSet
 from .history import HistoryProjector
-from .repository import project_deployment
+from .repository import project_repository
 from .runtime import RuntimeBatch
 
 # (stream id, version) -> the stream's state at that version, or None for a deployment stream
@@ -40,7 +40,7 @@ def state_at(
         if commit.first_version > version:
             break
         for event in codec.decode(commit.events):
-            if isinstance(event, ev.DeploymentCreated):
+            if isinstance(event, ev.DEPLOYMENT_EVENTS):
                 return None
             if state is not None and state.version >= version:
                 return state  # `version` falls inside this commit
@@ -60,9 +60,11 @@ def project_events(
     """Project one commit's events onto `changes`; returns the stream's state after them."""
     batch = RuntimeBatch() if runtime else None
     for event in events:
-        if isinstance(event, ev.DeploymentCreated):
+        if isinstance(event, ev.DEPLOYMENT_EVENTS):
             if repository:
-                project_deployment(event, changes)
+                project_repository(event, changes)
+            if history is not None:  # a deployment deleted with cascade takes history along
+                history.observe(event, None, changes)
             continue
         if batch is not None:
             batch.observe(event, state)
@@ -102,7 +104,7 @@ class Replayer:
         changes: ChangeSet,
     ) -> None:
         """Project one commit, adding its net row changes to the batch in `changes`."""
-        state = self._state_before(stream_id, first_version)
+        state = self._state_before(stream_id, first_version, events)
         own = ChangeSet()  # revisions count per command, so each commit is projected alone
         after = project_events(
             events,
@@ -114,7 +116,8 @@ class Replayer:
         )
         changes.merge(own)
         if after is None or after.ended:
-            # A finished instance takes no more commits; a deployment stream has no state.
+            # A deployment stream has no state; a finished instance takes few more commits (its
+            # history's deletion), and `_load` replays it for them.
             self._states.pop(stream_id, None)
             return
         self._states[stream_id] = (last_version, after)
@@ -122,9 +125,11 @@ class Replayer:
         while len(self._states) > self._keep:
             self._states.popitem(last=False)
 
-    def _state_before(self, stream_id: str, first_version: int) -> InstanceState | None:
-        if first_version == 1:
-            return None
+    def _state_before(
+        self, stream_id: str, first_version: int, events: Sequence[ev.Event]
+    ) -> InstanceState | None:
+        if first_version == 1 or (events and isinstance(events[0], ev.DEPLOYMENT_EVENTS)):
+            return None  # a new stream, or a deployment stream (which has no state)
         known = self._states.get(stream_id)
         if known is not None and known[0] == first_version - 1:
             return known[1]

@@ -5,12 +5,29 @@ Event in, row changes out; no reads.
 
 from __future__ import annotations
 
-from core.events import DeploymentCreated
+from core.events import DeploymentCreated, DeploymentDeleted, Event
 
-from .changes import ChangeSet, db_time
+from .changes import ChangeSet, Purge, db_time
 from .tables import ACT_GE_BYTEARRAY, ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF
 
 BYTEARRAY_REPOSITORY = 1
+
+
+def project_repository(event: Event, changes: ChangeSet) -> None:
+    """Project one event of a deployment stream."""
+    if isinstance(event, DeploymentCreated):
+        project_deployment(event, changes)
+    elif isinstance(event, DeploymentDeleted):
+        project_deployment_deleted(event, changes)
+
+
+def project_deployment_deleted(event: DeploymentDeleted, changes: ChangeSet) -> None:
+    """The deployment's rows go; its resources by deployment id, as Camunda deletes them (the
+    event need not list them: DeploymentCreated in the same stream did)."""
+    changes.delete(ACT_RE_DEPLOYMENT, event.deployment_id)
+    for definition_id in event.process_definition_ids:
+        changes.delete(ACT_RE_PROCDEF, definition_id)
+    changes.purge(Purge(ACT_GE_BYTEARRAY, "DEPLOYMENT_ID_", event.deployment_id))
 
 
 def project_deployment(event: DeploymentCreated, changes: ChangeSet) -> None:

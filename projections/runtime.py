@@ -1,4 +1,5 @@
-"""Projector of instance state onto ACT_RU_EXECUTION, _TASK, _IDENTITYLINK, _VARIABLE, _EXT_TASK.
+"""Projector of instance state onto ACT_RU_EXECUTION, _TASK, _IDENTITYLINK, _VARIABLE, _EXT_TASK
+(and the ACT_GE_BYTEARRAY rows of variable values and external task error details).
 
 A runtime row is a function of the state: events only say which entities they touch; at the end
 of a command the touched entities are written as they now are (insert, update or delete).
@@ -25,6 +26,7 @@ from .tables import (
 )
 
 BYTEARRAY_RUNTIME = 2
+ERROR_DETAILS_NAME = "externalTask.exceptionByteArray"  # Camunda's name for these byte arrays
 # Camunda skips queries for relations whose bit is clear; all bits on is always correct.
 CACHED_ENTITY_STATE = 0b1011_1111
 
@@ -43,6 +45,11 @@ def runtime_bytearray_id(variable_id: str) -> str:
     return derived_id(variable_id, "runtime-value")
 
 
+def error_details_bytearray_id(external_task_id: str) -> str:
+    """ACT_RU_EXT_TASK.ERROR_DETAILS_ID_: derived, so a rebuild writes the same row."""
+    return derived_id(external_task_id, "error-details")
+
+
 class RuntimeBatch:
     """Collects which runtime entities one command touched, and whether they existed before."""
 
@@ -52,6 +59,8 @@ class RuntimeBatch:
         self.had_bytes: dict[str, bool] = {}
         # tasks: their identity links before the command (a finished task takes them along)
         self.links: dict[str, list[str]] = {}
+        # external tasks: their error details before the command (kept in a byte array row)
+        self.details: dict[str, str | None] = {}
 
     def _touch(self, kind: str, entity_id: str, existed: bool) -> None:
         seen = self.touched[kind]
@@ -68,7 +77,10 @@ class RuntimeBatch:
             self.links[tid] = [link.id for link in task.candidates] if task else []
 
     def _ext(self, s: InstanceState, xid: str) -> None:
-        self._touch(_EXT, xid, xid in s.external_tasks)
+        if xid not in self.touched[_EXT]:
+            ext = s.external_tasks.get(xid)
+            self.touched[_EXT][xid] = ext is not None
+            self.details[xid] = None if ext is None else ext.error_details
 
     def _variable(self, s: InstanceState, var_id: str) -> None:
         if var_id not in self.touched[_VAR]:
@@ -173,11 +185,23 @@ class RuntimeBatch:
                         changes.insert(ACT_RU_IDENTITYLINK, link.id, link_row(task, link))
         for xid, existed in self.touched[_EXT].items():
             ext = s.external_tasks.get(xid)
+            before = self.details.get(xid)
+            after = None if ext is None else ext.error_details
             if ext is None:
                 if existed:
                     changes.delete(ACT_RU_EXT_TASK, xid)
             else:
                 _put(changes, ACT_RU_EXT_TASK, xid, existed, external_task_row(s, ext))
+            if after != before:  # written only when the text changed, as Camunda's setBytes
+                sync_bytearray(
+                    changes,
+                    error_details_bytearray_id(xid),
+                    ERROR_DETAILS_NAME,
+                    None if after is None else after.encode(),
+                    before is not None,
+                    BYTEARRAY_RUNTIME,
+                    s.root_process_instance_id,
+                )
         for vid, existed in self.touched[_VAR].items():
             var = s.variables.get(vid)
             had_bytes = self.had_bytes.get(vid, False)
@@ -280,7 +304,7 @@ def external_task_row(s: InstanceState, x: ExternalTask) -> Row:
         TOPIC_NAME_=x.topic,
         RETRIES_=x.retries,
         ERROR_MSG_=x.error_message,
-        ERROR_DETAILS_ID_=None,
+        ERROR_DETAILS_ID_=None if x.error_details is None else error_details_bytearray_id(x.id),
         LOCK_EXP_TIME_=db_time(x.lock_expiration),
         CREATE_TIME_=db_time(x.created),
         SUSPENSION_STATE_=1,
@@ -376,6 +400,8 @@ _TOUCHES: dict[type[ev.Event], Callable[[RuntimeBatch, Any, Any], None]] = {
     ev.ExternalTaskFailed: RuntimeBatch._on_external_task,
     ev.ExternalTaskCompleted: RuntimeBatch._on_external_task,
     ev.ExternalTaskBpmnErrorReported: RuntimeBatch._on_external_task,
+    ev.ExternalTaskRetriesSet: RuntimeBatch._on_external_task,
+    ev.ExternalTaskPrioritySet: RuntimeBatch._on_external_task,
     ev.ExternalTaskCanceled: RuntimeBatch._on_external_task,
     ev.ExecutionCreated: RuntimeBatch._on_execution_created,
     ev.ExecutionRemoved: RuntimeBatch._on_execution_removed,

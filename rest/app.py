@@ -8,16 +8,17 @@ from typing import Any, cast
 from litestar import Litestar, Router
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.openapi import OpenAPIConfig
+from litestar.openapi import OpenAPIConfig, ResponseSpec
 
 from core import Engine
 
 from .access_log import access_log
 from .auth import ASGIApp, Users, basic_auth
-from .errors import to_response
+from .errors import ErrorBodyDto, refuse_nul, to_response
 from .resources import MODULES
 
 BASE_PATH = "/engine-rest"
+BAD_REQUEST = ResponseSpec(ErrorBodyDto, description="Bad Request", generate_examples=False)
 DEFAULT_MAX_BODY = 16 * 1024 * 1024
 
 
@@ -47,6 +48,10 @@ def create_litestar(engine: Engine, *, max_body_bytes: int = DEFAULT_MAX_BODY) -
         on_startup.extend(getattr(module, "on_startup", []))
         on_shutdown.extend(getattr(module, "on_shutdown", []))
 
+    for handler in handlers:
+        # Litestar would document its own validation-error body for 400; ours is Camunda's.
+        handler.responses = {400: BAD_REQUEST, **(handler.responses or {})}
+
     def provide_engine() -> Engine:
         return engine
 
@@ -55,6 +60,7 @@ def create_litestar(engine: Engine, *, max_body_bytes: int = DEFAULT_MAX_BODY) -
         dependencies={"engine": Provide(provide_engine, sync_to_thread=False)},
         state=State({"engine": engine}),
         exception_handlers={Exception: to_response},
+        before_request=refuse_nul,
         on_startup=on_startup,
         on_shutdown=on_shutdown,
         request_max_body_size=max_body_bytes,

@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from sqlalchemy.exc import DataError
 
 from core import (
     ConcurrencyError,
@@ -44,6 +45,13 @@ def invalid(message: str) -> RestError:
 def not_found(message: str) -> RestError:
     """404 InvalidRequestException, as Camunda answers for an unknown id."""
     return RestError(404, "InvalidRequestException", message)
+
+
+class ErrorBodyDto(msgspec.Struct):
+    """What the OpenAPI document says an error answer holds (Camunda's ExceptionDto)."""
+
+    type: str
+    message: str
 
 
 class ExceptionDto(msgspec.Struct, omit_defaults=True):
@@ -84,6 +92,11 @@ def _parse_details(exc: ModelError) -> dict[str, Any]:
     return details
 
 
+def _data_error(exc: DataError) -> str:
+    first = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else "invalid value"
+    return f"The database refused a value of the request: {first}"
+
+
 def to_response(request: Request[Any, Any, Any], exc: Exception) -> Response[ExceptionDto]:
     """Every exception a handler lets escape, as Camunda's error DTO with Camunda's status."""
     if isinstance(exc, RestError):
@@ -102,6 +115,9 @@ def to_response(request: Request[Any, Any, Any], exc: Exception) -> Response[Exc
         return _answer(500, ExceptionDto("ProcessEngineException", str(exc)))
     if isinstance(exc, ValidationException):
         return _answer(400, ExceptionDto("InvalidRequestException", _validation_message(exc)))
+    if isinstance(exc, DataError):
+        # e.g. PostgreSQL refusing a NUL character or an out-of-range number in a filter
+        return _answer(400, ExceptionDto("InvalidRequestException", _data_error(exc)))
     if isinstance(exc, HTTPException):
         status = exc.status_code
         kind = "InvalidRequestException" if status < 500 else "RestException"
@@ -111,3 +127,15 @@ def to_response(request: Request[Any, Any, Any], exc: Exception) -> Response[Exc
         500,
         ExceptionDto("ProcessEngineException", f"Internal error: {type(exc).__name__}"),
     )
+
+
+def refuse_nul(request: Request[Any, Any, Any]) -> None:
+    """Before every handler: text columns (PostgreSQL's above all) cannot hold NUL characters,
+    so a path with one names nothing (404) and a query parameter with one is refused (400)
+    before any query runs."""
+    if "\x00" in request.url.path:
+        # no id holds one, so the path names nothing
+        raise not_found("No resource matches a path that contains NUL characters")
+    for name, value in request.query_params.items():
+        if "\x00" in name or "\x00" in value:
+            raise invalid(f"Query parameter '{name}' must not contain NUL characters")

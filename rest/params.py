@@ -16,6 +16,7 @@ from .errors import invalid
 from .formats import parse_bool, split_list
 
 S = TypeVar("S", bound=msgspec.Struct)
+MAX_INT = 2**31 - 1  # Camunda's paging parameters are Java ints
 
 
 class Sort(NamedTuple):
@@ -74,8 +75,11 @@ def _int_param(params: Mapping[str, str], name: str) -> int | None:
         raise invalid(
             f"Cannot set query parameter '{name}' to value '{text}': not an integer"
         ) from None
-    if number < 0:
-        raise invalid(f"Cannot set query parameter '{name}' to value '{text}': negative")
+    if not 0 <= number <= MAX_INT:
+        raise invalid(
+            f"Cannot set query parameter '{name}' to value '{text}': "
+            f"must be between 0 and {MAX_INT}"
+        )
     return number
 
 

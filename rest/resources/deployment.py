@@ -1,5 +1,359 @@
-"""engine-rest: the deployment resource (to be written)."""
+"""engine-rest: the deployment resource.
 
+`POST /deployment/create` (multipart: reserved text parts plus one part per resource file),
+`GET /deployment` (+ `/count`), one deployment, its resources and their bytes, and
+`DELETE /deployment/{id}`. This engine has no tenants and activates definitions on deployment:
+a `tenant-id` or a `deployment-activation-time` in the future is refused with a 400.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
 from typing import Any
+from urllib.parse import quote
 
-routes: list[Any] = []
+import anyio.to_thread
+import msgspec
+from litestar import Request, Response, delete, get, post
+from litestar.datastructures import UploadFile
+from litestar.di import NamedDependency
+from litestar.params import FromPath
+
+from core import Engine, Rejected, views
+from projections.search import repository
+
+from ..dto import CountResultDto, LinkDto, self_link
+from ..errors import RestError, invalid, not_found
+from ..formats import format_date, parse_bool, parse_date
+from ..params import paging, query_from_params, sorting_from_params
+from .process_definition import ProcessDefinitionDto, definition_dto, rest_base, with_dates
+
+AnyRequest = Request[Any, Any, Any]
+
+RESERVED_PARTS = frozenset(
+    {
+        "deployment-name",
+        "deployment-source",
+        "enable-duplicate-filtering",
+        "deploy-changed-only",
+        "deployment-activation-time",
+        "tenant-id",
+    }
+)
+DEPLOYMENT_DATE_PARAMS = ("after", "before")
+
+# What Camunda answers a resource's bytes as, by file extension.
+MEDIA_TYPES = {
+    "bpmn": "application/xml",
+    "cmmn": "application/xml",
+    "dmn": "application/xml",
+    "xml": "application/xml",
+    "json": "application/json",
+    "png": "image/png",
+    "svg": "image/svg+xml",
+    "html": "text/html",
+    "txt": "text/plain",
+    "js": "application/javascript",
+    "groovy": "text/plain",
+    "py": "text/plain",
+}
+
+
+# -- DTOs ---------------------------------------------------------------------------------------
+
+
+class DeploymentDto(msgspec.Struct, rename="camel"):
+    links: list[LinkDto]
+    id: str
+    name: str | None
+    source: str | None
+    deployment_time: str | None
+    tenant_id: str | None
+
+
+class DeploymentWithDefinitionsDto(msgspec.Struct, rename="camel"):
+    links: list[LinkDto]
+    id: str
+    name: str | None
+    source: str | None
+    deployment_time: str | None
+    tenant_id: str | None
+    deployed_process_definitions: dict[str, ProcessDefinitionDto] | None
+    # This engine deploys BPMN only: these stay null, as Camunda answers when none was deployed.
+    deployed_case_definitions: dict[str, Any] | None = None
+    deployed_decision_definitions: dict[str, Any] | None = None
+    deployed_decision_requirements_definitions: dict[str, Any] | None = None
+
+
+class DeploymentResourceDto(msgspec.Struct, rename="camel"):
+    id: str
+    name: str
+    deployment_id: str
+
+
+def _deployment_dto(row: repository.DeploymentRow) -> DeploymentDto:
+    return DeploymentDto(
+        links=[],
+        id=row.id,
+        name=row.name,
+        source=row.source,
+        deployment_time=format_date(row.deployment_time),
+        tenant_id=row.tenant_id,
+    )
+
+
+# -- create ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class DeploymentForm:
+    """A multipart deployment request, read and checked."""
+
+    name: str | None = None
+    source: str | None = None
+    duplicate_filtering: bool = False
+    changed_only: bool = False
+    activation_time: datetime | None = None
+    resources: list[tuple[str, bytes]] = field(default_factory=list)
+
+
+async def _text(value: str | UploadFile) -> str:
+    if isinstance(value, str):
+        return value
+    return (await value.read()).decode("utf-8", errors="replace")
+
+
+async def _resource(part: str, value: str | UploadFile) -> tuple[str, bytes]:
+    if not isinstance(value, UploadFile) or not value.filename:
+        raise invalid(
+            f"No file name found in the deployment resource described by form parameter '{part}'."
+        )
+    return value.filename, await value.read()
+
+
+def _reserved(form: DeploymentForm, part: str, text: str) -> None:
+    if part == "deployment-name":
+        form.name = text
+    elif part == "deployment-source":
+        form.source = text
+    elif part == "enable-duplicate-filtering":
+        form.duplicate_filtering = parse_bool(text)
+    elif part == "deploy-changed-only":
+        form.changed_only = parse_bool(text)
+    elif part == "deployment-activation-time" and text.strip():
+        form.activation_time = parse_date(text, part)
+    elif part == "tenant-id" and text.strip():
+        raise invalid(f"Cannot deploy for tenant '{text}': this engine has no tenants")
+
+
+async def _read_form(parts: Iterable[tuple[str, str | UploadFile]]) -> DeploymentForm:
+    form = DeploymentForm()
+    seen: set[str] = set()
+    for part, value in parts:
+        if part in RESERVED_PARTS:
+            # As Camunda: the first part of a reserved name counts.
+            if part not in seen:
+                seen.add(part)
+                _reserved(form, part, await _text(value))
+            continue
+        form.resources.append(await _resource(part, value))
+    if not form.resources:
+        raise invalid("No deployment resources contained in the form upload.")
+    return form
+
+
+def _check_activation(engine: Engine, form: DeploymentForm) -> None:
+    if form.activation_time is not None and form.activation_time > engine.clock.now():
+        raise invalid(
+            "deployment-activation-time in the future is not supported: this engine activates "
+            "process definitions when they are deployed"
+        )
+
+
+def _deploy(engine: Engine, form: DeploymentForm) -> tuple[views.Deployment, bool]:
+    """Deploy; also whether the answer is an earlier deployment (duplicate filtering found
+    nothing new), which Camunda answers without deployed definitions."""
+    earlier: set[str] = set()
+    if (form.duplicate_filtering or form.changed_only) and form.name is not None:
+        with engine.reading() as conn:
+            earlier = repository.deployment_ids_named(conn, form.name)
+    deployment = engine.deploy(
+        form.resources,
+        form.name,
+        deployment_source=form.source,
+        duplicate_filtering=form.duplicate_filtering,
+        deploy_changed_only=form.changed_only,
+    )
+    return deployment, deployment.id in earlier
+
+
+def _created_dto(
+    request: AnyRequest, deployment: views.Deployment, existing: bool
+) -> DeploymentWithDefinitionsDto:
+    definitions = None
+    if deployment.process_definitions and not existing:
+        definitions = {d.id: definition_dto(d) for d in deployment.process_definitions}
+    return DeploymentWithDefinitionsDto(
+        links=self_link(rest_base(request), f"/deployment/{deployment.id}"),
+        id=deployment.id,
+        name=deployment.name,
+        source=deployment.source,
+        deployment_time=format_date(deployment.deployment_time),
+        tenant_id=None,
+        deployed_process_definitions=definitions,
+    )
+
+
+@post("/deployment/create", status_code=200)
+async def create_deployment(
+    engine: NamedDependency[Engine], request: AnyRequest
+) -> DeploymentWithDefinitionsDto:
+    try:
+        received = await request.form()
+    except UnicodeDecodeError:
+        raise invalid(
+            "A form part without a file name is not UTF-8 text: send resources as files "
+            "(with a file name)"
+        ) from None
+    try:
+        form = await _read_form(received.multi_items())
+    finally:
+        for value in received.values():
+            if isinstance(value, UploadFile):
+                await value.close()
+    _check_activation(engine, form)
+    # The engine call blocks (database, parsing): off the event loop.
+    deployment, existing = await anyio.to_thread.run_sync(partial(_deploy, engine, form))
+    return _created_dto(request, deployment, existing)
+
+
+# -- list and count -------------------------------------------------------------------------------
+
+
+def _query(request: AnyRequest) -> repository.DeploymentQuery:
+    params = with_dates(request.query_params, DEPLOYMENT_DATE_PARAMS)
+    return query_from_params(params, repository.DeploymentQuery)
+
+
+@get("/deployment", sync_to_thread=True)
+def list_deployments(engine: NamedDependency[Engine], request: AnyRequest) -> list[DeploymentDto]:
+    params = request.query_params
+    query = _query(request)
+    sorting = sorting_from_params(params, repository.DEPLOYMENT_SORTS)
+    first, maximum = paging(params)
+    with engine.reading() as conn:
+        found = repository.find_deployments(conn, query, sorting, first, maximum)
+    return [_deployment_dto(d) for d in found]
+
+
+@get("/deployment/count", sync_to_thread=True)
+def count_deployments(engine: NamedDependency[Engine], request: AnyRequest) -> CountResultDto:
+    query = _query(request)
+    with engine.reading() as conn:
+        return CountResultDto(repository.count_deployments(conn, query))
+
+
+# -- one deployment and its resources -------------------------------------------------------------
+
+
+def _existing(engine: Engine, deployment_id: str) -> repository.DeploymentRow:
+    with engine.reading() as conn:
+        found = repository.deployment(conn, deployment_id)
+    if found is None:
+        raise not_found(f"Deployment with id '{deployment_id}' does not exist")
+    return found
+
+
+@get("/deployment/{id:str}", sync_to_thread=True)
+def get_deployment(engine: NamedDependency[Engine], id: FromPath[str]) -> DeploymentDto:
+    return _deployment_dto(_existing(engine, id))
+
+
+@get("/deployment/{id:str}/resources", sync_to_thread=True)
+def get_resources(
+    engine: NamedDependency[Engine], id: FromPath[str]
+) -> list[DeploymentResourceDto]:
+    _existing(engine, id)
+    with engine.reading() as conn:
+        found = repository.deployment_resources(conn, id)
+    return [DeploymentResourceDto(r.id, r.name, r.deployment_id) for r in found]
+
+
+def _missing_resource(deployment_id: str, resource_id: str) -> Exception:
+    return not_found(
+        f"Deployment resource with resource id '{resource_id}' for deployment id "
+        f"'{deployment_id}' does not exist."
+    )
+
+
+def _resource_row(engine: Engine, deployment_id: str, resource_id: str) -> repository.ResourceRow:
+    with engine.reading() as conn:
+        found = repository.deployment_resource(conn, deployment_id, resource_id)
+    if found is None:
+        raise _missing_resource(deployment_id, resource_id)
+    return found
+
+
+@get("/deployment/{id:str}/resources/{resourceId:str}", sync_to_thread=True)
+def get_resource(
+    engine: NamedDependency[Engine], id: FromPath[str], resourceId: FromPath[str]
+) -> DeploymentResourceDto:
+    found = _resource_row(engine, id, resourceId)
+    return DeploymentResourceDto(found.id, found.name, found.deployment_id)
+
+
+def _attachment(name: str) -> str:
+    # Resource names are any text; the RFC 5987 form carries them through a latin-1 header.
+    plain = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in name)
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name, safe='')}"
+
+
+def _media_type(name: str) -> str:
+    extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    return MEDIA_TYPES.get(extension, "application/octet-stream")
+
+
+@get("/deployment/{id:str}/resources/{resourceId:str}/data", sync_to_thread=True)
+def get_resource_data(
+    engine: NamedDependency[Engine], id: FromPath[str], resourceId: FromPath[str]
+) -> Response[bytes]:
+    found = _resource_row(engine, id, resourceId)
+    with engine.reading() as conn:
+        data = repository.resource_bytes(conn, id, resourceId)
+    if data is None:
+        raise _missing_resource(id, resourceId)
+    return Response(
+        data,
+        media_type=_media_type(found.name),
+        headers={"Content-Disposition": _attachment(found.name)},
+    )
+
+
+# -- delete ---------------------------------------------------------------------------------------
+
+
+@delete("/deployment/{id:str}", status_code=204, sync_to_thread=True)
+def delete_deployment(
+    engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str]
+) -> None:
+    cascade = parse_bool(request.query_params.get("cascade"))
+    try:
+        engine.delete_deployment(id, cascade=cascade)
+    except Rejected as exc:
+        # Running instances without cascade: Camunda's ProcessEngineException, a 500.
+        raise RestError(500, "ProcessEngineException", str(exc)) from None
+
+
+routes: list[Any] = [
+    create_deployment,
+    list_deployments,
+    count_deployments,
+    get_deployment,
+    get_resources,
+    get_resource,
+    get_resource_data,
+    delete_deployment,
+]

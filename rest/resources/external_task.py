@@ -1,5 +1,651 @@
-"""engine-rest: the external-task resource (to be written)."""
+"""engine-rest: the external-task resource — fetch and lock (with long polling), complete,
+failure, BPMN error, lock handling, retries, priority, error details, and the task query.
 
-from typing import Any
+Fetch and lock never writes unless it can answer: a read query (`projections.search`) looks for
+fetchable tasks first, and `Engine.fetch_and_lock` — a command with a command-log row — runs
+only when there are some. A long poll waits on the application's `LongPoll` and locks right
+before answering, so a client that leaves or a server that stops leaves nothing locked.
 
-routes: list[Any] = []
+Topic filters (businessKey, processDefinitionId/Key(In), processDefinitionVersionTag,
+processVariables, tenantIdIn, withoutTenantId) are applied by the read query; the engine is
+then asked to lock only among the tasks it found (`task_ids`), which it re-checks under its
+own lock, so a task another worker took meanwhile is simply not in the answer.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from functools import partial
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Litestar, Request, Response, get, post, put
+from litestar.di import NamedDependency
+from litestar.enums import MediaType
+from litestar.openapi import ResponseSpec
+from litestar.params import FromPath, JSONBody
+
+from core import Engine, FlowledgerError, NotFound, views
+from projections.search import external_tasks as search
+
+from ..dto import CountResultDto
+from ..errors import invalid, not_found
+from ..formats import format_date, parse_bool, parse_date
+from ..longpoll import LongPoll, attempt_once
+from ..params import SortingDto, paging, query_from_params, sorting_from_body, sorting_from_params
+from ..variables import VariableValueDto, engine_variables, variables_dto
+
+log = logging.getLogger("flowledger.rest.external_task")
+
+# Camunda refuses longer long polls (FetchAndLockHandlerImpl.MAX_REQUEST_TIMEOUT).
+MAX_ASYNC_RESPONSE_TIMEOUT = 1_800_000
+LONG_POLL_STATE = "external_task_long_poll"
+
+# Camunda's Java int and long; durations in milliseconds up to a century (a date beyond that
+# cannot be stored).
+Int = Annotated[int, msgspec.Meta(ge=-(2**31), le=2**31 - 1)]
+Long = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
+Millis = Annotated[int, msgspec.Meta(ge=-(2**63), le=100 * 366 * 24 * 3600 * 1000)]
+
+
+# -- DTOs ----------------------------------------------------------------------------------------
+
+
+class FetchExternalTaskTopicDto(msgspec.Struct, rename="camel"):
+    topic_name: str | None = None
+    lock_duration: Millis | None = None
+    variables: list[str] | None = None
+    local_variables: bool | None = None
+    deserialize_values: bool | None = None
+    business_key: str | None = None
+    process_definition_id: str | None = None
+    process_definition_id_in: list[str] | None = None
+    process_definition_key: str | None = None
+    process_definition_key_in: list[str] | None = None
+    process_definition_version_tag: str | None = None
+    process_variables: dict[str, Any] | None = None
+    tenant_id_in: list[str] | None = None
+    without_tenant_id: bool | None = None
+    include_extension_properties: bool | None = None
+
+
+class FetchExternalTasksDto(msgspec.Struct, rename="camel"):
+    worker_id: str | None = None
+    max_tasks: Int | None = None
+    use_priority: bool | None = None
+    async_response_timeout: Long | None = None
+    include_extension_properties: bool | None = None
+    # Sent as null by the Python clients; newer Camunda sorts by createTime. Accepted, ignored:
+    # tasks come oldest first (highest priority first with usePriority).
+    sorting: Any = None
+    topics: list[FetchExternalTaskTopicDto] | None = None
+
+
+class LockedExternalTaskDto(msgspec.Struct, rename="camel"):
+    activity_id: str | None
+    activity_instance_id: str | None
+    error_message: str | None
+    error_details: str | None
+    execution_id: str | None
+    id: str
+    lock_expiration_time: str | None
+    process_definition_id: str | None
+    process_definition_key: str | None
+    process_definition_version_tag: str | None
+    process_instance_id: str | None
+    tenant_id: str | None
+    retries: int | None
+    suspended: bool
+    worker_id: str | None
+    priority: int
+    topic_name: str | None
+    business_key: str | None
+    # No `extensionProperties`: 7.15's schema has none, and the model keeps no camunda:properties
+    # to fill it (the external-task client reads it with a default).
+    variables: dict[str, VariableValueDto]
+
+
+class ExternalTaskDto(msgspec.Struct, rename="camel"):
+    activity_id: str | None
+    activity_instance_id: str | None
+    error_message: str | None
+    execution_id: str | None
+    id: str
+    lock_expiration_time: str | None
+    process_definition_id: str | None
+    process_definition_key: str | None
+    process_definition_version_tag: str | None
+    process_instance_id: str | None
+    tenant_id: str | None
+    retries: int | None
+    suspended: bool
+    worker_id: str | None
+    topic_name: str | None
+    priority: int
+    business_key: str | None
+
+
+class ExternalTaskQueryDto(msgspec.Struct, rename="camel"):
+    """The query as it arrives: dates in Camunda's format, plus the JSON query's `sorting`."""
+
+    external_task_id: str | None = None
+    external_task_id_in: list[str] | None = None
+    topic_name: str | None = None
+    worker_id: str | None = None
+    locked: bool | None = None
+    not_locked: bool | None = None
+    with_retries_left: bool | None = None
+    no_retries_left: bool | None = None
+    lock_expiration_after: str | None = None
+    lock_expiration_before: str | None = None
+    activity_id: str | None = None
+    activity_id_in: list[str] | None = None
+    execution_id: str | None = None
+    process_instance_id: str | None = None
+    process_instance_id_in: list[str] | None = None
+    process_definition_id: str | None = None
+    tenant_id_in: list[str] | None = None
+    active: bool | None = None
+    suspended: bool | None = None
+    priority_higher_than_or_equals: Long | None = None
+    priority_lower_than_or_equals: Long | None = None
+    sorting: list[SortingDto] | SortingDto | None = None
+
+
+class CompleteExternalTaskDto(msgspec.Struct, rename="camel"):
+    worker_id: str | None = None
+    variables: dict[str, VariableValueDto] | None = None
+    local_variables: dict[str, VariableValueDto] | None = None
+
+
+class ExternalTaskFailureDto(msgspec.Struct, rename="camel"):
+    worker_id: str | None = None
+    error_message: str | None = None
+    error_details: str | None = None
+    retries: Int | None = None
+    retry_timeout: Millis | None = None
+    variables: dict[str, VariableValueDto] | None = None
+    local_variables: dict[str, VariableValueDto] | None = None
+
+
+class ExternalTaskBpmnErrorDto(msgspec.Struct, rename="camel"):
+    worker_id: str | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+    variables: dict[str, VariableValueDto] | None = None
+
+
+class ExtendLockOnExternalTaskDto(msgspec.Struct, rename="camel"):
+    worker_id: str | None = None
+    new_duration: Millis | None = None
+
+
+class RetriesDto(msgspec.Struct, rename="camel"):
+    retries: Int | None = None
+
+
+class PriorityDto(msgspec.Struct, rename="camel"):
+    priority: Long | None = None
+
+
+# -- fetch and lock ------------------------------------------------------------------------------
+
+
+class _Topic(msgspec.Struct, frozen=True):
+    """One validated topic of a fetch: which tasks, how long to lock, which variables."""
+
+    filter: search.TopicFilter
+    lock_duration: int
+    variables: list[str] | None
+    local_variables: bool
+    deserialize_values: bool
+
+
+class _Fetch(msgspec.Struct, frozen=True):
+    worker_id: str
+    max_tasks: int
+    use_priority: bool
+    timeout_ms: int
+    topics: list[_Topic]
+
+    def topic(self, name: str) -> _Topic:
+        return next(t for t in reversed(self.topics) if t.filter.topic_name == name)
+
+
+def _narrow(single: str | None, many: list[str] | None) -> list[str] | None:
+    """`x` and `xIn` of a topic together: a task must satisfy both."""
+    if single is None:
+        return many
+    return [single] if many is None or single in many else []
+
+
+def _process_variables(index: int, values: dict[str, Any] | None) -> dict[str, Any] | None:
+    for name, value in (values or {}).items():
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise invalid(
+                f"topics[{index}].processVariables.{name}: only string, number, boolean or "
+                "null values can be matched"
+            )
+    return values or None
+
+
+def _topic(index: int, dto: FetchExternalTaskTopicDto) -> _Topic:
+    if not dto.topic_name:
+        raise invalid(f"topics[{index}].topicName is required")
+    if dto.lock_duration is None or dto.lock_duration <= 0:
+        raise invalid(
+            f"topics[{index}].lockDuration must be a positive number of milliseconds "
+            f"(got {dto.lock_duration})"
+        )
+    return _Topic(
+        filter=search.TopicFilter(
+            topic_name=dto.topic_name,
+            business_key=dto.business_key,
+            process_definition_ids=_narrow(dto.process_definition_id, dto.process_definition_id_in),
+            process_definition_keys=_narrow(
+                dto.process_definition_key, dto.process_definition_key_in
+            ),
+            process_definition_version_tag=dto.process_definition_version_tag,
+            tenant_ids=dto.tenant_id_in,
+            without_tenant_id=bool(dto.without_tenant_id),
+            process_variables=_process_variables(index, dto.process_variables),
+        ),
+        lock_duration=dto.lock_duration,
+        variables=dto.variables,
+        local_variables=bool(dto.local_variables),
+        deserialize_values=bool(dto.deserialize_values),
+    )
+
+
+def _fetch_request(dto: FetchExternalTasksDto | None) -> _Fetch:
+    if dto is None:
+        raise invalid("A request body {workerId, maxTasks, topics} is required")
+    if dto.worker_id is None:
+        raise invalid("workerId is required")
+    if dto.max_tasks is None or dto.max_tasks < 0:
+        raise invalid(f"maxTasks must be zero or a positive number (got {dto.max_tasks})")
+    timeout = dto.async_response_timeout or 0
+    if timeout > MAX_ASYNC_RESPONSE_TIMEOUT:
+        raise invalid(
+            "The asynchronous response timeout cannot be set to a value greater than "
+            f"{MAX_ASYNC_RESPONSE_TIMEOUT} milliseconds (asyncResponseTimeout: {timeout})"
+        )
+    return _Fetch(
+        worker_id=dto.worker_id,
+        max_tasks=dto.max_tasks,
+        use_priority=bool(dto.use_priority),
+        timeout_ms=max(timeout, 0),
+        topics=[_topic(i, t) for i, t in enumerate(dto.topics or [])],
+    )
+
+
+def _plan(engine: Engine, fetch: _Fetch) -> tuple[bool, list[str] | None]:
+    """(anything fetchable now, the ids the topic filters allow or None for any). Reads only."""
+    filters = [t.filter for t in fetch.topics]
+    now = engine.clock.now()
+    with engine.reading() as conn:
+        wanted = search.fetchable(conn, filters, now, fetch.max_tasks, fetch.use_priority)
+    if not wanted:
+        return False, None
+    if not any(f.filtered for f in filters):
+        return True, None
+    return True, [c.id for c in wanted]
+
+
+def _unlock(engine: Engine, task_ids: Sequence[str]) -> None:
+    for task_id in task_ids:
+        try:
+            engine.unlock(task_id)
+        except FlowledgerError as exc:  # gone meanwhile: nothing left to release
+            log.warning("could not unlock external task %s: %s", task_id, exc)
+
+
+def _variables(
+    engine: Engine, task: views.ExternalTask, topic: _Topic
+) -> dict[str, VariableValueDto]:
+    if topic.variables is not None and not topic.variables:
+        return {}
+    try:
+        values = engine.get_variable_values(task.execution_id, local=topic.local_variables)
+    except NotFound:
+        return {}
+    if topic.variables is not None:
+        names = set(topic.variables)
+        values = {n: v for n, v in values.items() if n in names}
+    return variables_dto(values, deserialize=topic.deserialize_values)
+
+
+def _locked_dto(
+    engine: Engine, task: views.ExternalTask, row: search.ExternalTaskRow | None, topic: _Topic
+) -> LockedExternalTaskDto:
+    # Error details exist only after a failure report, which also sets the retries.
+    details = engine.external_task_error_details(task.id) if task.retries is not None else None
+    return LockedExternalTaskDto(
+        activity_id=task.activity_id,
+        activity_instance_id=task.activity_instance_id,
+        error_message=task.error_message,
+        error_details=details,
+        execution_id=task.execution_id,
+        id=task.id,
+        lock_expiration_time=format_date(task.lock_expiration_time),
+        process_definition_id=task.process_definition_id,
+        process_definition_key=task.process_definition_key,
+        process_definition_version_tag=row.process_definition_version_tag if row else None,
+        process_instance_id=task.process_instance_id,
+        tenant_id=row.tenant_id if row else None,
+        retries=task.retries,
+        suspended=row.suspended if row else False,
+        worker_id=task.worker_id,
+        priority=task.priority,
+        topic_name=task.topic_name,
+        business_key=task.business_key,
+        variables=_variables(engine, task, topic),
+    )
+
+
+def _answer(
+    engine: Engine, fetch: _Fetch, locked: Sequence[views.ExternalTask]
+) -> list[LockedExternalTaskDto]:
+    ids = [t.id for t in locked]
+    with engine.reading() as conn:
+        rows = search.find(conn, search.ExternalTaskQuery(external_task_id_in=ids))
+    by_id = {r.id: r for r in rows}
+    return [_locked_dto(engine, t, by_id.get(t.id), fetch.topic(t.topic_name)) for t in locked]
+
+
+def _try_fetch(engine: Engine, fetch: _Fetch) -> list[LockedExternalTaskDto] | None:
+    """Lock and describe what is fetchable now; None (and nothing written) when nothing is."""
+    fetchable, only = _plan(engine, fetch)
+    if not fetchable:
+        return None
+    pairs = [(t.filter.topic_name, t.lock_duration) for t in fetch.topics]
+    locked = engine.fetch_and_lock(
+        fetch.worker_id, pairs, fetch.max_tasks, use_priority=fetch.use_priority, task_ids=only
+    )
+    if not locked:
+        return None  # taken by another worker between the read and the lock
+    try:
+        return _answer(engine, fetch, locked)
+    except BaseException:
+        _unlock(engine, [t.id for t in locked])
+        raise
+
+
+def _release(engine: Engine, answer: list[LockedExternalTaskDto]) -> None:
+    _unlock(engine, [t.id for t in answer])
+
+
+@post("/external-task/fetchAndLock", status_code=200)
+async def fetch_and_lock(
+    request: Request[Any, Any, Any],
+    engine: NamedDependency[Engine],
+    data: JSONBody[FetchExternalTasksDto | None] = None,
+) -> list[LockedExternalTaskDto]:
+    fetch = _fetch_request(data)
+    if fetch.max_tasks == 0:
+        return []
+    attempt = partial(_try_fetch, engine, fetch)
+    release = partial(_release, engine)
+    poll: LongPoll | None = request.app.state.get(LONG_POLL_STATE)
+    if poll is None or fetch.timeout_ms == 0:
+        return await attempt_once(attempt, release) or []
+    answer = await poll.until(attempt, release, fetch.timeout_ms / 1000, request.receive)
+    return answer or []
+
+
+async def _start_long_poll(app: Litestar) -> None:
+    poll = LongPoll(app.state.engine)
+    await poll.start()
+    app.state[LONG_POLL_STATE] = poll
+
+
+async def _stop_long_poll(app: Litestar) -> None:
+    poll: LongPoll | None = app.state.get(LONG_POLL_STATE)
+    if poll is not None:
+        await poll.stop()
+
+
+on_startup = [_start_long_poll]
+on_shutdown = [_stop_long_poll]
+
+
+# -- operations on one task ----------------------------------------------------------------------
+
+
+def _worker(worker_id: str | None) -> str:
+    if worker_id is None:
+        raise invalid("workerId is required")
+    return worker_id
+
+
+@post("/external-task/{id:str}/complete", status_code=204, sync_to_thread=True)
+def complete(
+    engine: NamedDependency[Engine],
+    id: FromPath[str],
+    data: JSONBody[CompleteExternalTaskDto | None] = None,
+) -> None:
+    body = data or CompleteExternalTaskDto()
+    engine.complete_external_task(
+        id,
+        _worker(body.worker_id),
+        engine_variables(body.variables),
+        engine_variables(body.local_variables),
+    )
+
+
+@post("/external-task/{id:str}/failure", status_code=204, sync_to_thread=True)
+def handle_failure(
+    engine: NamedDependency[Engine],
+    id: FromPath[str],
+    data: JSONBody[ExternalTaskFailureDto | None] = None,
+) -> None:
+    body = data or ExternalTaskFailureDto()
+    worker_id = _worker(body.worker_id)
+    # Camunda reads a missing or null `retries` (an int field there) as 0: an incident.
+    engine.handle_external_task_failure(
+        id,
+        worker_id,
+        body.error_message,
+        error_details=body.error_details,
+        retries=body.retries or 0,
+        retry_timeout=body.retry_timeout or 0,
+        variables=engine_variables(body.variables),
+        local_variables=engine_variables(body.local_variables),
+    )
+
+
+@post("/external-task/{id:str}/bpmnError", status_code=204, sync_to_thread=True)
+def handle_bpmn_error(
+    engine: NamedDependency[Engine],
+    id: FromPath[str],
+    data: JSONBody[ExternalTaskBpmnErrorDto | None] = None,
+) -> None:
+    body = data or ExternalTaskBpmnErrorDto()
+    worker_id = _worker(body.worker_id)
+    if not body.error_code:
+        raise invalid("errorCode is required")
+    engine.handle_external_task_bpmn_error(
+        id, worker_id, body.error_code, body.error_message, engine_variables(body.variables)
+    )
+
+
+@post("/external-task/{id:str}/extendLock", status_code=204, sync_to_thread=True)
+def extend_lock(
+    engine: NamedDependency[Engine],
+    id: FromPath[str],
+    data: JSONBody[ExtendLockOnExternalTaskDto | None] = None,
+) -> None:
+    body = data or ExtendLockOnExternalTaskDto()
+    worker_id = _worker(body.worker_id)
+    if body.new_duration is None:
+        raise invalid("newDuration is required")
+    engine.extend_lock(id, worker_id, body.new_duration)
+
+
+@post("/external-task/{id:str}/unlock", status_code=204, sync_to_thread=True)
+def unlock(engine: NamedDependency[Engine], id: FromPath[str]) -> None:
+    engine.unlock(id)
+
+
+@put("/external-task/{id:str}/retries", status_code=204, sync_to_thread=True)
+def set_retries(
+    engine: NamedDependency[Engine], id: FromPath[str], data: JSONBody[RetriesDto | None] = None
+) -> None:
+    retries = (data or RetriesDto()).retries
+    if retries is None or retries < 0:
+        raise invalid(f"retries must be zero or a positive number (got {retries})")
+    engine.set_external_task_retries(id, retries)
+
+
+@put("/external-task/{id:str}/priority", status_code=204, sync_to_thread=True)
+def set_priority(
+    engine: NamedDependency[Engine], id: FromPath[str], data: JSONBody[PriorityDto | None] = None
+) -> None:
+    priority = (data or PriorityDto()).priority
+    if priority is None:
+        raise invalid("priority is required")
+    engine.set_external_task_priority(id, priority)
+
+
+def _task_dto(row: search.ExternalTaskRow) -> ExternalTaskDto:
+    return ExternalTaskDto(
+        activity_id=row.activity_id,
+        activity_instance_id=row.activity_instance_id,
+        error_message=row.error_message,
+        execution_id=row.execution_id,
+        id=row.id,
+        lock_expiration_time=format_date(row.lock_expiration_time),
+        process_definition_id=row.process_definition_id,
+        process_definition_key=row.process_definition_key,
+        process_definition_version_tag=row.process_definition_version_tag,
+        process_instance_id=row.process_instance_id,
+        tenant_id=row.tenant_id,
+        retries=row.retries,
+        suspended=row.suspended,
+        worker_id=row.worker_id,
+        topic_name=row.topic_name,
+        priority=row.priority,
+        business_key=row.business_key,
+    )
+
+
+@get("/external-task/{id:str}", sync_to_thread=True)
+def get_external_task(engine: NamedDependency[Engine], id: FromPath[str]) -> ExternalTaskDto:
+    with engine.reading() as conn:
+        rows = search.find(conn, search.ExternalTaskQuery(external_task_id=id))
+    if not rows:
+        raise not_found(f"External task with id {id} does not exist")
+    return _task_dto(rows[0])
+
+
+@get("/external-task/{id:str}/errorDetails", sync_to_thread=True)
+def get_error_details(engine: NamedDependency[Engine], id: FromPath[str]) -> Response[str]:
+    details = engine.external_task_error_details(id)
+    if details is None:
+        return Response("", status_code=204, media_type=MediaType.TEXT)
+    return Response(details, media_type=MediaType.TEXT)
+
+
+# -- queries -------------------------------------------------------------------------------------
+
+
+def _query(dto: ExternalTaskQueryDto) -> search.ExternalTaskQuery:
+    values = msgspec.structs.asdict(dto)
+    del values["sorting"]
+    for key, parameter in (
+        ("lock_expiration_after", "lockExpirationAfter"),
+        ("lock_expiration_before", "lockExpirationBefore"),
+    ):
+        text = values[key]
+        values[key] = None if text is None else parse_date(text, parameter)
+    return search.ExternalTaskQuery(**values)
+
+
+def _find(
+    engine: Engine,
+    dto: ExternalTaskQueryDto,
+    sorting: search.Sorting,
+    request: Request[Any, Any, Any],
+) -> list[ExternalTaskDto]:
+    query = _query(dto)
+    first, max_results = paging(request.query_params)
+    with engine.reading() as conn:
+        rows = search.find(conn, query, sorting, first, max_results, now=engine.clock.now())
+    return [_task_dto(r) for r in rows]
+
+
+def _count(engine: Engine, dto: ExternalTaskQueryDto) -> CountResultDto:
+    query = _query(dto)
+    with engine.reading() as conn:
+        return CountResultDto(search.count(conn, query, now=engine.clock.now()))
+
+
+@get("/external-task", sync_to_thread=True)
+def list_external_tasks(
+    engine: NamedDependency[Engine], request: Request[Any, Any, Any]
+) -> list[ExternalTaskDto]:
+    params = request.query_params
+    dto = query_from_params(params, ExternalTaskQueryDto)
+    return _find(engine, dto, sorting_from_params(params, search.SORT_COLUMNS), request)
+
+
+@post("/external-task", status_code=200, sync_to_thread=True)
+def query_external_tasks(
+    engine: NamedDependency[Engine],
+    request: Request[Any, Any, Any],
+    data: JSONBody[ExternalTaskQueryDto | None] = None,
+) -> list[ExternalTaskDto]:
+    dto = data or ExternalTaskQueryDto()
+    return _find(engine, dto, sorting_from_body(dto.sorting, search.SORT_COLUMNS), request)
+
+
+@get("/external-task/count", sync_to_thread=True)
+def count_external_tasks(
+    engine: NamedDependency[Engine], request: Request[Any, Any, Any]
+) -> CountResultDto:
+    return _count(engine, query_from_params(request.query_params, ExternalTaskQueryDto))
+
+
+@post("/external-task/count", status_code=200, sync_to_thread=True)
+def query_external_tasks_count(
+    engine: NamedDependency[Engine], data: JSONBody[ExternalTaskQueryDto | None] = None
+) -> CountResultDto:
+    return _count(engine, data or ExternalTaskQueryDto())
+
+
+# Its switches are Java booleans, which never fail to parse: Camunda documents no 400 body.
+@get(
+    "/external-task/topic-names",
+    sync_to_thread=True,
+    responses={400: ResponseSpec(None, description="Bad Request")},
+)
+def topic_names(engine: NamedDependency[Engine], request: Request[Any, Any, Any]) -> list[str]:
+    params = request.query_params
+    with engine.reading() as conn:
+        return search.topic_names(
+            conn,
+            with_locked_tasks=parse_bool(params.get("withLockedTasks")),
+            with_unlocked_tasks=parse_bool(params.get("withUnlockedTasks")),
+            with_retries_left=parse_bool(params.get("withRetriesLeft")),
+            now=engine.clock.now(),
+        )
+
+
+routes: list[Any] = [
+    fetch_and_lock,
+    complete,
+    handle_failure,
+    handle_bpmn_error,
+    extend_lock,
+    unlock,
+    set_retries,
+    set_priority,
+    get_external_task,
+    get_error_details,
+    list_external_tasks,
+    query_external_tasks,
+    count_external_tasks,
+    query_external_tasks_count,
+    topic_names,
+]

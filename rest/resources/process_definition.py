@@ -1,5 +1,431 @@
-"""engine-rest: the process-definition resource (to be written)."""
+"""engine-rest: the process-definition resource.
 
+`GET /process-definition` (+ `/count`), one definition by id or by key (its latest version),
+its BPMN XML, starting an instance, and the running-instance statistics per definition and per
+activity. This engine has no tenants: every definition belongs to no tenant, so the
+`/key/{key}/tenant-id/{tenant-id}` variants answer 404 as Camunda does for an unknown tenant.
+It raises no incidents and has no jobs: statistics report `failedJobs: 0` and no incidents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
 from typing import Any
 
-routes: list[Any] = []
+import msgspec
+from litestar import Request, get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody
+
+from core import Engine, NotFound, views
+from core.variables import StoredValue
+from projections import queries
+from projections.search import repository
+
+from ..dto import CountResultDto, LinkDto, self_link
+from ..errors import invalid, not_found
+from ..formats import parse_bool, parse_date
+from ..params import paging, query_from_params, sorting_from_params
+from ..variables import VariableValueDto, engine_variables, variables_dto
+
+AnyRequest = Request[Any, Any, Any]
+
+DEFINITION_DATE_PARAMS = ("deployedAfter", "deployedAt")
+
+
+# -- DTOs ---------------------------------------------------------------------------------------
+
+
+class ProcessDefinitionDto(msgspec.Struct, rename="camel"):
+    id: str
+    key: str
+    category: str | None
+    description: str | None
+    name: str | None
+    version: int
+    resource: str | None
+    deployment_id: str | None
+    diagram: str | None
+    suspended: bool
+    tenant_id: str | None
+    version_tag: str | None
+    history_time_to_live: int | None
+    startable_in_tasklist: bool
+
+
+class ProcessDefinitionDiagramDto(msgspec.Struct, rename="camel"):
+    id: str
+    bpmn20_xml: str
+
+
+class StartProcessInstanceDto(msgspec.Struct, rename="camel"):
+    variables: dict[str, VariableValueDto] | None = None
+    business_key: str | None = None
+    case_instance_id: str | None = None
+    start_instructions: list[dict[str, Any]] | None = None
+    skip_custom_listeners: bool | None = None
+    skip_io_mappings: bool | None = None
+    with_variables_in_return: bool | None = None
+
+
+class ProcessInstanceDto(msgspec.Struct, rename="camel"):
+    links: list[LinkDto]
+    id: str
+    definition_id: str
+    business_key: str | None
+    case_instance_id: str | None
+    ended: bool
+    suspended: bool
+    tenant_id: str | None
+
+
+class ProcessInstanceWithVariablesDto(msgspec.Struct, rename="camel"):
+    links: list[LinkDto]
+    id: str
+    definition_id: str
+    business_key: str | None
+    case_instance_id: str | None
+    ended: bool
+    suspended: bool
+    tenant_id: str | None
+    variables: dict[str, VariableValueDto]
+
+
+class IncidentStatisticsResultDto(msgspec.Struct, rename="camel"):
+    incident_type: str
+    incident_count: int
+
+
+class ProcessDefinitionStatisticsResultDto(msgspec.Struct, rename="camel"):
+    id: str
+    instances: int
+    failed_jobs: int
+    definition: ProcessDefinitionDto
+    incidents: list[IncidentStatisticsResultDto]
+
+
+class ActivityStatisticsResultDto(msgspec.Struct, rename="camel"):
+    id: str
+    instances: int
+    failed_jobs: int
+    incidents: list[IncidentStatisticsResultDto]
+
+
+def definition_dto(d: views.ProcessDefinition) -> ProcessDefinitionDto:
+    # description and diagram are not in ACT_RE_PROCDEF (Camunda reads them from the parsed
+    # model only), and no definition here has a tenant.
+    return ProcessDefinitionDto(
+        id=d.id,
+        key=d.key,
+        category=d.category,
+        description=None,
+        name=d.name,
+        version=d.version,
+        resource=d.resource_name,
+        deployment_id=d.deployment_id,
+        diagram=None,
+        suspended=d.suspended,
+        tenant_id=None,
+        version_tag=d.version_tag,
+        history_time_to_live=d.history_time_to_live,
+        startable_in_tasklist=d.startable_in_tasklist,
+    )
+
+
+def rest_base(request: AnyRequest) -> str:
+    """The engine-rest base URL of this request, for `links`."""
+    # Imported here: rest.app imports every resource module while it loads.
+    from ..app import BASE_PATH
+
+    return f"{str(request.base_url).rstrip('/')}{BASE_PATH}"
+
+
+def with_dates(params: Mapping[str, str], names: tuple[str, ...]) -> dict[str, str]:
+    """The first value of every query parameter, the date ones rewritten as ISO 8601 so that
+    the query Struct reads them (Camunda writes `+0200`, without the colon)."""
+    first = {key: params[key] for key in params}
+    for name in names:
+        text = first.get(name)
+        if text:
+            first[name] = parse_date(text, name).isoformat()
+        elif text is not None:
+            del first[name]
+    return first
+
+
+# -- lookups --------------------------------------------------------------------------------------
+
+
+def _by_id(engine: Engine, definition_id: str) -> views.ProcessDefinition:
+    with engine.reading() as conn:
+        found = queries.process_definition(conn, definition_id)
+    if found is None:
+        raise not_found(f"No matching definition with id {definition_id}")
+    return found
+
+
+def _by_key(engine: Engine, key: str) -> views.ProcessDefinition:
+    with engine.reading() as conn:
+        found = queries.latest_process_definition(conn, key)
+    if found is None:
+        raise not_found(f"No matching process definition with key: {key} and no tenant-id")
+    return found
+
+
+def _no_tenant(key: str, request: AnyRequest) -> Exception:
+    # Camunda's path parameter is `tenant-id`, not a Python name: read from the path.
+    tenant_id = request.path_params["tenant-id"]
+    return not_found(
+        f"No matching process definition with key: {key} and tenant-id: {tenant_id} "
+        "(this engine has no tenants)"
+    )
+
+
+def _xml(engine: Engine, definition: views.ProcessDefinition) -> ProcessDefinitionDiagramDto:
+    with engine.reading() as conn:
+        data = repository.resource_bytes_named(
+            conn, definition.deployment_id, definition.resource_name
+        )
+    if data is None:
+        raise not_found(f"No BPMN resource found for process definition {definition.id}")
+    return ProcessDefinitionDiagramDto(definition.id, data.decode("utf-8", errors="replace"))
+
+
+# -- list and count -------------------------------------------------------------------------------
+
+
+def _query(request: AnyRequest) -> repository.ProcessDefinitionQuery:
+    params = with_dates(request.query_params, DEFINITION_DATE_PARAMS)
+    return query_from_params(params, repository.ProcessDefinitionQuery)
+
+
+@get("/process-definition", sync_to_thread=True)
+def list_definitions(
+    engine: NamedDependency[Engine], request: AnyRequest
+) -> list[ProcessDefinitionDto]:
+    params = request.query_params
+    query = _query(request)
+    sorting = sorting_from_params(params, repository.DEFINITION_SORTS)
+    first, maximum = paging(params)
+    with engine.reading() as conn:
+        found = repository.find_definitions(conn, query, sorting, first, maximum)
+    return [definition_dto(d) for d in found]
+
+
+@get("/process-definition/count", sync_to_thread=True)
+def count_definitions(engine: NamedDependency[Engine], request: AnyRequest) -> CountResultDto:
+    query = _query(request)
+    with engine.reading() as conn:
+        return CountResultDto(repository.count_definitions(conn, query))
+
+
+# -- one definition -------------------------------------------------------------------------------
+
+
+@get("/process-definition/{id:str}", sync_to_thread=True)
+def get_definition(engine: NamedDependency[Engine], id: FromPath[str]) -> ProcessDefinitionDto:
+    return definition_dto(_by_id(engine, id))
+
+
+@get("/process-definition/key/{key:str}", sync_to_thread=True)
+def get_definition_by_key(
+    engine: NamedDependency[Engine], key: FromPath[str]
+) -> ProcessDefinitionDto:
+    return definition_dto(_by_key(engine, key))
+
+
+@get("/process-definition/key/{key:str}/tenant-id/{tenant-id:str}", sync_to_thread=False)
+def get_definition_by_tenant(request: AnyRequest, key: FromPath[str]) -> ProcessDefinitionDto:
+    raise _no_tenant(key, request)
+
+
+@get("/process-definition/{id:str}/xml", sync_to_thread=True)
+def get_xml(engine: NamedDependency[Engine], id: FromPath[str]) -> ProcessDefinitionDiagramDto:
+    return _xml(engine, _by_id(engine, id))
+
+
+@get("/process-definition/key/{key:str}/xml", sync_to_thread=True)
+def get_xml_by_key(
+    engine: NamedDependency[Engine], key: FromPath[str]
+) -> ProcessDefinitionDiagramDto:
+    return _xml(engine, _by_key(engine, key))
+
+
+@get("/process-definition/key/{key:str}/tenant-id/{tenant-id:str}/xml", sync_to_thread=False)
+def get_xml_by_tenant(request: AnyRequest, key: FromPath[str]) -> ProcessDefinitionDiagramDto:
+    raise _no_tenant(key, request)
+
+
+# -- start ----------------------------------------------------------------------------------------
+
+StartResult = ProcessInstanceDto | ProcessInstanceWithVariablesDto
+
+
+def _check_start(body: StartProcessInstanceDto) -> None:
+    if body.start_instructions:
+        raise invalid(
+            "startInstructions are not supported yet: send an empty list (or none) to start "
+            "the process at its start event"
+        )
+    if body.case_instance_id is not None:
+        raise invalid("caseInstanceId is not supported: this engine has no case instances")
+
+
+def _instance_variables(engine: Engine, instance: views.ProcessInstance) -> dict[str, StoredValue]:
+    """The instance's own variables after the start: live while it runs, from history once it
+    has ended (also when it ended between the start and this read)."""
+    if not instance.ended:
+        try:
+            return engine.get_variable_values(instance.id)
+        except NotFound:
+            pass
+    if engine.history_mode == "async":
+        engine.flush_history()
+    with engine.reading() as conn:
+        rows = queries.historic_variable_rows(conn, instance.id)
+    return {
+        m["NAME_"]: stored
+        for m, stored in rows
+        if m["EXECUTION_ID_"] == instance.id and m["TASK_ID_"] is None and m["STATE_"] != "DELETED"
+    }
+
+
+def _start(
+    engine: Engine,
+    request: AnyRequest,
+    body: StartProcessInstanceDto | None,
+    *,
+    definition_id: str | None = None,
+    key: str | None = None,
+) -> StartResult:
+    body = body or StartProcessInstanceDto()
+    _check_start(body)
+    instance = engine.start_process_instance(
+        key,
+        engine_variables(body.variables),
+        body.business_key,
+        definition_id=definition_id,
+    )
+    fields: dict[str, Any] = {
+        "links": self_link(rest_base(request), f"/process-instance/{instance.id}"),
+        "id": instance.id,
+        "definition_id": instance.definition_id,
+        "business_key": instance.business_key,
+        "case_instance_id": None,
+        "ended": instance.ended,
+        "suspended": instance.suspended,
+        "tenant_id": None,
+    }
+    if not body.with_variables_in_return:
+        return ProcessInstanceDto(**fields)
+    variables = variables_dto(_instance_variables(engine, instance))
+    return ProcessInstanceWithVariablesDto(**fields, variables=variables)
+
+
+@post("/process-definition/{id:str}/start", status_code=200, sync_to_thread=True)
+def start_by_id(
+    engine: NamedDependency[Engine],
+    request: AnyRequest,
+    id: FromPath[str],
+    data: JSONBody[StartProcessInstanceDto | None] = None,
+) -> StartResult:
+    _by_id(engine, id)
+    return _start(engine, request, data, definition_id=id)
+
+
+@post("/process-definition/key/{key:str}/start", status_code=200, sync_to_thread=True)
+def start_by_key(
+    engine: NamedDependency[Engine],
+    request: AnyRequest,
+    key: FromPath[str],
+    data: JSONBody[StartProcessInstanceDto | None] = None,
+) -> StartResult:
+    definition = _by_key(engine, key)
+    # The version looked up is the one started, even if a newer one is deployed meanwhile.
+    return _start(engine, request, data, definition_id=definition.id)
+
+
+@post(
+    "/process-definition/key/{key:str}/tenant-id/{tenant-id:str}/start",
+    status_code=200,
+    sync_to_thread=False,
+)
+def start_by_tenant(
+    request: AnyRequest, key: FromPath[str], data: JSONBody[StartProcessInstanceDto | None] = None
+) -> StartResult:
+    raise _no_tenant(key, request)
+
+
+# -- statistics -----------------------------------------------------------------------------------
+
+
+def _check_statistics_params(params: Mapping[str, str]) -> None:
+    """Camunda allows one way of counting incidents at a time."""
+    chosen = [
+        name
+        for name, is_set in (
+            ("incidents", parse_bool(params.get("incidents"))),
+            ("incidentsForType", params.get("incidentsForType") is not None),
+            ("rootIncidents", parse_bool(params.get("rootIncidents"))),
+        )
+        if is_set
+    ]
+    if len(chosen) > 1:
+        raise invalid(
+            "Only one of the query parameters incidents, incidentsForType and rootIncidents "
+            f"can be set, not {' and '.join(chosen)}"
+        )
+
+
+@get("/process-definition/statistics", sync_to_thread=True)
+def definition_statistics(
+    engine: NamedDependency[Engine], request: AnyRequest
+) -> list[ProcessDefinitionStatisticsResultDto]:
+    _check_statistics_params(request.query_params)
+    with engine.reading() as conn:
+        rows = repository.definition_statistics(conn)
+    return [
+        ProcessDefinitionStatisticsResultDto(d.id, instances, 0, definition_dto(d), [])
+        for d, instances in rows
+    ]
+
+
+def _activity_statistics(
+    engine: Engine, request: AnyRequest, definition: views.ProcessDefinition
+) -> list[ActivityStatisticsResultDto]:
+    _check_statistics_params(request.query_params)
+    with engine.reading() as conn:
+        rows = repository.activity_statistics(conn, definition.id)
+    return [ActivityStatisticsResultDto(a, n, 0, []) for a, n in rows]
+
+
+@get("/process-definition/{id:str}/statistics", sync_to_thread=True)
+def activity_statistics(
+    engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str]
+) -> list[ActivityStatisticsResultDto]:
+    return _activity_statistics(engine, request, _by_id(engine, id))
+
+
+@get("/process-definition/key/{key:str}/statistics", sync_to_thread=True)
+def activity_statistics_by_key(
+    engine: NamedDependency[Engine], request: AnyRequest, key: FromPath[str]
+) -> list[ActivityStatisticsResultDto]:
+    return _activity_statistics(engine, request, _by_key(engine, key))
+
+
+routes: list[Any] = [
+    list_definitions,
+    count_definitions,
+    definition_statistics,
+    get_definition,
+    get_definition_by_key,
+    get_definition_by_tenant,
+    get_xml,
+    get_xml_by_key,
+    get_xml_by_tenant,
+    start_by_id,
+    start_by_key,
+    start_by_tenant,
+    activity_statistics,
+    activity_statistics_by_key,
+]

@@ -16,7 +16,7 @@ from core import Engine, FlowledgerError
 from tools import cli as flowledger_cli
 from tools.bench import cli as bench_cli
 from tools.bench import flowledger_runner as fl
-from tools.bench import peer, report, suite, workloads
+from tools.bench import peer, report, rest_workload, suite, workloads
 from tools.bench.errors import BenchError
 from tools.bench.model_generator import render
 from tools.bench.results import BenchReport
@@ -151,12 +151,77 @@ def test_json_holds_every_figure(quick_report: BenchReport) -> None:
         assert normal["ratio_vs_peer"] > 0
 
 
+REST_KEYS = {
+    "available",
+    "reason",
+    "completed",
+    "workload",
+    "clients",
+    "instances",
+    "repetitions",
+    "seconds",
+    "requests_per_s",
+    "instances_per_s",
+    "requests",
+}
+
+
+def test_rest_workload_runs_every_instance_to_its_end_over_http(
+    quick_report: BenchReport,
+) -> None:
+    rest = getattr(quick_report, "rest", None)
+    assert isinstance(rest, rest_workload.RestFigures)
+    # completed means: every instance reached COMPLETED in ACT_HI_PROCINST of the server's DB
+    assert rest.available and rest.completed, rest.reason
+    assert rest.workload == "usertask_gateway" and rest.repetitions == 1
+    assert rest.instances == 16 and rest.clients == 8
+    assert rest.requests_per_s is not None and rest.requests_per_s.median > 0
+    assert rest.instances_per_s is not None and rest.instances_per_s.median > 0
+    by_request = {f.request: f for f in rest.requests}
+    assert list(by_request) == [*rest_workload.REQUESTS, "all requests"]
+    for name in rest_workload.REQUESTS:
+        assert by_request[name].count == 16  # one of each per instance
+    assert by_request["all requests"].count == 48
+    for f in rest.requests:
+        assert f.p50_ms is not None and f.p99_ms is not None
+        assert 0 < f.p50_ms.median <= f.p99_ms.median
+
+
+def test_rest_figures_are_in_the_json(quick_report: BenchReport) -> None:
+    data: dict[str, Any] = json.loads(report.to_json(quick_report))
+    assert set(data["rest"]) == REST_KEYS
+    assert {"request", "count", "p50_ms", "p99_ms"} == set(data["rest"]["requests"][0])
+    assert data["settings"]["rest_instances"] == 16
+
+
+def test_percentile_is_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert rest_workload.percentile(values, 0.50) == 50
+    assert rest_workload.percentile(values, 0.99) == 99
+    assert rest_workload.percentile([7.0], 0.99) == 7
+    assert rest_workload.percentile([3.0, 1.0, 2.0], 0.50) == 2
+
+
+def test_variables_are_sent_typed_as_camunda_clients_do() -> None:
+    assert rest_workload.typed({"amount": 150, "ok": True, "rate": 0.5, "name": "x"}) == {
+        "amount": {"value": 150, "type": "Integer"},
+        "ok": {"value": True, "type": "Boolean"},
+        "rate": {"value": 0.5, "type": "Double"},
+        "name": {"value": "x", "type": "String"},
+    }
+    assert rest_workload.typed({"big": 2**40})["big"]["type"] == "Long"
+
+
 def test_reports_render(quick_report: BenchReport) -> None:
     text = report.markdown(quick_report)
     for heading in ("## Results", "### Machine", "### Instances per second", "### Engine-level"):
         assert heading in text
     assert "multi-instance" in text  # why flowledger has no mi figures
+    assert "### REST API: usertask_gateway over HTTP" in text
+    assert "POST /task/{id}/complete" in text
+    assert "SpiffWorkflow has no REST API" in text  # why the peer has no REST figures
     assert "Instances per second" in report.terminal(quick_report)
+    assert "REST API" in report.terminal(quick_report)
 
 
 def test_cli_writes_json_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -171,6 +236,7 @@ def test_cli_writes_json_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixt
             "--no-peer",
             "--no-memory",
             "--skip-engine",
+            "--skip-rest",
             "--json",
             str(out_json),
             "--markdown",
@@ -180,7 +246,9 @@ def test_cli_writes_json_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixt
     data = json.loads(out_json.read_text())
     assert [w["name"] for w in data["workloads"]] == ["usertask_gateway"]
     assert data["engine"] is None
+    assert data["rest"] is None
     assert data["command"].startswith("flowledger bench --quick")
+    assert "--skip-rest" in data["command"]
     assert "usertask_gateway" in out_md.read_text()
     assert "Instances per second" in capsys.readouterr().out
 

@@ -16,13 +16,23 @@ from .errors import BenchError
 from .model_generator import render
 
 # Defaults of the sizes; --corpus-instances defaults to --instances.
-QUICK = {"instances": 3, "repeat": 1, "cold_finished": 30, "cold_active": 5, "append_commits": 200}
+QUICK = {
+    "instances": 3,
+    "repeat": 1,
+    "cold_finished": 30,
+    "cold_active": 5,
+    "append_commits": 200,
+    "rest_instances": 16,
+    "rest_clients": 8,
+}
 FULL = {
     "instances": 500,
     "repeat": 5,
     "cold_finished": 100_000,
     "cold_active": 10_000,
     "append_commits": 20_000,
+    "rest_instances": 2_000,
+    "rest_clients": 8,
 }
 
 
@@ -101,6 +111,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="instances per workload in the rebuild/replay log corpus (default --instances)",
     )
     parser.add_argument(
+        "--skip-rest",
+        action="store_true",
+        help="skip the REST workload (engine-rest on uvicorn driven by HTTP clients)",
+    )
+    parser.add_argument(
+        "--rest-instances",
+        type=_positive,
+        metavar="N",
+        help="instances per repetition of the REST workload (default 2,000, --quick 16)",
+    )
+    parser.add_argument(
+        "--rest-clients",
+        type=_positive,
+        metavar="N",
+        help="concurrent HTTP clients of the REST workload (default 8)",
+    )
+    parser.add_argument(
         "--export-models",
         type=Path,
         metavar="DIR",
@@ -141,6 +168,9 @@ def settings_from(args: argparse.Namespace) -> suite.Settings:
         append_commits=pick("append_commits"),
         corpus_instances=args.corpus_instances or instances,
         quick=args.quick,
+        rest=not args.skip_rest,
+        rest_instances=pick("rest_instances"),
+        rest_clients=pick("rest_clients"),
     )
 
 
@@ -161,10 +191,12 @@ _VALUED = (
     "cold_active",
     "append_commits",
     "corpus_instances",
+    "rest_instances",
+    "rest_clients",
     "json",
     "markdown",
 )
-_FLAGS = ("quick", "no_peer", "no_memory", "skip_engine", "quiet")
+_FLAGS = ("quick", "no_peer", "no_memory", "skip_engine", "skip_rest", "quiet")
 
 
 def command_line(args: argparse.Namespace) -> str:
@@ -211,7 +243,8 @@ def run(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="flowledger bench",
-        description="Benchmark flowledger against SpiffWorkflow, plus engine-level figures.",
+        description="Benchmark flowledger against SpiffWorkflow, plus engine-level figures and "
+        "the REST API under concurrent HTTP clients.",
     )
     add_arguments(parser)
     args = parser.parse_args(argv)

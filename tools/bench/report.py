@@ -11,6 +11,7 @@ from pathlib import Path
 import msgspec
 
 from .flowledger_runner import MODES
+from .rest_workload import RestBenchReport, RestFigures
 from .results import BenchReport, Spread, SystemResult, WorkloadResult
 
 NA = "n/a"
@@ -28,10 +29,11 @@ def to_json(report: BenchReport) -> bytes:
     return msgspec.json.format(msgspec.json.encode(report), indent=2) + b"\n"
 
 
-def from_json(data: bytes) -> BenchReport:
-    """A report written by `to_json`, to render again (ValueError if it is not one)."""
+def from_json(data: bytes) -> RestBenchReport:
+    """A report written by `to_json`, to render again (ValueError if it is not one); reports
+    from before the REST workload read with `rest` None."""
     try:
-        return msgspec.json.decode(data, type=BenchReport)
+        return msgspec.json.decode(data, type=RestBenchReport)
     except msgspec.DecodeError as exc:
         raise ValueError(f"not a flowledger bench JSON report: {exc}") from None
 
@@ -271,6 +273,39 @@ def engine_table(report: BenchReport) -> Table | None:
     )
 
 
+def _rest_figures(report: BenchReport) -> RestFigures | None:
+    rest = getattr(report, "rest", None)
+    return rest if isinstance(rest, RestFigures) else None
+
+
+def rest_table(report: BenchReport) -> Table | None:
+    r = _rest_figures(report)
+    if r is None:
+        return None
+    rows = [
+        [f.request, str(f.count // max(r.instances, 1)), spread(f.p50_ms), spread(f.p99_ms)]
+        for f in r.requests
+    ]
+    notes = [
+        f"{spread(r.instances_per_s)} instances/s, {spread(r.requests_per_s)} requests/s "
+        f"({r.instances:,} instances per repetition, {r.clients} concurrent clients, "
+        f"{r.repetitions} repetition{'' if r.repetitions == 1 else 's'})",
+        "server: `flowledger serve`'s app on uvicorn in its own process, one SQLite file "
+        "(WAL, synchronous=NORMAL, history inline); clients: threads with one httpx keep-alive "
+        "connection each, in the benchmark process",
+        "SpiffWorkflow has no REST API: the peer takes no part in this workload",
+    ]
+    if r.completed is False:
+        notes.insert(0, f"FAILED: {r.reason}")
+    return Table(
+        f"REST API: {r.workload} over HTTP (start, list its task, complete it); "
+        "latency in ms, median over repetitions (min-max)",
+        ["request", "per instance", "p50 ms", "p99 ms"],
+        rows,
+        notes,
+    )
+
+
 def machine_table(report: BenchReport) -> Table:
     m = report.machine
     rows = [
@@ -292,6 +327,7 @@ def tables(report: BenchReport) -> list[Table]:
         storage_table(report),
         memory_table(report),
         engine_table(report),
+        rest_table(report),
     ]
     return [t for t in found if t is not None]
 

@@ -1,8 +1,9 @@
-"""Runs the whole benchmark: every workload on every system round-robin, then the engine figures.
+"""Runs the whole benchmark: every workload on every system round-robin, then the engine figures,
+then the REST workload (flowledger only: the peer has no REST API).
 
 Round-robin per repetition (the order rotates each time) so machine drift hits every system
 alike; the median over repetitions is reported with min-max. Only this module decides the order
-of runs; what one run does lives in `flowledger_runner` and `peer`.
+of runs; what one run does lives in `flowledger_runner`, `peer` and `rest_workload`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, Protocol
 
 from core import FlowledgerError
 
-from . import cold_start, engine_figures, machine, peer
+from . import cold_start, engine_figures, machine, peer, rest_workload
 from . import flowledger_runner as fl
 from .errors import BenchError, NotAvailable
 from .features import EngineFeatures, detect
@@ -51,6 +52,9 @@ class Settings:
     append_commits: int
     corpus_instances: int
     quick: bool
+    rest: bool  # the REST workload (engine-rest on uvicorn, HTTP clients)
+    rest_instances: int
+    rest_clients: int
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -66,6 +70,9 @@ class Settings:
             "append_commits": self.append_commits,
             "corpus_instances": self.corpus_instances,
             "quick": self.quick,
+            "rest": self.rest,
+            "rest_instances": self.rest_instances,
+            "rest_clients": self.rest_clients,
         }
 
 
@@ -316,11 +323,13 @@ def run_engine_figures(
     return figures
 
 
-def run(settings: Settings, command: str, *, show_progress: bool = True) -> BenchReport:
+def run(
+    settings: Settings, command: str, *, show_progress: bool = True
+) -> rest_workload.RestBenchReport:
     """Run everything `settings` asks for in a temporary directory; returns the report."""
     started = time.perf_counter()
     features = detect()
-    report = BenchReport(
+    report = rest_workload.RestBenchReport(
         format_version=FORMAT_VERSION,
         command=command,
         machine=machine.describe(),
@@ -330,6 +339,7 @@ def run(settings: Settings, command: str, *, show_progress: bool = True) -> Benc
     per_workload = (len(fl.MODES) + 1) * (settings.repeat + 1)
     steps = per_workload * len(settings.workloads)
     steps += ENGINE_FIGURE_STEPS if settings.engine_figures else 0
+    steps += settings.repeat if settings.rest else 0
     progress = Progress(steps, enabled=show_progress)
     workdir = Path(tempfile.mkdtemp(prefix="flowledger-bench-"))
     try:
@@ -340,6 +350,10 @@ def run(settings: Settings, command: str, *, show_progress: bool = True) -> Benc
             )
         if settings.engine_figures:
             report.engine = run_engine_figures(settings, features, workdir, progress)
+        if settings.rest:
+            report.rest = rest_workload.run(
+                workdir, settings.rest_instances, settings.rest_clients, settings.repeat, progress
+            )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
         progress.finish()
@@ -359,4 +373,7 @@ def failures(report: BenchReport) -> list[str]:
         cold = report.engine.cold_start
         if not cold.available:
             problems.append(f"cold start: {cold.reason}")
+    rest = getattr(report, "rest", None)
+    if isinstance(rest, rest_workload.RestFigures) and rest.completed is False:
+        problems.append(f"REST workload: {rest.reason}")
     return problems

@@ -1,0 +1,331 @@
+"""External tasks (ACT_RU_EXT_TASK): Camunda's external-task query, its topic names, and the
+fetchable candidates of a fetch-and-lock request with its per-topic filters.
+
+Rows come back with the process instance's business key (ACT_RU_EXECUTION) and the definition's
+version tag (ACT_RE_PROCDEF) joined in, as Camunda's ExternalTaskDto carries them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+from sqlalchemy import ColumnElement, Select, and_, exists, false, func, or_, select, true
+from sqlalchemy.engine import Connection
+
+from core.variables import EMPTY_STRING_MARKER
+
+from ..queries import utc
+from ..tables import ACT_RE_PROCDEF, ACT_RU_EXECUTION, ACT_RU_EXT_TASK, ACT_RU_VARIABLE
+
+_X = ACT_RU_EXT_TASK
+_INSTANCE = ACT_RU_EXECUTION.alias("inst")
+_DEFINITION = ACT_RE_PROCDEF.alias("def")
+_SUSPENDED = 2
+
+# (sortBy, descending): Camunda's sort names, in rank order.
+Sorting = Sequence[tuple[str, bool]]
+
+SORT_COLUMNS: dict[str, Any] = {
+    "id": _X.c.ID_,
+    "lockExpirationTime": _X.c.LOCK_EXP_TIME_,
+    "processInstanceId": _X.c.PROC_INST_ID_,
+    "processDefinitionId": _X.c.PROC_DEF_ID_,
+    "processDefinitionKey": _X.c.PROC_DEF_KEY_,
+    "taskPriority": _X.c.PRIORITY_,
+    "createTime": _X.c.CREATE_TIME_,
+    "tenantId": _X.c.TENANT_ID_,
+}
+
+
+class ExternalTaskQuery(msgspec.Struct, rename="camel"):
+    """Camunda's ExternalTaskQueryDto filters; None means "no filter". `locked`, `notLocked`,
+    `withRetriesLeft`, `noRetriesLeft`, `active` and `suspended` filter only when true."""
+
+    external_task_id: str | None = None
+    external_task_id_in: list[str] | None = None
+    topic_name: str | None = None
+    worker_id: str | None = None
+    locked: bool | None = None
+    not_locked: bool | None = None
+    with_retries_left: bool | None = None
+    no_retries_left: bool | None = None
+    lock_expiration_after: datetime | None = None
+    lock_expiration_before: datetime | None = None
+    activity_id: str | None = None
+    activity_id_in: list[str] | None = None
+    execution_id: str | None = None
+    process_instance_id: str | None = None
+    process_instance_id_in: list[str] | None = None
+    process_definition_id: str | None = None
+    tenant_id_in: list[str] | None = None
+    active: bool | None = None
+    suspended: bool | None = None
+    priority_higher_than_or_equals: int | None = None
+    priority_lower_than_or_equals: int | None = None
+
+
+class ExternalTaskRow(msgspec.Struct, frozen=True):
+    id: str
+    topic_name: str | None
+    worker_id: str | None
+    retries: int | None
+    error_message: str | None
+    lock_expiration_time: datetime | None
+    create_time: datetime | None
+    suspended: bool
+    execution_id: str | None
+    process_instance_id: str | None
+    process_definition_id: str | None
+    process_definition_key: str | None
+    process_definition_version_tag: str | None
+    activity_id: str | None
+    activity_instance_id: str | None
+    tenant_id: str | None
+    priority: int
+    business_key: str | None
+
+
+class TopicFilter(msgspec.Struct, frozen=True):
+    """One topic of a fetch-and-lock request with the filters that narrow its candidates."""
+
+    topic_name: str
+    business_key: str | None = None
+    process_definition_ids: list[str] | None = None
+    process_definition_keys: list[str] | None = None
+    process_definition_version_tag: str | None = None
+    tenant_ids: list[str] | None = None
+    without_tenant_id: bool = False
+    process_variables: dict[str, Any] | None = None
+
+    @property
+    def filtered(self) -> bool:
+        return self != TopicFilter(self.topic_name)
+
+
+class Candidate(msgspec.Struct, frozen=True):
+    id: str
+    process_instance_id: str
+    topic_name: str
+
+
+def _naive(moment: datetime) -> datetime:
+    """Table timestamps are naive UTC."""
+    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def _rows() -> Select[Any]:
+    return select(
+        _X,
+        _INSTANCE.c.BUSINESS_KEY_.label("business_key"),
+        _DEFINITION.c.VERSION_TAG_.label("version_tag"),
+    ).select_from(
+        _X.outerjoin(_INSTANCE, _INSTANCE.c.ID_ == _X.c.PROC_INST_ID_).outerjoin(
+            _DEFINITION, _DEFINITION.c.ID_ == _X.c.PROC_DEF_ID_
+        )
+    )
+
+
+def _row(m: Any) -> ExternalTaskRow:
+    return ExternalTaskRow(
+        id=m["ID_"],
+        topic_name=m["TOPIC_NAME_"],
+        worker_id=m["WORKER_ID_"],
+        retries=m["RETRIES_"],
+        error_message=m["ERROR_MSG_"],
+        lock_expiration_time=utc(m["LOCK_EXP_TIME_"]),
+        create_time=utc(m["CREATE_TIME_"]),
+        suspended=m["SUSPENSION_STATE_"] == _SUSPENDED,
+        execution_id=m["EXECUTION_ID_"],
+        process_instance_id=m["PROC_INST_ID_"],
+        process_definition_id=m["PROC_DEF_ID_"],
+        process_definition_key=m["PROC_DEF_KEY_"],
+        process_definition_version_tag=m["version_tag"],
+        activity_id=m["ACT_ID_"],
+        activity_instance_id=m["ACT_INST_ID_"],
+        tenant_id=m["TENANT_ID_"],
+        priority=int(m["PRIORITY_"] or 0),
+        business_key=m["business_key"],
+    )
+
+
+def _unlocked(now: datetime) -> ColumnElement[bool]:
+    return or_(_X.c.LOCK_EXP_TIME_.is_(None), _X.c.LOCK_EXP_TIME_ <= _naive(now))
+
+
+def _retries_left() -> ColumnElement[bool]:
+    return or_(_X.c.RETRIES_.is_(None), _X.c.RETRIES_ > 0)
+
+
+def _equal_filters(q: ExternalTaskQuery) -> list[ColumnElement[bool]]:
+    pairs: list[tuple[Any, Any]] = [
+        (_X.c.ID_, q.external_task_id),
+        (_X.c.TOPIC_NAME_, q.topic_name),
+        (_X.c.WORKER_ID_, q.worker_id),
+        (_X.c.ACT_ID_, q.activity_id),
+        (_X.c.EXECUTION_ID_, q.execution_id),
+        (_X.c.PROC_INST_ID_, q.process_instance_id),
+        (_X.c.PROC_DEF_ID_, q.process_definition_id),
+    ]
+    lists: list[tuple[Any, list[str] | None]] = [
+        (_X.c.ID_, q.external_task_id_in),
+        (_X.c.ACT_ID_, q.activity_id_in),
+        (_X.c.PROC_INST_ID_, q.process_instance_id_in),
+        (_X.c.TENANT_ID_, q.tenant_id_in),
+    ]
+    conditions = [column == value for column, value in pairs if value is not None]
+    conditions += [column.in_(values) for column, values in lists if values is not None]
+    return conditions
+
+
+def _conditions(q: ExternalTaskQuery, now: datetime) -> list[ColumnElement[bool]]:
+    conditions = _equal_filters(q)
+    if q.locked:
+        conditions.append(_X.c.LOCK_EXP_TIME_ > _naive(now))
+    if q.not_locked:
+        conditions.append(_unlocked(now))
+    if q.with_retries_left:
+        conditions.append(_retries_left())
+    if q.no_retries_left:
+        conditions.append(_X.c.RETRIES_ == 0)
+    if q.lock_expiration_after is not None:
+        conditions.append(_X.c.LOCK_EXP_TIME_ > _naive(q.lock_expiration_after))
+    if q.lock_expiration_before is not None:
+        conditions.append(_X.c.LOCK_EXP_TIME_ < _naive(q.lock_expiration_before))
+    if q.active:
+        conditions.append(or_(_X.c.SUSPENSION_STATE_.is_(None), _X.c.SUSPENSION_STATE_ == 1))
+    if q.suspended:
+        conditions.append(_X.c.SUSPENSION_STATE_ == _SUSPENDED)
+    if q.priority_higher_than_or_equals is not None:
+        conditions.append(_X.c.PRIORITY_ >= q.priority_higher_than_or_equals)
+    if q.priority_lower_than_or_equals is not None:
+        conditions.append(_X.c.PRIORITY_ <= q.priority_lower_than_or_equals)
+    return conditions
+
+
+def _order(sorting: Sorting) -> list[Any]:
+    """Camunda's sort criteria, then id for a stable order. NULLs sort first ascending and last
+    descending on every database (PostgreSQL's own default is the opposite)."""
+    order: list[Any] = []
+    for by, descending in sorting:
+        column = SORT_COLUMNS[by]
+        if descending:
+            order += [column.is_(None).asc(), column.desc()]
+        else:
+            order += [column.is_(None).desc(), column.asc()]
+    return [*order, _X.c.ID_.asc()]
+
+
+def find(
+    conn: Connection,
+    query: ExternalTaskQuery,
+    sorting: Sorting = (),
+    first: int = 0,
+    max_results: int | None = None,
+    *,
+    now: datetime | None = None,
+) -> list[ExternalTaskRow]:
+    """One page of external tasks; `now` (the engine clock) decides what `locked` means."""
+    stmt = _rows().where(and_(true(), *_conditions(query, now or datetime.now(UTC))))
+    stmt = stmt.order_by(*_order(sorting)).offset(first)
+    if max_results is not None:
+        stmt = stmt.limit(max_results)
+    return [_row(r._mapping) for r in conn.execute(stmt)]
+
+
+def count(conn: Connection, query: ExternalTaskQuery, *, now: datetime | None = None) -> int:
+    conditions = _conditions(query, now or datetime.now(UTC))
+    stmt = select(func.count()).select_from(_X).where(and_(true(), *conditions))
+    return int(conn.execute(stmt).scalar_one())
+
+
+def topic_names(
+    conn: Connection,
+    *,
+    with_locked_tasks: bool = False,
+    with_unlocked_tasks: bool = False,
+    with_retries_left: bool = False,
+    now: datetime | None = None,
+) -> list[str]:
+    """Distinct topic names of the external tasks matching all the flags given as true."""
+    moment = now or datetime.now(UTC)
+    conditions: list[ColumnElement[bool]] = [_X.c.TOPIC_NAME_.is_not(None)]
+    if with_locked_tasks:
+        conditions.append(_X.c.LOCK_EXP_TIME_ > _naive(moment))
+    if with_unlocked_tasks:
+        conditions.append(_unlocked(moment))
+    if with_retries_left:
+        conditions.append(_retries_left())
+    stmt = select(_X.c.TOPIC_NAME_).where(and_(*conditions)).distinct().order_by(_X.c.TOPIC_NAME_)
+    return [r[0] for r in conn.execute(stmt)]
+
+
+# -- fetch and lock ------------------------------------------------------------------------------
+
+
+def _variable_equals(name: str, value: Any) -> ColumnElement[bool]:
+    """A process-instance variable `name` equal to the plain JSON value `value` (string, number,
+    boolean or null), compared on the column that stores its type."""
+    v = ACT_RU_VARIABLE
+    if value is None:
+        match: ColumnElement[bool] = v.c.TYPE_ == "null"
+    elif isinstance(value, bool):
+        match = and_(v.c.TYPE_ == "boolean", v.c.LONG_ == int(value))
+    elif isinstance(value, int):
+        match = and_(v.c.TYPE_.in_(["short", "integer", "long"]), v.c.LONG_ == value)
+    elif isinstance(value, float):
+        match = and_(v.c.TYPE_ == "double", v.c.DOUBLE_ == value)
+    elif isinstance(value, str):
+        stored = v.c.TEXT2_ == EMPTY_STRING_MARKER if value == "" else v.c.TEXT_ == value
+        match = and_(v.c.TYPE_ == "string", stored)
+    else:
+        # The REST layer refuses other values with a 400 before it gets here.
+        return false()
+    return exists().where(v.c.VAR_SCOPE_ == _X.c.PROC_INST_ID_, v.c.NAME_ == name, match)
+
+
+def _topic_condition(topic: TopicFilter) -> ColumnElement[bool]:
+    conditions: list[ColumnElement[bool]] = [_X.c.TOPIC_NAME_ == topic.topic_name]
+    if topic.business_key is not None:
+        conditions.append(_INSTANCE.c.BUSINESS_KEY_ == topic.business_key)
+    if topic.process_definition_ids is not None:
+        conditions.append(_X.c.PROC_DEF_ID_.in_(topic.process_definition_ids))
+    if topic.process_definition_keys is not None:
+        conditions.append(_X.c.PROC_DEF_KEY_.in_(topic.process_definition_keys))
+    if topic.process_definition_version_tag is not None:
+        conditions.append(_DEFINITION.c.VERSION_TAG_ == topic.process_definition_version_tag)
+    if topic.tenant_ids is not None:
+        conditions.append(_X.c.TENANT_ID_.in_(topic.tenant_ids))
+    if topic.without_tenant_id:
+        conditions.append(_X.c.TENANT_ID_.is_(None))
+    for name, value in (topic.process_variables or {}).items():
+        conditions.append(_variable_equals(name, value))
+    return and_(*conditions)
+
+
+def fetchable(
+    conn: Connection,
+    topics: Sequence[TopicFilter],
+    now: datetime,
+    limit: int,
+    use_priority: bool = False,
+) -> list[Candidate]:
+    """Up to `limit` tasks a fetch-and-lock at `now` could lock for these topics, in the order
+    the engine's fetch_and_lock takes them (priority first when asked, then oldest first)."""
+    if not topics or limit <= 0:
+        return []
+    stmt = (
+        _rows()
+        .with_only_columns(_X.c.ID_, _X.c.PROC_INST_ID_, _X.c.TOPIC_NAME_)
+        .where(
+            or_(*(_topic_condition(t) for t in topics)),
+            _unlocked(now),
+            _retries_left(),
+            or_(_X.c.SUSPENSION_STATE_.is_(None), _X.c.SUSPENSION_STATE_ == 1),
+        )
+    )
+    order = [_X.c.PRIORITY_.desc()] if use_priority else []
+    stmt = stmt.order_by(*order, _X.c.CREATE_TIME_, _X.c.ID_).limit(limit)
+    return [Candidate(r[0], r[1], r[2]) for r in conn.execute(stmt)]

@@ -1,0 +1,758 @@
+"""The runtime searches behind engine-rest's `/process-instance`, `/execution` and
+`/variable-instance` lists: filtered, sorted, paged reads of ACT_RU_EXECUTION and ACT_RU_VARIABLE.
+
+Query Structs carry Camunda's query-DTO field names (`rename="camel"`, null = no filter); LIKE
+filters take the pattern as given, `%` included, as Camunda does. Variable value filters compare
+as Camunda's `Commons.variableValueConditions` does: a string against TEXT_ of `string`
+variables, a number against LONG_ of `short`/`integer`/`long` and DOUBLE_ of `double` variables,
+a boolean against LONG_ of `boolean` variables, a date against LONG_ of `date` variables, null
+against variables whose value columns are all empty; `neq` negates the `eq` condition, so the
+variable must exist either way.
+
+This engine has no incidents, event subscriptions, case instances or tenants: filters on them
+are honoured against the (empty) columns, so they match nothing rather than being ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from operator import eq, ge, gt, le, lt
+from typing import Any
+
+import msgspec
+from sqlalchemy import (
+    ColumnElement,
+    FromClause,
+    Select,
+    and_,
+    case,
+    exists,
+    false,
+    func,
+    not_,
+    or_,
+    select,
+    true,
+)
+from sqlalchemy.engine import Connection
+
+from core.variables import EMPTY_STRING_MARKER, StoredValue, stored_from_columns
+from projections.tables import (
+    ACT_GE_BYTEARRAY,
+    ACT_RE_PROCDEF,
+    ACT_RU_EXECUTION,
+    ACT_RU_VARIABLE,
+)
+
+# (sortBy, descending) pairs; rest.params.Sort is one.
+Sorting = Sequence[tuple[str, bool]]
+
+# Camunda's LIKE filters escape with a backslash on every database.
+_ESCAPE = "\\"
+
+ACTIVE = 1
+SUSPENDED = 2
+
+OPERATORS = ("eq", "neq", "gt", "gteq", "lt", "lteq", "like", "notLike")
+_LONG_TYPES = {"short": 2**15, "integer": 2**31, "long": 2**63}
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# Camunda turns a string value that reads as a REST date into a Date before comparing.
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{4}$")
+
+
+class QueryError(ValueError):
+    """A filter cannot be evaluated (unknown operator, null compared with `gt`, ...); the
+    message is meant for the client."""
+
+
+class VariableCondition(msgspec.Struct, rename="camel"):
+    """Camunda's VariableQueryParameterDto: `{name, operator, value}`."""
+
+    name: str | None = None
+    operator: str | None = None
+    value: Any = None
+
+
+def conditions_from_text(text: str, parameter: str) -> list[VariableCondition]:
+    """The query-string form `name_op_value,name2_op_value2`. As Camunda's VariableListConverter
+    does, the value stays a string (a REST date excepted), so it matches String variables."""
+    out = []
+    for expression in text.split(","):
+        parts = expression.split("_")
+        if len(parts) != 3:
+            raise QueryError(
+                f"Cannot set query parameter '{parameter}': '{expression}' does not have the "
+                "format KEY_OPERATOR_VALUE (names and values may not contain '_' or ',')"
+            )
+        out.append(VariableCondition(parts[0], parts[1], parts[2]))
+    return out
+
+
+def _resolved(value: Any) -> Any:
+    if isinstance(value, str) and _DATE.match(value):
+        try:
+            return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%f%z")
+        except ValueError:  # shaped like a date but not one (month 13): compared as text
+            return value
+    return value
+
+
+# Column-to-value comparisons per operator; `neq` and `notLike` negate `eq` and `like` whole.
+_SQL_OPERATORS: dict[str, Callable[[Any, Any], ColumnElement[bool]]] = {
+    "eq": eq,
+    "neq": eq,
+    "gt": gt,
+    "gteq": ge,
+    "lt": lt,
+    "lteq": le,
+    "like": lambda column, pattern: column.like(pattern, escape=_ESCAPE),
+    "notLike": lambda column, pattern: column.like(pattern, escape=_ESCAPE),
+}
+
+
+def _compare(column: ColumnElement[Any], op: str, value: Any) -> ColumnElement[bool]:
+    return _SQL_OPERATORS[op](column, value)
+
+
+_OPERATOR_WORDS = {
+    "gt": "greater than",
+    "gteq": "greater than or equal",
+    "lt": "less than",
+    "lteq": "less than or equal",
+    "like": "like",
+    "notLike": "not like",
+}
+
+
+def _check_operator(condition: VariableCondition) -> str:
+    operator = condition.operator or "eq"
+    if operator not in OPERATORS:
+        raise QueryError(f"Invalid variable comparator specified: {operator}")
+    if not condition.name:
+        raise QueryError("A variable filter needs a variable name")
+    value = condition.value
+    if operator in _OPERATOR_WORDS and (value is None or isinstance(value, bool)):
+        raise QueryError(
+            f"Booleans and null cannot be used in '{_OPERATOR_WORDS[operator]}' condition "
+            f"(variable '{condition.name}')"
+        )
+    if operator in ("like", "notLike") and not isinstance(value, str):
+        raise QueryError(
+            f"Only string values can be used with '{_OPERATOR_WORDS[operator]}' condition "
+            f"(variable '{condition.name}')"
+        )
+    if not isinstance(value, str | int | float | bool | None):
+        raise QueryError(
+            f"Variable '{condition.name}': only string, number, boolean and null values can "
+            "be compared"
+        )
+    return operator
+
+
+def _text_condition(
+    v: FromClause, operator: str, value: str, ignore_case: bool
+) -> ColumnElement[bool]:
+    # An empty string is stored as TEXT_ null plus a marker in TEXT2_ (Camunda's Oracle quirk).
+    column: ColumnElement[Any] = v.c.TEXT2_ if value == "" else v.c.TEXT_
+    compared = EMPTY_STRING_MARKER if value == "" else value
+    if ignore_case:
+        column, compared = func.lower(column), compared.lower()
+    return and_(v.c.TYPE_ == "string", column.is_not(None), _compare(column, operator, compared))
+
+
+def _number_condition(v: FromClause, operator: str, value: float) -> ColumnElement[bool]:
+    # Camunda's NumberValue query: every numeric type the value converts to without loss.
+    options = [and_(v.c.TYPE_ == "double", _compare(v.c.DOUBLE_, operator, float(value)))]
+    if float(value).is_integer():
+        number = int(value)
+        types = [t for t, bound in _LONG_TYPES.items() if -bound <= number < bound]
+        if types:
+            options.append(and_(v.c.TYPE_.in_(types), _compare(v.c.LONG_, operator, number)))
+    return or_(*options)
+
+
+def _null_condition(v: FromClause) -> ColumnElement[bool]:
+    return and_(
+        v.c.TEXT_.is_(None),
+        v.c.TEXT2_.is_(None),
+        v.c.LONG_.is_(None),
+        v.c.DOUBLE_.is_(None),
+        v.c.BYTEARRAY_ID_.is_(None),
+    )
+
+
+def value_condition(
+    v: FromClause, condition: VariableCondition, values_ignore_case: bool
+) -> ColumnElement[bool]:
+    """The condition on one ACT_RU_VARIABLE row (or alias `v`) that its value satisfies
+    `condition` (its name is checked separately)."""
+    operator = _check_operator(condition)
+    value = _resolved(condition.value)
+    matched: ColumnElement[bool]
+    if value is None:
+        matched = _null_condition(v)
+    elif isinstance(value, bool):
+        matched = and_(v.c.TYPE_ == "boolean", v.c.LONG_ == int(value))
+    elif isinstance(value, int | float):
+        matched = _number_condition(v, operator, value)
+    elif isinstance(value, datetime):
+        millis = (value - _EPOCH) // timedelta(milliseconds=1)
+        matched = and_(v.c.TYPE_ == "date", _compare(v.c.LONG_, operator, millis))
+    else:
+        matched = _text_condition(v, operator, value, values_ignore_case)
+    return not_(matched) if operator in ("neq", "notLike") else matched
+
+
+def _name_condition(
+    v: FromClause, condition: VariableCondition, names_ignore_case: bool
+) -> ColumnElement[bool]:
+    name = condition.name or ""
+    if names_ignore_case:
+        return func.lower(v.c.NAME_) == name.lower()
+    return v.c.NAME_ == name
+
+
+def _variable_exists(
+    conditions: Iterable[VariableCondition],
+    scope: Callable[[FromClause], ColumnElement[bool]],
+    names_ignore_case: bool | None,
+    values_ignore_case: bool | None,
+) -> list[ColumnElement[bool]]:
+    """One EXISTS per condition: a variable in `scope` with that name and a matching value."""
+    out: list[ColumnElement[bool]] = []
+    for condition in conditions:
+        v = ACT_RU_VARIABLE.alias("V")
+        out.append(
+            exists()
+            .where(
+                _name_condition(v, condition, bool(names_ignore_case)),
+                scope(v),
+                value_condition(v, condition, bool(values_ignore_case)),
+            )
+            .correlate_except(v)
+        )
+    return out
+
+
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _texts(item)
+    elif isinstance(value, msgspec.Struct):
+        for item in msgspec.structs.astuple(value):
+            yield from _texts(item)
+
+
+def _refuse_nul(query: msgspec.Struct) -> None:
+    """PostgreSQL cannot even compare text with a NUL character in it: such a filter is a bad
+    query on every database, rather than a database error on one of them."""
+    if any("\x00" in text for text in _texts(query)):
+        raise QueryError("Query parameters cannot contain NUL characters")
+
+
+def _page(stmt: Select[Any], first: int, maximum: int | None) -> Select[Any]:
+    if first:
+        stmt = stmt.offset(first)
+    if maximum is not None:
+        stmt = stmt.limit(maximum)
+    return stmt
+
+
+def _in(column: ColumnElement[Any], values: list[str] | None) -> list[ColumnElement[bool]]:
+    if values is None:
+        return []
+    return [column.in_(values) if values else false()]
+
+
+def _equal(column: ColumnElement[Any], value: object) -> list[ColumnElement[bool]]:
+    return [] if value is None else [column == value]
+
+
+def _like(column: ColumnElement[Any], pattern: str | None) -> list[ColumnElement[bool]]:
+    return [] if pattern is None else [column.like(pattern, escape=_ESCAPE)]
+
+
+def _suspension(
+    column: ColumnElement[Any], active: bool | None, suspended: bool | None
+) -> list[ColumnElement[bool]]:
+    # Camunda: `active=false` / `suspended=false` mean "no filter", not the opposite state.
+    out = []
+    if active:
+        out.append(column == ACTIVE)
+    if suspended:
+        out.append(column == SUSPENDED)
+    return out
+
+
+def _tenants(
+    column: ColumnElement[Any], tenant_ids: list[str] | None, without_tenant: bool | None
+) -> list[ColumnElement[bool]]:
+    out = _in(column, tenant_ids)
+    if without_tenant:
+        out.append(column.is_(None))
+    return out
+
+
+def _no_incidents(*filters: object) -> list[ColumnElement[bool]]:
+    # This engine raises no incidents: asking for any incident matches nothing.
+    return [false()] if any(f is not None and f is not False for f in filters) else []
+
+
+def _order(sorts: dict[str, ColumnElement[Any]], sorting: Sorting) -> list[ColumnElement[Any]]:
+    return [sorts[by].desc() if desc else sorts[by].asc() for by, desc in sorting]
+
+
+# -- process instances ----------------------------------------------------------------------------
+
+
+class ProcessInstanceQuery(msgspec.Struct, rename="camel"):
+    """Camunda's ProcessInstanceQueryDto (without `orQueries` and `sorting`)."""
+
+    process_instance_ids: list[str] | None = None
+    business_key: str | None = None
+    business_key_like: str | None = None
+    case_instance_id: str | None = None
+    process_definition_id: str | None = None
+    process_definition_key: str | None = None
+    process_definition_key_in: list[str] | None = None
+    process_definition_key_not_in: list[str] | None = None
+    deployment_id: str | None = None
+    super_process_instance: str | None = None
+    sub_process_instance: str | None = None
+    super_case_instance: str | None = None
+    sub_case_instance: str | None = None
+    active: bool | None = None
+    suspended: bool | None = None
+    with_incident: bool | None = None
+    incident_id: str | None = None
+    incident_type: str | None = None
+    incident_message: str | None = None
+    incident_message_like: str | None = None
+    tenant_id_in: list[str] | None = None
+    without_tenant_id: bool | None = None
+    process_definition_without_tenant_id: bool | None = None
+    activity_id_in: list[str] | None = None
+    root_process_instances: bool | None = None
+    leaf_process_instances: bool | None = None
+    variables: list[VariableCondition] | None = None
+    variable_names_ignore_case: bool | None = None
+    variable_values_ignore_case: bool | None = None
+
+
+class ProcessInstanceRow(msgspec.Struct, frozen=True):
+    id: str
+    definition_id: str
+    definition_key: str | None
+    business_key: str | None
+    case_instance_id: str | None
+    suspended: bool
+    tenant_id: str | None
+
+
+_e = ACT_RU_EXECUTION
+_p = ACT_RE_PROCDEF
+
+INSTANCE_SORTS: dict[str, ColumnElement[Any]] = {
+    "instanceId": _e.c.ID_,
+    "definitionKey": _e.c.PROC_DEF_KEY_,
+    "definitionId": _e.c.PROC_DEF_ID_,
+    "businessKey": _e.c.BUSINESS_KEY_,
+    "tenantId": _e.c.TENANT_ID_,
+}
+
+
+def _definitions_where(*conditions: ColumnElement[bool]) -> ColumnElement[bool]:
+    return _e.c.PROC_DEF_ID_.in_(select(_p.c.ID_).where(*conditions))
+
+
+def _instance_hierarchy(q: ProcessInstanceQuery) -> list[ColumnElement[bool]]:
+    """Filters on called (sub) instances: a called instance's SUPER_EXEC_ is the calling
+    execution, possibly nested inside its instance."""
+    out: list[ColumnElement[bool]] = []
+    if q.super_process_instance is not None:
+        caller = _e.alias("CALLER")
+        calling = select(caller.c.ID_).where(caller.c.PROC_INST_ID_ == q.super_process_instance)
+        out.append(_e.c.SUPER_EXEC_.in_(calling))
+    if q.sub_process_instance is not None:
+        called, caller = _e.alias("CALLED"), _e.alias("CALLER")
+        owner = select(caller.c.PROC_INST_ID_).where(
+            caller.c.ID_.in_(
+                select(called.c.SUPER_EXEC_).where(called.c.ID_ == q.sub_process_instance)
+            )
+        )
+        out.append(_e.c.ID_.in_(owner))
+    if q.root_process_instances:
+        out.append(_e.c.SUPER_EXEC_.is_(None))
+    if q.leaf_process_instances:
+        caller, called = _e.alias("CALLER"), _e.alias("CALLED")
+        callers = select(caller.c.PROC_INST_ID_).join(
+            called,
+            and_(called.c.SUPER_EXEC_ == caller.c.ID_, called.c.ID_ == called.c.PROC_INST_ID_),
+        )
+        out.append(_e.c.ID_.not_in(callers))
+    if q.super_case_instance is not None or q.sub_case_instance is not None:
+        out.append(false())  # no case instances here
+    return out
+
+
+def _waiting_in(activity_ids: list[str] | None) -> list[ColumnElement[bool]]:
+    if activity_ids is None:
+        return []
+    inner = _e.alias("EXE")
+    return [
+        exists()
+        .where(
+            inner.c.PROC_INST_ID_ == _e.c.ID_,
+            inner.c.ACT_ID_.in_(activity_ids),
+            or_(inner.c.IS_EVENT_SCOPE_.is_(None), not_(inner.c.IS_EVENT_SCOPE_)),
+        )
+        .correlate(_e)
+    ]
+
+
+def _instance_conditions(q: ProcessInstanceQuery) -> list[ColumnElement[bool]]:
+    _refuse_nul(q)
+    c = _e.c
+    conditions: list[ColumnElement[bool]] = [
+        c.PARENT_ID_.is_(None),
+        *_in(c.ID_, q.process_instance_ids),
+        *_equal(c.BUSINESS_KEY_, q.business_key),
+        *_like(c.BUSINESS_KEY_, q.business_key_like),
+        *_equal(c.CASE_INST_ID_, q.case_instance_id),
+        *_equal(c.PROC_DEF_ID_, q.process_definition_id),
+        *_equal(c.PROC_DEF_KEY_, q.process_definition_key),
+        *_in(c.PROC_DEF_KEY_, q.process_definition_key_in),
+        *_suspension(c.SUSPENSION_STATE_, q.active, q.suspended),
+        *_no_incidents(
+            q.with_incident,
+            q.incident_id,
+            q.incident_type,
+            q.incident_message,
+            q.incident_message_like,
+        ),
+        *_tenants(c.TENANT_ID_, q.tenant_id_in, q.without_tenant_id),
+        *_instance_hierarchy(q),
+        *_waiting_in(q.activity_id_in),
+    ]
+    if q.process_definition_key_not_in:
+        conditions.append(c.PROC_DEF_KEY_.not_in(q.process_definition_key_not_in))
+    if q.deployment_id is not None:
+        conditions.append(_definitions_where(_p.c.DEPLOYMENT_ID_ == q.deployment_id))
+    if q.process_definition_without_tenant_id:
+        conditions.append(_definitions_where(_p.c.TENANT_ID_.is_(None)))
+    conditions.extend(
+        _variable_exists(
+            q.variables or [],
+            # Any variable of the instance, in any scope, but not a task's own.
+            lambda v: and_(v.c.PROC_INST_ID_ == c.PROC_INST_ID_, v.c.TASK_ID_.is_(None)),
+            q.variable_names_ignore_case,
+            q.variable_values_ignore_case,
+        )
+    )
+    return conditions
+
+
+def _instance_row(m: Any) -> ProcessInstanceRow:
+    return ProcessInstanceRow(
+        id=m["ID_"],
+        definition_id=m["PROC_DEF_ID_"],
+        definition_key=m["PROC_DEF_KEY_"],
+        business_key=m["BUSINESS_KEY_"],
+        case_instance_id=m["CASE_INST_ID_"],
+        suspended=m["SUSPENSION_STATE_"] == SUSPENDED,
+        tenant_id=m["TENANT_ID_"],
+    )
+
+
+def find_process_instances(
+    conn: Connection,
+    query: ProcessInstanceQuery,
+    sorting: Sorting,
+    first: int,
+    maximum: int | None,
+) -> list[ProcessInstanceRow]:
+    """Running process instances (root executions) matching `query`; ties ordered by id, as
+    Camunda orders unsorted queries, so that pages never overlap."""
+    stmt = select(_e).where(*_instance_conditions(query))
+    stmt = stmt.order_by(*_order(INSTANCE_SORTS, sorting), _e.c.ID_)
+    return [_instance_row(r._mapping) for r in conn.execute(_page(stmt, first, maximum))]
+
+
+def count_process_instances(conn: Connection, query: ProcessInstanceQuery) -> int:
+    stmt = select(func.count()).select_from(_e).where(*_instance_conditions(query))
+    return int(conn.execute(stmt).scalar_one())
+
+
+def process_instance(conn: Connection, process_instance_id: str) -> ProcessInstanceRow | None:
+    """A running process instance by id (None when unknown or ended)."""
+    if "\x00" in process_instance_id:
+        return None
+    query = ProcessInstanceQuery(process_instance_ids=[process_instance_id])
+    found = find_process_instances(conn, query, [], 0, 1)
+    return found[0] if found else None
+
+
+# -- executions -----------------------------------------------------------------------------------
+
+
+class ExecutionQuery(msgspec.Struct, rename="camel"):
+    """Camunda's ExecutionQueryDto (without `sorting`). `variables` are the execution's own
+    variables, `processVariables` any variable of its process instance."""
+
+    business_key: str | None = None
+    process_definition_id: str | None = None
+    process_definition_key: str | None = None
+    process_instance_id: str | None = None
+    activity_id: str | None = None
+    signal_event_subscription_name: str | None = None
+    message_event_subscription_name: str | None = None
+    active: bool | None = None
+    suspended: bool | None = None
+    incident_id: str | None = None
+    incident_type: str | None = None
+    incident_message: str | None = None
+    incident_message_like: str | None = None
+    tenant_id_in: list[str] | None = None
+    variables: list[VariableCondition] | None = None
+    process_variables: list[VariableCondition] | None = None
+    variable_names_ignore_case: bool | None = None
+    variable_values_ignore_case: bool | None = None
+
+
+class ExecutionRow(msgspec.Struct, frozen=True):
+    id: str
+    process_instance_id: str
+    tenant_id: str | None
+
+
+EXECUTION_SORTS: dict[str, ColumnElement[Any]] = {
+    "instanceId": _e.c.PROC_INST_ID_,
+    "definitionKey": _e.c.PROC_DEF_KEY_,
+    "definitionId": _e.c.PROC_DEF_ID_,
+    "tenantId": _e.c.TENANT_ID_,
+}
+
+
+def _execution_conditions(q: ExecutionQuery) -> list[ColumnElement[bool]]:
+    _refuse_nul(q)
+    c = _e.c
+    conditions: list[ColumnElement[bool]] = [
+        *_equal(c.PROC_DEF_ID_, q.process_definition_id),
+        *_equal(c.PROC_DEF_KEY_, q.process_definition_key),
+        *_equal(c.PROC_INST_ID_, q.process_instance_id),
+        *_equal(c.ACT_ID_, q.activity_id),
+        *_suspension(c.SUSPENSION_STATE_, q.active, q.suspended),
+        *_no_incidents(q.incident_id, q.incident_type, q.incident_message, q.incident_message_like),
+        *_in(c.TENANT_ID_, q.tenant_id_in),
+    ]
+    if q.business_key is not None:
+        # The business key is the process instance's, shared by all its executions.
+        instance = _e.alias("INST")
+        keyed = select(instance.c.ID_).where(
+            instance.c.BUSINESS_KEY_ == q.business_key, instance.c.PARENT_ID_.is_(None)
+        )
+        conditions.append(c.PROC_INST_ID_.in_(keyed))
+    if q.signal_event_subscription_name is not None or q.message_event_subscription_name:
+        conditions.append(false())  # no execution here waits for a signal or a message
+    names, values = q.variable_names_ignore_case, q.variable_values_ignore_case
+    conditions.extend(
+        _variable_exists(q.variables or [], lambda v: v.c.EXECUTION_ID_ == c.ID_, names, values)
+    )
+    conditions.extend(
+        _variable_exists(
+            q.process_variables or [],
+            lambda v: and_(v.c.PROC_INST_ID_ == c.PROC_INST_ID_, v.c.TASK_ID_.is_(None)),
+            names,
+            values,
+        )
+    )
+    return conditions
+
+
+def find_executions(
+    conn: Connection, query: ExecutionQuery, sorting: Sorting, first: int, maximum: int | None
+) -> list[ExecutionRow]:
+    stmt = select(_e.c.ID_, _e.c.PROC_INST_ID_, _e.c.TENANT_ID_).where(
+        and_(true(), *_execution_conditions(query))
+    )
+    stmt = stmt.order_by(*_order(EXECUTION_SORTS, sorting), _e.c.ID_)
+    return [ExecutionRow(r[0], r[1], r[2]) for r in conn.execute(_page(stmt, first, maximum))]
+
+
+def count_executions(conn: Connection, query: ExecutionQuery) -> int:
+    stmt = select(func.count()).select_from(_e).where(and_(true(), *_execution_conditions(query)))
+    return int(conn.execute(stmt).scalar_one())
+
+
+def execution(conn: Connection, execution_id: str) -> ExecutionRow | None:
+    if "\x00" in execution_id:
+        return None
+    stmt = select(_e.c.ID_, _e.c.PROC_INST_ID_, _e.c.TENANT_ID_).where(_e.c.ID_ == execution_id)
+    row = conn.execute(stmt).first()
+    return None if row is None else ExecutionRow(row[0], row[1], row[2])
+
+
+# -- variable instances ---------------------------------------------------------------------------
+
+
+class VariableInstanceQuery(msgspec.Struct, rename="camel"):
+    """Camunda's VariableInstanceQueryDto (without `sorting`). `variableValues` conditions all
+    apply to the variable itself."""
+
+    variable_name: str | None = None
+    variable_name_like: str | None = None
+    process_instance_id_in: list[str] | None = None
+    execution_id_in: list[str] | None = None
+    case_instance_id_in: list[str] | None = None
+    case_execution_id_in: list[str] | None = None
+    task_id_in: list[str] | None = None
+    batch_id_in: list[str] | None = None
+    activity_instance_id_in: list[str] | None = None
+    tenant_id_in: list[str] | None = None
+    variable_values: list[VariableCondition] | None = None
+    variable_names_ignore_case: bool | None = None
+    variable_values_ignore_case: bool | None = None
+
+
+class VariableInstanceRow(msgspec.Struct, frozen=True):
+    id: str
+    name: str
+    value: StoredValue
+    process_definition_id: str | None
+    process_instance_id: str | None
+    execution_id: str | None
+    case_instance_id: str | None
+    case_execution_id: str | None
+    task_id: str | None
+    batch_id: str | None
+    activity_instance_id: str | None
+    tenant_id: str | None
+
+
+_v = ACT_RU_VARIABLE
+_b = ACT_GE_BYTEARRAY
+_x = ACT_RU_EXECUTION.alias("EXECUTION")
+
+# The activity instance a variable belongs to, as Camunda's VariableInstance mapping derives it:
+# a task's variable that of its execution, a process instance's variable the instance itself,
+# any other the activity instance of its execution. (A subprocess scope whose only token sits in
+# one of its activities shares its row with that token here, so its variables report the
+# activity's instance rather than the subprocess's.)
+_activity_instance: ColumnElement[Any] = case(
+    (_v.c.TASK_ID_.is_not(None), _x.c.ACT_INST_ID_),
+    (_x.c.PARENT_ID_.is_(None), _x.c.ID_),
+    else_=_x.c.ACT_INST_ID_,
+).label("ACT_INST_ID_")
+
+VARIABLE_SORTS: dict[str, ColumnElement[Any]] = {
+    "variableName": _v.c.NAME_,
+    "variableType": _v.c.TYPE_,
+    "activityInstanceId": _activity_instance,
+    "tenantId": _v.c.TENANT_ID_,
+}
+
+
+def _variables_from(fetch_binary: bool) -> FromClause:
+    # Camunda's variable-instance resource does not fetch Bytes values for its answers (they
+    # come from `/data`); Json and Object values live in the byte array table too.
+    blob_join = _b.c.ID_ == _v.c.BYTEARRAY_ID_
+    if not fetch_binary:
+        blob_join = and_(blob_join, _v.c.TYPE_ != "bytes")
+    return _v.outerjoin(_x, _x.c.ID_ == _v.c.EXECUTION_ID_).outerjoin(_b, blob_join)
+
+
+def _name_filters(q: VariableInstanceQuery) -> list[ColumnElement[bool]]:
+    name: ColumnElement[Any] = _v.c.NAME_
+    exact, pattern = q.variable_name, q.variable_name_like
+    if q.variable_names_ignore_case:
+        name = func.lower(name)
+        exact = None if exact is None else exact.lower()
+        pattern = None if pattern is None else pattern.lower()
+    return [*_equal(name, exact), *_like(name, pattern)]
+
+
+def _variable_conditions(q: VariableInstanceQuery) -> list[ColumnElement[bool]]:
+    _refuse_nul(q)
+    c = _v.c
+    conditions = [
+        *_name_filters(q),
+        *_in(c.PROC_INST_ID_, q.process_instance_id_in),
+        *_in(c.EXECUTION_ID_, q.execution_id_in),
+        *_in(c.CASE_INST_ID_, q.case_instance_id_in),
+        *_in(c.CASE_EXECUTION_ID_, q.case_execution_id_in),
+        *_in(c.TASK_ID_, q.task_id_in),
+        *_in(c.BATCH_ID_, q.batch_id_in),
+        *_in(_activity_instance, q.activity_instance_id_in),
+        *_in(c.TENANT_ID_, q.tenant_id_in),
+    ]
+    names, values = bool(q.variable_names_ignore_case), bool(q.variable_values_ignore_case)
+    for condition in q.variable_values or []:
+        conditions.append(_name_condition(_v, condition, names))
+        conditions.append(value_condition(_v, condition, values))
+    return conditions
+
+
+def _variable_row(m: Any) -> VariableInstanceRow:
+    data = m["BYTES_"]
+    value = stored_from_columns(
+        m["TYPE_"],
+        text=m["TEXT_"],
+        text2=m["TEXT2_"],
+        long=m["LONG_"],
+        double=m["DOUBLE_"],
+        data=None if data is None else bytes(data),
+    )
+    return VariableInstanceRow(
+        id=m["ID_"],
+        name=m["NAME_"],
+        value=value,
+        process_definition_id=m["PROC_DEF_ID_"],
+        process_instance_id=m["PROC_INST_ID_"],
+        execution_id=m["EXECUTION_ID_"],
+        case_instance_id=m["CASE_INST_ID_"],
+        case_execution_id=m["CASE_EXECUTION_ID_"],
+        task_id=m["TASK_ID_"],
+        batch_id=m["BATCH_ID_"],
+        activity_instance_id=m["ACT_INST_ID_"],
+        tenant_id=m["TENANT_ID_"],
+    )
+
+
+def _variable_select(fetch_binary: bool) -> Select[Any]:
+    return select(_v, _b.c.BYTES_, _activity_instance).select_from(_variables_from(fetch_binary))
+
+
+def find_variable_instances(
+    conn: Connection,
+    query: VariableInstanceQuery,
+    sorting: Sorting,
+    first: int,
+    maximum: int | None,
+) -> list[VariableInstanceRow]:
+    """Runtime variables matching `query`, Bytes values left out (null)."""
+    stmt = _variable_select(False).where(and_(true(), *_variable_conditions(query)))
+    stmt = stmt.order_by(*_order(VARIABLE_SORTS, sorting), _v.c.ID_)
+    return [_variable_row(r._mapping) for r in conn.execute(_page(stmt, first, maximum))]
+
+
+def count_variable_instances(conn: Connection, query: VariableInstanceQuery) -> int:
+    stmt = (
+        select(func.count())
+        .select_from(_variables_from(False))
+        .where(and_(true(), *_variable_conditions(query)))
+    )
+    return int(conn.execute(stmt).scalar_one())
+
+
+def variable_instance(
+    conn: Connection, variable_id: str, *, fetch_binary: bool = False
+) -> VariableInstanceRow | None:
+    """One runtime variable by id; its Bytes value only with `fetch_binary`."""
+    if "\x00" in variable_id:
+        return None
+    row = conn.execute(_variable_select(fetch_binary).where(_v.c.ID_ == variable_id)).first()
+    return None if row is None else _variable_row(row._mapping)

@@ -1,0 +1,778 @@
+"""Camunda's task query over ACT_RU_TASK: filters, `orQueries`, sorting and paging, as engine-rest's
+`/task` list and count run them (the semantics of Camunda's `Task.xml` mapper).
+
+Also what a task's REST view needs beside its row: its identity links and the `camunda:formKey`
+of its user task in the deployed model (Camunda keeps no form key column either; it reads the
+model too). Reads only, parameterised SQLAlchemy Core.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Collection, Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any
+
+import msgspec
+from lxml import etree
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    and_,
+    case,
+    exists,
+    false,
+    func,
+    not_,
+    or_,
+    select,
+    true,
+)
+from sqlalchemy.engine import Connection
+
+from core.variables import EMPTY_STRING_MARKER
+
+from ..queries import utc
+from ..tables import (
+    ACT_GE_BYTEARRAY,
+    ACT_RE_PROCDEF,
+    ACT_RU_EXECUTION,
+    ACT_RU_IDENTITYLINK,
+    ACT_RU_TASK,
+    ACT_RU_VARIABLE,
+)
+
+T = ACT_RU_TASK
+LINK = ACT_RU_IDENTITYLINK
+
+
+class InvalidQuery(ValueError):
+    """A filter the query cannot run; the message names the parameter (a 400 in the REST API)."""
+
+
+class VariableFilter(msgspec.Struct):
+    """One `{name, operator, value}` of `processVariables` / `taskVariables`."""
+
+    name: str | None = None
+    operator: str | None = None
+    value: Any = None
+
+
+# Camunda's priority is a Java int.
+Priority = Annotated[int, msgspec.Meta(ge=-(2**31), le=2**31 - 1)]
+
+
+class TaskQuery(msgspec.Struct, rename="camel"):
+    """Camunda's TaskQueryDto: every field optional, null means "no filter"; booleans filter only
+    when true (Camunda's "value may only be true"). Dates are Camunda-format strings."""
+
+    task_id: str | None = None
+    task_id_in: list[str] | None = None
+    process_instance_id: str | None = None
+    process_instance_id_in: list[str] | None = None
+    process_instance_business_key: str | None = None
+    process_instance_business_key_expression: str | None = None
+    process_instance_business_key_in: list[str] | None = None
+    process_instance_business_key_like: str | None = None
+    process_instance_business_key_like_expression: str | None = None
+    process_definition_id: str | None = None
+    process_definition_key: str | None = None
+    process_definition_key_in: list[str] | None = None
+    process_definition_name: str | None = None
+    process_definition_name_like: str | None = None
+    execution_id: str | None = None
+    case_instance_id: str | None = None
+    case_instance_business_key: str | None = None
+    case_instance_business_key_like: str | None = None
+    case_definition_id: str | None = None
+    case_definition_key: str | None = None
+    case_definition_name: str | None = None
+    case_definition_name_like: str | None = None
+    case_execution_id: str | None = None
+    activity_instance_id_in: list[str] | None = None
+    tenant_id_in: list[str] | None = None
+    without_tenant_id: bool | None = None
+    assignee: str | None = None
+    assignee_expression: str | None = None
+    assignee_like: str | None = None
+    assignee_like_expression: str | None = None
+    assignee_in: list[str] | None = None
+    owner: str | None = None
+    owner_expression: str | None = None
+    candidate_group: str | None = None
+    candidate_group_expression: str | None = None
+    candidate_user: str | None = None
+    candidate_user_expression: str | None = None
+    include_assigned_tasks: bool | None = None
+    involved_user: str | None = None
+    involved_user_expression: str | None = None
+    assigned: bool | None = None
+    unassigned: bool | None = None
+    task_definition_key: str | None = None
+    task_definition_key_in: list[str] | None = None
+    task_definition_key_like: str | None = None
+    name: str | None = None
+    name_not_equal: str | None = None
+    name_like: str | None = None
+    name_not_like: str | None = None
+    description: str | None = None
+    description_like: str | None = None
+    priority: Priority | None = None
+    max_priority: Priority | None = None
+    min_priority: Priority | None = None
+    due_date: str | None = None
+    due_date_expression: str | None = None
+    due_after: str | None = None
+    due_after_expression: str | None = None
+    due_before: str | None = None
+    due_before_expression: str | None = None
+    without_due_date: bool | None = None
+    follow_up_date: str | None = None
+    follow_up_date_expression: str | None = None
+    follow_up_after: str | None = None
+    follow_up_after_expression: str | None = None
+    follow_up_before: str | None = None
+    follow_up_before_expression: str | None = None
+    follow_up_before_or_not_existent: str | None = None
+    follow_up_before_or_not_existent_expression: str | None = None
+    created_on: str | None = None
+    created_on_expression: str | None = None
+    created_after: str | None = None
+    created_after_expression: str | None = None
+    created_before: str | None = None
+    created_before_expression: str | None = None
+    delegation_state: str | None = None
+    candidate_groups: list[str] | None = None
+    candidate_groups_expression: str | None = None
+    with_candidate_groups: bool | None = None
+    without_candidate_groups: bool | None = None
+    with_candidate_users: bool | None = None
+    without_candidate_users: bool | None = None
+    active: bool | None = None
+    suspended: bool | None = None
+    task_variables: list[VariableFilter] | None = None
+    process_variables: list[VariableFilter] | None = None
+    case_instance_variables: list[VariableFilter] | None = None
+    variable_names_ignore_case: bool | None = None
+    variable_values_ignore_case: bool | None = None
+    parent_task_id: str | None = None
+    or_queries: list[TaskQuery] | None = None
+
+
+class TaskRow(msgspec.Struct, frozen=True):
+    """One ACT_RU_TASK row, dates as aware UTC datetimes."""
+
+    id: str
+    name: str | None
+    assignee: str | None
+    owner: str | None
+    created: datetime | None
+    last_updated: datetime | None
+    due: datetime | None
+    follow_up: datetime | None
+    delegation_state: str | None
+    description: str | None
+    execution_id: str | None
+    parent_task_id: str | None
+    priority: int | None
+    process_definition_id: str | None
+    process_instance_id: str | None
+    task_definition_key: str | None
+    case_execution_id: str | None
+    case_instance_id: str | None
+    case_definition_id: str | None
+    suspended: bool
+    tenant_id: str | None
+    task_state: str | None
+
+
+class LinkRow(msgspec.Struct, frozen=True):
+    user_id: str | None
+    group_id: str | None
+    type: str
+
+
+# Camunda's sortBy values over ACT_RU_TASK columns. Variable sorts need the sorting entry's
+# `parameters`, which the shared sorting parser drops: refused, see VARIABLE_SORTS.
+SORTS: dict[str, ColumnElement[Any]] = {
+    "instanceId": T.c.PROC_INST_ID_,
+    "caseInstanceId": T.c.CASE_INST_ID_,
+    "dueDate": T.c.DUE_DATE_,
+    "followUpDate": T.c.FOLLOW_UP_DATE_,
+    "executionId": T.c.EXECUTION_ID_,
+    "caseExecutionId": T.c.CASE_EXECUTION_ID_,
+    "assignee": T.c.ASSIGNEE_,
+    "created": T.c.CREATE_TIME_,
+    "lastUpdated": T.c.LAST_UPDATED_,
+    "description": T.c.DESCRIPTION_,
+    "id": T.c.ID_,
+    "name": T.c.NAME_,
+    "nameCaseInsensitive": func.lower(T.c.NAME_),
+    "priority": T.c.PRIORITY_,
+    "tenantId": T.c.TENANT_ID_,
+}
+VARIABLE_SORTS = frozenset(
+    {
+        "processVariable",
+        "executionVariable",
+        "taskVariable",
+        "caseExecutionVariable",
+        "caseInstanceVariable",
+    }
+)
+
+_INFO = msgspec.inspect.type_info(TaskQuery)
+assert isinstance(_INFO, msgspec.inspect.StructType)
+_CAMEL = {f.name: f.encode_name for f in _INFO.fields}
+EXPRESSION_FIELDS = tuple(name for name in _CAMEL if name.endswith("_expression"))
+# Camunda refuses these inside an or-query ("Invalid query usage").
+_NOT_IN_OR = (
+    "with_candidate_groups",
+    "without_candidate_groups",
+    "with_candidate_users",
+    "without_candidate_users",
+    "or_queries",
+)
+Predicate = ColumnElement[bool]
+_OPERATORS: dict[str, Callable[[Any, Any], Predicate]] = {
+    "eq": lambda c, v: c == v,
+    "neq": lambda c, v: c != v,
+    "gt": lambda c, v: c > v,
+    "gteq": lambda c, v: c >= v,
+    "lt": lambda c, v: c < v,
+    "lteq": lambda c, v: c <= v,
+}
+_LONG_TYPES = ("short", "integer", "long")
+_MILLISECOND = timedelta(milliseconds=1)
+_LATEST = datetime.max.replace(tzinfo=UTC) - _MILLISECOND
+_ESCAPE = "\\"
+
+
+# -- validation ---------------------------------------------------------------------------------
+
+
+def _value(query: TaskQuery, field: str) -> Any:
+    return getattr(query, field)
+
+
+def _texts(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+    elif isinstance(value, VariableFilter):
+        yield from _texts([value.name, value.operator, value.value])
+
+
+def _refuse_nul_characters(query: TaskQuery) -> None:
+    # PostgreSQL cannot even compare text holding NUL: no stored value contains one.
+    for field, encoded in _CAMEL.items():
+        if any("\x00" in text for text in _texts(_value(query, field))):
+            raise InvalidQuery(
+                f"Cannot set query parameter '{encoded}': NUL characters are not allowed"
+            )
+
+
+def check(query: TaskQuery, *, nested: bool = False) -> None:
+    """Refuse what the query cannot run, naming the parameter (before any SQL is built)."""
+    _refuse_nul_characters(query)
+    for field in EXPRESSION_FIELDS:
+        if _value(query, field) is not None:
+            raise InvalidQuery(
+                f"Cannot set query parameter '{_CAMEL[field]}': expressions are not supported"
+            )
+    if nested:
+        for field in _NOT_IN_OR:
+            if _value(query, field):
+                raise InvalidQuery(
+                    f"Invalid query usage: cannot set '{_CAMEL[field]}' in an orQueries entry"
+                )
+    elif query.candidate_user is not None and (query.candidate_group or query.candidate_groups):
+        raise InvalidQuery(
+            "Invalid query usage: cannot set both candidateUser and candidateGroup(s)"
+        )
+    if query.delegation_state is not None and query.delegation_state.upper() not in (
+        "PENDING",
+        "RESOLVED",
+    ):
+        raise InvalidQuery(
+            "Valid values for property 'delegationState' are 'PENDING' or 'RESOLVED', "
+            f"but was '{query.delegation_state}'"
+        )
+    for entry in query.or_queries or []:
+        check(entry, nested=True)
+
+
+def parse_moment(text: str, parameter: str) -> datetime:
+    """A query date in Camunda's format (`2026-12-02T16:31:40.000+0000`; `+02:00`, `Z` and no
+    offset, meaning UTC, are accepted too), in UTC."""
+    s = text.strip()
+    if len(s) >= 5 and s[-5] in "+-" and s[-4:].isdigit():
+        s = s[:-2] + ":" + s[-2:]
+    if s.endswith("Z"):
+        s = s[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(s)
+        parsed = parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        if parsed > _LATEST:
+            raise OverflowError  # the end of an `On` millisecond must exist too
+    except (ValueError, OverflowError):
+        raise InvalidQuery(
+            f"Cannot set query parameter '{parameter}' to value '{text}': "
+            "expected a date like 2026-12-02T16:31:40.000+0000"
+        ) from None
+    return parsed
+
+
+def _naive(moment: datetime) -> datetime:
+    """Table timestamps are naive UTC."""
+    return moment.replace(tzinfo=None)
+
+
+# -- predicates ---------------------------------------------------------------------------------
+
+_EQUALS = (
+    ("task_id", T.c.ID_),
+    ("process_instance_id", T.c.PROC_INST_ID_),
+    ("process_definition_id", T.c.PROC_DEF_ID_),
+    ("execution_id", T.c.EXECUTION_ID_),
+    ("case_instance_id", T.c.CASE_INST_ID_),
+    ("case_execution_id", T.c.CASE_EXECUTION_ID_),
+    ("case_definition_id", T.c.CASE_DEF_ID_),
+    ("assignee", T.c.ASSIGNEE_),
+    ("owner", T.c.OWNER_),
+    ("task_definition_key", T.c.TASK_DEF_KEY_),
+    ("parent_task_id", T.c.PARENT_TASK_ID_),
+    ("priority", T.c.PRIORITY_),
+)
+_IN = (
+    ("task_id_in", T.c.ID_),
+    ("process_instance_id_in", T.c.PROC_INST_ID_),
+    ("assignee_in", T.c.ASSIGNEE_),
+    ("task_definition_key_in", T.c.TASK_DEF_KEY_),
+    ("tenant_id_in", T.c.TENANT_ID_),
+)
+_LIKE = (
+    ("assignee_like", T.c.ASSIGNEE_),
+    ("task_definition_key_like", T.c.TASK_DEF_KEY_),
+)
+# Camunda compares task names and descriptions case-insensitively (CAM-6363, CAM-6165, CAM-12186).
+_UPPER: tuple[tuple[str, Any, Callable[[Any, Any], Predicate]], ...] = (
+    ("name", T.c.NAME_, lambda c, v: c == v),
+    ("name_not_equal", T.c.NAME_, lambda c, v: c != v),
+    ("name_like", T.c.NAME_, lambda c, v: c.like(v, escape=_ESCAPE)),
+    ("name_not_like", T.c.NAME_, lambda c, v: c.not_like(v, escape=_ESCAPE)),
+    ("description", T.c.DESCRIPTION_, lambda c, v: c == v),
+    ("description_like", T.c.DESCRIPTION_, lambda c, v: c.like(v, escape=_ESCAPE)),
+)
+_TRUE_ONLY: tuple[tuple[str, Predicate], ...] = (
+    ("assigned", T.c.ASSIGNEE_.is_not(None)),
+    ("unassigned", T.c.ASSIGNEE_.is_(None)),
+    ("without_due_date", T.c.DUE_DATE_.is_(None)),
+    ("without_tenant_id", T.c.TENANT_ID_.is_(None)),
+    ("active", T.c.SUSPENSION_STATE_ == 1),
+    ("suspended", T.c.SUSPENSION_STATE_ == 2),
+)
+# (field, column, comparison): `On`/`Date` fields match the whole millisecond, the precision
+# Camunda's dates have on the wire.
+_DATES = (
+    ("due_date", T.c.DUE_DATE_, "on"),
+    ("due_before", T.c.DUE_DATE_, "before"),
+    ("due_after", T.c.DUE_DATE_, "after"),
+    ("follow_up_date", T.c.FOLLOW_UP_DATE_, "on"),
+    ("follow_up_before", T.c.FOLLOW_UP_DATE_, "before"),
+    ("follow_up_after", T.c.FOLLOW_UP_DATE_, "after"),
+    ("follow_up_before_or_not_existent", T.c.FOLLOW_UP_DATE_, "before-or-null"),
+    ("created_on", T.c.CREATE_TIME_, "on"),
+    ("created_before", T.c.CREATE_TIME_, "before"),
+    ("created_after", T.c.CREATE_TIME_, "after"),
+)
+# No CMMN here: a filter on a case's key, name or business key matches no task.
+_CASE_ONLY = (
+    "case_instance_business_key",
+    "case_instance_business_key_like",
+    "case_definition_key",
+    "case_definition_name",
+    "case_definition_name_like",
+)
+
+
+def _column_predicates(q: TaskQuery) -> Iterable[Predicate]:
+    for field, column in _EQUALS:
+        value = _value(q, field)
+        if value is not None:
+            yield column == value
+    for field, column in _IN:
+        values = _value(q, field)
+        if values:
+            yield column.in_(values)
+    for field, column in _LIKE:
+        value = _value(q, field)
+        if value is not None:
+            yield column.like(value, escape=_ESCAPE)
+    for field, column, compare in _UPPER:
+        value = _value(q, field)
+        if value is not None:
+            yield compare(func.upper(column), func.upper(value))
+    for field, predicate in _TRUE_ONLY:
+        if _value(q, field):
+            yield predicate
+    if q.min_priority is not None:
+        yield T.c.PRIORITY_ >= q.min_priority
+    if q.max_priority is not None:
+        yield T.c.PRIORITY_ <= q.max_priority
+    if q.delegation_state is not None:
+        yield T.c.DELEGATION_ == q.delegation_state.upper()
+    for field in _CASE_ONLY:
+        if _value(q, field) is not None:
+            yield false()
+    if q.case_instance_variables:
+        yield false()
+
+
+def _date_predicates(q: TaskQuery) -> Iterable[Predicate]:
+    for field, column, kind in _DATES:
+        text = _value(q, field)
+        if text is None:
+            continue
+        moment = _naive(parse_moment(text, _CAMEL[field]))
+        if kind == "on":
+            yield and_(column >= moment, column < moment + _MILLISECOND)
+        elif kind == "before":
+            yield column < moment
+        elif kind == "after":
+            yield column > moment
+        else:
+            yield or_(column.is_(None), column < moment)
+
+
+def _related_predicates(q: TaskQuery) -> Iterable[Predicate]:
+    """Filters on the task's process definition, process instance or execution."""
+    d, e = ACT_RE_PROCDEF, ACT_RU_EXECUTION
+    definitions = (
+        ("process_definition_key", d.c.KEY_ == q.process_definition_key),
+        ("process_definition_key_in", d.c.KEY_.in_(q.process_definition_key_in or [])),
+        ("process_definition_name", d.c.NAME_ == q.process_definition_name),
+        ("process_definition_name_like", _like(d.c.NAME_, q.process_definition_name_like)),
+    )
+    for field, condition in definitions:
+        if _value(q, field) not in (None, []):
+            yield T.c.PROC_DEF_ID_.in_(select(d.c.ID_).where(condition))
+    instances = (
+        ("process_instance_business_key", e.c.BUSINESS_KEY_ == q.process_instance_business_key),
+        (
+            "process_instance_business_key_in",
+            e.c.BUSINESS_KEY_.in_(q.process_instance_business_key_in or []),
+        ),
+        (
+            "process_instance_business_key_like",
+            _like(e.c.BUSINESS_KEY_, q.process_instance_business_key_like),
+        ),
+    )
+    for field, condition in instances:
+        if _value(q, field) not in (None, []):
+            # The instance's own execution row (ID_ = PROC_INST_ID_) carries its business key.
+            yield T.c.PROC_INST_ID_.in_(select(e.c.ID_).where(condition))
+    if q.activity_instance_id_in:
+        # A user task's execution stands in its activity instance (Camunda joins the same way).
+        executions = select(e.c.ID_).where(e.c.ACT_INST_ID_.in_(q.activity_instance_id_in))
+        yield T.c.EXECUTION_ID_.in_(executions)
+
+
+def _like(column: Any, pattern: str | None) -> Predicate:
+    result: Predicate = column.like(pattern or "", escape=_ESCAPE)
+    return result
+
+
+def _groups(q: TaskQuery) -> list[str]:
+    groups = list(q.candidate_groups or [])
+    if q.candidate_group is not None:
+        groups.append(q.candidate_group)
+    return groups
+
+
+def _unassigned_unless_included(q: TaskQuery) -> list[Predicate]:
+    # Camunda's candidate filters see only unassigned tasks unless includeAssignedTasks is set.
+    return [] if q.include_assigned_tasks else [T.c.ASSIGNEE_.is_(None)]
+
+
+def _candidate_predicates(q: TaskQuery) -> Iterable[Predicate]:
+    groups = _groups(q)
+    if q.candidate_user is not None or groups or q.with_candidate_groups or q.with_candidate_users:
+        # One link row must satisfy every candidate condition, as in Camunda's single join.
+        link = [LINK.c.TASK_ID_ == T.c.ID_, LINK.c.TYPE_ == "candidate"]
+        who = []
+        if q.candidate_user is not None:
+            who.append(LINK.c.USER_ID_ == q.candidate_user)
+        if groups:
+            who.append(LINK.c.GROUP_ID_.in_(groups))
+        if who:
+            link.append(or_(*who))
+        if q.with_candidate_groups:
+            link.append(LINK.c.GROUP_ID_.is_not(None))
+        if q.with_candidate_users:
+            link.append(LINK.c.USER_ID_.is_not(None))
+        yield and_(exists(select(LINK.c.ID_).where(*link)), *_unassigned_unless_included(q))
+    if q.without_candidate_groups or q.without_candidate_users:
+        link = [LINK.c.TASK_ID_ == T.c.ID_, LINK.c.TYPE_ == "candidate"]
+        if q.without_candidate_groups:
+            link.append(LINK.c.GROUP_ID_.is_not(None))
+        if q.without_candidate_users:
+            link.append(LINK.c.USER_ID_.is_not(None))
+        yield and_(not_(exists(select(LINK.c.ID_).where(*link))), *_unassigned_unless_included(q))
+    if q.involved_user is not None:
+        user = q.involved_user
+        linked = exists(
+            select(LINK.c.ID_).where(LINK.c.TASK_ID_ == T.c.ID_, LINK.c.USER_ID_ == user)
+        )
+        yield or_(linked, T.c.ASSIGNEE_ == user, T.c.OWNER_ == user)
+
+
+# -- variable filters ---------------------------------------------------------------------------
+
+
+def _text_condition(op: str, value: str, ignore_case: bool) -> Predicate:
+    v = ACT_RU_VARIABLE
+    text: Any = func.upper(v.c.TEXT_) if ignore_case else v.c.TEXT_
+    given: Any = func.upper(value) if ignore_case else value
+    if value == "" and op in ("eq", "neq"):
+        # The empty string is stored as a marker in TEXT2_, TEXT_ staying null.
+        empty = v.c.TEXT2_ == EMPTY_STRING_MARKER
+        return empty if op == "eq" else v.c.TEXT_.is_not(None)
+    if op == "like":
+        return and_(v.c.TYPE_ == "string", text.like(given, escape=_ESCAPE))
+    if op == "notLike":
+        return and_(v.c.TYPE_ == "string", text.not_like(given, escape=_ESCAPE))
+    return and_(v.c.TYPE_ == "string", _OPERATORS[op](text, given))
+
+
+def _value_condition(name: str, op: str, value: Any, ignore_case: bool) -> Predicate:
+    """Camunda's variableValueConditions: the value's type picks the storage columns. Numbers
+    compare with every numeric type (Camunda matches only the number's own Java type)."""
+    v = ACT_RU_VARIABLE
+    if op not in _OPERATORS and op not in ("like", "notLike"):
+        raise InvalidQuery(f"Invalid variable comparator specified: {op}")
+    if value is None or isinstance(value, bool):
+        if op not in ("eq", "neq"):
+            raise InvalidQuery(
+                f"Variable '{name}': booleans and null can only be compared with eq or neq"
+            )
+        if value is None:
+            columns = (v.c.TEXT_, v.c.TEXT2_, v.c.LONG_, v.c.DOUBLE_, v.c.BYTEARRAY_ID_)
+            if op == "eq":
+                return and_(*(c.is_(None) for c in columns))
+            return or_(*(c.is_not(None) for c in columns))
+        return and_(v.c.TYPE_ == "boolean", _OPERATORS[op](v.c.LONG_, int(value)))
+    if isinstance(value, int | float):
+        if isinstance(value, int) and not -(2**63) <= value < 2**63:
+            raise InvalidQuery(f"Variable '{name}': {value} is out of range for a Long")
+        if op not in _OPERATORS:
+            raise InvalidQuery(f"Variable '{name}': only strings can be compared with {op}")
+        compare = _OPERATORS[op]
+        return or_(
+            and_(v.c.TYPE_.in_(_LONG_TYPES), compare(v.c.LONG_, value)),
+            and_(v.c.TYPE_ == "double", compare(v.c.DOUBLE_, value)),
+        )
+    if isinstance(value, str):
+        moment = _camunda_date(value)
+        if moment is not None and op in _OPERATORS:
+            # Camunda reads a string in its date format as a Date value.
+            millis = (moment - datetime(1970, 1, 1, tzinfo=UTC)) // _MILLISECOND
+            return and_(v.c.TYPE_ == "date", _OPERATORS[op](v.c.LONG_, millis))
+        return _text_condition(op, value, ignore_case)
+    raise InvalidQuery(
+        f"Variable '{name}': the value must be a string, number, boolean or null, not {value!r}"
+    )
+
+
+def _camunda_date(text: str) -> datetime | None:
+    """The moment `text` names if it is written like a Camunda REST date (with time and offset)."""
+    if len(text) < 24 or text[10] != "T":
+        return None
+    try:
+        return parse_moment(text, "")
+    except InvalidQuery:
+        return None
+
+
+def _variable_predicate(f: VariableFilter, q: TaskQuery, *, local: bool, field: str) -> Predicate:
+    v = ACT_RU_VARIABLE
+    if not f.name or not f.operator:
+        raise InvalidQuery(f"Every entry of '{field}' needs a name and an operator")
+    name = (
+        func.upper(v.c.NAME_) == func.upper(f.name)
+        if q.variable_names_ignore_case
+        else v.c.NAME_ == f.name
+    )
+    # Task variables are the task's own (VAR_SCOPE_ is the task id); process variables are the
+    # instance's, of any scope, but not a task's local ones.
+    scope = (
+        v.c.VAR_SCOPE_ == T.c.ID_
+        if local
+        else and_(v.c.PROC_INST_ID_ == T.c.PROC_INST_ID_, v.c.TASK_ID_.is_(None))
+    )
+    value = _value_condition(f.name, f.operator, f.value, bool(q.variable_values_ignore_case))
+    return exists(select(v.c.ID_).where(scope, name, value))
+
+
+def _variable_predicates(q: TaskQuery) -> Iterable[Predicate]:
+    for f in q.task_variables or []:
+        yield _variable_predicate(f, q, local=True, field="taskVariables")
+    for f in q.process_variables or []:
+        yield _variable_predicate(f, q, local=False, field="processVariables")
+
+
+# -- the query ----------------------------------------------------------------------------------
+
+
+def _predicates(q: TaskQuery) -> list[Predicate]:
+    return [
+        *_column_predicates(q),
+        *_date_predicates(q),
+        *_related_predicates(q),
+        *_candidate_predicates(q),
+        *_variable_predicates(q),
+    ]
+
+
+def _where(query: TaskQuery) -> Predicate:
+    """The query's filters AND each or-query's filters OR-ed (Camunda's conjunctive form)."""
+    check(query)
+    parts = _predicates(query)
+    for entry in query.or_queries or []:
+        alternatives = _predicates(entry)
+        if alternatives:
+            parts.append(or_(*alternatives))
+    return and_(true(), *parts)
+
+
+def _order(sorting: Sequence[tuple[str, bool]]) -> list[Any]:
+    """The requested order, nulls last ascending and first descending on every database (as
+    PostgreSQL sorts them), then the id so that pages never overlap."""
+    order: list[Any] = []
+    for by, descending in sorting:
+        column = SORTS.get(by)
+        if column is None:
+            raise InvalidQuery(f"Cannot set query parameter 'sortBy' to value '{by}'")
+        nulls = case((column.is_(None), 1), else_=0)
+        order.extend([nulls.desc(), column.desc()] if descending else [nulls, column])
+    order.append(T.c.ID_)
+    return order
+
+
+def _row(m: Any) -> TaskRow:
+    return TaskRow(
+        id=m["ID_"],
+        name=m["NAME_"],
+        assignee=m["ASSIGNEE_"],
+        owner=m["OWNER_"],
+        created=utc(m["CREATE_TIME_"]),
+        last_updated=utc(m["LAST_UPDATED_"]),
+        due=utc(m["DUE_DATE_"]),
+        follow_up=utc(m["FOLLOW_UP_DATE_"]),
+        delegation_state=m["DELEGATION_"],
+        description=m["DESCRIPTION_"],
+        execution_id=m["EXECUTION_ID_"],
+        parent_task_id=m["PARENT_TASK_ID_"],
+        priority=m["PRIORITY_"],
+        process_definition_id=m["PROC_DEF_ID_"],
+        process_instance_id=m["PROC_INST_ID_"],
+        task_definition_key=m["TASK_DEF_KEY_"],
+        case_execution_id=m["CASE_EXECUTION_ID_"],
+        case_instance_id=m["CASE_INST_ID_"],
+        case_definition_id=m["CASE_DEF_ID_"],
+        suspended=m["SUSPENSION_STATE_"] == 2,
+        tenant_id=m["TENANT_ID_"],
+        task_state=m["TASK_STATE_"],
+    )
+
+
+def find(
+    conn: Connection,
+    query: TaskQuery,
+    sorting: Sequence[tuple[str, bool]] = (),
+    first: int = 0,
+    max_results: int | None = None,
+) -> list[TaskRow]:
+    """Tasks matching `query`, ordered by `sorting` ((sortBy, descending) pairs), paged."""
+    stmt: Select[Any] = select(T).where(_where(query)).order_by(*_order(sorting))
+    if first:
+        stmt = stmt.offset(first)
+    if max_results is not None:
+        stmt = stmt.limit(max_results)
+    return [_row(r._mapping) for r in conn.execute(stmt)]
+
+
+def count(conn: Connection, query: TaskQuery) -> int:
+    return int(conn.execute(select(func.count()).select_from(T).where(_where(query))).scalar_one())
+
+
+def get(conn: Connection, task_id: str) -> TaskRow | None:
+    row = conn.execute(select(T).where(T.c.ID_ == task_id)).first()
+    return None if row is None else _row(row._mapping)
+
+
+def identity_links(conn: Connection, task_id: str) -> list[LinkRow]:
+    """The task's stored links (candidates), oldest first."""
+    stmt = (
+        select(LINK.c.USER_ID_, LINK.c.GROUP_ID_, LINK.c.TYPE_)
+        .where(LINK.c.TASK_ID_ == task_id)
+        .order_by(LINK.c.ID_)
+    )
+    return [LinkRow(user_id=u, group_id=g, type=t) for u, g, t in conn.execute(stmt)]
+
+
+# -- form keys from the deployed models ---------------------------------------------------------
+
+_CAMUNDA_NAMESPACES = ("http://camunda.org/schema/1.0/bpmn", "http://activiti.org/bpmn")
+_BPMN = "http://www.omg.org/spec/BPMN/20100524/MODEL"
+# Deployed models never change: definition id -> {user task id: raw camunda:formKey}.
+_form_keys: dict[str, dict[str, str]] = {}
+_form_keys_lock = threading.Lock()
+_FORM_KEY_CACHE = 2_000
+
+
+def _parser() -> etree.XMLParser:
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+
+
+def _user_task_form_keys(source: bytes, process_key: str) -> dict[str, str]:
+    try:
+        root = etree.fromstring(source, _parser())
+    except etree.XMLSyntaxError:
+        return {}
+    keys: dict[str, str] = {}
+    for process in root.iter(f"{{{_BPMN}}}process"):
+        if process.get("id") != process_key:
+            continue
+        for task in process.iter(f"{{{_BPMN}}}userTask"):
+            for namespace in _CAMUNDA_NAMESPACES:
+                raw = task.get(f"{{{namespace}}}formKey")
+                if raw is not None and task.get("id"):
+                    keys[str(task.get("id"))] = raw
+    return keys
+
+
+def form_key_templates(
+    conn: Connection, definition_ids: Collection[str]
+) -> dict[str, dict[str, str]]:
+    """`camunda:formKey` as written in the model (possibly an expression), per definition id and
+    user task id."""
+    with _form_keys_lock:
+        missing = [d for d in definition_ids if d not in _form_keys]
+    if missing:
+        p, b = ACT_RE_PROCDEF, ACT_GE_BYTEARRAY
+        resource = and_(b.c.DEPLOYMENT_ID_ == p.c.DEPLOYMENT_ID_, b.c.NAME_ == p.c.RESOURCE_NAME_)
+        stmt = (
+            select(p.c.ID_, p.c.KEY_, b.c.BYTES_)
+            .select_from(p.join(b, resource))
+            .where(p.c.ID_.in_(missing))
+        )
+        found = {d: _user_task_form_keys(bytes(data), key) for d, key, data in conn.execute(stmt)}
+        with _form_keys_lock:
+            if len(_form_keys) + len(found) > _FORM_KEY_CACHE:
+                _form_keys.clear()
+            _form_keys.update(found)
+    with _form_keys_lock:
+        return {d: _form_keys.get(d, {}) for d in definition_ids}
