@@ -32,6 +32,13 @@ CONFORMANCE_DIR = Path(
         Path(__file__).resolve().parents[2] / "shared" / "conformance",
     )
 )
+# Camunda's REST contract and reference notes, beside the project like the conformance models.
+REFERENCE_DIR = Path(
+    os.environ.get(
+        "FLOWLEDGER_REFERENCE_DIR",
+        Path(__file__).resolve().parents[2] / "shared" / "reference",
+    )
+)
 BPMN_DIR = Path(__file__).resolve().parent / "bpmn"
 
 

@@ -19,25 +19,19 @@ tests skip.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from rest.app import BASE_PATH
 from rest.resources import MODULES
+from tests.support import REFERENCE_DIR
 
 from .server import LiveServer
 
-REFERENCE_DIR = Path(
-    os.environ.get(
-        "FLOWLEDGER_REFERENCE_DIR", Path(__file__).resolve().parents[3] / "shared" / "reference"
-    )
-)
 REFERENCE_SPEC = REFERENCE_DIR / "camunda-engine-rest-openapi-7.15.json"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 

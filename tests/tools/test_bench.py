@@ -169,8 +169,8 @@ REST_KEYS = {
 def test_rest_workload_runs_every_instance_to_its_end_over_http(
     quick_report: BenchReport,
 ) -> None:
-    rest = getattr(quick_report, "rest", None)
-    assert isinstance(rest, rest_workload.RestFigures)
+    rest = quick_report.rest
+    assert rest is not None
     # completed means: every instance reached COMPLETED in ACT_HI_PROCINST of the server's DB
     assert rest.available and rest.completed, rest.reason
     assert rest.workload == "usertask_gateway" and rest.repetitions == 1

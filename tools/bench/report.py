@@ -11,7 +11,6 @@ from pathlib import Path
 import msgspec
 
 from .flowledger_runner import MODES
-from .rest_workload import RestBenchReport, RestFigures
 from .results import BenchReport, Spread, SystemResult, WorkloadResult
 
 NA = "n/a"
@@ -29,11 +28,11 @@ def to_json(report: BenchReport) -> bytes:
     return msgspec.json.format(msgspec.json.encode(report), indent=2) + b"\n"
 
 
-def from_json(data: bytes) -> RestBenchReport:
+def from_json(data: bytes) -> BenchReport:
     """A report written by `to_json`, to render again (ValueError if it is not one); reports
     from before the REST workload read with `rest` None."""
     try:
-        return msgspec.json.decode(data, type=RestBenchReport)
+        return msgspec.json.decode(data, type=BenchReport)
     except msgspec.DecodeError as exc:
         raise ValueError(f"not a flowledger bench JSON report: {exc}") from None
 
@@ -273,13 +272,8 @@ def engine_table(report: BenchReport) -> Table | None:
     )
 
 
-def _rest_figures(report: BenchReport) -> RestFigures | None:
-    rest = getattr(report, "rest", None)
-    return rest if isinstance(rest, RestFigures) else None
-
-
 def rest_table(report: BenchReport) -> Table | None:
-    r = _rest_figures(report)
+    r = report.rest
     if r is None:
         return None
     rows = [

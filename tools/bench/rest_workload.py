@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -36,7 +36,7 @@ import httpx
 from . import flowledger_runner as fl
 from .errors import BenchError
 from .progress import Progress
-from .results import BenchReport, Spread
+from .results import RequestFigures, RestFigures, Spread
 from .workloads import Workload, workload
 
 WORKLOAD = "usertask_gateway"
@@ -47,38 +47,6 @@ REQUESTS = (START, TASKS, COMPLETE)
 SERVER_START_TIMEOUT_S = 60.0
 SERVER_STOP_TIMEOUT_S = 60.0
 HTTP_TIMEOUT_S = 120.0
-
-
-@dataclass
-class RequestFigures:
-    """One request type: how many per repetition and its latency (median over repetitions)."""
-
-    request: str
-    count: int = 0
-    p50_ms: Spread | None = None
-    p99_ms: Spread | None = None
-
-
-@dataclass
-class RestFigures:
-    available: bool = True
-    reason: str | None = None  # why not available, or what went wrong
-    completed: bool | None = None  # every instance of every repetition reached COMPLETED
-    workload: str = WORKLOAD
-    clients: int = 0
-    instances: int = 0  # per repetition
-    repetitions: int = 0
-    seconds: list[float] = field(default_factory=list)  # per repetition, client phase only
-    requests_per_s: Spread | None = None
-    instances_per_s: Spread | None = None
-    requests: list[RequestFigures] = field(default_factory=list)  # each type, then "all"
-
-
-@dataclass
-class RestBenchReport(BenchReport):
-    """A BenchReport with the REST workload's figures (None with --skip-rest)."""
-
-    rest: RestFigures | None = None
 
 
 # -- the server process -----------------------------------------------------------------------

@@ -131,6 +131,31 @@ class EngineFigures:
 
 
 @dataclass
+class RequestFigures:
+    """One request type: how many per repetition and its latency (median over repetitions)."""
+
+    request: str
+    count: int = 0
+    p50_ms: Spread | None = None
+    p99_ms: Spread | None = None
+
+
+@dataclass
+class RestFigures:
+    available: bool = True
+    reason: str | None = None  # why not available, or what went wrong
+    completed: bool | None = None  # every instance of every repetition reached COMPLETED
+    workload: str = "usertask_gateway"
+    clients: int = 0
+    instances: int = 0  # per repetition
+    repetitions: int = 0
+    seconds: list[float] = field(default_factory=list)  # per repetition, client phase only
+    requests_per_s: Spread | None = None
+    instances_per_s: Spread | None = None
+    requests: list[RequestFigures] = field(default_factory=list)  # each type, then "all"
+
+
+@dataclass
 class BenchReport:
     format_version: int
     command: str
@@ -139,4 +164,5 @@ class BenchReport:
     features: dict[str, bool]
     workloads: list[WorkloadResult] = field(default_factory=list)
     engine: EngineFigures | None = None  # None with --skip-engine
+    rest: RestFigures | None = None  # None with --skip-rest
     duration_s: float = 0.0

@@ -323,13 +323,11 @@ def run_engine_figures(
     return figures
 
 
-def run(
-    settings: Settings, command: str, *, show_progress: bool = True
-) -> rest_workload.RestBenchReport:
+def run(settings: Settings, command: str, *, show_progress: bool = True) -> BenchReport:
     """Run everything `settings` asks for in a temporary directory; returns the report."""
     started = time.perf_counter()
     features = detect()
-    report = rest_workload.RestBenchReport(
+    report = BenchReport(
         format_version=FORMAT_VERSION,
         command=command,
         machine=machine.describe(),
@@ -373,7 +371,7 @@ def failures(report: BenchReport) -> list[str]:
         cold = report.engine.cold_start
         if not cold.available:
             problems.append(f"cold start: {cold.reason}")
-    rest = getattr(report, "rest", None)
-    if isinstance(rest, rest_workload.RestFigures) and rest.completed is False:
+    rest = report.rest
+    if rest is not None and rest.completed is False:
         problems.append(f"REST workload: {rest.reason}")
     return problems
