@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, TypeVar
 import msgspec
 
 from .errors import invalid
-from .formats import parse_bool, split_list
+from .formats import parse_bool, parse_date, split_list
 
 S = TypeVar("S", bound=msgspec.Struct)
 MAX_INT = 2**31 - 1  # Camunda's paging parameters are Java ints
@@ -63,6 +63,25 @@ def query_from_params(params: Mapping[str, str], cls: type[S]) -> S:
         return msgspec.convert(raw, cls, strict=False)
     except msgspec.ValidationError as exc:
         raise invalid(f"Invalid query parameter: {exc}") from None
+
+
+def flag(params: Mapping[str, str], name: str, default: bool = True) -> bool:
+    """A boolean query parameter read as Java's Boolean.parseBoolean, `default` when absent."""
+    text = params.get(name)
+    return default if text is None else parse_bool(text)
+
+
+def with_dates(params: Mapping[str, str], names: Collection[str]) -> dict[str, str]:
+    """The first value of every query parameter, the date ones rewritten as ISO 8601 so that
+    the query Struct reads them (Camunda writes `+0200`, without the colon)."""
+    first = {key: params[key] for key in params}
+    for name in names:
+        text = first.get(name)
+        if text:
+            first[name] = parse_date(text, name).isoformat()
+        elif text is not None:
+            del first[name]
+    return first
 
 
 def _int_param(params: Mapping[str, str], name: str) -> int | None:

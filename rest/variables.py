@@ -6,14 +6,17 @@ Integer/Long, float → Double, str → String, null → Null (lists and objects
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
+from litestar import Response
 
-from core import TypedValue
+from core import Engine, NotFound, TypedValue
 from core.variables import JSON_OBJECT_SERIALIZER, StoredValue, rest_type_name
+from projections import queries
 
 from .errors import invalid
 from .formats import format_date
@@ -26,6 +29,13 @@ class VariableValueDto(msgspec.Struct, rename="camel"):
 
 
 Variables = dict[str, VariableValueDto]
+
+
+class PatchVariablesDto(msgspec.Struct, rename="camel"):
+    """Camunda's `{modifications, deletions}` of `POST .../variables`."""
+
+    modifications: dict[str, VariableValueDto] | None = None
+    deletions: list[str] | None = None
 
 
 def engine_value(name: str, dto: VariableValueDto) -> Any:
@@ -49,6 +59,18 @@ def engine_variables(dtos: Mapping[str, VariableValueDto] | None) -> dict[str, A
     return {name: engine_value(name, dto) for name, dto in (dtos or {}).items()}
 
 
+def wire_variables(dtos: Mapping[str, VariableValueDto] | None) -> dict[str, Any]:
+    """`engine_variables`, refusing NUL characters in names and in text values (PostgreSQL's
+    text columns cannot hold them)."""
+    for name, dto in (dtos or {}).items():
+        if "\x00" in name or (isinstance(dto.value, str) and "\x00" in dto.value):
+            raise invalid(
+                f"Cannot set variable {name!r}: names and String values cannot contain NUL "
+                "characters"
+            )
+    return engine_variables(dtos)
+
+
 def value_dto(stored: StoredValue, *, deserialize: bool = True) -> VariableValueDto:
     """A stored value as Camunda's VariableValueDto (deserializeValues=false keeps Object
     values as their serialized JSON text)."""
@@ -68,3 +90,33 @@ def variables_dto(
     values: Mapping[str, StoredValue], *, deserialize: bool = True
 ) -> dict[str, VariableValueDto]:
     return {name: value_dto(v, deserialize=deserialize) for name, v in values.items()}
+
+
+def binary_response(stored: StoredValue, not_binary: str) -> Response[bytes]:
+    """A Bytes value as `application/octet-stream`; any other type is a 400 (as Camunda)."""
+    if stored.type != "bytes":
+        raise invalid(not_binary)
+    data = base64.b64decode(str(stored.value)) if stored.value is not None else b""
+    return Response(content=data, media_type="application/octet-stream", status_code=200)
+
+
+def instance_variables_after(
+    engine: Engine, instance_id: str, *, running: bool = True
+) -> dict[str, StoredValue]:
+    """A process instance's own variables once a command is done (what Camunda returns with
+    `withVariablesInReturn`): live while it runs, else (or when `running` is false) their last
+    values from history (ACT_HI_VARINST; empty at history level none)."""
+    if running:
+        try:
+            return engine.get_variable_values(instance_id, local=True)
+        except NotFound:
+            pass
+    if engine.history_mode == "async":
+        engine.flush_history()
+    with engine.reading() as conn:
+        rows = queries.historic_variable_rows(conn, instance_id)
+    return {
+        m["NAME_"]: stored
+        for m, stored in rows
+        if m["EXECUTION_ID_"] == instance_id and m["TASK_ID_"] is None and m["STATE_"] != "DELETED"
+    }

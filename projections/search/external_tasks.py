@@ -12,21 +12,29 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from sqlalchemy import ColumnElement, Select, and_, exists, false, func, or_, select, true
-from sqlalchemy.engine import Connection
+from sqlalchemy import Select, and_, exists, false, or_, select
+from sqlalchemy.engine import Connection, RowMapping
 
 from core.variables import EMPTY_STRING_MARKER
 
-from ..queries import utc
 from ..tables import ACT_RE_PROCDEF, ACT_RU_EXECUTION, ACT_RU_EXT_TASK, ACT_RU_VARIABLE
+from .filters import (
+    ACTIVE,
+    SUSPENDED,
+    Condition,
+    count_rows,
+    equal,
+    naive_utc,
+    one_of,
+    rows,
+    sorted_page,
+)
+from .filters import Sorting as Sorting
+from .results import from_row
 
 _X = ACT_RU_EXT_TASK
 _INSTANCE = ACT_RU_EXECUTION.alias("inst")
 _DEFINITION = ACT_RE_PROCDEF.alias("def")
-_SUSPENDED = 2
-
-# (sortBy, descending): Camunda's sort names, in rank order.
-Sorting = Sequence[tuple[str, bool]]
 
 SORT_COLUMNS: dict[str, Any] = {
     "id": _X.c.ID_,
@@ -111,11 +119,6 @@ class Candidate(msgspec.Struct, frozen=True):
     topic_name: str
 
 
-def _naive(moment: datetime) -> datetime:
-    """Table timestamps are naive UTC."""
-    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
-
-
 def _rows() -> Select[Any]:
     return select(
         _X,
@@ -128,62 +131,45 @@ def _rows() -> Select[Any]:
     )
 
 
-def _row(m: Any) -> ExternalTaskRow:
-    return ExternalTaskRow(
-        id=m["ID_"],
-        topic_name=m["TOPIC_NAME_"],
-        worker_id=m["WORKER_ID_"],
-        retries=m["RETRIES_"],
-        error_message=m["ERROR_MSG_"],
-        lock_expiration_time=utc(m["LOCK_EXP_TIME_"]),
-        create_time=utc(m["CREATE_TIME_"]),
-        suspended=m["SUSPENSION_STATE_"] == _SUSPENDED,
-        execution_id=m["EXECUTION_ID_"],
-        process_instance_id=m["PROC_INST_ID_"],
-        process_definition_id=m["PROC_DEF_ID_"],
-        process_definition_key=m["PROC_DEF_KEY_"],
+def _row(m: RowMapping) -> ExternalTaskRow:
+    return from_row(
+        ExternalTaskRow,
+        m,
+        suspended=m["SUSPENSION_STATE_"] == SUSPENDED,
         process_definition_version_tag=m["version_tag"],
-        activity_id=m["ACT_ID_"],
-        activity_instance_id=m["ACT_INST_ID_"],
-        tenant_id=m["TENANT_ID_"],
         priority=int(m["PRIORITY_"] or 0),
         business_key=m["business_key"],
     )
 
 
-def _unlocked(now: datetime) -> ColumnElement[bool]:
-    return or_(_X.c.LOCK_EXP_TIME_.is_(None), _X.c.LOCK_EXP_TIME_ <= _naive(now))
+def _unlocked(now: datetime) -> Condition:
+    return or_(_X.c.LOCK_EXP_TIME_.is_(None), _X.c.LOCK_EXP_TIME_ <= naive_utc(now))
 
 
-def _retries_left() -> ColumnElement[bool]:
+def _retries_left() -> Condition:
     return or_(_X.c.RETRIES_.is_(None), _X.c.RETRIES_ > 0)
 
 
-def _equal_filters(q: ExternalTaskQuery) -> list[ColumnElement[bool]]:
-    pairs: list[tuple[Any, Any]] = [
-        (_X.c.ID_, q.external_task_id),
-        (_X.c.TOPIC_NAME_, q.topic_name),
-        (_X.c.WORKER_ID_, q.worker_id),
-        (_X.c.ACT_ID_, q.activity_id),
-        (_X.c.EXECUTION_ID_, q.execution_id),
-        (_X.c.PROC_INST_ID_, q.process_instance_id),
-        (_X.c.PROC_DEF_ID_, q.process_definition_id),
-    ]
-    lists: list[tuple[Any, list[str] | None]] = [
-        (_X.c.ID_, q.external_task_id_in),
-        (_X.c.ACT_ID_, q.activity_id_in),
-        (_X.c.PROC_INST_ID_, q.process_instance_id_in),
-        (_X.c.TENANT_ID_, q.tenant_id_in),
-    ]
-    conditions = [column == value for column, value in pairs if value is not None]
-    conditions += [column.in_(values) for column, values in lists if values is not None]
-    return conditions
+def _active() -> Condition:
+    return or_(_X.c.SUSPENSION_STATE_.is_(None), _X.c.SUSPENSION_STATE_ == ACTIVE)
 
 
-def _conditions(q: ExternalTaskQuery, now: datetime) -> list[ColumnElement[bool]]:
-    conditions = _equal_filters(q)
+def _conditions(q: ExternalTaskQuery, now: datetime) -> list[Condition]:
+    conditions = [
+        *equal(_X.c.ID_, q.external_task_id),
+        *equal(_X.c.TOPIC_NAME_, q.topic_name),
+        *equal(_X.c.WORKER_ID_, q.worker_id),
+        *equal(_X.c.ACT_ID_, q.activity_id),
+        *equal(_X.c.EXECUTION_ID_, q.execution_id),
+        *equal(_X.c.PROC_INST_ID_, q.process_instance_id),
+        *equal(_X.c.PROC_DEF_ID_, q.process_definition_id),
+        *one_of(_X.c.ID_, q.external_task_id_in),
+        *one_of(_X.c.ACT_ID_, q.activity_id_in),
+        *one_of(_X.c.PROC_INST_ID_, q.process_instance_id_in),
+        *one_of(_X.c.TENANT_ID_, q.tenant_id_in),
+    ]
     if q.locked:
-        conditions.append(_X.c.LOCK_EXP_TIME_ > _naive(now))
+        conditions.append(_X.c.LOCK_EXP_TIME_ > naive_utc(now))
     if q.not_locked:
         conditions.append(_unlocked(now))
     if q.with_retries_left:
@@ -191,31 +177,18 @@ def _conditions(q: ExternalTaskQuery, now: datetime) -> list[ColumnElement[bool]
     if q.no_retries_left:
         conditions.append(_X.c.RETRIES_ == 0)
     if q.lock_expiration_after is not None:
-        conditions.append(_X.c.LOCK_EXP_TIME_ > _naive(q.lock_expiration_after))
+        conditions.append(_X.c.LOCK_EXP_TIME_ > naive_utc(q.lock_expiration_after))
     if q.lock_expiration_before is not None:
-        conditions.append(_X.c.LOCK_EXP_TIME_ < _naive(q.lock_expiration_before))
+        conditions.append(_X.c.LOCK_EXP_TIME_ < naive_utc(q.lock_expiration_before))
     if q.active:
-        conditions.append(or_(_X.c.SUSPENSION_STATE_.is_(None), _X.c.SUSPENSION_STATE_ == 1))
+        conditions.append(_active())
     if q.suspended:
-        conditions.append(_X.c.SUSPENSION_STATE_ == _SUSPENDED)
+        conditions.append(_X.c.SUSPENSION_STATE_ == SUSPENDED)
     if q.priority_higher_than_or_equals is not None:
         conditions.append(_X.c.PRIORITY_ >= q.priority_higher_than_or_equals)
     if q.priority_lower_than_or_equals is not None:
         conditions.append(_X.c.PRIORITY_ <= q.priority_lower_than_or_equals)
     return conditions
-
-
-def _order(sorting: Sorting) -> list[Any]:
-    """Camunda's sort criteria, then id for a stable order. NULLs sort first ascending and last
-    descending on every database (PostgreSQL's own default is the opposite)."""
-    order: list[Any] = []
-    for by, descending in sorting:
-        column = SORT_COLUMNS[by]
-        if descending:
-            order += [column.is_(None).asc(), column.desc()]
-        else:
-            order += [column.is_(None).desc(), column.asc()]
-    return [*order, _X.c.ID_.asc()]
 
 
 def find(
@@ -227,18 +200,16 @@ def find(
     *,
     now: datetime | None = None,
 ) -> list[ExternalTaskRow]:
-    """One page of external tasks; `now` (the engine clock) decides what `locked` means."""
-    stmt = _rows().where(and_(true(), *_conditions(query, now or datetime.now(UTC))))
-    stmt = stmt.order_by(*_order(sorting)).offset(first)
-    if max_results is not None:
-        stmt = stmt.limit(max_results)
-    return [_row(r._mapping) for r in conn.execute(stmt)]
+    """One page of external tasks; `now` (the engine clock) decides what `locked` means. Camunda's
+    sort criteria, then id for a stable order; nulls sort first ascending and last descending
+    on every database (PostgreSQL's own default is the opposite)."""
+    stmt = _rows().where(*_conditions(query, now or datetime.now(UTC)))
+    stmt = sorted_page(stmt, SORT_COLUMNS, sorting, first, max_results, _X.c.ID_, nulls="low")
+    return rows(conn, stmt, _row)
 
 
 def count(conn: Connection, query: ExternalTaskQuery, *, now: datetime | None = None) -> int:
-    conditions = _conditions(query, now or datetime.now(UTC))
-    stmt = select(func.count()).select_from(_X).where(and_(true(), *conditions))
-    return int(conn.execute(stmt).scalar_one())
+    return count_rows(conn, _X, _conditions(query, now or datetime.now(UTC)))
 
 
 def topic_names(
@@ -251,9 +222,9 @@ def topic_names(
 ) -> list[str]:
     """Distinct topic names of the external tasks matching all the flags given as true."""
     moment = now or datetime.now(UTC)
-    conditions: list[ColumnElement[bool]] = [_X.c.TOPIC_NAME_.is_not(None)]
+    conditions: list[Condition] = [_X.c.TOPIC_NAME_.is_not(None)]
     if with_locked_tasks:
-        conditions.append(_X.c.LOCK_EXP_TIME_ > _naive(moment))
+        conditions.append(_X.c.LOCK_EXP_TIME_ > naive_utc(moment))
     if with_unlocked_tasks:
         conditions.append(_unlocked(moment))
     if with_retries_left:
@@ -265,12 +236,12 @@ def topic_names(
 # -- fetch and lock ------------------------------------------------------------------------------
 
 
-def _variable_equals(name: str, value: Any) -> ColumnElement[bool]:
+def _variable_equals(name: str, value: Any) -> Condition:
     """A process-instance variable `name` equal to the plain JSON value `value` (string, number,
     boolean or null), compared on the column that stores its type."""
     v = ACT_RU_VARIABLE
     if value is None:
-        match: ColumnElement[bool] = v.c.TYPE_ == "null"
+        match: Condition = v.c.TYPE_ == "null"
     elif isinstance(value, bool):
         match = and_(v.c.TYPE_ == "boolean", v.c.LONG_ == int(value))
     elif isinstance(value, int):
@@ -286,8 +257,8 @@ def _variable_equals(name: str, value: Any) -> ColumnElement[bool]:
     return exists().where(v.c.VAR_SCOPE_ == _X.c.PROC_INST_ID_, v.c.NAME_ == name, match)
 
 
-def _topic_condition(topic: TopicFilter) -> ColumnElement[bool]:
-    conditions: list[ColumnElement[bool]] = [_X.c.TOPIC_NAME_ == topic.topic_name]
+def _topic_condition(topic: TopicFilter) -> Condition:
+    conditions: list[Condition] = [_X.c.TOPIC_NAME_ == topic.topic_name]
     if topic.business_key is not None:
         conditions.append(_INSTANCE.c.BUSINESS_KEY_ == topic.business_key)
     if topic.process_definition_ids is not None:
@@ -323,7 +294,7 @@ def fetchable(
             or_(*(_topic_condition(t) for t in topics)),
             _unlocked(now),
             _retries_left(),
-            or_(_X.c.SUSPENSION_STATE_.is_(None), _X.c.SUSPENSION_STATE_ == 1),
+            _active(),
         )
     )
     order = [_X.c.PRIORITY_.desc()] if use_priority else []

@@ -10,20 +10,17 @@ nothing when set, as they would on a Camunda database without them.
 
 from __future__ import annotations
 
-import operator
 import re
-from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
 import msgspec
 from sqlalchemy import (
-    ColumnElement,
     Select,
     Table,
     and_,
     exists,
-    false,
     func,
     not_,
     or_,
@@ -31,13 +28,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, RowMapping
 
-from core.variables import (
-    EMPTY_STRING_MARKER,
-    SERIALIZERS,
-    StoredValue,
-    stored_from_columns,
-)
-from projections.queries import utc
+from core.variables import SERIALIZERS, StoredValue
 from projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_ACTINST,
@@ -49,24 +40,28 @@ from projections.tables import (
     ACT_RU_IDENTITYLINK,
 )
 
-# (Camunda sortBy value, descending), in order of precedence: rest.params.Sort fits.
-Sorting = Sequence[tuple[str, bool]]
-Condition = ColumnElement[bool]
-# Camunda's LIKE filters escape with a backslash on every database.
-LIKE_ESCAPE = "\\"
+from .filters import (
+    LIKE_ESCAPE,
+    Condition,
+    Spec,
+    count_rows,
+    equal_fields,
+    flag_fields,
+    like_fields,
+    member_fields,
+    naive_utc,
+    nothing_when_set,
+    rows,
+    sorted_page,
+)
+from .filters import InvalidQuery as InvalidQuery
+from .filters import Sorting as Sorting
+from .results import from_row
+from .variables import OPERATORS, VariableComparison, name_matches, stored_value, value_matches
 
 
-class InvalidQuery(ValueError):
-    """A filter that cannot be run as given (unknown comparator, `gt` on a boolean, ...); the
-    REST layer answers it with a 400 carrying this message."""
-
-
-class VariableQueryDto(msgspec.Struct):
+class VariableQueryDto(VariableComparison):
     """Camunda's VariableQueryParameterDto: `{name, operator, value}` (GET: `name_op_value`)."""
-
-    name: str | None = None
-    operator: str | None = None
-    value: Any = None
 
 
 # -- query Structs (Camunda's query DTOs) --------------------------------------------------------
@@ -372,33 +367,7 @@ class HistoricVariableUpdate(msgspec.Struct, kw_only=True):
     revision: int | None
 
 
-# -- filter building blocks ------------------------------------------------------------------------
-
-# (query attribute, column or condition): one table per kind of filter keeps each query's
-# filters declarative; the few that need more are functions beside it.
-Spec = Sequence[tuple[str, Any]]
-
-
-def _naive_utc(moment: datetime) -> datetime:
-    """The table timestamps are naive UTC; a date without offset is taken as UTC."""
-    if moment.tzinfo is None:
-        return moment
-    return moment.astimezone(UTC).replace(tzinfo=None)
-
-
-def _equal(q: msgspec.Struct, spec: Spec) -> Iterator[Condition]:
-    for attr, column in spec:
-        value = getattr(q, attr)
-        if value is not None:
-            yield column == value
-
-
-def _member(q: msgspec.Struct, spec: Spec) -> Iterator[Condition]:
-    """`...In` lists; an empty list filters nothing, as in Camunda."""
-    for attr, column in spec:
-        values = getattr(q, attr)
-        if values:
-            yield column.in_(list(values))
+# -- filter building blocks of the history queries alone -----------------------------------------
 
 
 def _not_member(q: msgspec.Struct, spec: Spec) -> Iterator[Condition]:
@@ -408,41 +377,18 @@ def _not_member(q: msgspec.Struct, spec: Spec) -> Iterator[Condition]:
             yield or_(column.is_(None), column.not_in(list(values)))
 
 
-def _like(q: msgspec.Struct, spec: Spec) -> Iterator[Condition]:
-    for attr, column in spec:
-        value = getattr(q, attr)
-        if value is not None:
-            yield column.like(value, escape=LIKE_ESCAPE)
-
-
 def _since(q: msgspec.Struct, spec: Spec) -> Iterator[Condition]:
     for attr, column in spec:
         value = getattr(q, attr)
         if value is not None:
-            yield column >= _naive_utc(value)
+            yield column >= naive_utc(value)
 
 
 def _until(q: msgspec.Struct, spec: Spec) -> Iterator[Condition]:
     for attr, column in spec:
         value = getattr(q, attr)
         if value is not None:
-            yield column <= _naive_utc(value)
-
-
-def _flags(q: msgspec.Struct, spec: Spec) -> Iterator[Condition]:
-    """Boolean filters: only `true` filters ("false is the default behavior" in Camunda)."""
-    for attr, condition in spec:
-        if getattr(q, attr) is True:
-            yield condition
-
-
-def _never_when_set(q: msgspec.Struct, attrs: Sequence[str]) -> Iterator[Condition]:
-    """Filters on what this engine never records (incidents, jobs, cases): set, they match
-    nothing."""
-    for attr in attrs:
-        value = getattr(q, attr)
-        if value is not None and value is not False and value != []:
-            yield false()
+            yield column <= naive_utc(value)
 
 
 def _tenant(q: Any, column: Any) -> Iterator[Condition]:
@@ -452,130 +398,12 @@ def _tenant(q: Any, column: Any) -> Iterator[Condition]:
         yield column.is_(None)
 
 
-# -- variable value conditions -------------------------------------------------------------------
-# As Camunda's variableValueConditions, and as projections.search.runtime compares runtime
-# variables: a string matches String variables by TEXT_, a number Short/Integer/Long variables
-# by LONG_ and Double ones by DOUBLE_, a boolean Boolean variables, a string in the REST date
-# format Date variables, null a variable without value; `neq`/`notLike` negate the match, so
-# the named variable must exist either way. GET's values are strings, as in Camunda.
-
-OPERATORS = ("eq", "neq", "gt", "gteq", "lt", "lteq", "like", "notLike")
-_OPERATOR_WORDS = {
-    "gt": "greater than",
-    "gteq": "greater than or equal",
-    "lt": "less than",
-    "lteq": "less than or equal",
-    "like": "like",
-    "notLike": "not like",
-}
-_COMPARE: dict[str, Callable[[Any, Any], Condition]] = {
-    "eq": operator.eq,
-    "neq": operator.eq,
-    "gt": operator.gt,
-    "gteq": operator.ge,
-    "lt": operator.lt,
-    "lteq": operator.le,
-    "like": lambda column, pattern: column.like(pattern, escape=LIKE_ESCAPE),
-    "notLike": lambda column, pattern: column.like(pattern, escape=LIKE_ESCAPE),
-}
-_LONG_TYPES = {"short": 2**15, "integer": 2**31, "long": 2**63}
-_REST_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{4}$")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _checked_operator(condition: VariableQueryDto) -> str:
-    op = condition.operator or "eq"
-    if op not in OPERATORS:
-        raise InvalidQuery(f"Invalid variable comparator specified: {op}")
-    if not condition.name:
-        raise InvalidQuery("A variable filter needs a variable name")
-    value = condition.value
-    if op in _OPERATOR_WORDS and (value is None or isinstance(value, bool)):
-        raise InvalidQuery(
-            f"Booleans and null cannot be used in '{_OPERATOR_WORDS[op]}' condition "
-            f"(variable '{condition.name}')"
-        )
-    if op in ("like", "notLike") and not isinstance(value, str):
-        raise InvalidQuery(
-            f"Only string values can be used with '{_OPERATOR_WORDS[op]}' condition "
-            f"(variable '{condition.name}')"
-        )
-    if not isinstance(value, str | int | float | bool | None):
-        raise InvalidQuery(
-            f"Variable '{condition.name}': only string, number, boolean and null values can "
-            "be compared"
-        )
-    return op
-
-
-def _resolved(value: Any) -> Any:
-    """A string in the REST date format is a Date, as Camunda's DateConverter makes it."""
-    if isinstance(value, str) and _REST_DATE.match(value):
-        try:
-            return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%f%z")
-        except ValueError:  # shaped like a date but not one (month 13): compared as text
-            return value
-    return value
-
-
-def _text_matches(v: Table, op: str, text: str, ignore_case: bool) -> Condition:
-    # An empty string is stored as TEXT_ null plus a marker in TEXT2_ (Camunda's Oracle quirk).
-    column: ColumnElement[Any] = v.c.TEXT2_ if text == "" else v.c.TEXT_
-    compared = EMPTY_STRING_MARKER if text == "" else text
-    if ignore_case:
-        column, compared = func.lower(column), compared.lower()
-    return and_(v.c.VAR_TYPE_ == "string", column.is_not(None), _COMPARE[op](column, compared))
-
-
-def _number_matches(v: Table, op: str, number: int | float) -> Condition:
-    # Camunda's NumberValue: every numeric type the number converts to without loss.
-    options = [and_(v.c.VAR_TYPE_ == "double", _COMPARE[op](v.c.DOUBLE_, float(number)))]
-    if float(number).is_integer():
-        whole = int(number)
-        types = [t for t, bound in _LONG_TYPES.items() if -bound <= whole < bound]
-        if types:
-            options.append(and_(v.c.VAR_TYPE_.in_(types), _COMPARE[op](v.c.LONG_, whole)))
-    return or_(*options)
-
-
-def _no_value(v: Table) -> Condition:
-    return and_(
-        v.c.TEXT_.is_(None),
-        v.c.TEXT2_.is_(None),
-        v.c.LONG_.is_(None),
-        v.c.DOUBLE_.is_(None),
-        v.c.BYTEARRAY_ID_.is_(None),
-    )
-
-
-def _value_matches(v: Table, condition: VariableQueryDto, ignore_case: bool) -> Condition:
-    """The rows of variable table `v` whose value satisfies `condition` (name aside)."""
-    op = _checked_operator(condition)
-    value = _resolved(condition.value)
-    matched: Condition
-    if value is None:
-        matched = _no_value(v)
-    elif isinstance(value, bool):
-        matched = and_(v.c.VAR_TYPE_ == "boolean", v.c.LONG_ == int(value))
-    elif isinstance(value, int | float):
-        matched = _number_matches(v, op, value)
-    elif isinstance(value, datetime):
-        millis = (value - _EPOCH) // timedelta(milliseconds=1)
-        matched = and_(v.c.VAR_TYPE_ == "date", _COMPARE[op](v.c.LONG_, millis))
-    else:
-        matched = _text_matches(v, op, value, ignore_case)
-    return not_(matched) if op in ("neq", "notLike") else matched
-
-
-def _name_matches(v: Table, name: str, ignore_case: bool) -> Condition:
-    if ignore_case:
-        return func.lower(v.c.NAME_) == name.lower()
-    return v.c.NAME_ == name
+# -- variable value conditions: projections.search.variables, on VAR_TYPE_ --------------------
 
 
 def variable_condition(
     v: Table,
-    condition: VariableQueryDto,
+    condition: VariableComparison,
     *,
     names_ignore_case: bool = False,
     values_ignore_case: bool = False,
@@ -585,8 +413,8 @@ def variable_condition(
     if (condition.operator or "eq") not in operators:
         raise InvalidQuery(f"Invalid variable comparator specified: {condition.operator}")
     return and_(
-        _value_matches(v, condition, values_ignore_case),
-        _name_matches(v, condition.name or "", names_ignore_case),
+        value_matches(v, condition, values_ignore_case, type_column="VAR_TYPE_"),
+        name_matches(v, condition.name or "", names_ignore_case),
     )
 
 
@@ -611,54 +439,15 @@ def _variable_types(names: Sequence[str]) -> list[str]:
     return [SERIALIZERS.get(n[:1].upper() + n[1:], n.lower()) for n in names]
 
 
-# -- sorting and paging ------------------------------------------------------------------------
-
-
-def _ordered(
-    stmt: Select[Any], columns: dict[str, Any], sorting: Sorting, default: Sequence[Any], key: Any
-) -> Select[Any]:
-    """ORDER BY the requested columns (nulls last ascending, first descending, on every
-    database), then `default`, then the primary key so that pages never overlap."""
-    order: list[Any] = []
-    for by, descending in sorting:
-        column = columns[by]
-        if getattr(column, "nullable", True):
-            missing = column.is_(None)
-            order.append(missing.desc() if descending else missing.asc())
-        order.append(column.desc() if descending else column.asc())
-    return stmt.order_by(*order, *default, key)
-
-
-def _paged(stmt: Select[Any], first: int, maximum: int | None) -> Select[Any]:
-    if first:
-        stmt = stmt.offset(first)
-    if maximum is not None:
-        stmt = stmt.limit(maximum)
-    return stmt
+# -- subqueries ---------------------------------------------------------------------------------
+# (Lists sort nulls last ascending and first descending on every database, `nulls="high"`, then
+# by their default order, then by the primary key.)
 
 
 def _uncorrelated(column: Any, *conditions: Condition) -> Select[Any]:
     """An IN subquery that stands alone: never correlated with a table of the outer query
     (the process instance list joins ACT_RE_PROCDEF, which its name filter also reads)."""
     return select(column).where(*conditions).correlate(None)
-
-
-def _count(conn: Connection, table: Any, conditions: Sequence[Condition]) -> int:
-    return int(
-        conn.execute(select(func.count()).select_from(table).where(*conditions)).scalar_one()
-    )
-
-
-def _stored(m: RowMapping) -> StoredValue:
-    data = m["BYTES_"]
-    return stored_from_columns(
-        m["VAR_TYPE_"],
-        text=m["TEXT_"],
-        text2=m["TEXT2_"],
-        long=m["LONG_"],
-        double=m["DOUBLE_"],
-        data=None if data is None else bytes(data),
-    )
 
 
 # -- historic process instances --------------------------------------------------------------
@@ -736,10 +525,10 @@ def _executed_activities(q: HistoricProcessInstanceQuery) -> Iterator[Condition]
     instance started or ended in the period, ended (executed) or is still running (active)."""
     mine = _A.c.PROC_INST_ID_ == _P.c.ID_
     if q.executed_activity_after is not None:
-        moment = _naive_utc(q.executed_activity_after)
+        moment = naive_utc(q.executed_activity_after)
         yield exists().where(mine, or_(_A.c.START_TIME_ >= moment, _A.c.END_TIME_ >= moment))
     if q.executed_activity_before is not None:
-        moment = _naive_utc(q.executed_activity_before)
+        moment = naive_utc(q.executed_activity_before)
         yield exists().where(mine, or_(_A.c.START_TIME_ <= moment, _A.c.END_TIME_ <= moment))
     if q.executed_activity_id_in:
         ids = list(q.executed_activity_id_in)
@@ -764,14 +553,14 @@ def _process_variables(q: HistoricProcessInstanceQuery) -> Iterator[Condition]:
 
 def _process_instance_conditions(q: HistoricProcessInstanceQuery) -> list[Condition]:
     conditions = [
-        *_equal(q, _PI_EQUAL),
-        *_member(q, _PI_MEMBER),
+        *equal_fields(q, _PI_EQUAL),
+        *member_fields(q, _PI_MEMBER),
         *_not_member(q, (("process_definition_key_not_in", _P.c.PROC_DEF_KEY_),)),
-        *_like(q, (("process_instance_business_key_like", _P.c.BUSINESS_KEY_),)),
+        *like_fields(q, (("process_instance_business_key_like", _P.c.BUSINESS_KEY_),)),
         *_since(q, (("started_after", _P.c.START_TIME_), ("finished_after", _P.c.END_TIME_))),
         *_until(q, (("started_before", _P.c.START_TIME_), ("finished_before", _P.c.END_TIME_))),
-        *_flags(q, _PI_FLAGS),
-        *_never_when_set(q, _PI_NEVER),
+        *flag_fields(q, _PI_FLAGS),
+        *nothing_when_set(*(getattr(q, attr) for attr in _PI_NEVER)),
         *_tenant(q, _P.c.TENANT_ID_),
         *_definition_names(q),
         *_executed_activities(q),
@@ -786,27 +575,7 @@ def _process_instance_conditions(q: HistoricProcessInstanceQuery) -> list[Condit
 
 
 def _historic_process_instance(m: RowMapping) -> HistoricProcessInstance:
-    return HistoricProcessInstance(
-        id=m["ID_"],
-        business_key=m["BUSINESS_KEY_"],
-        process_definition_id=m["PROC_DEF_ID_"],
-        process_definition_key=m["PROC_DEF_KEY_"],
-        process_definition_name=m["DEF_NAME_"],
-        process_definition_version=m["DEF_VERSION_"],
-        start_time=utc(m["START_TIME_"]),
-        end_time=utc(m["END_TIME_"]),
-        removal_time=utc(m["REMOVAL_TIME_"]),
-        duration_in_millis=m["DURATION_"],
-        start_user_id=m["START_USER_ID_"],
-        start_activity_id=m["START_ACT_ID_"],
-        delete_reason=m["DELETE_REASON_"],
-        root_process_instance_id=m["ROOT_PROC_INST_ID_"],
-        super_process_instance_id=m["SUPER_PROCESS_INSTANCE_ID_"],
-        super_case_instance_id=m["SUPER_CASE_INSTANCE_ID_"],
-        case_instance_id=m["CASE_INST_ID_"],
-        tenant_id=m["TENANT_ID_"],
-        state=m["STATE_"],
-    )
+    return from_row(HistoricProcessInstance, m)
 
 
 def find_process_instances(
@@ -821,13 +590,13 @@ def find_process_instances(
         .select_from(_P.outerjoin(_DEF, _DEF.c.ID_ == _P.c.PROC_DEF_ID_))
         .where(*_process_instance_conditions(query))
     )
-    stmt = _ordered(stmt, PROCESS_INSTANCE_SORTS, sorting, [_P.c.START_TIME_], _P.c.ID_)
-    rows = conn.execute(_paged(stmt, first, maximum)).mappings()
-    return [_historic_process_instance(m) for m in rows]
+    then = (_P.c.START_TIME_, _P.c.ID_)
+    stmt = sorted_page(stmt, PROCESS_INSTANCE_SORTS, sorting, first, maximum, *then, nulls="high")
+    return rows(conn, stmt, _historic_process_instance)
 
 
 def count_process_instances(conn: Connection, query: HistoricProcessInstanceQuery) -> int:
-    return _count(conn, _P, _process_instance_conditions(query))
+    return count_rows(conn, _P, _process_instance_conditions(query))
 
 
 # -- historic activity instances -------------------------------------------------------------
@@ -868,8 +637,8 @@ _AI_FLAGS: Spec = (
 
 def _activity_instance_conditions(q: HistoricActivityInstanceQuery) -> list[Condition]:
     return [
-        *_equal(q, _AI_EQUAL),
-        *_flags(q, _AI_FLAGS),
+        *equal_fields(q, _AI_EQUAL),
+        *flag_fields(q, _AI_FLAGS),
         *_since(q, (("started_after", _A.c.START_TIME_), ("finished_after", _A.c.END_TIME_))),
         *_until(q, (("started_before", _A.c.START_TIME_), ("finished_before", _A.c.END_TIME_))),
         *_tenant(q, _A.c.TENANT_ID_),
@@ -878,28 +647,11 @@ def _activity_instance_conditions(q: HistoricActivityInstanceQuery) -> list[Cond
 
 def _historic_activity_instance(m: RowMapping) -> HistoricActivityInstance:
     state = m["ACT_INST_STATE_"]
-    return HistoricActivityInstance(
-        id=m["ID_"],
-        parent_activity_instance_id=m["PARENT_ACT_INST_ID_"],
-        activity_id=m["ACT_ID_"],
-        activity_name=m["ACT_NAME_"],
-        activity_type=m["ACT_TYPE_"],
-        process_definition_key=m["PROC_DEF_KEY_"],
-        process_definition_id=m["PROC_DEF_ID_"],
-        process_instance_id=m["PROC_INST_ID_"],
-        execution_id=m["EXECUTION_ID_"],
-        task_id=m["TASK_ID_"],
-        assignee=m["ASSIGNEE_"],
-        called_process_instance_id=m["CALL_PROC_INST_ID_"],
-        called_case_instance_id=m["CALL_CASE_INST_ID_"],
-        start_time=utc(m["START_TIME_"]),
-        end_time=utc(m["END_TIME_"]),
-        duration_in_millis=m["DURATION_"],
+    return from_row(
+        HistoricActivityInstance,
+        m,
         canceled=state == ACTIVITY_STATE_CANCELED,
         complete_scope=state == ACTIVITY_STATE_SCOPE_COMPLETE,
-        tenant_id=m["TENANT_ID_"],
-        removal_time=utc(m["REMOVAL_TIME_"]),
-        root_process_instance_id=m["ROOT_PROC_INST_ID_"],
     )
 
 
@@ -911,14 +663,13 @@ def find_activity_instances(
     maximum: int | None = None,
 ) -> list[HistoricActivityInstance]:
     stmt = select(_A).where(*_activity_instance_conditions(query))
-    default = [_A.c.START_TIME_, _A.c.SEQUENCE_COUNTER_]
-    stmt = _ordered(stmt, ACTIVITY_INSTANCE_SORTS, sorting, default, _A.c.ID_)
-    rows = conn.execute(_paged(stmt, first, maximum)).mappings()
-    return [_historic_activity_instance(m) for m in rows]
+    then = (_A.c.START_TIME_, _A.c.SEQUENCE_COUNTER_, _A.c.ID_)
+    stmt = sorted_page(stmt, ACTIVITY_INSTANCE_SORTS, sorting, first, maximum, *then, nulls="high")
+    return rows(conn, stmt, _historic_activity_instance)
 
 
 def count_activity_instances(conn: Connection, query: HistoricActivityInstanceQuery) -> int:
-    return _count(conn, _A, _activity_instance_conditions(query))
+    return count_rows(conn, _A, _activity_instance_conditions(query))
 
 
 # -- historic task instances -----------------------------------------------------------------
@@ -1076,13 +827,13 @@ def _task_variables(q: HistoricTaskInstanceQuery) -> Iterator[Condition]:
 
 def _task_instance_conditions(q: HistoricTaskInstanceQuery) -> list[Condition]:
     return [
-        *_equal(q, _TI_EQUAL),
-        *_member(q, _TI_MEMBER),
-        *_like(q, _TI_LIKE),
+        *equal_fields(q, _TI_EQUAL),
+        *member_fields(q, _TI_MEMBER),
+        *like_fields(q, _TI_LIKE),
         *_since(q, _TI_SINCE),
         *_until(q, _TI_UNTIL),
-        *_flags(q, _TI_FLAGS),
-        *_never_when_set(q, ("case_definition_name",)),
+        *flag_fields(q, _TI_FLAGS),
+        *nothing_when_set(q.case_definition_name),
         *_tenant(q, _T.c.TENANT_ID_),
         *_task_instances_of(q),
         *_task_people(q),
@@ -1091,34 +842,7 @@ def _task_instance_conditions(q: HistoricTaskInstanceQuery) -> list[Condition]:
 
 
 def _historic_task_instance(m: RowMapping) -> HistoricTaskInstance:
-    return HistoricTaskInstance(
-        id=m["ID_"],
-        process_definition_key=m["PROC_DEF_KEY_"],
-        process_definition_id=m["PROC_DEF_ID_"],
-        process_instance_id=m["PROC_INST_ID_"],
-        execution_id=m["EXECUTION_ID_"],
-        case_definition_key=m["CASE_DEF_KEY_"],
-        case_definition_id=m["CASE_DEF_ID_"],
-        case_instance_id=m["CASE_INST_ID_"],
-        case_execution_id=m["CASE_EXECUTION_ID_"],
-        activity_instance_id=m["ACT_INST_ID_"],
-        name=m["NAME_"],
-        description=m["DESCRIPTION_"],
-        delete_reason=m["DELETE_REASON_"],
-        owner=m["OWNER_"],
-        assignee=m["ASSIGNEE_"],
-        start_time=utc(m["START_TIME_"]),
-        end_time=utc(m["END_TIME_"]),
-        duration=m["DURATION_"],
-        task_definition_key=m["TASK_DEF_KEY_"],
-        priority=m["PRIORITY_"],
-        due=utc(m["DUE_DATE_"]),
-        parent_task_id=m["PARENT_TASK_ID_"],
-        follow_up=utc(m["FOLLOW_UP_DATE_"]),
-        tenant_id=m["TENANT_ID_"],
-        removal_time=utc(m["REMOVAL_TIME_"]),
-        root_process_instance_id=m["ROOT_PROC_INST_ID_"],
-    )
+    return from_row(HistoricTaskInstance, m)
 
 
 def find_task_instances(
@@ -1129,13 +853,13 @@ def find_task_instances(
     maximum: int | None = None,
 ) -> list[HistoricTaskInstance]:
     stmt = select(_T).where(*_task_instance_conditions(query))
-    stmt = _ordered(stmt, TASK_INSTANCE_SORTS, sorting, [_T.c.START_TIME_], _T.c.ID_)
-    rows = conn.execute(_paged(stmt, first, maximum)).mappings()
-    return [_historic_task_instance(m) for m in rows]
+    then = (_T.c.START_TIME_, _T.c.ID_)
+    stmt = sorted_page(stmt, TASK_INSTANCE_SORTS, sorting, first, maximum, *then, nulls="high")
+    return rows(conn, stmt, _historic_task_instance)
 
 
 def count_task_instances(conn: Connection, query: HistoricTaskInstanceQuery) -> int:
-    return _count(conn, _T, _task_instance_conditions(query))
+    return count_rows(conn, _T, _task_instance_conditions(query))
 
 
 # -- historic variable instances -------------------------------------------------------------
@@ -1174,7 +898,7 @@ def _with_value(table: Any) -> Any:
 def _variable_name_and_value(q: HistoricVariableInstanceQuery) -> Iterator[Condition]:
     names_ignore_case = q.variable_names_ignore_case is True
     if q.variable_name is not None:
-        yield _name_matches(_V, q.variable_name, names_ignore_case)
+        yield name_matches(_V, q.variable_name, names_ignore_case)
     if q.variable_name_like is not None:
         column: Any = func.lower(_V.c.NAME_) if names_ignore_case else _V.c.NAME_
         pattern = q.variable_name_like
@@ -1187,14 +911,14 @@ def _variable_name_and_value(q: HistoricVariableInstanceQuery) -> Iterator[Condi
             )
         ignore_case = q.variable_values_ignore_case is True
         condition = VariableQueryDto(q.variable_name, "eq", q.variable_value)
-        yield _value_matches(_V, condition, ignore_case)
+        yield value_matches(_V, condition, ignore_case, type_column="VAR_TYPE_")
 
 
 def _variable_instance_conditions(q: HistoricVariableInstanceQuery) -> list[Condition]:
     conditions = [
-        *_equal(q, _VI_EQUAL),
-        *_member(q, _VI_MEMBER),
-        *_never_when_set(q, ("case_activity_id_in",)),
+        *equal_fields(q, _VI_EQUAL),
+        *member_fields(q, _VI_MEMBER),
+        *nothing_when_set(q.case_activity_id_in),
         *_tenant(q, _V.c.TENANT_ID_),
         *_variable_name_and_value(q),
     ]
@@ -1206,26 +930,7 @@ def _variable_instance_conditions(q: HistoricVariableInstanceQuery) -> list[Cond
 
 
 def _historic_variable_instance(m: RowMapping) -> HistoricVariableInstance:
-    return HistoricVariableInstance(
-        id=m["ID_"],
-        name=m["NAME_"],
-        value=_stored(m),
-        process_definition_key=m["PROC_DEF_KEY_"],
-        process_definition_id=m["PROC_DEF_ID_"],
-        process_instance_id=m["PROC_INST_ID_"],
-        execution_id=m["EXECUTION_ID_"],
-        activity_instance_id=m["ACT_INST_ID_"],
-        case_definition_key=m["CASE_DEF_KEY_"],
-        case_definition_id=m["CASE_DEF_ID_"],
-        case_instance_id=m["CASE_INST_ID_"],
-        case_execution_id=m["CASE_EXECUTION_ID_"],
-        task_id=m["TASK_ID_"],
-        tenant_id=m["TENANT_ID_"],
-        state=m["STATE_"],
-        create_time=utc(m["CREATE_TIME_"]),
-        removal_time=utc(m["REMOVAL_TIME_"]),
-        root_process_instance_id=m["ROOT_PROC_INST_ID_"],
-    )
+    return from_row(HistoricVariableInstance, m, value=stored_value(m, "VAR_TYPE_"))
 
 
 def _variable_select() -> Select[Any]:
@@ -1240,13 +945,13 @@ def find_variable_instances(
     maximum: int | None = None,
 ) -> list[HistoricVariableInstance]:
     stmt = _variable_select().where(*_variable_instance_conditions(query))
-    stmt = _ordered(stmt, VARIABLE_INSTANCE_SORTS, sorting, [_V.c.CREATE_TIME_], _V.c.ID_)
-    rows = conn.execute(_paged(stmt, first, maximum)).mappings()
-    return [_historic_variable_instance(m) for m in rows]
+    then = (_V.c.CREATE_TIME_, _V.c.ID_)
+    stmt = sorted_page(stmt, VARIABLE_INSTANCE_SORTS, sorting, first, maximum, *then, nulls="high")
+    return rows(conn, stmt, _historic_variable_instance)
 
 
 def count_variable_instances(conn: Connection, query: HistoricVariableInstanceQuery) -> int:
-    return _count(conn, _V, _variable_instance_conditions(query))
+    return count_rows(conn, _V, _variable_instance_conditions(query))
 
 
 def variable_instance(conn: Connection, variable_id: str) -> HistoricVariableInstance | None:
@@ -1301,8 +1006,8 @@ def _detail_kind(q: HistoricDetailQuery) -> Iterator[Condition]:
 
 def _detail_conditions(q: HistoricDetailQuery) -> list[Condition]:
     return [
-        *_equal(q, _DT_EQUAL),
-        *_member(q, (("process_instance_id_in", _DT.c.PROC_INST_ID_),)),
+        *equal_fields(q, _DT_EQUAL),
+        *member_fields(q, (("process_instance_id_in", _DT.c.PROC_INST_ID_),)),
         *_since(q, (("occurred_after", _DT.c.TIME_),)),
         *_until(q, (("occurred_before", _DT.c.TIME_),)),
         *_tenant(q, _DT.c.TENANT_ID_),
@@ -1311,29 +1016,12 @@ def _detail_conditions(q: HistoricDetailQuery) -> list[Condition]:
 
 
 def _historic_detail(m: RowMapping) -> HistoricVariableUpdate:
-    return HistoricVariableUpdate(
-        id=m["ID_"],
+    return from_row(
+        HistoricVariableUpdate,
+        m,
         type=_REST_DETAIL_TYPES.get(m["TYPE_"], m["TYPE_"]),
-        process_definition_key=m["PROC_DEF_KEY_"],
-        process_definition_id=m["PROC_DEF_ID_"],
-        process_instance_id=m["PROC_INST_ID_"],
-        activity_instance_id=m["ACT_INST_ID_"],
-        execution_id=m["EXECUTION_ID_"],
-        case_definition_key=m["CASE_DEF_KEY_"],
-        case_definition_id=m["CASE_DEF_ID_"],
-        case_instance_id=m["CASE_INST_ID_"],
-        case_execution_id=m["CASE_EXECUTION_ID_"],
-        task_id=m["TASK_ID_"],
-        tenant_id=m["TENANT_ID_"],
-        user_operation_id=m["OPERATION_ID_"],
-        time=utc(m["TIME_"]),
-        removal_time=utc(m["REMOVAL_TIME_"]),
-        root_process_instance_id=m["ROOT_PROC_INST_ID_"],
-        variable_name=m["NAME_"],
-        variable_instance_id=m["VAR_INST_ID_"],
-        value=_stored(m),
+        value=stored_value(m, "VAR_TYPE_"),
         initial=bool(m["INITIAL_"]),
-        revision=m["REV_"],
     )
 
 
@@ -1349,14 +1037,13 @@ def find_details(
     maximum: int | None = None,
 ) -> list[HistoricVariableUpdate]:
     stmt = _detail_select().where(*_detail_conditions(query))
-    default = [_DT.c.TIME_, _DT.c.SEQUENCE_COUNTER_]
-    stmt = _ordered(stmt, DETAIL_SORTS, sorting, default, _DT.c.ID_)
-    rows = conn.execute(_paged(stmt, first, maximum)).mappings()
-    return [_historic_detail(m) for m in rows]
+    then = (_DT.c.TIME_, _DT.c.SEQUENCE_COUNTER_, _DT.c.ID_)
+    stmt = sorted_page(stmt, DETAIL_SORTS, sorting, first, maximum, *then, nulls="high")
+    return rows(conn, stmt, _historic_detail)
 
 
 def count_details(conn: Connection, query: HistoricDetailQuery) -> int:
-    return _count(conn, _DT, _detail_conditions(query))
+    return count_rows(conn, _DT, _detail_conditions(query))
 
 
 def detail(conn: Connection, detail_id: str) -> HistoricVariableUpdate | None:

@@ -8,13 +8,12 @@ filters take the pattern as given, `%` included, as Camunda does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import msgspec
-from sqlalchemy import ColumnElement, Join, Select, and_, false, func, not_, or_, select, true
-from sqlalchemy.engine import Connection
+from sqlalchemy import ColumnElement, Join, and_, func, not_, or_, select
+from sqlalchemy.engine import Connection, RowMapping
 
 from core import views
 from projections.queries import _definition, utc
@@ -25,47 +24,20 @@ from projections.tables import (
     ACT_RU_EXECUTION,
 )
 
-# (sortBy, descending) pairs; rest.params.Sort is one.
-Sorting = Sequence[tuple[str, bool]]
-
-# Camunda's LIKE filters escape with a backslash on every database.
-_ESCAPE = "\\"
-
-SUSPENDED = 2
-ACTIVE = 1
-
-
-def _naive_utc(moment: datetime) -> datetime:
-    """Table timestamps are naive UTC."""
-    if moment.tzinfo is None:
-        return moment
-    return moment.astimezone(UTC).replace(tzinfo=None)
-
-
-def _page(stmt: Select[Any], first: int, maximum: int | None) -> Select[Any]:
-    if first:
-        stmt = stmt.offset(first)
-    if maximum is not None:
-        stmt = stmt.limit(maximum)
-    return stmt
-
-
-def _tenant_filter(
-    column: ColumnElement[Any],
-    tenant_ids: list[str] | None,
-    without_tenant: bool | None,
-    include_without_tenant: bool | None,
-) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = []
-    if tenant_ids is not None:
-        in_tenants: ColumnElement[bool] = column.in_(tenant_ids) if tenant_ids else false()
-        if include_without_tenant:
-            in_tenants = or_(in_tenants, column.is_(None))
-        conditions.append(in_tenants)
-    if without_tenant:
-        conditions.append(column.is_(None))
-    return conditions
-
+from .filters import (
+    Condition,
+    count_rows,
+    equal,
+    like,
+    naive_utc,
+    nothing_when_set,
+    one_of,
+    rows,
+    sorted_page,
+    suspension,
+    tenants,
+)
+from .filters import Sorting as Sorting
 
 # -- deployments ----------------------------------------------------------------------------------
 
@@ -102,33 +74,29 @@ DEPLOYMENT_SORTS: dict[str, ColumnElement[Any]] = {
 }
 
 
-def _deployment_conditions(query: DeploymentQuery) -> list[ColumnElement[bool]]:
-    conditions: list[ColumnElement[bool]] = []
-    for value, column in ((query.id, _d.c.ID_), (query.name, _d.c.NAME_)):
-        if value is not None:
-            conditions.append(column == value)
-    if query.source is not None:
-        conditions.append(_d.c.SOURCE_ == query.source)
-    if query.name_like is not None:
-        conditions.append(_d.c.NAME_.like(query.name_like, escape=_ESCAPE))
-    if query.without_source:
-        conditions.append(_d.c.SOURCE_.is_(None))
-    if query.after is not None:
-        conditions.append(_d.c.DEPLOY_TIME_ > _naive_utc(query.after))
-    if query.before is not None:
-        conditions.append(_d.c.DEPLOY_TIME_ < _naive_utc(query.before))
-    conditions.extend(
-        _tenant_filter(
+def _deployment_conditions(q: DeploymentQuery) -> list[Condition]:
+    conditions = [
+        *equal(_d.c.ID_, q.id),
+        *equal(_d.c.NAME_, q.name),
+        *equal(_d.c.SOURCE_, q.source),
+        *like(_d.c.NAME_, q.name_like),
+        *tenants(
             _d.c.TENANT_ID_,
-            query.tenant_id_in,
-            query.without_tenant_id,
-            query.include_deployments_without_tenant_id,
-        )
-    )
+            q.tenant_id_in,
+            q.without_tenant_id,
+            q.include_deployments_without_tenant_id,
+        ),
+    ]
+    if q.without_source:
+        conditions.append(_d.c.SOURCE_.is_(None))
+    if q.after is not None:
+        conditions.append(_d.c.DEPLOY_TIME_ > naive_utc(q.after))
+    if q.before is not None:
+        conditions.append(_d.c.DEPLOY_TIME_ < naive_utc(q.before))
     return conditions
 
 
-def _deployment_row(m: Any) -> DeploymentRow:
+def _deployment_row(m: RowMapping) -> DeploymentRow:
     deployed = utc(m["DEPLOY_TIME_"])
     assert deployed is not None
     return DeploymentRow(m["ID_"], m["NAME_"], m["SOURCE_"], deployed, m["TENANT_ID_"])
@@ -137,16 +105,14 @@ def _deployment_row(m: Any) -> DeploymentRow:
 def find_deployments(
     conn: Connection, query: DeploymentQuery, sorting: Sorting, first: int, maximum: int | None
 ) -> list[DeploymentRow]:
-    order = [DEPLOYMENT_SORTS[by].desc() if desc else DEPLOYMENT_SORTS[by] for by, desc in sorting]
     # The id breaks ties so that pages never overlap; Camunda orders by id when unsorted.
-    stmt = select(_d).where(and_(true(), *_deployment_conditions(query)))
-    stmt = _page(stmt.order_by(*order, _d.c.ID_), first, maximum)
-    return [_deployment_row(r._mapping) for r in conn.execute(stmt)]
+    stmt = select(_d).where(*_deployment_conditions(query))
+    stmt = sorted_page(stmt, DEPLOYMENT_SORTS, sorting, first, maximum, _d.c.ID_)
+    return rows(conn, stmt, _deployment_row)
 
 
 def count_deployments(conn: Connection, query: DeploymentQuery) -> int:
-    stmt = select(func.count()).select_from(_d).where(and_(true(), *_deployment_conditions(query)))
-    return int(conn.execute(stmt).scalar_one())
+    return count_rows(conn, _d, _deployment_conditions(query))
 
 
 def deployment(conn: Connection, deployment_id: str) -> DeploymentRow | None:
@@ -275,63 +241,48 @@ def _latest_version() -> ColumnElement[bool]:
     return _p.c.VERSION_ == newest
 
 
-def _like(column: ColumnElement[Any], pattern: str | None) -> list[ColumnElement[bool]]:
-    return [] if pattern is None else [column.like(pattern, escape=_ESCAPE)]
-
-
-def _equal(column: ColumnElement[Any], value: object) -> list[ColumnElement[bool]]:
-    return [] if value is None else [column == value]
-
-
-def _definition_conditions(q: ProcessDefinitionQuery) -> list[ColumnElement[bool]]:
+def _definition_conditions(q: ProcessDefinitionQuery) -> list[Condition]:
     c = _p.c
     conditions = [
-        *_equal(c.ID_, q.process_definition_id),
-        *_equal(c.NAME_, q.name),
-        *_like(c.NAME_, q.name_like),
-        *_equal(c.DEPLOYMENT_ID_, q.deployment_id),
-        *_equal(c.KEY_, q.key),
-        *_like(c.KEY_, q.key_like),
-        *_equal(c.CATEGORY_, q.category),
-        *_like(c.CATEGORY_, q.category_like),
-        *_equal(c.VERSION_, q.version),
-        *_equal(c.RESOURCE_NAME_, q.resource_name),
-        *_like(c.RESOURCE_NAME_, q.resource_name_like),
-        *_equal(c.VERSION_TAG_, q.version_tag),
-        *_like(c.VERSION_TAG_, q.version_tag_like),
+        *equal(c.ID_, q.process_definition_id),
+        *equal(c.NAME_, q.name),
+        *like(c.NAME_, q.name_like),
+        *equal(c.DEPLOYMENT_ID_, q.deployment_id),
+        *equal(c.KEY_, q.key),
+        *like(c.KEY_, q.key_like),
+        *equal(c.CATEGORY_, q.category),
+        *like(c.CATEGORY_, q.category_like),
+        *equal(c.VERSION_, q.version),
+        *equal(c.RESOURCE_NAME_, q.resource_name),
+        *like(c.RESOURCE_NAME_, q.resource_name_like),
+        *equal(c.VERSION_TAG_, q.version_tag),
+        *like(c.VERSION_TAG_, q.version_tag_like),
+        *one_of(c.ID_, q.process_definition_id_in),
+        *one_of(c.KEY_, q.keys_in),
+        *suspension(c.SUSPENSION_STATE_, q.active, q.suspended),
+        # This engine raises no incidents: no definition has one.
+        *nothing_when_set(
+            q.incident_id, q.incident_type, q.incident_message, q.incident_message_like
+        ),
+        *tenants(
+            c.TENANT_ID_,
+            q.tenant_id_in,
+            q.without_tenant_id,
+            q.include_process_definitions_without_tenant_id,
+        ),
     ]
-    if q.process_definition_id_in is not None:
-        conditions.append(c.ID_.in_(q.process_definition_id_in))
-    if q.keys_in is not None:
-        conditions.append(c.KEY_.in_(q.keys_in))
     if q.deployed_after is not None:
-        conditions.append(_d.c.DEPLOY_TIME_ > _naive_utc(q.deployed_after))
+        conditions.append(_d.c.DEPLOY_TIME_ > naive_utc(q.deployed_after))
     if q.deployed_at is not None:
-        conditions.append(_d.c.DEPLOY_TIME_ == _naive_utc(q.deployed_at))
+        conditions.append(_d.c.DEPLOY_TIME_ == naive_utc(q.deployed_at))
     if q.latest_version:
         conditions.append(_latest_version())
-    if q.active:
-        conditions.append(c.SUSPENSION_STATE_ == ACTIVE)
-    if q.suspended:
-        conditions.append(c.SUSPENSION_STATE_ == SUSPENDED)
     if q.without_version_tag:
         conditions.append(c.VERSION_TAG_.is_(None))
     if q.startable_in_tasklist:
         conditions.append(c.STARTABLE_)
     if q.not_startable_in_tasklist:
         conditions.append(not_(c.STARTABLE_))
-    incident_filters = (q.incident_id, q.incident_type, q.incident_message)
-    if any(f is not None for f in incident_filters) or q.incident_message_like is not None:
-        # This engine raises no incidents: no definition has one.
-        conditions.append(false())
-    conditions.extend(
-        _tenant_filter(
-            c.TENANT_ID_,
-            q.tenant_id_in,
-            q.without_tenant_id,
-            q.include_process_definitions_without_tenant_id,
-        )
-    )
     return conditions
 
 
@@ -347,23 +298,13 @@ def find_definitions(
     first: int,
     maximum: int | None,
 ) -> list[views.ProcessDefinition]:
-    order = [DEFINITION_SORTS[by].desc() if desc else DEFINITION_SORTS[by] for by, desc in sorting]
-    stmt = (
-        select(_p)
-        .select_from(_definitions_from())
-        .where(and_(true(), *_definition_conditions(query)))
-        .order_by(*order, _p.c.ID_)
-    )
-    return [_definition(r) for r in conn.execute(_page(stmt, first, maximum))]
+    stmt = select(_p).select_from(_definitions_from()).where(*_definition_conditions(query))
+    stmt = sorted_page(stmt, DEFINITION_SORTS, sorting, first, maximum, _p.c.ID_)
+    return [_definition(r) for r in conn.execute(stmt)]
 
 
 def count_definitions(conn: Connection, query: ProcessDefinitionQuery) -> int:
-    stmt = (
-        select(func.count())
-        .select_from(_definitions_from())
-        .where(and_(true(), *_definition_conditions(query)))
-    )
-    return int(conn.execute(stmt).scalar_one())
+    return count_rows(conn, _definitions_from(), _definition_conditions(query))
 
 
 # -- statistics -----------------------------------------------------------------------------------

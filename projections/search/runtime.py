@@ -15,10 +15,7 @@ are honoured against the (empty) columns, so they match nothing rather than bein
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from datetime import UTC, datetime, timedelta
-from operator import eq, ge, gt, le, lt
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import msgspec
@@ -34,11 +31,10 @@ from sqlalchemy import (
     not_,
     or_,
     select,
-    true,
 )
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, RowMapping
 
-from core.variables import EMPTY_STRING_MARKER, StoredValue, stored_from_columns
+from core.variables import StoredValue
 from projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_RE_PROCDEF,
@@ -46,33 +42,30 @@ from projections.tables import (
     ACT_RU_VARIABLE,
 )
 
-# (sortBy, descending) pairs; rest.params.Sort is one.
-Sorting = Sequence[tuple[str, bool]]
+from .filters import (
+    SUSPENDED,
+    Condition,
+    InvalidQuery,
+    count_rows,
+    equal,
+    like,
+    nothing_when_set,
+    one_of,
+    rows,
+    sorted_page,
+    suspension,
+    tenants,
+)
+from .filters import Sorting as Sorting
+from .results import from_row
+from .variables import VariableComparison, name_matches, stored_value, value_matches
 
-# Camunda's LIKE filters escape with a backslash on every database.
-_ESCAPE = "\\"
-
-ACTIVE = 1
-SUSPENDED = 2
-
-OPERATORS = ("eq", "neq", "gt", "gteq", "lt", "lteq", "like", "notLike")
-_LONG_TYPES = {"short": 2**15, "integer": 2**31, "long": 2**63}
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# Camunda turns a string value that reads as a REST date into a Date before comparing.
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{4}$")
+# A filter this module cannot evaluate: the package's InvalidQuery, under this module's name.
+QueryError = InvalidQuery
 
 
-class QueryError(ValueError):
-    """A filter cannot be evaluated (unknown operator, null compared with `gt`, ...); the
-    message is meant for the client."""
-
-
-class VariableCondition(msgspec.Struct, rename="camel"):
+class VariableCondition(VariableComparison, rename="camel"):
     """Camunda's VariableQueryParameterDto: `{name, operator, value}`."""
-
-    name: str | None = None
-    operator: str | None = None
-    value: Any = None
 
 
 def conditions_from_text(text: str, parameter: str) -> list[VariableCondition]:
@@ -90,144 +83,28 @@ def conditions_from_text(text: str, parameter: str) -> list[VariableCondition]:
     return out
 
 
-def _resolved(value: Any) -> Any:
-    if isinstance(value, str) and _DATE.match(value):
-        try:
-            return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%f%z")
-        except ValueError:  # shaped like a date but not one (month 13): compared as text
-            return value
-    return value
-
-
-# Column-to-value comparisons per operator; `neq` and `notLike` negate `eq` and `like` whole.
-_SQL_OPERATORS: dict[str, Callable[[Any, Any], ColumnElement[bool]]] = {
-    "eq": eq,
-    "neq": eq,
-    "gt": gt,
-    "gteq": ge,
-    "lt": lt,
-    "lteq": le,
-    "like": lambda column, pattern: column.like(pattern, escape=_ESCAPE),
-    "notLike": lambda column, pattern: column.like(pattern, escape=_ESCAPE),
-}
-
-
-def _compare(column: ColumnElement[Any], op: str, value: Any) -> ColumnElement[bool]:
-    return _SQL_OPERATORS[op](column, value)
-
-
-_OPERATOR_WORDS = {
-    "gt": "greater than",
-    "gteq": "greater than or equal",
-    "lt": "less than",
-    "lteq": "less than or equal",
-    "like": "like",
-    "notLike": "not like",
-}
-
-
-def _check_operator(condition: VariableCondition) -> str:
-    operator = condition.operator or "eq"
-    if operator not in OPERATORS:
-        raise QueryError(f"Invalid variable comparator specified: {operator}")
-    if not condition.name:
-        raise QueryError("A variable filter needs a variable name")
-    value = condition.value
-    if operator in _OPERATOR_WORDS and (value is None or isinstance(value, bool)):
-        raise QueryError(
-            f"Booleans and null cannot be used in '{_OPERATOR_WORDS[operator]}' condition "
-            f"(variable '{condition.name}')"
-        )
-    if operator in ("like", "notLike") and not isinstance(value, str):
-        raise QueryError(
-            f"Only string values can be used with '{_OPERATOR_WORDS[operator]}' condition "
-            f"(variable '{condition.name}')"
-        )
-    if not isinstance(value, str | int | float | bool | None):
-        raise QueryError(
-            f"Variable '{condition.name}': only string, number, boolean and null values can "
-            "be compared"
-        )
-    return operator
-
-
-def _text_condition(
-    v: FromClause, operator: str, value: str, ignore_case: bool
-) -> ColumnElement[bool]:
-    # An empty string is stored as TEXT_ null plus a marker in TEXT2_ (Camunda's Oracle quirk).
-    column: ColumnElement[Any] = v.c.TEXT2_ if value == "" else v.c.TEXT_
-    compared = EMPTY_STRING_MARKER if value == "" else value
-    if ignore_case:
-        column, compared = func.lower(column), compared.lower()
-    return and_(v.c.TYPE_ == "string", column.is_not(None), _compare(column, operator, compared))
-
-
-def _number_condition(v: FromClause, operator: str, value: float) -> ColumnElement[bool]:
-    # Camunda's NumberValue query: every numeric type the value converts to without loss.
-    options = [and_(v.c.TYPE_ == "double", _compare(v.c.DOUBLE_, operator, float(value)))]
-    if float(value).is_integer():
-        number = int(value)
-        types = [t for t, bound in _LONG_TYPES.items() if -bound <= number < bound]
-        if types:
-            options.append(and_(v.c.TYPE_.in_(types), _compare(v.c.LONG_, operator, number)))
-    return or_(*options)
-
-
-def _null_condition(v: FromClause) -> ColumnElement[bool]:
-    return and_(
-        v.c.TEXT_.is_(None),
-        v.c.TEXT2_.is_(None),
-        v.c.LONG_.is_(None),
-        v.c.DOUBLE_.is_(None),
-        v.c.BYTEARRAY_ID_.is_(None),
-    )
-
-
 def value_condition(
-    v: FromClause, condition: VariableCondition, values_ignore_case: bool
-) -> ColumnElement[bool]:
+    v: FromClause, condition: VariableComparison, values_ignore_case: bool
+) -> Condition:
     """The condition on one ACT_RU_VARIABLE row (or alias `v`) that its value satisfies
     `condition` (its name is checked separately)."""
-    operator = _check_operator(condition)
-    value = _resolved(condition.value)
-    matched: ColumnElement[bool]
-    if value is None:
-        matched = _null_condition(v)
-    elif isinstance(value, bool):
-        matched = and_(v.c.TYPE_ == "boolean", v.c.LONG_ == int(value))
-    elif isinstance(value, int | float):
-        matched = _number_condition(v, operator, value)
-    elif isinstance(value, datetime):
-        millis = (value - _EPOCH) // timedelta(milliseconds=1)
-        matched = and_(v.c.TYPE_ == "date", _compare(v.c.LONG_, operator, millis))
-    else:
-        matched = _text_condition(v, operator, value, values_ignore_case)
-    return not_(matched) if operator in ("neq", "notLike") else matched
-
-
-def _name_condition(
-    v: FromClause, condition: VariableCondition, names_ignore_case: bool
-) -> ColumnElement[bool]:
-    name = condition.name or ""
-    if names_ignore_case:
-        return func.lower(v.c.NAME_) == name.lower()
-    return v.c.NAME_ == name
+    return value_matches(v, condition, values_ignore_case, type_column="TYPE_")
 
 
 def _variable_exists(
-    conditions: Iterable[VariableCondition],
-    scope: Callable[[FromClause], ColumnElement[bool]],
+    conditions: Iterable[VariableComparison],
+    scope: Callable[[FromClause], Condition],
     names_ignore_case: bool | None,
     values_ignore_case: bool | None,
-) -> list[ColumnElement[bool]]:
+) -> list[Condition]:
     """One EXISTS per condition: a variable in `scope` with that name and a matching value."""
-    out: list[ColumnElement[bool]] = []
+    out: list[Condition] = []
     for condition in conditions:
         v = ACT_RU_VARIABLE.alias("V")
         out.append(
             exists()
             .where(
-                _name_condition(v, condition, bool(names_ignore_case)),
+                name_matches(v, condition.name or "", bool(names_ignore_case)),
                 scope(v),
                 value_condition(v, condition, bool(values_ignore_case)),
             )
@@ -252,58 +129,6 @@ def _refuse_nul(query: msgspec.Struct) -> None:
     query on every database, rather than a database error on one of them."""
     if any("\x00" in text for text in _texts(query)):
         raise QueryError("Query parameters cannot contain NUL characters")
-
-
-def _page(stmt: Select[Any], first: int, maximum: int | None) -> Select[Any]:
-    if first:
-        stmt = stmt.offset(first)
-    if maximum is not None:
-        stmt = stmt.limit(maximum)
-    return stmt
-
-
-def _in(column: ColumnElement[Any], values: list[str] | None) -> list[ColumnElement[bool]]:
-    if values is None:
-        return []
-    return [column.in_(values) if values else false()]
-
-
-def _equal(column: ColumnElement[Any], value: object) -> list[ColumnElement[bool]]:
-    return [] if value is None else [column == value]
-
-
-def _like(column: ColumnElement[Any], pattern: str | None) -> list[ColumnElement[bool]]:
-    return [] if pattern is None else [column.like(pattern, escape=_ESCAPE)]
-
-
-def _suspension(
-    column: ColumnElement[Any], active: bool | None, suspended: bool | None
-) -> list[ColumnElement[bool]]:
-    # Camunda: `active=false` / `suspended=false` mean "no filter", not the opposite state.
-    out = []
-    if active:
-        out.append(column == ACTIVE)
-    if suspended:
-        out.append(column == SUSPENDED)
-    return out
-
-
-def _tenants(
-    column: ColumnElement[Any], tenant_ids: list[str] | None, without_tenant: bool | None
-) -> list[ColumnElement[bool]]:
-    out = _in(column, tenant_ids)
-    if without_tenant:
-        out.append(column.is_(None))
-    return out
-
-
-def _no_incidents(*filters: object) -> list[ColumnElement[bool]]:
-    # This engine raises no incidents: asking for any incident matches nothing.
-    return [false()] if any(f is not None and f is not False for f in filters) else []
-
-
-def _order(sorts: dict[str, ColumnElement[Any]], sorting: Sorting) -> list[ColumnElement[Any]]:
-    return [sorts[by].desc() if desc else sorts[by].asc() for by, desc in sorting]
 
 
 # -- process instances ----------------------------------------------------------------------------
@@ -365,14 +190,14 @@ INSTANCE_SORTS: dict[str, ColumnElement[Any]] = {
 }
 
 
-def _definitions_where(*conditions: ColumnElement[bool]) -> ColumnElement[bool]:
+def _definitions_where(*conditions: Condition) -> Condition:
     return _e.c.PROC_DEF_ID_.in_(select(_p.c.ID_).where(*conditions))
 
 
-def _instance_hierarchy(q: ProcessInstanceQuery) -> list[ColumnElement[bool]]:
+def _instance_hierarchy(q: ProcessInstanceQuery) -> list[Condition]:
     """Filters on called (sub) instances: a called instance's SUPER_EXEC_ is the calling
     execution, possibly nested inside its instance."""
-    out: list[ColumnElement[bool]] = []
+    out: list[Condition] = []
     if q.super_process_instance is not None:
         caller = _e.alias("CALLER")
         calling = select(caller.c.ID_).where(caller.c.PROC_INST_ID_ == q.super_process_instance)
@@ -399,7 +224,7 @@ def _instance_hierarchy(q: ProcessInstanceQuery) -> list[ColumnElement[bool]]:
     return out
 
 
-def _waiting_in(activity_ids: list[str] | None) -> list[ColumnElement[bool]]:
+def _waiting_in(activity_ids: list[str] | None) -> list[Condition]:
     if activity_ids is None:
         return []
     inner = _e.alias("EXE")
@@ -414,27 +239,27 @@ def _waiting_in(activity_ids: list[str] | None) -> list[ColumnElement[bool]]:
     ]
 
 
-def _instance_conditions(q: ProcessInstanceQuery) -> list[ColumnElement[bool]]:
+def _instance_conditions(q: ProcessInstanceQuery) -> list[Condition]:
     _refuse_nul(q)
     c = _e.c
-    conditions: list[ColumnElement[bool]] = [
+    conditions: list[Condition] = [
         c.PARENT_ID_.is_(None),
-        *_in(c.ID_, q.process_instance_ids),
-        *_equal(c.BUSINESS_KEY_, q.business_key),
-        *_like(c.BUSINESS_KEY_, q.business_key_like),
-        *_equal(c.CASE_INST_ID_, q.case_instance_id),
-        *_equal(c.PROC_DEF_ID_, q.process_definition_id),
-        *_equal(c.PROC_DEF_KEY_, q.process_definition_key),
-        *_in(c.PROC_DEF_KEY_, q.process_definition_key_in),
-        *_suspension(c.SUSPENSION_STATE_, q.active, q.suspended),
-        *_no_incidents(
+        *one_of(c.ID_, q.process_instance_ids),
+        *equal(c.BUSINESS_KEY_, q.business_key),
+        *like(c.BUSINESS_KEY_, q.business_key_like),
+        *equal(c.CASE_INST_ID_, q.case_instance_id),
+        *equal(c.PROC_DEF_ID_, q.process_definition_id),
+        *equal(c.PROC_DEF_KEY_, q.process_definition_key),
+        *one_of(c.PROC_DEF_KEY_, q.process_definition_key_in),
+        *suspension(c.SUSPENSION_STATE_, q.active, q.suspended),
+        *nothing_when_set(
             q.with_incident,
             q.incident_id,
             q.incident_type,
             q.incident_message,
             q.incident_message_like,
         ),
-        *_tenants(c.TENANT_ID_, q.tenant_id_in, q.without_tenant_id),
+        *tenants(c.TENANT_ID_, q.tenant_id_in, q.without_tenant_id),
         *_instance_hierarchy(q),
         *_waiting_in(q.activity_id_in),
     ]
@@ -456,16 +281,8 @@ def _instance_conditions(q: ProcessInstanceQuery) -> list[ColumnElement[bool]]:
     return conditions
 
 
-def _instance_row(m: Any) -> ProcessInstanceRow:
-    return ProcessInstanceRow(
-        id=m["ID_"],
-        definition_id=m["PROC_DEF_ID_"],
-        definition_key=m["PROC_DEF_KEY_"],
-        business_key=m["BUSINESS_KEY_"],
-        case_instance_id=m["CASE_INST_ID_"],
-        suspended=m["SUSPENSION_STATE_"] == SUSPENDED,
-        tenant_id=m["TENANT_ID_"],
-    )
+def _instance_row(m: RowMapping) -> ProcessInstanceRow:
+    return from_row(ProcessInstanceRow, m, suspended=m["SUSPENSION_STATE_"] == SUSPENDED)
 
 
 def find_process_instances(
@@ -478,13 +295,12 @@ def find_process_instances(
     """Running process instances (root executions) matching `query`; ties ordered by id, as
     Camunda orders unsorted queries, so that pages never overlap."""
     stmt = select(_e).where(*_instance_conditions(query))
-    stmt = stmt.order_by(*_order(INSTANCE_SORTS, sorting), _e.c.ID_)
-    return [_instance_row(r._mapping) for r in conn.execute(_page(stmt, first, maximum))]
+    stmt = sorted_page(stmt, INSTANCE_SORTS, sorting, first, maximum, _e.c.ID_)
+    return rows(conn, stmt, _instance_row)
 
 
 def count_process_instances(conn: Connection, query: ProcessInstanceQuery) -> int:
-    stmt = select(func.count()).select_from(_e).where(*_instance_conditions(query))
-    return int(conn.execute(stmt).scalar_one())
+    return count_rows(conn, _e, _instance_conditions(query))
 
 
 def process_instance(conn: Connection, process_instance_id: str) -> ProcessInstanceRow | None:
@@ -537,17 +353,19 @@ EXECUTION_SORTS: dict[str, ColumnElement[Any]] = {
 }
 
 
-def _execution_conditions(q: ExecutionQuery) -> list[ColumnElement[bool]]:
+def _execution_conditions(q: ExecutionQuery) -> list[Condition]:
     _refuse_nul(q)
     c = _e.c
-    conditions: list[ColumnElement[bool]] = [
-        *_equal(c.PROC_DEF_ID_, q.process_definition_id),
-        *_equal(c.PROC_DEF_KEY_, q.process_definition_key),
-        *_equal(c.PROC_INST_ID_, q.process_instance_id),
-        *_equal(c.ACT_ID_, q.activity_id),
-        *_suspension(c.SUSPENSION_STATE_, q.active, q.suspended),
-        *_no_incidents(q.incident_id, q.incident_type, q.incident_message, q.incident_message_like),
-        *_in(c.TENANT_ID_, q.tenant_id_in),
+    conditions: list[Condition] = [
+        *equal(c.PROC_DEF_ID_, q.process_definition_id),
+        *equal(c.PROC_DEF_KEY_, q.process_definition_key),
+        *equal(c.PROC_INST_ID_, q.process_instance_id),
+        *equal(c.ACT_ID_, q.activity_id),
+        *suspension(c.SUSPENSION_STATE_, q.active, q.suspended),
+        *nothing_when_set(
+            q.incident_id, q.incident_type, q.incident_message, q.incident_message_like
+        ),
+        *one_of(c.TENANT_ID_, q.tenant_id_in),
     ]
     if q.business_key is not None:
         # The business key is the process instance's, shared by all its executions.
@@ -577,15 +395,14 @@ def find_executions(
     conn: Connection, query: ExecutionQuery, sorting: Sorting, first: int, maximum: int | None
 ) -> list[ExecutionRow]:
     stmt = select(_e.c.ID_, _e.c.PROC_INST_ID_, _e.c.TENANT_ID_).where(
-        and_(true(), *_execution_conditions(query))
+        *_execution_conditions(query)
     )
-    stmt = stmt.order_by(*_order(EXECUTION_SORTS, sorting), _e.c.ID_)
-    return [ExecutionRow(r[0], r[1], r[2]) for r in conn.execute(_page(stmt, first, maximum))]
+    stmt = sorted_page(stmt, EXECUTION_SORTS, sorting, first, maximum, _e.c.ID_)
+    return [ExecutionRow(r[0], r[1], r[2]) for r in conn.execute(stmt)]
 
 
 def count_executions(conn: Connection, query: ExecutionQuery) -> int:
-    stmt = select(func.count()).select_from(_e).where(and_(true(), *_execution_conditions(query)))
-    return int(conn.execute(stmt).scalar_one())
+    return count_rows(conn, _e, _execution_conditions(query))
 
 
 def execution(conn: Connection, execution_id: str) -> ExecutionRow | None:
@@ -665,61 +482,39 @@ def _variables_from(fetch_binary: bool) -> FromClause:
     return _v.outerjoin(_x, _x.c.ID_ == _v.c.EXECUTION_ID_).outerjoin(_b, blob_join)
 
 
-def _name_filters(q: VariableInstanceQuery) -> list[ColumnElement[bool]]:
+def _name_filters(q: VariableInstanceQuery) -> list[Condition]:
     name: ColumnElement[Any] = _v.c.NAME_
     exact, pattern = q.variable_name, q.variable_name_like
     if q.variable_names_ignore_case:
         name = func.lower(name)
         exact = None if exact is None else exact.lower()
         pattern = None if pattern is None else pattern.lower()
-    return [*_equal(name, exact), *_like(name, pattern)]
+    return [*equal(name, exact), *like(name, pattern)]
 
 
-def _variable_conditions(q: VariableInstanceQuery) -> list[ColumnElement[bool]]:
+def _variable_conditions(q: VariableInstanceQuery) -> list[Condition]:
     _refuse_nul(q)
     c = _v.c
     conditions = [
         *_name_filters(q),
-        *_in(c.PROC_INST_ID_, q.process_instance_id_in),
-        *_in(c.EXECUTION_ID_, q.execution_id_in),
-        *_in(c.CASE_INST_ID_, q.case_instance_id_in),
-        *_in(c.CASE_EXECUTION_ID_, q.case_execution_id_in),
-        *_in(c.TASK_ID_, q.task_id_in),
-        *_in(c.BATCH_ID_, q.batch_id_in),
-        *_in(_activity_instance, q.activity_instance_id_in),
-        *_in(c.TENANT_ID_, q.tenant_id_in),
+        *one_of(c.PROC_INST_ID_, q.process_instance_id_in),
+        *one_of(c.EXECUTION_ID_, q.execution_id_in),
+        *one_of(c.CASE_INST_ID_, q.case_instance_id_in),
+        *one_of(c.CASE_EXECUTION_ID_, q.case_execution_id_in),
+        *one_of(c.TASK_ID_, q.task_id_in),
+        *one_of(c.BATCH_ID_, q.batch_id_in),
+        *one_of(_activity_instance, q.activity_instance_id_in),
+        *one_of(c.TENANT_ID_, q.tenant_id_in),
     ]
     names, values = bool(q.variable_names_ignore_case), bool(q.variable_values_ignore_case)
     for condition in q.variable_values or []:
-        conditions.append(_name_condition(_v, condition, names))
+        conditions.append(name_matches(_v, condition.name or "", names))
         conditions.append(value_condition(_v, condition, values))
     return conditions
 
 
-def _variable_row(m: Any) -> VariableInstanceRow:
-    data = m["BYTES_"]
-    value = stored_from_columns(
-        m["TYPE_"],
-        text=m["TEXT_"],
-        text2=m["TEXT2_"],
-        long=m["LONG_"],
-        double=m["DOUBLE_"],
-        data=None if data is None else bytes(data),
-    )
-    return VariableInstanceRow(
-        id=m["ID_"],
-        name=m["NAME_"],
-        value=value,
-        process_definition_id=m["PROC_DEF_ID_"],
-        process_instance_id=m["PROC_INST_ID_"],
-        execution_id=m["EXECUTION_ID_"],
-        case_instance_id=m["CASE_INST_ID_"],
-        case_execution_id=m["CASE_EXECUTION_ID_"],
-        task_id=m["TASK_ID_"],
-        batch_id=m["BATCH_ID_"],
-        activity_instance_id=m["ACT_INST_ID_"],
-        tenant_id=m["TENANT_ID_"],
-    )
+def _variable_row(m: RowMapping) -> VariableInstanceRow:
+    return from_row(VariableInstanceRow, m, value=stored_value(m, "TYPE_"))
 
 
 def _variable_select(fetch_binary: bool) -> Select[Any]:
@@ -734,18 +529,13 @@ def find_variable_instances(
     maximum: int | None,
 ) -> list[VariableInstanceRow]:
     """Runtime variables matching `query`, Bytes values left out (null)."""
-    stmt = _variable_select(False).where(and_(true(), *_variable_conditions(query)))
-    stmt = stmt.order_by(*_order(VARIABLE_SORTS, sorting), _v.c.ID_)
-    return [_variable_row(r._mapping) for r in conn.execute(_page(stmt, first, maximum))]
+    stmt = _variable_select(False).where(*_variable_conditions(query))
+    stmt = sorted_page(stmt, VARIABLE_SORTS, sorting, first, maximum, _v.c.ID_)
+    return rows(conn, stmt, _variable_row)
 
 
 def count_variable_instances(conn: Connection, query: VariableInstanceQuery) -> int:
-    stmt = (
-        select(func.count())
-        .select_from(_variables_from(False))
-        .where(and_(true(), *_variable_conditions(query)))
-    )
-    return int(conn.execute(stmt).scalar_one())
+    return count_rows(conn, _variables_from(False), _variable_conditions(query))
 
 
 def variable_instance(

@@ -9,30 +9,26 @@ model too). Reads only, parameterised SQLAlchemy Core.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Iterable, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Collection, Iterable
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
 from lxml import etree
 from sqlalchemy import (
     ColumnElement,
-    Select,
     and_,
-    case,
     exists,
-    false,
     func,
     not_,
     or_,
     select,
     true,
 )
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, RowMapping
 
 from core.variables import EMPTY_STRING_MARKER
 
-from ..queries import utc
 from ..tables import (
     ACT_GE_BYTEARRAY,
     ACT_RE_PROCDEF,
@@ -41,21 +37,33 @@ from ..tables import (
     ACT_RU_TASK,
     ACT_RU_VARIABLE,
 )
+from .filters import (
+    ACTIVE,
+    LIKE_ESCAPE,
+    MILLISECOND,
+    SUSPENDED,
+    count_rows,
+    equal_fields,
+    flag_fields,
+    like_fields,
+    member_fields,
+    naive_utc,
+    nothing_when_set,
+    rows,
+    sorted_page,
+)
+from .filters import InvalidQuery as InvalidQuery
+from .filters import Sorting as Sorting
+from .filters import parse_moment as parse_moment
+from .results import from_row
+from .variables import VariableComparison
 
 T = ACT_RU_TASK
 LINK = ACT_RU_IDENTITYLINK
 
 
-class InvalidQuery(ValueError):
-    """A filter the query cannot run; the message names the parameter (a 400 in the REST API)."""
-
-
-class VariableFilter(msgspec.Struct):
+class VariableFilter(VariableComparison):
     """One `{name, operator, value}` of `processVariables` / `taskVariables`."""
-
-    name: str | None = None
-    operator: str | None = None
-    value: Any = None
 
 
 # Camunda's priority is a Java int.
@@ -243,9 +251,6 @@ _OPERATORS: dict[str, Callable[[Any, Any], Predicate]] = {
     "lteq": lambda c, v: c <= v,
 }
 _LONG_TYPES = ("short", "integer", "long")
-_MILLISECOND = timedelta(milliseconds=1)
-_LATEST = datetime.max.replace(tzinfo=UTC) - _MILLISECOND
-_ESCAPE = "\\"
 
 
 # -- validation ---------------------------------------------------------------------------------
@@ -304,32 +309,6 @@ def check(query: TaskQuery, *, nested: bool = False) -> None:
         check(entry, nested=True)
 
 
-def parse_moment(text: str, parameter: str) -> datetime:
-    """A query date in Camunda's format (`2026-12-02T16:31:40.000+0000`; `+02:00`, `Z` and no
-    offset, meaning UTC, are accepted too), in UTC."""
-    s = text.strip()
-    if len(s) >= 5 and s[-5] in "+-" and s[-4:].isdigit():
-        s = s[:-2] + ":" + s[-2:]
-    if s.endswith("Z"):
-        s = s[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(s)
-        parsed = parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-        if parsed > _LATEST:
-            raise OverflowError  # the end of an `On` millisecond must exist too
-    except (ValueError, OverflowError):
-        raise InvalidQuery(
-            f"Cannot set query parameter '{parameter}' to value '{text}': "
-            "expected a date like 2026-12-02T16:31:40.000+0000"
-        ) from None
-    return parsed
-
-
-def _naive(moment: datetime) -> datetime:
-    """Table timestamps are naive UTC."""
-    return moment.replace(tzinfo=None)
-
-
 # -- predicates ---------------------------------------------------------------------------------
 
 _EQUALS = (
@@ -361,18 +340,18 @@ _LIKE = (
 _UPPER: tuple[tuple[str, Any, Callable[[Any, Any], Predicate]], ...] = (
     ("name", T.c.NAME_, lambda c, v: c == v),
     ("name_not_equal", T.c.NAME_, lambda c, v: c != v),
-    ("name_like", T.c.NAME_, lambda c, v: c.like(v, escape=_ESCAPE)),
-    ("name_not_like", T.c.NAME_, lambda c, v: c.not_like(v, escape=_ESCAPE)),
+    ("name_like", T.c.NAME_, lambda c, v: c.like(v, escape=LIKE_ESCAPE)),
+    ("name_not_like", T.c.NAME_, lambda c, v: c.not_like(v, escape=LIKE_ESCAPE)),
     ("description", T.c.DESCRIPTION_, lambda c, v: c == v),
-    ("description_like", T.c.DESCRIPTION_, lambda c, v: c.like(v, escape=_ESCAPE)),
+    ("description_like", T.c.DESCRIPTION_, lambda c, v: c.like(v, escape=LIKE_ESCAPE)),
 )
 _TRUE_ONLY: tuple[tuple[str, Predicate], ...] = (
     ("assigned", T.c.ASSIGNEE_.is_not(None)),
     ("unassigned", T.c.ASSIGNEE_.is_(None)),
     ("without_due_date", T.c.DUE_DATE_.is_(None)),
     ("without_tenant_id", T.c.TENANT_ID_.is_(None)),
-    ("active", T.c.SUSPENSION_STATE_ == 1),
-    ("suspended", T.c.SUSPENSION_STATE_ == 2),
+    ("active", T.c.SUSPENSION_STATE_ == ACTIVE),
+    ("suspended", T.c.SUSPENSION_STATE_ == SUSPENDED),
 )
 # (field, column, comparison): `On`/`Date` fields match the whole millisecond, the precision
 # Camunda's dates have on the wire.
@@ -399,36 +378,21 @@ _CASE_ONLY = (
 
 
 def _column_predicates(q: TaskQuery) -> Iterable[Predicate]:
-    for field, column in _EQUALS:
-        value = _value(q, field)
-        if value is not None:
-            yield column == value
-    for field, column in _IN:
-        values = _value(q, field)
-        if values:
-            yield column.in_(values)
-    for field, column in _LIKE:
-        value = _value(q, field)
-        if value is not None:
-            yield column.like(value, escape=_ESCAPE)
+    yield from equal_fields(q, _EQUALS)
+    yield from member_fields(q, _IN)
+    yield from like_fields(q, _LIKE)
     for field, column, compare in _UPPER:
         value = _value(q, field)
         if value is not None:
             yield compare(func.upper(column), func.upper(value))
-    for field, predicate in _TRUE_ONLY:
-        if _value(q, field):
-            yield predicate
+    yield from flag_fields(q, _TRUE_ONLY)
     if q.min_priority is not None:
         yield T.c.PRIORITY_ >= q.min_priority
     if q.max_priority is not None:
         yield T.c.PRIORITY_ <= q.max_priority
     if q.delegation_state is not None:
         yield T.c.DELEGATION_ == q.delegation_state.upper()
-    for field in _CASE_ONLY:
-        if _value(q, field) is not None:
-            yield false()
-    if q.case_instance_variables:
-        yield false()
+    yield from nothing_when_set(*(_value(q, f) for f in _CASE_ONLY), q.case_instance_variables)
 
 
 def _date_predicates(q: TaskQuery) -> Iterable[Predicate]:
@@ -436,9 +400,9 @@ def _date_predicates(q: TaskQuery) -> Iterable[Predicate]:
         text = _value(q, field)
         if text is None:
             continue
-        moment = _naive(parse_moment(text, _CAMEL[field]))
+        moment = naive_utc(parse_moment(text, _CAMEL[field]))
         if kind == "on":
-            yield and_(column >= moment, column < moment + _MILLISECOND)
+            yield and_(column >= moment, column < moment + MILLISECOND)
         elif kind == "before":
             yield column < moment
         elif kind == "after":
@@ -481,7 +445,7 @@ def _related_predicates(q: TaskQuery) -> Iterable[Predicate]:
 
 
 def _like(column: Any, pattern: str | None) -> Predicate:
-    result: Predicate = column.like(pattern or "", escape=_ESCAPE)
+    result: Predicate = column.like(pattern or "", escape=LIKE_ESCAPE)
     return result
 
 
@@ -541,9 +505,9 @@ def _text_condition(op: str, value: str, ignore_case: bool) -> Predicate:
         empty = v.c.TEXT2_ == EMPTY_STRING_MARKER
         return empty if op == "eq" else v.c.TEXT_.is_not(None)
     if op == "like":
-        return and_(v.c.TYPE_ == "string", text.like(given, escape=_ESCAPE))
+        return and_(v.c.TYPE_ == "string", text.like(given, escape=LIKE_ESCAPE))
     if op == "notLike":
-        return and_(v.c.TYPE_ == "string", text.not_like(given, escape=_ESCAPE))
+        return and_(v.c.TYPE_ == "string", text.not_like(given, escape=LIKE_ESCAPE))
     return and_(v.c.TYPE_ == "string", _OPERATORS[op](text, given))
 
 
@@ -578,7 +542,7 @@ def _value_condition(name: str, op: str, value: Any, ignore_case: bool) -> Predi
         moment = _camunda_date(value)
         if moment is not None and op in _OPERATORS:
             # Camunda reads a string in its date format as a Date value.
-            millis = (moment - datetime(1970, 1, 1, tzinfo=UTC)) // _MILLISECOND
+            millis = (moment - datetime(1970, 1, 1, tzinfo=UTC)) // MILLISECOND
             return and_(v.c.TYPE_ == "date", _OPERATORS[op](v.c.LONG_, millis))
         return _text_condition(op, value, ignore_case)
     raise InvalidQuery(
@@ -647,65 +611,27 @@ def _where(query: TaskQuery) -> Predicate:
     return and_(true(), *parts)
 
 
-def _order(sorting: Sequence[tuple[str, bool]]) -> list[Any]:
-    """The requested order, nulls last ascending and first descending on every database (as
-    PostgreSQL sorts them), then the id so that pages never overlap."""
-    order: list[Any] = []
-    for by, descending in sorting:
-        column = SORTS.get(by)
-        if column is None:
-            raise InvalidQuery(f"Cannot set query parameter 'sortBy' to value '{by}'")
-        nulls = case((column.is_(None), 1), else_=0)
-        order.extend([nulls.desc(), column.desc()] if descending else [nulls, column])
-    order.append(T.c.ID_)
-    return order
-
-
-def _row(m: Any) -> TaskRow:
-    return TaskRow(
-        id=m["ID_"],
-        name=m["NAME_"],
-        assignee=m["ASSIGNEE_"],
-        owner=m["OWNER_"],
-        created=utc(m["CREATE_TIME_"]),
-        last_updated=utc(m["LAST_UPDATED_"]),
-        due=utc(m["DUE_DATE_"]),
-        follow_up=utc(m["FOLLOW_UP_DATE_"]),
-        delegation_state=m["DELEGATION_"],
-        description=m["DESCRIPTION_"],
-        execution_id=m["EXECUTION_ID_"],
-        parent_task_id=m["PARENT_TASK_ID_"],
-        priority=m["PRIORITY_"],
-        process_definition_id=m["PROC_DEF_ID_"],
-        process_instance_id=m["PROC_INST_ID_"],
-        task_definition_key=m["TASK_DEF_KEY_"],
-        case_execution_id=m["CASE_EXECUTION_ID_"],
-        case_instance_id=m["CASE_INST_ID_"],
-        case_definition_id=m["CASE_DEF_ID_"],
-        suspended=m["SUSPENSION_STATE_"] == 2,
-        tenant_id=m["TENANT_ID_"],
-        task_state=m["TASK_STATE_"],
-    )
+def _row(m: RowMapping) -> TaskRow:
+    return from_row(TaskRow, m, suspended=m["SUSPENSION_STATE_"] == SUSPENDED)
 
 
 def find(
     conn: Connection,
     query: TaskQuery,
-    sorting: Sequence[tuple[str, bool]] = (),
+    sorting: Sorting = (),
     first: int = 0,
     max_results: int | None = None,
 ) -> list[TaskRow]:
-    """Tasks matching `query`, ordered by `sorting` ((sortBy, descending) pairs), paged."""
-    stmt: Select[Any] = select(T).where(_where(query)).order_by(*_order(sorting))
-    if first:
-        stmt = stmt.offset(first)
-    if max_results is not None:
-        stmt = stmt.limit(max_results)
-    return [_row(r._mapping) for r in conn.execute(stmt)]
+    """Tasks matching `query`, ordered by `sorting` ((sortBy, descending) pairs) with nulls
+    last ascending and first descending on every database (as PostgreSQL sorts them), then by
+    id so that pages never overlap; paged."""
+    stmt = select(T).where(_where(query))
+    stmt = sorted_page(stmt, SORTS, sorting, first, max_results, T.c.ID_, nulls="high")
+    return rows(conn, stmt, _row)
 
 
 def count(conn: Connection, query: TaskQuery) -> int:
-    return int(conn.execute(select(func.count()).select_from(T).where(_where(query))).scalar_one())
+    return count_rows(conn, T, [_where(query)])
 
 
 def get(conn: Connection, task_id: str) -> TaskRow | None:

@@ -25,11 +25,11 @@ from litestar.params import FromPath
 from core import Engine, Rejected, views
 from projections.search import repository
 
-from ..dto import CountResultDto, LinkDto, self_link
+from ..dto import LinkDto, self_link
 from ..errors import RestError, invalid, not_found
 from ..formats import format_date, parse_bool, parse_date
-from ..params import paging, query_from_params, sorting_from_params
-from .process_definition import ProcessDefinitionDto, definition_dto, rest_base, with_dates
+from ..listing import Listing, count_with, find_with, list_routes
+from .process_definition import ProcessDefinitionDto, definition_dto, rest_base
 
 AnyRequest = Request[Any, Any, Any]
 
@@ -43,7 +43,6 @@ RESERVED_PARTS = frozenset(
         "tenant-id",
     }
 )
-DEPLOYMENT_DATE_PARAMS = ("after", "before")
 
 # What Camunda answers a resource's bytes as, by file extension.
 MEDIA_TYPES = {
@@ -74,13 +73,7 @@ class DeploymentDto(msgspec.Struct, rename="camel"):
     tenant_id: str | None
 
 
-class DeploymentWithDefinitionsDto(msgspec.Struct, rename="camel"):
-    links: list[LinkDto]
-    id: str
-    name: str | None
-    source: str | None
-    deployment_time: str | None
-    tenant_id: str | None
+class DeploymentWithDefinitionsDto(DeploymentDto, rename="camel"):
     deployed_process_definitions: dict[str, ProcessDefinitionDto] | None
     # This engine deploys BPMN only: these stay null, as Camunda answers when none was deployed.
     deployed_case_definitions: dict[str, Any] | None = None
@@ -232,28 +225,16 @@ async def create_deployment(
 
 # -- list and count -------------------------------------------------------------------------------
 
-
-def _query(request: AnyRequest) -> repository.DeploymentQuery:
-    params = with_dates(request.query_params, DEPLOYMENT_DATE_PARAMS)
-    return query_from_params(params, repository.DeploymentQuery)
-
-
-@get("/deployment", sync_to_thread=True)
-def list_deployments(engine: NamedDependency[Engine], request: AnyRequest) -> list[DeploymentDto]:
-    params = request.query_params
-    query = _query(request)
-    sorting = sorting_from_params(params, repository.DEPLOYMENT_SORTS)
-    first, maximum = paging(params)
-    with engine.reading() as conn:
-        found = repository.find_deployments(conn, query, sorting, first, maximum)
-    return [_deployment_dto(d) for d in found]
-
-
-@get("/deployment/count", sync_to_thread=True)
-def count_deployments(engine: NamedDependency[Engine], request: AnyRequest) -> CountResultDto:
-    query = _query(request)
-    with engine.reading() as conn:
-        return CountResultDto(repository.count_deployments(conn, query))
+DEPLOYMENTS = Listing(
+    path="/deployment",
+    query=repository.DeploymentQuery,
+    body=None,
+    result=DeploymentDto,
+    sorts=repository.DEPLOYMENT_SORTS,
+    find=find_with(repository.find_deployments, _deployment_dto),
+    count=count_with(repository.count_deployments),
+    dates=("after", "before"),
+)
 
 
 # -- one deployment and its resources -------------------------------------------------------------
@@ -349,8 +330,7 @@ def delete_deployment(
 
 routes: list[Any] = [
     create_deployment,
-    list_deployments,
-    count_deployments,
+    *list_routes(DEPLOYMENTS, get_list="list_deployments", get_count="count_deployments"),
     get_deployment,
     get_resources,
     get_resource,

@@ -29,11 +29,11 @@ from litestar.params import FromPath, JSONBody
 from core import Engine, FlowledgerError, NotFound, views
 from projections.search import external_tasks as search
 
-from ..dto import CountResultDto
 from ..errors import invalid, not_found
 from ..formats import format_date, parse_bool, parse_date
+from ..listing import Listing, Params, list_routes
 from ..longpoll import LongPoll, attempt_once
-from ..params import SortingDto, paging, query_from_params, sorting_from_body, sorting_from_params
+from ..params import Sort, SortingDto, paging
 from ..variables import VariableValueDto, engine_variables, variables_dto
 
 log = logging.getLogger("flowledger.rest.external_task")
@@ -563,55 +563,30 @@ def _query(dto: ExternalTaskQueryDto) -> search.ExternalTaskQuery:
 
 
 def _find(
-    engine: Engine,
-    dto: ExternalTaskQueryDto,
-    sorting: search.Sorting,
-    request: Request[Any, Any, Any],
+    engine: Engine, dto: ExternalTaskQueryDto, sorting: list[Sort], params: Params
 ) -> list[ExternalTaskDto]:
     query = _query(dto)
-    first, max_results = paging(request.query_params)
+    first, max_results = paging(params)
     with engine.reading() as conn:
         rows = search.find(conn, query, sorting, first, max_results, now=engine.clock.now())
     return [_task_dto(r) for r in rows]
 
 
-def _count(engine: Engine, dto: ExternalTaskQueryDto) -> CountResultDto:
+def _count(engine: Engine, dto: ExternalTaskQueryDto) -> int:
     query = _query(dto)
     with engine.reading() as conn:
-        return CountResultDto(search.count(conn, query, now=engine.clock.now()))
+        return search.count(conn, query, now=engine.clock.now())
 
 
-@get("/external-task", sync_to_thread=True)
-def list_external_tasks(
-    engine: NamedDependency[Engine], request: Request[Any, Any, Any]
-) -> list[ExternalTaskDto]:
-    params = request.query_params
-    dto = query_from_params(params, ExternalTaskQueryDto)
-    return _find(engine, dto, sorting_from_params(params, search.SORT_COLUMNS), request)
-
-
-@post("/external-task", status_code=200, sync_to_thread=True)
-def query_external_tasks(
-    engine: NamedDependency[Engine],
-    request: Request[Any, Any, Any],
-    data: JSONBody[ExternalTaskQueryDto | None] = None,
-) -> list[ExternalTaskDto]:
-    dto = data or ExternalTaskQueryDto()
-    return _find(engine, dto, sorting_from_body(dto.sorting, search.SORT_COLUMNS), request)
-
-
-@get("/external-task/count", sync_to_thread=True)
-def count_external_tasks(
-    engine: NamedDependency[Engine], request: Request[Any, Any, Any]
-) -> CountResultDto:
-    return _count(engine, query_from_params(request.query_params, ExternalTaskQueryDto))
-
-
-@post("/external-task/count", status_code=200, sync_to_thread=True)
-def query_external_tasks_count(
-    engine: NamedDependency[Engine], data: JSONBody[ExternalTaskQueryDto | None] = None
-) -> CountResultDto:
-    return _count(engine, data or ExternalTaskQueryDto())
+EXTERNAL_TASKS = Listing(
+    path="/external-task",
+    query=ExternalTaskQueryDto,
+    body=ExternalTaskQueryDto,
+    result=ExternalTaskDto,
+    sorts=search.SORT_COLUMNS,
+    find=_find,
+    count=_count,
+)
 
 
 # Its switches are Java booleans, which never fail to parse: Camunda documents no 400 body.
@@ -643,9 +618,12 @@ routes: list[Any] = [
     set_priority,
     get_external_task,
     get_error_details,
-    list_external_tasks,
-    query_external_tasks,
-    count_external_tasks,
-    query_external_tasks_count,
+    *list_routes(
+        EXTERNAL_TASKS,
+        get_list="list_external_tasks",
+        post_list="query_external_tasks",
+        get_count="count_external_tasks",
+        post_count="query_external_tasks_count",
+    ),
     topic_names,
 ]

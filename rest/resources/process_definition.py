@@ -17,20 +17,23 @@ from litestar import Request, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
-from core import Engine, NotFound, views
-from core.variables import StoredValue
+from core import Engine, views
 from projections import queries
 from projections.search import repository
 
-from ..dto import CountResultDto, LinkDto, self_link
+from ..dto import self_link
 from ..errors import invalid, not_found
-from ..formats import parse_bool, parse_date
-from ..params import paging, query_from_params, sorting_from_params
-from ..variables import VariableValueDto, engine_variables, variables_dto
+from ..formats import parse_bool
+from ..listing import Listing, count_with, find_with, list_routes
+from ..variables import (
+    VariableValueDto,
+    engine_variables,
+    instance_variables_after,
+    variables_dto,
+)
+from .process_instance import ProcessInstanceDto
 
 AnyRequest = Request[Any, Any, Any]
-
-DEFINITION_DATE_PARAMS = ("deployedAfter", "deployedAt")
 
 
 # -- DTOs ---------------------------------------------------------------------------------------
@@ -68,26 +71,7 @@ class StartProcessInstanceDto(msgspec.Struct, rename="camel"):
     with_variables_in_return: bool | None = None
 
 
-class ProcessInstanceDto(msgspec.Struct, rename="camel"):
-    links: list[LinkDto]
-    id: str
-    definition_id: str
-    business_key: str | None
-    case_instance_id: str | None
-    ended: bool
-    suspended: bool
-    tenant_id: str | None
-
-
-class ProcessInstanceWithVariablesDto(msgspec.Struct, rename="camel"):
-    links: list[LinkDto]
-    id: str
-    definition_id: str
-    business_key: str | None
-    case_instance_id: str | None
-    ended: bool
-    suspended: bool
-    tenant_id: str | None
+class ProcessInstanceWithVariablesDto(ProcessInstanceDto, rename="camel"):
     variables: dict[str, VariableValueDto]
 
 
@@ -140,19 +124,6 @@ def rest_base(request: AnyRequest) -> str:
     return f"{str(request.base_url).rstrip('/')}{BASE_PATH}"
 
 
-def with_dates(params: Mapping[str, str], names: tuple[str, ...]) -> dict[str, str]:
-    """The first value of every query parameter, the date ones rewritten as ISO 8601 so that
-    the query Struct reads them (Camunda writes `+0200`, without the colon)."""
-    first = {key: params[key] for key in params}
-    for name in names:
-        text = first.get(name)
-        if text:
-            first[name] = parse_date(text, name).isoformat()
-        elif text is not None:
-            del first[name]
-    return first
-
-
 # -- lookups --------------------------------------------------------------------------------------
 
 
@@ -193,30 +164,16 @@ def _xml(engine: Engine, definition: views.ProcessDefinition) -> ProcessDefiniti
 
 # -- list and count -------------------------------------------------------------------------------
 
-
-def _query(request: AnyRequest) -> repository.ProcessDefinitionQuery:
-    params = with_dates(request.query_params, DEFINITION_DATE_PARAMS)
-    return query_from_params(params, repository.ProcessDefinitionQuery)
-
-
-@get("/process-definition", sync_to_thread=True)
-def list_definitions(
-    engine: NamedDependency[Engine], request: AnyRequest
-) -> list[ProcessDefinitionDto]:
-    params = request.query_params
-    query = _query(request)
-    sorting = sorting_from_params(params, repository.DEFINITION_SORTS)
-    first, maximum = paging(params)
-    with engine.reading() as conn:
-        found = repository.find_definitions(conn, query, sorting, first, maximum)
-    return [definition_dto(d) for d in found]
-
-
-@get("/process-definition/count", sync_to_thread=True)
-def count_definitions(engine: NamedDependency[Engine], request: AnyRequest) -> CountResultDto:
-    query = _query(request)
-    with engine.reading() as conn:
-        return CountResultDto(repository.count_definitions(conn, query))
+DEFINITIONS = Listing(
+    path="/process-definition",
+    query=repository.ProcessDefinitionQuery,
+    body=None,
+    result=ProcessDefinitionDto,
+    sorts=repository.DEFINITION_SORTS,
+    find=find_with(repository.find_definitions, definition_dto),
+    count=count_with(repository.count_definitions),
+    dates=("deployedAfter", "deployedAt"),
+)
 
 
 # -- one definition -------------------------------------------------------------------------------
@@ -271,25 +228,6 @@ def _check_start(body: StartProcessInstanceDto) -> None:
         raise invalid("caseInstanceId is not supported: this engine has no case instances")
 
 
-def _instance_variables(engine: Engine, instance: views.ProcessInstance) -> dict[str, StoredValue]:
-    """The instance's own variables after the start: live while it runs, from history once it
-    has ended (also when it ended between the start and this read)."""
-    if not instance.ended:
-        try:
-            return engine.get_variable_values(instance.id)
-        except NotFound:
-            pass
-    if engine.history_mode == "async":
-        engine.flush_history()
-    with engine.reading() as conn:
-        rows = queries.historic_variable_rows(conn, instance.id)
-    return {
-        m["NAME_"]: stored
-        for m, stored in rows
-        if m["EXECUTION_ID_"] == instance.id and m["TASK_ID_"] is None and m["STATE_"] != "DELETED"
-    }
-
-
 def _start(
     engine: Engine,
     request: AnyRequest,
@@ -318,7 +256,9 @@ def _start(
     }
     if not body.with_variables_in_return:
         return ProcessInstanceDto(**fields)
-    variables = variables_dto(_instance_variables(engine, instance))
+    variables = variables_dto(
+        instance_variables_after(engine, instance.id, running=not instance.ended)
+    )
     return ProcessInstanceWithVariablesDto(**fields, variables=variables)
 
 
@@ -414,8 +354,7 @@ def activity_statistics_by_key(
 
 
 routes: list[Any] = [
-    list_definitions,
-    count_definitions,
+    *list_routes(DEFINITIONS, get_list="list_definitions", get_count="count_definitions"),
     definition_statistics,
     get_definition,
     get_definition_by_key,

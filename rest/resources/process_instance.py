@@ -3,128 +3,30 @@
 `GET|POST /process-instance` (+ `/count`), one running instance, deleting it, its variables
 (`/variables`, one by name, its binary `/data`) and its activity instance tree.
 
-Also the helpers the execution and variable-instance resources share: reading a query with
-variable filters from the query string, and turning a filter the search cannot evaluate into a
-400. This engine has no call activities, listeners or I/O mappings, so DELETE's
+This engine has no call activities, listeners or I/O mappings, so DELETE's
 `skipCustomListeners`, `skipIoMappings` and `skipSubprocesses` have nothing to skip; no
 incidents, so activity instances carry none; no tenants and no suspension of instances.
 """
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
-from litestar import Request, Response, delete, get, post, put
+from litestar import Request, delete, get
 from litestar.di import NamedDependency
-from litestar.openapi import ResponseSpec
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath
 
 from core import Engine, NotFound, views
-from core.variables import StoredValue
 from projections.search import runtime
 
-from ..dto import CountResultDto, LinkDto
-from ..errors import invalid, not_found
-from ..formats import parse_bool
-from ..params import SortingDto, paging, query_from_params, sorting_from_body, sorting_from_params
-from ..variables import VariableValueDto, engine_variables, value_dto, variables_dto
+from ..dto import LinkDto
+from ..errors import not_found
+from ..listing import Listing, count_with, find_with, list_routes
+from ..params import SortingDto, flag
+from .variables_routes import ExecutionVariables, variable_routes
 
 AnyRequest = Request[Any, Any, Any]
-Q = TypeVar("Q", bound=msgspec.Struct)
-
-
-# -- helpers shared with the execution and variable-instance resources ------------------------
-
-
-@contextmanager
-def bad_query_is_400() -> Iterator[None]:
-    """A variable filter the search cannot evaluate answers 400, naming the problem."""
-    try:
-        yield
-    except runtime.QueryError as exc:
-        raise invalid(str(exc)) from None
-
-
-def query_with_variables(params: Mapping[str, str], cls: type[Q], **condition_fields: str) -> Q:
-    """The query Struct `cls` from GET parameters; `condition_fields` maps the parameters
-    written as `name_op_value,...` (e.g. `variables`) to the Struct attributes they fill."""
-    plain = {key: params[key] for key in params if key not in condition_fields}
-    query = query_from_params(plain, cls)
-    parsed: dict[str, Any] = {}
-    with bad_query_is_400():
-        for parameter, attribute in condition_fields.items():
-            text = params.get(parameter)
-            if text:
-                parsed[attribute] = runtime.conditions_from_text(text, parameter)
-    return msgspec.structs.replace(query, **parsed) if parsed else query
-
-
-# Camunda reads firstResult and maxResults as Java ints; larger ones would overflow the database.
-MAX_PAGE_NUMBER = 2**31 - 1
-
-
-def page_of(params: Mapping[str, str]) -> tuple[int, int | None]:
-    """`firstResult` and `maxResults`, refused beyond Java's int range."""
-    first, maximum = paging(params)
-    for name, number in (("firstResult", first), ("maxResults", maximum)):
-        if number is not None and number > MAX_PAGE_NUMBER:
-            raise invalid(
-                f"Cannot set query parameter '{name}' to value '{number}': "
-                f"larger than {MAX_PAGE_NUMBER}"
-            )
-    return first, maximum
-
-
-def flag(params: Mapping[str, str], name: str, default: bool) -> bool:
-    """A boolean query parameter read as Java's Boolean.parseBoolean, `default` when absent."""
-    text = params.get(name)
-    return default if text is None else parse_bool(text)
-
-
-def binary_response(stored: StoredValue, not_binary: str) -> Response[bytes]:
-    """A Bytes value as `application/octet-stream`; any other type is a 400 (as Camunda)."""
-    if stored.type != "bytes":
-        raise invalid(not_binary)
-    data = base64.b64decode(str(stored.value)) if stored.value is not None else b""
-    return Response(content=data, media_type="application/octet-stream", status_code=200)
-
-
-class CamundaExceptionDto(msgspec.Struct):
-    """The body of every error answer, as Camunda's OpenAPI document describes it."""
-
-    type: str
-    message: str
-
-
-# Documents the 400 answers with Camunda's error shape: without it Litestar documents its own
-# validation error body (`status_code`, `detail`, `extra`), which this app never sends.
-ERRORS: dict[int, ResponseSpec] = {
-    400: ResponseSpec(CamundaExceptionDto, description="Invalid request (see `message`)"),
-}
-
-
-# PostgreSQL's text columns cannot hold NUL: refused up front instead of failing in the database.
-NUL = "\x00"
-
-
-def wire_variables(dtos: Mapping[str, VariableValueDto] | None) -> dict[str, Any]:
-    """`engine_variables`, refusing NUL characters in names and in text values."""
-    for name, dto in (dtos or {}).items():
-        if NUL in name or (isinstance(dto.value, str) and NUL in dto.value):
-            raise invalid(
-                f"Cannot set variable {name!r}: names and String values cannot contain NUL "
-                "characters"
-            )
-    return engine_variables(dtos)
-
-
-class PatchVariablesDto(msgspec.Struct, rename="camel"):
-    modifications: dict[str, VariableValueDto] | None = None
-    deletions: list[str] | None = None
 
 
 # -- DTOs ---------------------------------------------------------------------------------------
@@ -151,7 +53,9 @@ class ActivityInstanceIncidentDto(msgspec.Struct, rename="camel"):
     parent_activity_instance_id: str
 
 
-class TransitionInstanceDto(msgspec.Struct, rename="camel"):
+class _InstanceNodeDto(msgspec.Struct, rename="camel"):
+    """The fields an activity instance and a transition instance start with."""
+
     id: str
     parent_activity_instance_id: str | None
     activity_id: str
@@ -159,19 +63,15 @@ class TransitionInstanceDto(msgspec.Struct, rename="camel"):
     activity_type: str
     process_instance_id: str
     process_definition_id: str
+
+
+class TransitionInstanceDto(_InstanceNodeDto, rename="camel"):
     execution_id: str
     incident_ids: list[str]
     incidents: list[ActivityInstanceIncidentDto]
 
 
-class ActivityInstanceDto(msgspec.Struct, rename="camel"):
-    id: str
-    parent_activity_instance_id: str | None
-    activity_id: str
-    activity_name: str | None
-    activity_type: str
-    process_instance_id: str
-    process_definition_id: str
+class ActivityInstanceDto(_InstanceNodeDto, rename="camel"):
     child_activity_instances: list[ActivityInstanceDto]
     child_transition_instances: list[TransitionInstanceDto]
     execution_ids: list[str]
@@ -195,66 +95,19 @@ def instance_dto(row: runtime.ProcessInstanceRow) -> ProcessInstanceDto:
 
 # -- list and count -------------------------------------------------------------------------------
 
-
-def _query(params: Mapping[str, str]) -> runtime.ProcessInstanceQuery:
-    return query_with_variables(params, runtime.ProcessInstanceQuery, variables="variables")
-
-
-def _check_body(body: ProcessInstanceQueryDto) -> None:
-    if body.or_queries:
-        raise invalid("orQueries are not supported: send one query per request")
-
-
-def _find(
-    engine: Engine,
-    query: runtime.ProcessInstanceQuery,
-    sorting: runtime.Sorting,
-    params: Mapping[str, str],
-) -> list[ProcessInstanceDto]:
-    first, maximum = page_of(params)
-    with bad_query_is_400(), engine.reading() as conn:
-        rows = runtime.find_process_instances(conn, query, sorting, first, maximum)
-    return [instance_dto(r) for r in rows]
-
-
-def _count(engine: Engine, query: runtime.ProcessInstanceQuery) -> CountResultDto:
-    with bad_query_is_400(), engine.reading() as conn:
-        return CountResultDto(runtime.count_process_instances(conn, query))
-
-
-@get("/process-instance", sync_to_thread=True, responses=ERRORS)
-def list_instances(
-    engine: NamedDependency[Engine], request: AnyRequest
-) -> list[ProcessInstanceDto]:
-    params = request.query_params
-    sorting = sorting_from_params(params, runtime.INSTANCE_SORTS)
-    return _find(engine, _query(params), sorting, params)
-
-
-@post("/process-instance", status_code=200, sync_to_thread=True, responses=ERRORS)
-def query_instances(
-    engine: NamedDependency[Engine],
-    request: AnyRequest,
-    data: JSONBody[ProcessInstanceQueryDto | None] = None,
-) -> list[ProcessInstanceDto]:
-    body = data or ProcessInstanceQueryDto()
-    _check_body(body)
-    sorting = sorting_from_body(body.sorting, runtime.INSTANCE_SORTS)
-    return _find(engine, body, sorting, request.query_params)
-
-
-@get("/process-instance/count", sync_to_thread=True, responses=ERRORS)
-def count_instances(engine: NamedDependency[Engine], request: AnyRequest) -> CountResultDto:
-    return _count(engine, _query(request.query_params))
-
-
-@post("/process-instance/count", status_code=200, sync_to_thread=True, responses=ERRORS)
-def query_instance_count(
-    engine: NamedDependency[Engine], data: JSONBody[ProcessInstanceQueryDto | None] = None
-) -> CountResultDto:
-    body = data or ProcessInstanceQueryDto()
-    _check_body(body)
-    return _count(engine, body)
+INSTANCES = Listing(
+    path="/process-instance",
+    query=runtime.ProcessInstanceQuery,
+    body=ProcessInstanceQueryDto,
+    result=ProcessInstanceDto,
+    sorts=runtime.INSTANCE_SORTS,
+    find=find_with(runtime.find_process_instances, instance_dto),
+    count=count_with(runtime.count_process_instances),
+    conditions={"variables": "variables"},
+    parse_conditions=runtime.conditions_from_text,
+    refused=(runtime.QueryError,),
+    or_queries_refused="orQueries are not supported: send one query per request",
+)
 
 
 # -- one instance ---------------------------------------------------------------------------------
@@ -264,7 +117,10 @@ def _missing(instance_id: str) -> Exception:
     return not_found(f"Process instance with id {instance_id} does not exist")
 
 
-@get("/process-instance/{id:str}", sync_to_thread=True, responses=ERRORS)
+VARIABLES = ExecutionVariables("process instance variable", _missing, local=False)
+
+
+@get("/process-instance/{id:str}", sync_to_thread=True)
 def get_instance(engine: NamedDependency[Engine], id: FromPath[str]) -> ProcessInstanceDto:
     with engine.reading() as conn:
         row = runtime.process_instance(conn, id)
@@ -273,18 +129,16 @@ def get_instance(engine: NamedDependency[Engine], id: FromPath[str]) -> ProcessI
     return instance_dto(row)
 
 
-@delete("/process-instance/{id:str}", status_code=204, sync_to_thread=True, responses=ERRORS)
+@delete("/process-instance/{id:str}", status_code=204, sync_to_thread=True)
 def delete_instance(
     engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str]
 ) -> None:
     # skipCustomListeners, skipIoMappings and skipSubprocesses are accepted: there is nothing
     # here they could skip (see the module docstring).
     try:
-        if NUL in id:
-            raise NotFound("Process instance", id)
         engine.delete_process_instance(id)
     except NotFound:
-        if flag(request.query_params, "failIfNotExists", True):
+        if flag(request.query_params, "failIfNotExists"):
             raise _missing(id) from None
 
 
@@ -309,140 +163,26 @@ def _tree_dto(
     )
 
 
-@get("/process-instance/{id:str}/activity-instances", sync_to_thread=True, responses=ERRORS)
+@get("/process-instance/{id:str}/activity-instances", sync_to_thread=True)
 def activity_instances(engine: NamedDependency[Engine], id: FromPath[str]) -> ActivityInstanceDto:
-    with _instance_known(id):
+    try:
         root = engine.activity_instance_tree(id)
+    except NotFound:
+        raise _missing(id) from None
     # The root stands for the process definition: its activity id is the definition's id.
     return _tree_dto(root, root.id, root.activity_id)
 
 
-# -- variables ------------------------------------------------------------------------------------
-
-
-@contextmanager
-def _instance_known(instance_id: str) -> Iterator[None]:
-    if NUL in instance_id:
-        raise _missing(instance_id)
-    try:
-        yield
-    except NotFound:
-        raise _missing(instance_id) from None
-
-
-def _values(engine: Engine, instance_id: str) -> dict[str, StoredValue]:
-    with _instance_known(instance_id):
-        return engine.get_variable_values(instance_id)
-
-
-def _value(engine: Engine, instance_id: str, name: str) -> StoredValue:
-    stored = _values(engine, instance_id).get(name)
-    if stored is None:
-        raise not_found(f"process instance variable with name {name} does not exist")
-    return stored
-
-
-@get("/process-instance/{id:str}/variables", sync_to_thread=True, responses=ERRORS)
-def get_variables(
-    engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str]
-) -> dict[str, VariableValueDto]:
-    deserialize = flag(request.query_params, "deserializeValues", True)
-    return variables_dto(_values(engine, id), deserialize=deserialize)
-
-
-@post(
-    "/process-instance/{id:str}/variables", status_code=204, sync_to_thread=True, responses=ERRORS
-)
-def modify_variables(
-    engine: NamedDependency[Engine],
-    id: FromPath[str],
-    data: JSONBody[PatchVariablesDto | None] = None,
-) -> None:
-    patch_variables(engine, id, data, local=False, known=_instance_known)
-
-
-def patch_variables(
-    engine: Engine,
-    execution_id: str,
-    data: PatchVariablesDto | None,
-    *,
-    local: bool,
-    known: Callable[[str], AbstractContextManager[None]],
-) -> None:
-    """Camunda's `{modifications, deletions}`: the engine has no single command for both, so
-    the modifications are written first, then the deletions (Camunda's order too: a name in
-    both ends up deleted). Every value is checked before anything is written."""
-    body = data or PatchVariablesDto()
-    values = wire_variables(body.modifications)
-    with known(execution_id):
-        if values:
-            engine.set_variables(execution_id, values, local=local)
-        if body.deletions:
-            engine.remove_variables(execution_id, body.deletions, local=local)
-        if not values and not body.deletions:
-            engine.get_variable_values(execution_id, local=True)  # still 404 when unknown
-
-
-@get("/process-instance/{id:str}/variables/{varName:str}", sync_to_thread=True, responses=ERRORS)
-def get_variable(
-    engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str], varName: FromPath[str]
-) -> VariableValueDto:
-    deserialize = flag(request.query_params, "deserializeValue", True)
-    return value_dto(_value(engine, id, varName), deserialize=deserialize)
-
-
-@put(
-    "/process-instance/{id:str}/variables/{varName:str}",
-    status_code=204,
-    sync_to_thread=True,
-    responses=ERRORS,
-)
-def put_variable(
-    engine: NamedDependency[Engine],
-    id: FromPath[str],
-    varName: FromPath[str],
-    data: JSONBody[VariableValueDto | None] = None,
-) -> None:
-    values = wire_variables({varName: data or VariableValueDto()})
-    with _instance_known(id):
-        engine.set_variables(id, values)
-
-
-@delete(
-    "/process-instance/{id:str}/variables/{varName:str}",
-    status_code=204,
-    sync_to_thread=True,
-    responses=ERRORS,
-)
-def delete_variable(
-    engine: NamedDependency[Engine], id: FromPath[str], varName: FromPath[str]
-) -> None:
-    with _instance_known(id):
-        engine.remove_variables(id, [varName])
-
-
-@get(
-    "/process-instance/{id:str}/variables/{varName:str}/data", sync_to_thread=True, responses=ERRORS
-)
-def get_variable_data(
-    engine: NamedDependency[Engine], id: FromPath[str], varName: FromPath[str]
-) -> Response[bytes]:
-    stored = _value(engine, id, varName)
-    return binary_response(stored, f"Value of variable {varName} is not a binary value.")
-
-
 routes: list[Any] = [
-    list_instances,
-    query_instances,
-    count_instances,
-    query_instance_count,
+    *list_routes(
+        INSTANCES,
+        get_list="list_instances",
+        post_list="query_instances",
+        get_count="count_instances",
+        post_count="query_instance_count",
+    ),
     get_instance,
     delete_instance,
     activity_instances,
-    get_variables,
-    modify_variables,
-    get_variable,
-    put_variable,
-    delete_variable,
-    get_variable_data,
+    *variable_routes("/process-instance/{id:str}/variables", VARIABLES, "variable"),
 ]

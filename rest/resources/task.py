@@ -8,12 +8,11 @@ that is an expression is the instance replayed for the value evaluated at task c
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypedDict
 
 import msgspec
-from litestar import Request, Response, delete, get, post, put
+from litestar import Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody
@@ -21,38 +20,22 @@ from sqlalchemy.engine import Connection
 
 from core import Engine, NotFound
 from core.variables import StoredValue
-from projections import queries
 from projections.search import tasks
 from projections.search.tasks import InvalidQuery, TaskQuery, TaskRow, VariableFilter
 
-from ..dto import CountResultDto
 from ..errors import invalid, not_found
-from ..formats import format_date, parse_bool
-from ..params import Sort, SortingDto, paging, query_from_params, sorting_from_body
-from ..params import sorting_from_params as sorting_from_query
+from ..formats import format_date
+from ..listing import Listing, count_with, list_routes
+from ..params import Sort, SortingDto, paging
 from ..variables import (
     VariableValueDto,
-    engine_value,
     engine_variables,
-    value_dto,
+    instance_variables_after,
     variables_dto,
 )
+from .variables_routes import VariableScope, variable_routes
 
-# GET parameters parsed here rather than by `query_from_params`: `name_op_value` lists, and
-# orQueries, which only a JSON query can carry.
-_VARIABLE_PARAMS = {
-    "taskVariables": "task_variables",
-    "processVariables": "process_variables",
-    "caseInstanceVariables": "case_instance_variables",
-}
-_BODY_ONLY_PARAMS = {"orQueries", *_VARIABLE_PARAMS}
-
-
-class ErrorDto(msgspec.Struct):
-    """Camunda 7.15's ExceptionDto, the body of every error here (see rest.errors)."""
-
-    type: str
-    message: str
+AnyRequest = Request[Any, Any, Any]
 
 
 class TaskDto(msgspec.Struct, rename="camel"):
@@ -96,11 +79,6 @@ class CompleteTaskDto(msgspec.Struct, rename="camel"):
     with_variables_in_return: bool | None = None
 
 
-class PatchVariablesDto(msgspec.Struct, rename="camel"):
-    modifications: dict[str, VariableValueDto] | None = None
-    deletions: list[str] | None = None
-
-
 class IdentityLinkDto(msgspec.Struct, rename="camel"):
     user_id: str | None = None
     group_id: str | None = None
@@ -110,9 +88,10 @@ class IdentityLinkDto(msgspec.Struct, rename="camel"):
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def refuse_nul_characters(request: Request[Any, Any, Any]) -> None:
-    """Before every handler: PostgreSQL cannot compare text holding NUL, so such an id names no
-    task (404) and such a variable name is refused (400) before any query runs."""
+def refuse_nul_characters(request: AnyRequest) -> None:
+    """Before every task handler, in place of `rest.errors.refuse_nul`: PostgreSQL cannot compare
+    text holding NUL, so such an id names no task (a 404 naming the task, as for any unknown
+    task) and such a variable name is refused (400) before any query runs."""
     task_id = request.path_params.get("id")
     if isinstance(task_id, str) and "\x00" in task_id:
         raise not_found(f"No matching task with id {task_id!r}")
@@ -139,29 +118,25 @@ def refuse_nul_in_body(parameter: str, value: Any) -> None:
         raise invalid(f"Invalid '{parameter}': NUL characters are not allowed")
 
 
-class RouteOptions(TypedDict):
+class RouteOptions(TypedDict, total=False):
     sync_to_thread: bool
     responses: dict[int, ResponseSpec]
-    before_request: Callable[[Request[Any, Any, Any]], None]
+    before_request: Callable[[AnyRequest], None]
 
 
-# Litestar would document its own validation-error body for 400; the errors are Camunda's.
-ERRORS = {400: ResponseSpec(ErrorDto, description="Bad Request", generate_examples=False)}
-OPTIONS = RouteOptions(sync_to_thread=True, responses=ERRORS, before_request=refuse_nul_characters)
+OPTIONS = RouteOptions(sync_to_thread=True, before_request=refuse_nul_characters)
 # complete and submit-form answer 200 with the variables, or 204 without.
 COMPLETE_OPTIONS = RouteOptions(
-    sync_to_thread=True,
+    **OPTIONS,
     responses={
-        **ERRORS,
         204: ResponseSpec(
             None, description="Request successful. The response contains no variables."
         ),
     },
-    before_request=refuse_nul_characters,
 )
 
 
-def _actor(request: Request[Any, Any, Any]) -> str | None:
+def _actor(request: AnyRequest) -> str | None:
     """The authenticated user (rest.auth puts it in the scope state), recorded with commands."""
     user = request.scope.get("state", {}).get("user_id")
     return user if isinstance(user, str) else None
@@ -244,51 +219,31 @@ def _variable_filters(text: str, parameter: str) -> list[VariableFilter]:
     return filters
 
 
-def _query_from_params(params: Mapping[str, str]) -> TaskQuery:
-    plain = {k: params[k] for k in params if k not in _BODY_ONLY_PARAMS}
-    query = query_from_params(plain, TaskQuery)
-    for parameter, field in _VARIABLE_PARAMS.items():
-        text = params.get(parameter)
-        if text:
-            query = msgspec.structs.replace(query, **{field: _variable_filters(text, parameter)})
-    return query
-
-
-def _refuse_variable_sorts(by: str | None) -> None:
-    if by in tasks.VARIABLE_SORTS:
-        raise invalid(f"Cannot set query parameter 'sortBy' to value '{by}': not supported")
-
-
-def _sorting_from_params(params: Mapping[str, str]) -> list[Sort]:
-    _refuse_variable_sorts(params.get("sortBy"))
-    return sorting_from_query(params, tasks.SORTS)
-
-
-def _sorting_from_body(query: TaskQueryDto) -> list[Sort]:
-    entries = query.sorting if isinstance(query.sorting, list) else [query.sorting]
-    for entry in entries:
-        if entry is not None:
-            _refuse_variable_sorts(entry.sort_by)
-    return sorting_from_body(query.sorting, tasks.SORTS)
-
-
-def _search(
+def _find(
     engine: Engine, query: TaskQuery, sorting: list[Sort], params: Mapping[str, str]
 ) -> list[TaskDto]:
     first, maximum = paging(params)
-    try:
-        with engine.reading() as conn:
-            return _dtos(engine, conn, tasks.find(conn, query, sorting, first, maximum))
-    except InvalidQuery as exc:
-        raise invalid(str(exc)) from None
+    with engine.reading() as conn:
+        return _dtos(engine, conn, tasks.find(conn, query, sorting, first, maximum))
 
 
-def _count(engine: Engine, query: TaskQuery) -> CountResultDto:
-    try:
-        with engine.reading() as conn:
-            return CountResultDto(tasks.count(conn, query))
-    except InvalidQuery as exc:
-        raise invalid(str(exc)) from None
+TASKS = Listing(
+    path="/task",
+    query=TaskQuery,
+    body=TaskQueryDto,
+    result=TaskDto,
+    sorts=tasks.SORTS,
+    find=_find,
+    count=count_with(tasks.count),
+    conditions={
+        "taskVariables": "task_variables",
+        "processVariables": "process_variables",
+        "caseInstanceVariables": "case_instance_variables",
+    },
+    parse_conditions=_variable_filters,
+    refused=(InvalidQuery,),
+    unsupported_sorts=tasks.VARIABLE_SORTS,
+)
 
 
 def _task_row(engine: Engine, task_id: str) -> TaskRow:
@@ -297,37 +252,6 @@ def _task_row(engine: Engine, task_id: str) -> TaskRow:
     if row is None:
         raise not_found(f"No matching task with id {task_id}")
     return row
-
-
-# -- lists --------------------------------------------------------------------------------------
-
-
-@get("/task", **OPTIONS)
-def list_tasks(engine: NamedDependency[Engine], request: Request[Any, Any, Any]) -> list[TaskDto]:
-    params = request.query_params
-    return _search(engine, _query_from_params(params), _sorting_from_params(params), params)
-
-
-@post("/task", status_code=200, **OPTIONS)
-def query_tasks(
-    engine: NamedDependency[Engine],
-    request: Request[Any, Any, Any],
-    data: JSONBody[TaskQueryDto | None] = None,
-) -> list[TaskDto]:
-    query = data or TaskQueryDto()
-    return _search(engine, query, _sorting_from_body(query), request.query_params)
-
-
-@get("/task/count", **OPTIONS)
-def count_tasks(engine: NamedDependency[Engine], request: Request[Any, Any, Any]) -> CountResultDto:
-    return _count(engine, _query_from_params(request.query_params))
-
-
-@post("/task/count", status_code=200, **OPTIONS)
-def query_task_count(
-    engine: NamedDependency[Engine], data: JSONBody[TaskQueryDto | None] = None
-) -> CountResultDto:
-    return _count(engine, data or TaskQueryDto())
 
 
 # -- one task -----------------------------------------------------------------------------------
@@ -342,27 +266,6 @@ def get_task(engine: NamedDependency[Engine], id: FromPath[str]) -> TaskDto:
         return _dtos(engine, conn, [row])[0]
 
 
-def _process_variables_after(engine: Engine, process_instance_id: str) -> dict[str, StoredValue]:
-    """The instance-scope variables once the command is done (what Camunda returns from
-    complete with withVariablesInReturn). When the instance has ended its runtime variables are
-    gone: their last values come from history (ACT_HI_VARINST; empty at history level none)."""
-    try:
-        return engine.get_variable_values(process_instance_id, local=True)
-    except NotFound:
-        pass
-    if engine.history_mode == "async":
-        engine.flush_history()
-    with engine.reading() as conn:
-        rows = queries.historic_variable_rows(conn, process_instance_id)
-    return {
-        m["NAME_"]: stored
-        for m, stored in rows
-        if m["EXECUTION_ID_"] == process_instance_id
-        and m["TASK_ID_"] is None
-        and m["STATE_"] != "DELETED"
-    }
-
-
 def _complete(
     engine: Engine, task_id: str, data: CompleteTaskDto | None, actor: str | None
 ) -> Response[dict[str, VariableValueDto] | None]:
@@ -374,14 +277,14 @@ def _complete(
         return Response(None, status_code=204)
     instance_id = _task_row(engine, task_id).process_instance_id
     engine.complete_task(task_id, variables, actor=actor)
-    values = _process_variables_after(engine, instance_id) if instance_id else {}
+    values = instance_variables_after(engine, instance_id) if instance_id else {}
     return Response(variables_dto(values), status_code=200)
 
 
 @post("/task/{id:str}/complete", status_code=200, **COMPLETE_OPTIONS)
 def complete(
     engine: NamedDependency[Engine],
-    request: Request[Any, Any, Any],
+    request: AnyRequest,
     id: FromPath[str],
     data: JSONBody[CompleteTaskDto | None] = None,
 ) -> Response[dict[str, VariableValueDto] | None]:
@@ -391,7 +294,7 @@ def complete(
 @post("/task/{id:str}/submit-form", status_code=200, **COMPLETE_OPTIONS)
 def submit_form(
     engine: NamedDependency[Engine],
-    request: Request[Any, Any, Any],
+    request: AnyRequest,
     id: FromPath[str],
     data: JSONBody[CompleteTaskDto | None] = None,
 ) -> Response[dict[str, VariableValueDto] | None]:
@@ -408,7 +311,7 @@ def _user_id(data: UserIdDto | None) -> str | None:
 @post("/task/{id:str}/claim", status_code=204, **OPTIONS)
 def claim(
     engine: NamedDependency[Engine],
-    request: Request[Any, Any, Any],
+    request: AnyRequest,
     id: FromPath[str],
     data: JSONBody[UserIdDto | None] = None,
 ) -> None:
@@ -421,16 +324,14 @@ def claim(
 
 
 @post("/task/{id:str}/unclaim", status_code=204, **OPTIONS)
-def unclaim(
-    engine: NamedDependency[Engine], request: Request[Any, Any, Any], id: FromPath[str]
-) -> None:
+def unclaim(engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str]) -> None:
     engine.unclaim(id, actor=_actor(request))
 
 
 @post("/task/{id:str}/assignee", status_code=204, **OPTIONS)
 def set_assignee(
     engine: NamedDependency[Engine],
-    request: Request[Any, Any, Any],
+    request: AnyRequest,
     id: FromPath[str],
     data: JSONBody[UserIdDto | None] = None,
 ) -> None:
@@ -442,7 +343,7 @@ def set_assignee(
 
 @get("/task/{id:str}/identity-links", **OPTIONS)
 def identity_links(
-    engine: NamedDependency[Engine], request: Request[Any, Any, Any], id: FromPath[str]
+    engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str]
 ) -> list[IdentityLinkDto]:
     row = _task_row(engine, id)
     with engine.reading() as conn:
@@ -482,115 +383,51 @@ def delete_identity_link(
 # -- variables ----------------------------------------------------------------------------------
 
 
-def _deserialize(request: Request[Any, Any, Any], parameter: str) -> bool:
-    text = request.query_params.get(parameter)
-    return True if text is None else parse_bool(text)
+class TaskVariables(VariableScope):
+    """A task's variables (`local`: its own only), written with the caller as the actor.
+    Deletions are written after the modifications as a second command (Camunda's
+    PatchTaskVariablesCmd has one): a failing deletion leaves the modifications applied."""
 
+    put_body_required = True
 
-def _one_variable(engine: Engine, task_id: str, name: str, *, local: bool) -> StoredValue:
-    stored = engine.get_task_variable_values(task_id, local=local).get(name)
-    if stored is None:
-        kind = "task local variable" if local else "task variable"
-        raise not_found(f"{kind} with name {name} does not exist")
-    return stored
+    def __init__(self, *, local: bool) -> None:
+        self.local = local
+        self.kind = "task local variable" if local else "task variable"
 
+    def values(self, engine: Engine, entity_id: str) -> dict[str, StoredValue]:
+        return engine.get_task_variable_values(entity_id, local=self.local)
 
-def _patch(
-    engine: Engine, task_id: str, data: PatchVariablesDto | None, local: bool, actor: str | None
-) -> None:
-    """Modifications first, then deletions, as Camunda's PatchTaskVariablesCmd (here two
-    commands: a failing deletion leaves the modifications applied)."""
-    body = data or PatchVariablesDto()
-    refuse_nul_in_body("modifications", body.modifications)
-    refuse_nul_in_body("deletions", body.deletions)
-    modifications = engine_variables(body.modifications)
-    if modifications:
-        engine.set_task_variables(task_id, modifications, local=local, actor=actor)
-    if body.deletions:
-        engine.remove_task_variables(task_id, body.deletions, local=local, actor=actor)
-    if not modifications and not body.deletions:
-        _task_row(engine, task_id)  # nothing to change, but an unknown task is still a 404
+    def engine_values(
+        self, dtos: Mapping[str, VariableValueDto] | None, parameter: str
+    ) -> dict[str, Any]:
+        refuse_nul_in_body(parameter, dtos)
+        return engine_variables(dtos)
 
+    def deletions(self, names: list[str] | None) -> list[str]:
+        refuse_nul_in_body("deletions", names)
+        return names or []
 
-def _binary(stored: StoredValue, name: str) -> bytes:
-    if stored.type != "bytes":
-        raise invalid(f"Value of variable with id {name} is not a binary value.")
-    return b"" if stored.value is None else base64.b64decode(str(stored.value))
-
-
-def _variable_routes(segment: str, *, local: bool) -> list[Any]:
-    """The same six handlers for `/variables` and `/localVariables`."""
-    path = f"/task/{{id:str}}/{segment}"
-
-    @get(path, **OPTIONS)
-    def all_variables(
-        engine: NamedDependency[Engine], request: Request[Any, Any, Any], id: FromPath[str]
-    ) -> dict[str, VariableValueDto]:
-        values = engine.get_task_variable_values(id, local=local)
-        return variables_dto(values, deserialize=_deserialize(request, "deserializeValues"))
-
-    @post(path, status_code=204, **OPTIONS)
-    def modify_variables(
-        engine: NamedDependency[Engine],
-        request: Request[Any, Any, Any],
-        id: FromPath[str],
-        data: JSONBody[PatchVariablesDto | None] = None,
+    def set(
+        self, engine: Engine, request: AnyRequest, entity_id: str, values: dict[str, Any]
     ) -> None:
-        _patch(engine, id, data, local, _actor(request))
+        engine.set_task_variables(entity_id, values, local=self.local, actor=_actor(request))
 
-    @get(f"{path}/{{varName:str}}", **OPTIONS)
-    def one_variable(
-        engine: NamedDependency[Engine],
-        request: Request[Any, Any, Any],
-        id: FromPath[str],
-        varName: FromPath[str],
-    ) -> VariableValueDto:
-        stored = _one_variable(engine, id, varName, local=local)
-        return value_dto(stored, deserialize=_deserialize(request, "deserializeValue"))
+    def remove(self, engine: Engine, request: AnyRequest, entity_id: str, names: list[str]) -> None:
+        engine.remove_task_variables(entity_id, names, local=self.local, actor=_actor(request))
 
-    @put(f"{path}/{{varName:str}}", status_code=204, **OPTIONS)
-    def put_variable(
-        engine: NamedDependency[Engine],
-        request: Request[Any, Any, Any],
-        id: FromPath[str],
-        varName: FromPath[str],
-        data: JSONBody[VariableValueDto],
-    ) -> None:
-        refuse_nul_in_body("value", data)
-        value = engine_value(varName, data)
-        engine.set_task_variables(id, {varName: value}, local=local, actor=_actor(request))
-
-    @delete(f"{path}/{{varName:str}}", status_code=204, **OPTIONS)
-    def delete_variable(
-        engine: NamedDependency[Engine],
-        request: Request[Any, Any, Any],
-        id: FromPath[str],
-        varName: FromPath[str],
-    ) -> None:
-        engine.remove_task_variables(id, [varName], local=local, actor=_actor(request))
-
-    @get(f"{path}/{{varName:str}}/data", **OPTIONS)
-    def variable_data(
-        engine: NamedDependency[Engine], id: FromPath[str], varName: FromPath[str]
-    ) -> Response[bytes]:
-        data = _binary(_one_variable(engine, id, varName, local=local), varName)
-        return Response(data, media_type="application/octet-stream")
-
-    return [
-        all_variables,
-        modify_variables,
-        one_variable,
-        put_variable,
-        delete_variable,
-        variable_data,
-    ]
+    def require(self, engine: Engine, entity_id: str) -> None:
+        _task_row(engine, entity_id)
 
 
 routes: list[Any] = [
-    list_tasks,
-    query_tasks,
-    count_tasks,
-    query_task_count,
+    *list_routes(
+        TASKS,
+        get_list="list_tasks",
+        post_list="query_tasks",
+        get_count="count_tasks",
+        post_count="query_task_count",
+        **OPTIONS,
+    ),
     get_task,
     complete,
     submit_form,
@@ -600,6 +437,8 @@ routes: list[Any] = [
     identity_links,
     add_identity_link,
     delete_identity_link,
-    *_variable_routes("variables", local=False),
-    *_variable_routes("localVariables", local=True),
+    *variable_routes("/task/{id:str}/variables", TaskVariables(local=False), "variable", **OPTIONS),
+    *variable_routes(
+        "/task/{id:str}/localVariables", TaskVariables(local=True), "local_variable", **OPTIONS
+    ),
 ]

@@ -8,29 +8,20 @@ them. `deserializeValues=false` keeps Object values as their serialized JSON tex
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import msgspec
-from litestar import Request, Response, get, post
+from litestar import Request, Response, get
 from litestar.di import NamedDependency
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath
 
 from core import Engine
 from projections.search import runtime
 
-from ..dto import CountResultDto
 from ..errors import not_found
-from ..params import SortingDto, sorting_from_body, sorting_from_params
-from ..variables import value_dto
-from .process_instance import (
-    ERRORS,
-    bad_query_is_400,
-    binary_response,
-    flag,
-    page_of,
-    query_with_variables,
-)
+from ..listing import Listing, count_with, find_values_with, list_routes
+from ..params import SortingDto, flag
+from ..variables import binary_response, value_dto
 
 AnyRequest = Request[Any, Any, Any]
 
@@ -57,7 +48,7 @@ class VariableInstanceQueryDto(runtime.VariableInstanceQuery, rename="camel"):
     sorting: list[SortingDto] | SortingDto | None = None
 
 
-def variable_dto(row: runtime.VariableInstanceRow, *, deserialize: bool) -> VariableInstanceDto:
+def variable_dto(row: runtime.VariableInstanceRow, deserialize: bool) -> VariableInstanceDto:
     typed = value_dto(row.value, deserialize=deserialize)
     return VariableInstanceDto(
         id=row.id,
@@ -82,60 +73,18 @@ def variable_dto(row: runtime.VariableInstanceRow, *, deserialize: bool) -> Vari
 # -- list and count -------------------------------------------------------------------------------
 
 
-def _query(params: Mapping[str, str]) -> runtime.VariableInstanceQuery:
-    return query_with_variables(
-        params, runtime.VariableInstanceQuery, variableValues="variable_values"
-    )
-
-
-def _find(
-    engine: Engine,
-    query: runtime.VariableInstanceQuery,
-    sorting: runtime.Sorting,
-    params: Mapping[str, str],
-) -> list[VariableInstanceDto]:
-    first, maximum = page_of(params)
-    deserialize = flag(params, "deserializeValues", True)
-    with bad_query_is_400(), engine.reading() as conn:
-        rows = runtime.find_variable_instances(conn, query, sorting, first, maximum)
-    return [variable_dto(r, deserialize=deserialize) for r in rows]
-
-
-def _count(engine: Engine, query: runtime.VariableInstanceQuery) -> CountResultDto:
-    with bad_query_is_400(), engine.reading() as conn:
-        return CountResultDto(runtime.count_variable_instances(conn, query))
-
-
-@get("/variable-instance", sync_to_thread=True, responses=ERRORS)
-def list_variables(
-    engine: NamedDependency[Engine], request: AnyRequest
-) -> list[VariableInstanceDto]:
-    params = request.query_params
-    sorting = sorting_from_params(params, runtime.VARIABLE_SORTS)
-    return _find(engine, _query(params), sorting, params)
-
-
-@post("/variable-instance", status_code=200, sync_to_thread=True, responses=ERRORS)
-def query_variables(
-    engine: NamedDependency[Engine],
-    request: AnyRequest,
-    data: JSONBody[VariableInstanceQueryDto | None] = None,
-) -> list[VariableInstanceDto]:
-    body = data or VariableInstanceQueryDto()
-    sorting = sorting_from_body(body.sorting, runtime.VARIABLE_SORTS)
-    return _find(engine, body, sorting, request.query_params)
-
-
-@get("/variable-instance/count", sync_to_thread=True, responses=ERRORS)
-def count_variables(engine: NamedDependency[Engine], request: AnyRequest) -> CountResultDto:
-    return _count(engine, _query(request.query_params))
-
-
-@post("/variable-instance/count", status_code=200, sync_to_thread=True, responses=ERRORS)
-def query_variable_count(
-    engine: NamedDependency[Engine], data: JSONBody[VariableInstanceQueryDto | None] = None
-) -> CountResultDto:
-    return _count(engine, data or VariableInstanceQueryDto())
+VARIABLES = Listing(
+    path="/variable-instance",
+    query=runtime.VariableInstanceQuery,
+    body=VariableInstanceQueryDto,
+    result=VariableInstanceDto,
+    sorts=runtime.VARIABLE_SORTS,
+    find=find_values_with(runtime.find_variable_instances, variable_dto),
+    count=count_with(runtime.count_variable_instances),
+    conditions={"variableValues": "variable_values"},
+    parse_conditions=runtime.conditions_from_text,
+    refused=(runtime.QueryError,),
+)
 
 
 # -- one variable ---------------------------------------------------------------------------------
@@ -149,25 +98,28 @@ def _row(engine: Engine, variable_id: str, *, fetch_binary: bool) -> runtime.Var
     return row
 
 
-@get("/variable-instance/{id:str}", sync_to_thread=True, responses=ERRORS)
+@get("/variable-instance/{id:str}", sync_to_thread=True)
 def get_variable(
     engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str]
 ) -> VariableInstanceDto:
-    deserialize = flag(request.query_params, "deserializeValue", True)
+    deserialize = flag(request.query_params, "deserializeValue")
     return variable_dto(_row(engine, id, fetch_binary=False), deserialize=deserialize)
 
 
-@get("/variable-instance/{id:str}/data", sync_to_thread=True, responses=ERRORS)
+@get("/variable-instance/{id:str}/data", sync_to_thread=True)
 def get_variable_data(engine: NamedDependency[Engine], id: FromPath[str]) -> Response[bytes]:
     row = _row(engine, id, fetch_binary=True)
     return binary_response(row.value, f"Value of variable with id {id} is not a binary value.")
 
 
 routes: list[Any] = [
-    list_variables,
-    query_variables,
-    count_variables,
-    query_variable_count,
+    *list_routes(
+        VARIABLES,
+        get_list="list_variables",
+        post_list="query_variables",
+        get_count="count_variables",
+        post_count="query_variable_count",
+    ),
     get_variable,
     get_variable_data,
 ]
