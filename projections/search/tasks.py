@@ -272,6 +272,8 @@ def _texts(value: Any) -> Iterable[str]:
 
 def _refuse_nul_characters(query: TaskQuery) -> None:
     # PostgreSQL cannot even compare text holding NUL: no stored value contains one.
+    if b"\\u0000" not in msgspec.json.encode(query):
+        return  # the common case, checked in C; only a hit walks the fields to name one
     for field, encoded in _CAMEL.items():
         if any("\x00" in text for text in _texts(_value(query, field))):
             raise InvalidQuery(
