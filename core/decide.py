@@ -7,14 +7,27 @@ raises typed errors for commands the current state does not allow.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import timedelta
 from typing import Any
 
 from . import events as ev
 from .errors import NotFound, Rejected, TaskAlreadyClaimed
 from .flow import Flow
+from .limits import (
+    MAX_BUSINESS_KEY,
+    MAX_DELETE_REASON,
+    MAX_ERROR_CODE,
+    MAX_TEXT,
+    MAX_USER_ID,
+    MAX_WORKER_ID,
+    check_expiry,
+    check_java_int,
+    check_text,
+    check_variable_count,
+    external_error_message,
+)
 from .model import ProcessModel
 from .scope import (
+    find_task_local,
     remove_variable,
     set_task_variable_local,
     set_variable,
@@ -34,6 +47,8 @@ def start_instance(
     business_key: str | None,
     variables: Mapping[str, Any],
 ) -> str:
+    check_text("businessKey", business_key, MAX_BUSINESS_KEY)
+    check_variable_count(variables)
     ctx = session.ctx
     instance_id = ctx.new_id()
     session.emit(
@@ -62,6 +77,7 @@ def _task(session: InstanceSession, task_id: str) -> UserTask:
 
 
 def complete_task(session: InstanceSession, task_id: str, variables: Mapping[str, Any]) -> None:
+    check_variable_count(variables)
     task = _task(session, task_id)
     for name, value in variables.items():
         set_variable(session, task.execution_id, name, value)
@@ -72,6 +88,7 @@ def complete_task(session: InstanceSession, task_id: str, variables: Mapping[str
 
 
 def claim_task(session: InstanceSession, task_id: str, user_id: str) -> None:
+    check_text("userId", user_id, MAX_USER_ID)
     task = _task(session, task_id)
     if task.assignee is not None and task.assignee != user_id:
         raise TaskAlreadyClaimed(task_id, task.assignee)
@@ -84,6 +101,7 @@ def unclaim_task(session: InstanceSession, task_id: str) -> None:
 
 
 def set_assignee(session: InstanceSession, task_id: str, user_id: str | None) -> None:
+    check_text("userId", user_id, MAX_USER_ID)
     _task(session, task_id)
     session.emit(ev.TaskAssigned(task_id=task_id, assignee=user_id, time=session.ctx.now))
 
@@ -101,6 +119,7 @@ def set_variables(
     local: bool = False,
     task_id: str | None = None,
 ) -> None:
+    check_variable_count(variables)
     if task_id is not None:
         task = _task(session, task_id)
         for name, value in variables.items():
@@ -128,14 +147,7 @@ def remove_variables(
     if task_id is not None:
         task = _task(session, task_id)
         for name in names:
-            var = next(
-                (
-                    v
-                    for v in session.state.variables.values()
-                    if v.task_id == task_id and v.name == name
-                ),
-                None,
-            )
+            var = find_task_local(session, task_id, name)
             if var is not None:
                 session.emit(ev.VariableDeleted(variable_id=var.id, time=session.ctx.now))
             elif not local:
@@ -147,6 +159,7 @@ def remove_variables(
 
 
 def trigger(session: InstanceSession, execution_id: str, variables: Mapping[str, Any]) -> None:
+    check_variable_count(variables)
     state = session.state
     execution = state.executions.get(execution_id)
     if execution is None:
@@ -166,6 +179,7 @@ def trigger(session: InstanceSession, execution_id: str, variables: Mapping[str,
 
 
 def delete_instance(session: InstanceSession, reason: str | None) -> None:
+    check_text("deleteReason", reason, MAX_DELETE_REASON)
     flow = Flow(session)
     flow.cancel_tree(session.state.id, reason or "deleted")
     session.emit(ev.ProcessInstanceTerminated(reason=reason, externally=True, time=session.ctx.now))
@@ -197,7 +211,13 @@ def _external(session: InstanceSession, external_task_id: str) -> ExternalTask:
     return ext
 
 
+def check_worker_id(worker_id: str) -> None:
+    """WORKER_ID_ is varchar(255), and the command log records the worker as the actor."""
+    check_text("workerId", worker_id, MAX_WORKER_ID)
+
+
 def _locked_by(ext: ExternalTask, worker_id: str, verb: str) -> None:
+    check_worker_id(worker_id)
     if ext.worker_id != worker_id:
         holder = (
             f"It is locked by worker '{ext.worker_id}'." if ext.worker_id else "It is not locked."
@@ -211,8 +231,10 @@ def lock_external_task(
     session: InstanceSession, external_task_id: str, worker_id: str, duration_ms: int
 ) -> bool:
     """Lock a fetchable task; False when it was taken or exhausted meanwhile."""
+    check_worker_id(worker_id)
     ext = session.state.external_tasks.get(external_task_id)
     now = session.ctx.now
+    expiration = check_expiry("lockDuration", now, duration_ms)
     if ext is None or (ext.retries is not None and ext.retries <= 0):
         return False
     if ext.lock_expiration is not None and ext.lock_expiration > now:
@@ -221,7 +243,7 @@ def lock_external_task(
         ev.ExternalTaskLocked(
             external_task_id=external_task_id,
             worker_id=worker_id,
-            lock_expiration=now + timedelta(milliseconds=duration_ms),
+            lock_expiration=expiration,
             time=now,
         )
     )
@@ -235,6 +257,7 @@ def complete_external_task(
     variables: Mapping[str, Any],
     local_variables: Mapping[str, Any],
 ) -> None:
+    check_variable_count(variables, local_variables)
     ext = _external(session, external_task_id)
     _locked_by(ext, worker_id, "completed")
     for name, value in variables.items():
@@ -263,12 +286,17 @@ def fail_external_task(
     variables: Mapping[str, Any] | None = None,
     local_variables: Mapping[str, Any] | None = None,
 ) -> None:
+    check_variable_count(variables, local_variables)
+    error_message = external_error_message(error_message)
+    check_text("errorDetails", error_details)
     ext = _external(session, external_task_id)
     _locked_by(ext, worker_id, "failed")
     if retries < 0:
         raise Rejected(f"retries must not be negative (got {retries})")
+    check_java_int("retries", retries)
     if retry_timeout_ms < 0:
         raise Rejected(f"retryTimeout must not be negative (got {retry_timeout_ms})")
+    retry_at = check_expiry("retryTimeout", session.ctx.now, retry_timeout_ms)
     # Camunda sets them before the failure is recorded, from the task's execution
     for name, value in (variables or {}).items():
         set_variable(session, ext.execution_id, name, value)
@@ -282,7 +310,7 @@ def fail_external_task(
             error_message=error_message,
             error_details=error_details,
             retries=retries,
-            retry_at=now + timedelta(milliseconds=retry_timeout_ms),
+            retry_at=retry_at,
             time=now,
         )
     )
@@ -296,6 +324,9 @@ def external_task_bpmn_error(
     error_message: str | None,
     variables: Mapping[str, Any],
 ) -> None:
+    check_variable_count(variables)
+    check_text("errorCode", error_code, MAX_ERROR_CODE)
+    check_text("errorMessage", error_message, MAX_TEXT)
     ext = _external(session, external_task_id)
     _locked_by(ext, worker_id, "reported as a BPMN error")
     for name, value in variables.items():
@@ -324,10 +355,11 @@ def extend_external_task_lock(
         raise Rejected(f"The lock of external task '{external_task_id}' has already expired")
     if new_duration_ms <= 0:
         raise Rejected(f"newDuration must be positive (got {new_duration_ms})")
+    expiration = check_expiry("newDuration", now, new_duration_ms)
     session.emit(
         ev.ExternalTaskLockExtended(
             external_task_id=external_task_id,
-            lock_expiration=now + timedelta(milliseconds=new_duration_ms),
+            lock_expiration=expiration,
             time=now,
         )
     )
@@ -343,6 +375,7 @@ def set_external_task_retries(
     are, this is where the incident events belong, as in fail_external_task)."""
     if retries < 0:
         raise Rejected(f"The number of retries cannot be negative (got {retries})")
+    check_java_int("retries", retries)
     _external(session, external_task_id)
     session.emit(
         ev.ExternalTaskRetriesSet(

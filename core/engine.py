@@ -8,13 +8,12 @@ commit per stream, project runtime and history rows, record the command, commit.
 from __future__ import annotations
 
 import atexit
+import logging
 import threading
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -25,15 +24,30 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 import migrations
-from eventlog import CommandRecord, EventStore, NewCommit, Snapshot, StoredCommit
+from eventlog import (
+    CommandRecord,
+    CorruptStream,
+    EventStore,
+    LogAnchor,
+    NewCommit,
+    Snapshot,
+    StoredCommit,
+    check_stream,
+)
 from eventlog.tables import event_log
 from projections import queries
-from projections.changes import ChangeSet, MemoryRowStore, SqlRowStore, diff_rows, read_table
+from projections.changes import ChangeSet, SqlRowStore
 from projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
+from projections.follower import (
+    FAILED,
+    FOLLOWING,
+    CheckpointStatus,
+    HistoryFollower,
+    ProjectionFailed,
+)
 from projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
-from projections.follower import HistoryFollower
 from projections.history import HistoryProjector
-from projections.replay import Replayer, project_events, state_at
+from projections.replay import Replayer, state_at
 from projections.repository import project_deployment, project_repository
 from projections.runtime import RuntimeBatch
 from projections.tables import HISTORY_TABLES, REPOSITORY_TABLES, RUNTIME_TABLES
@@ -53,21 +67,26 @@ from .deployments import (
 from .errors import (
     ConcurrencyError,
     FlowledgerError,
+    InvalidValue,
     NotFound,
     ProcessEngineError,
     Rejected,
     SchemaMismatch,
 )
 from .evolve import evolve
-from .history_worker import HistoryProcess, HistoryThread
+from .history_worker import HEARTBEAT, PASSING, HistoryProcess, HistoryRunner, HistoryThread
 from .ids import uuid7
+from .limits import check_deployment, check_fetch, recordable_actor, refuse_nul_in_events
 from .model import ProcessModel
 from .scope import visible_variables
 from .session import CommandContext, InstanceSession
 from .state import STATE_SCHEMA, InstanceState, copy_state, decode_state, encode_state
+from .state_cache import DEFAULT_MAX_BYTES, Cached, StateCache
 from .variables import StoredValue, from_stored, rest_type_name
+from .verification import Verifier
 
 R = TypeVar("R")
+log = logging.getLogger("flowledger.engine")
 
 DEFAULT_URL = "sqlite:///flowledger.db"
 MAX_ATTEMPTS = 5
@@ -75,13 +94,9 @@ SNAPSHOT_EVERY = 500  # events between stored snapshots of a long instance
 CACHE_SIZE = 10_000
 HISTORY_MODES = ("inline", "async")
 REBUILD_BATCH_EVENTS = 20_000  # events projected between writes of a rebuild
-
-
-@dataclass
-class _Cached:
-    state: InstanceState
-    version: int
-    head_hash: str | None
+# A follower that marked the checkpoint within this many seconds is alive (it marks it every
+# HEARTBEAT seconds while idle, and with every batch).
+FOLLOWER_ALIVE_WITHIN = 4 * HEARTBEAT
 
 
 class _Txn:
@@ -154,12 +169,14 @@ class _Txn:
         for stream_id, (session, version, head, batch) in self.instances.items():
             if not session.events:
                 continue
+            encoded = codec.encode(session.events)
+            refuse_nul_in_events(encoded, session.events)
             commits.append(
                 NewCommit(
                     stream_id=stream_id,
                     expected_version=version,
                     prev_hash=head,
-                    events=codec.encode(session.events),
+                    events=encoded,
                     event_count=len(session.events),
                     command_id=self.command_id,
                     command_type=command_type,
@@ -169,12 +186,14 @@ class _Txn:
             batch.finish(session.state, self.changes)
         # After the instances: a deployment deleted with cascade ends its instances first.
         for stream_id, version, head, events in self.other_streams:
+            encoded = codec.encode(events)
+            refuse_nul_in_events(encoded, events)
             commits.append(
                 NewCommit(
                     stream_id=stream_id,
                     expected_version=version,
                     prev_hash=head,
-                    events=codec.encode(events),
+                    events=encoded,
                     event_count=len(events),
                     command_id=self.command_id,
                     command_type=command_type,
@@ -215,7 +234,7 @@ class _Txn:
             commit = by_stream.get(stream_id)
             if commit is not None and session.started:
                 self.engine._remember(
-                    stream_id, _Cached(session.state, commit.last_version, commit.hash)
+                    stream_id, Cached(session.state, commit.last_version, commit.hash)
                 )
 
     def discard(self) -> None:
@@ -239,6 +258,7 @@ class Engine:
         history_level: str = "full",
         history_mode: str = "inline",
         sqlite_synchronous: str = "NORMAL",
+        cache_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         if history_mode not in HISTORY_MODES:
             raise ValueError(
@@ -263,23 +283,30 @@ class Engine:
         self._rows = SqlRowStore()
         self._delegates: dict[str, Any] = {}
         self._models: dict[str, ProcessModel] = {}
-        self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        self._cache = StateCache(CACHE_SIZE, cache_bytes)
         self._lock = threading.RLock()
         self._writer: Connection | None = None
         self._decider: Connection | None = None
         self._follower = HistoryFollower(self._store, self._codec, self._history, self._rows)
         self._history_worker: HistoryThread | HistoryProcess | None = None
+        self._history_runner = HistoryRunner(self._follower, self._snapshot, self._write)
         self._commit_listeners: list[Callable[[], None]] = []
         self._start_history()
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop background work (history is brought up to date first) and release the pool."""
-        if self._history_worker is not None:
-            self._history_worker.stop()
-            self._history_worker = None
-            self.flush_history()
+        """Stop background work (history is brought up to date first) and release the pool.
+
+        A history follower that stopped at a commit it cannot project does not keep the engine
+        from closing: the failure stays recorded for the next start, and is logged again."""
+        worker, self._history_worker = self._history_worker, None
+        if worker is not None:
+            worker.stop()
+            try:
+                self.flush_history()
+            except ProcessEngineError as exc:
+                log.error("history is behind the log: %s", exc)
         with self._lock:
             for conn in (self._writer, self._decider):
                 if conn is not None:
@@ -296,42 +323,67 @@ class Engine:
     # -- history projection ----------------------------------------------------------------
 
     def _start_history(self) -> None:
-        if self.history_mode == "async":
+        if self.history_mode == "inline" and not self._take_over_history():
+            # Another process's follower owns history (a server in async mode): join it, never
+            # take it over. Commands here write no history; a follower thread of this engine
+            # helps (followers share one checkpoint, so no batch is written twice).
+            log.info("history of this database is followed asynchronously: joining")
+            self.history_mode = "async"
+            self._history_worker = HistoryThread(self._history_runner)
+        else:
+            if self.history_mode == "inline":
+                return
             with self._write() as conn:
-                self._follower.start_at_head(conn, self.clock.now())
+                found = self._follower.start_at_head(conn, _wall_clock())
+            if found is not None and found.status == FAILED:
+                log.warning("history had stopped (%s); trying again", found.detail)
             # Another process cannot open an in-memory database: follow in a thread there.
             self._history_worker = (
-                HistoryThread(self._history_step)
+                HistoryThread(self._history_runner)
                 if self._memory
                 else HistoryProcess(self.url, self.history_level, self._sqlite_synchronous)
             )
-            self._history_worker.start()
-            # A script that never calls close() still leaves history complete when it exits.
-            atexit.register(_close_at_exit, weakref.ref(self))
-            return
-        # Inline history owns the tables: finish what an asynchronous run left behind first.
-        self.flush_history()
+        self._history_worker.start()
+        # A script that never calls close() still leaves history complete when it exits.
+        atexit.register(_close_at_exit, weakref.ref(self))
+
+    def _take_over_history(self) -> bool:
+        """Inline history owns the tables: finish what an asynchronous run left behind and drop
+        its checkpoint. Not while another process's follower is alive (opening an engine never
+        touches another process's follower), nor when history cannot be brought up to date."""
+        with self._read() as conn:
+            found = self._follower.status(conn)
+        if found is None:
+            return True
+        if found.status == FOLLOWING and _follower_alive(found):
+            return False
+        if found.status == FAILED:
+            with self._write() as conn:
+                self._follower.start_at_head(conn, _wall_clock())  # one more try
+        try:
+            self.flush_history()
+        except ProcessEngineError as exc:
+            # History stays where it stopped: writing newer history inline would leave a gap.
+            log.error("history is behind the log and stays so until this is fixed: %s", exc)
+            return False
         with self._write() as conn:
             self._store.drop_checkpoint(conn, HISTORY_CHECKPOINT)
-
-    def _history_step(self) -> int:
-        """One batch of the history follower in its own transaction; 0 when history is current.
-
-        SQLite has one writer: the engine lock keeps this process's commands and the follower
-        from waiting on each other's database lock."""
-        with self._lock:
-            with self._snapshot() as conn:
-                batch = self._follower.prepare(conn)
-            if batch is None:
-                return 0  # nothing to write: no write transaction either
-            with self._write() as conn:
-                self._follower.write(conn, batch, self.clock.now())
-            return batch.events
+        return True
 
     def flush_history(self) -> None:
-        """Bring asynchronous history up to the end of the log now (a no-op for inline)."""
-        while self._history_step() > 0:
-            pass
+        """Bring asynchronous history up to the end of the log now (a no-op for inline).
+
+        Raises ProcessEngineError naming the commit when one cannot be projected, or the
+        database error when it failed for a passing reason (nothing moved then)."""
+        try:
+            while self._history_runner.step() > 0:
+                pass
+        except ProjectionFailed as failure:
+            raise ProcessEngineError(f"history projection stopped: {failure}") from failure
+        except PASSING as exc:
+            raise ProcessEngineError(
+                f"history projection failed (nothing moved; try again): {exc}"
+            ) from exc
         worker = self._history_worker
         if worker is not None and worker.error is not None:
             error, worker.error = worker.error, None
@@ -341,6 +393,48 @@ class Engine:
         """Events committed to the log but not yet projected into ACT_HI_* (0 when inline)."""
         with self._read() as conn:
             return self._follower.lag(conn) or 0
+
+    def history_health(self) -> views.HistoryHealth:
+        """Is history being written? For the REST health endpoint and operators' probes."""
+        with self._read() as conn:
+            found = self._follower.status(conn)
+            head = self._store.head_position(conn)
+        if self.history_mode == "inline":
+            return views.HistoryHealth("UP", "inline", "inline", 0, None)
+        worker = self._history_worker
+        restarts = 0 if worker is None else worker.restarts
+        if found is None:
+            return views.HistoryHealth(
+                "DOWN",
+                "async",
+                "stopped",
+                head,
+                None,
+                restarts,
+                "the history checkpoint is gone (an engine with inline history took history "
+                "over): commands of this engine reach no history until it is started again",
+            )
+        detail = found.detail
+        if found.status == FAILED:
+            follower = "failed"
+        elif worker is None:
+            follower = "stopped"
+        else:
+            follower = worker.state
+            failure = getattr(worker, "failure", None)
+            if failure is not None:
+                detail = str(failure)
+        if follower in ("restarting", "stopped") and detail is None:
+            detail = "the history follower is not running: history falls behind the log"
+        return views.HistoryHealth(
+            "UP" if follower == "running" else "DOWN",
+            "async",
+            follower,
+            head - found.position,
+            found.position,
+            restarts,
+            detail,
+        )
 
     def register_delegate(self, name: str, delegate: Any) -> None:
         """Make a Python callable (or an object with `execute(execution)`) available to models:
@@ -458,11 +552,15 @@ class Engine:
         command_id: str | None = None,
         actor: str | None = None,
         exclusive: bool = False,
+        lost_race: Callable[[], R] | None = None,
     ) -> R:
         """Run a command: decide, append, project, record, with retries on concurrent change.
 
         `exclusive` commands decide inside the write transaction (deployments number versions
-        under the log head lock); the others decide on a snapshot first."""
+        under the log head lock); the others decide on a snapshot first. A command that lost
+        the race for its streams on every attempt raises ConcurrencyError, or answers
+        `lost_race()` when it has an answer for that (a fetch that found every candidate taken
+        by other nodes locked nothing, as Camunda answers)."""
         if command_id is not None:
             with self._read() as conn:
                 record = self._store.find_command(conn, command_id)
@@ -495,6 +593,8 @@ class Engine:
                     if txn is not None:
                         txn.discard()
                     if attempt == MAX_ATTEMPTS - 1:
+                        if lost_race is not None:
+                            return lost_race()
                         raise
                 except IntegrityError:
                     if txn is not None:
@@ -520,17 +620,23 @@ class Engine:
     ) -> None:
         """A rejected command leaves exactly one trace: its row in the command log."""
         try:
+            payload = cmd.encode_command(command)
+        except RecursionError:
+            payload = msgspec.json.encode(
+                {"type": type(command).__name__, "unrecorded": "input nested too deeply to record"}
+            )
+        try:
             with self._write() as conn:
                 self._store.record_command(
                     conn,
                     CommandRecord(
                         command_id=cid,
                         command_type=type(command).__name__,
-                        payload=cmd.encode_command(command),
+                        payload=payload,
                         status="rejected",
                         received_at=now,
                         reason=f"{type(exc).__name__}: {exc}"[:4000],
-                        actor=actor,
+                        actor=recordable_actor(actor),
                     ),
                 )
         except IntegrityError:
@@ -545,19 +651,15 @@ class Engine:
 
     # -- state and models ------------------------------------------------------------------
 
-    def _remember(self, stream_id: str, cached: _Cached) -> None:
-        self._cache[stream_id] = cached
-        self._cache.move_to_end(stream_id)
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
+    def _remember(self, stream_id: str, cached: Cached) -> None:
+        self._cache.put(stream_id, cached)
 
     def _forget(self, stream_id: str) -> None:
-        self._cache.pop(stream_id, None)
+        self._cache.pop(stream_id)
 
-    def _load(self, conn: Connection, stream_id: str) -> _Cached | None:
+    def _load(self, conn: Connection, stream_id: str) -> Cached | None:
         cached = self._cache.get(stream_id)
         if cached is not None:
-            self._cache.move_to_end(stream_id)
             return cached
         state: InstanceState | None = None
         version = 0
@@ -567,6 +669,12 @@ class Engine:
             state = decode_state(snapshot.state)
             version = snapshot.version
         commits = self._store.read_stream(conn, stream_id, after_version=version)
+        try:
+            # Never decide on (and so append to) a stream whose commits were edited behind
+            # our back: one SHA-256 per commit read, only when the state is not cached.
+            check_stream(stream_id, commits, version, linked_to_start=snapshot is None)
+        except CorruptStream as exc:
+            raise ProcessEngineError(str(exc)) from None
         for commit in commits:
             for event in self._codec.decode(commit.events):
                 if isinstance(event, ev.DeploymentCreated):
@@ -578,20 +686,18 @@ class Engine:
         if head is None:
             stream_head = self._store.stream_head(conn, stream_id)
             head = stream_head[1] if stream_head else None
-        loaded = _Cached(state, version, head)
+        loaded = Cached(state, version, head)
         self._remember(stream_id, loaded)
         return loaded
 
-    def _load_fresh(self, conn: Connection, stream_id: str) -> _Cached | None:
+    def _load_fresh(self, conn: Connection, stream_id: str) -> Cached | None:
         """The cached state only if no other engine appended to the stream since (one query)."""
-        if stream_id in self._cache:
-            cached = self._cache[stream_id]
+        cached = self._cache.get(stream_id)
+        if cached is not None:
             head = self._store.stream_head(conn, stream_id)
-            if head is not None and head != (cached.version, cached.head_hash):
-                self._forget(stream_id)
-            else:
-                self._cache.move_to_end(stream_id)
+            if head is None or head == (cached.version, cached.head_hash):
                 return cached
+            self._forget(stream_id)
         return self._load(conn, stream_id)
 
     def _model(
@@ -656,6 +762,7 @@ class Engine:
         )
 
         def handle(txn: _Txn) -> views.Deployment:
+            check_deployment(name, deployment_source, [r.name for r in resources])
             conn = txn.conn
             self._store.lock_head(conn)  # versions per key are numbered under the log head lock
             chosen = list(resources)
@@ -1178,6 +1285,7 @@ class Engine:
                 raise Rejected(f"lockDuration of topic '{topic}' must be positive")
 
         def handle(txn: _Txn) -> list[views.ExternalTask]:
+            check_fetch(worker_id, durations, max_tasks, txn.ctx.now)
             if max_tasks == 0 or not pairs:
                 return []
             candidates = queries.fetchable_external_tasks(
@@ -1198,7 +1306,12 @@ class Engine:
             return [self._external_task_view(txn, task_id) for task_id in locked]
 
         return self._execute(
-            command, handle, list[views.ExternalTask], command_id=command_id, actor=worker_id
+            command,
+            handle,
+            list[views.ExternalTask],
+            command_id=command_id,
+            actor=worker_id,
+            lost_race=list,
         )
 
     def _external_task_view(self, txn: _Txn, task_id: str) -> views.ExternalTask:
@@ -1510,14 +1623,31 @@ class Engine:
             raise NotFound("Process instance", process_instance_id)
         return state
 
-    def verify(self) -> views.VerificationReport:
-        """Check the hash chains, replay every instance, rebuild every projection in memory and
-        compare with the live state and tables. An empty `problems` list means all agree."""
+    def verify(
+        self,
+        *,
+        expect_anchor: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> views.VerificationReport:
+        """Check the hash chains and the command log, replay every instance, rebuild every
+        projection into temporary tables and compare with the live state and tables. An empty
+        `problems` list means all agree; `anchor` is the digest of the log as read.
+
+        `expect_anchor`: an anchor an earlier `verify` reported (`POSITION:DIGEST`, kept
+        outside the database); the log up to that position must still digest to it.
+        `progress(commits done, commits in the log)` is called as the log is read."""
         # Compare at one point of the log: asynchronous history caught up, no command between.
         with self._lock:
-            self.flush_history()
+            stopped: str | None = None
+            try:
+                self.flush_history()
+            except ProcessEngineError as exc:
+                stopped = str(exc)  # history cannot catch up: say why, then compare all else
             with self._read() as conn:
-                return self._verify(conn)
+                report = self._verify(conn, expect_anchor, progress)
+        if stopped is None:
+            return report
+        return msgspec.structs.replace(report, problems=[stopped, *report.problems])
 
     def rebuild_projections(self) -> views.RebuildReport:
         """Rewrite every ACT_* table from the log, in one transaction: for a schema change, a new
@@ -1568,75 +1698,27 @@ class Engine:
             if self._store.checkpoint(conn, HISTORY_CHECKPOINT) is not None:
                 head = self._store.head_position(conn)
                 self._store.save_checkpoint(
-                    conn, HISTORY_CHECKPOINT, head, HISTORY_SCHEMA, self.clock.now()
+                    conn, HISTORY_CHECKPOINT, head, HISTORY_SCHEMA, _wall_clock()
                 )
         return views.RebuildReport(commits=commits, events=events, rows_written=rows)
 
-    def _verify(self, conn: Connection) -> views.VerificationReport:
-        problems: list[str] = []
-        streams = 0
-        commits = 0
-        rows_compared = 0
-        problems.extend(str(p) for p in self._store.verify(conn))
-        rebuilt = MemoryRowStore((*REPOSITORY_TABLES, *RUNTIME_TABLES, *HISTORY_TABLES))
-        states: dict[str, InstanceState] = {}
-        for commit in self._store.read_all(conn):
-            commits += 1
-            try:
-                decoded = self._codec.decode(commit.events)
-            except Exception as exc:  # a tampered commit may not even decode
-                problems.append(
-                    f"stream {commit.stream_id} at position {commit.first_position}: "
-                    f"cannot decode: {exc}"
-                )
-                continue
-            changes = ChangeSet()
-            try:
-                state = project_events(
-                    decoded,
-                    states.get(commit.stream_id),
-                    changes,
-                    history=self._history,
-                    runtime=True,
-                    repository=True,
-                )
-            except Exception as exc:
-                problems.append(
-                    f"stream {commit.stream_id} at position {commit.first_position}: "
-                    f"replay failed: {type(exc).__name__}: {exc}"
-                )
-                continue
-            if state is not None:
-                states[commit.stream_id] = state
-            rebuilt.apply(changes)
-        streams = len(states)
-        for stream_id, state in states.items():
-            cached = self._cache.get(stream_id)
-            if cached is not None and cached.version != state.version:
-                self._forget(stream_id)  # another engine moved on: stale, not wrong
-            elif cached is not None and cached.state != state:
-                problems.append(f"stream {stream_id}: cached live state differs from replay")
-            snapshot = self._store.load_snapshot(conn, stream_id, STATE_SCHEMA)
-            if snapshot is not None:
-                tail = copy_state(decode_state(snapshot.state))
-                for commit in self._store.read_stream(
-                    conn, stream_id, after_version=snapshot.version
-                ):
-                    for event in self._codec.decode(commit.events):
-                        tail = evolve(tail, event)
-                if tail != state:
-                    problems.append(f"stream {stream_id}: snapshot + tail differs from replay")
-        for table in (*REPOSITORY_TABLES, *RUNTIME_TABLES, *HISTORY_TABLES):
-            live = read_table(conn, table)
-            expected = rebuilt.rows.get(table.name, {})
-            rows_compared += len(live)
-            problems.extend(diff_rows(table.name, expected, live))
-        return views.VerificationReport(
-            commits_checked=commits,
-            streams_checked=streams,
-            rows_compared=rows_compared,
-            problems=problems,
-        )
+    def _verify(
+        self,
+        conn: Connection,
+        expect_anchor: str | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> views.VerificationReport:
+        try:
+            anchor = None if expect_anchor is None else LogAnchor.parse(expect_anchor)
+        except ValueError as exc:
+            raise InvalidValue(str(exc), field="expect_anchor") from None
+        # The states this engine serves commands from, compared with their replay.
+        cached = dict(self._cache.items())
+        verifier = Verifier(self._store, self._codec, self._history, cached, keep=CACHE_SIZE)
+        report = verifier.run(conn, expect_anchor=anchor, progress=progress)
+        for stream_id in verifier.stale:
+            self._forget(stream_id)
+        return report
 
 
 def _resources(
@@ -1731,6 +1813,18 @@ def _still_deployed(definition_id: str, conn: Connection) -> None:
     """Guard of a start: its definition was not deleted while the start was decided."""
     if queries.process_definition(conn, definition_id) is None:
         raise ConcurrencyError(definition_id, 0)
+
+
+def _wall_clock() -> datetime:
+    """Checkpoints are stamped by the wall clock, never the engine's (perhaps controlled) one:
+    other processes compare their marks with it."""
+    return datetime.now(UTC)
+
+
+def _follower_alive(found: CheckpointStatus) -> bool:
+    """A follower marked the checkpoint recently (every HEARTBEAT seconds while idle)."""
+    age = (_wall_clock() - found.updated_at).total_seconds()
+    return abs(age) < FOLLOWER_ALIVE_WITHIN
 
 
 def _close_at_exit(ref: weakref.ref[Engine]) -> None:

@@ -13,6 +13,7 @@ __all__ = [
     "BpmnError",
     "ConcurrencyError",
     "FlowledgerError",
+    "InvalidValue",
     "ModelError",
     "ModelProblem",
     "NotFound",
@@ -67,6 +68,16 @@ class NotFound(FlowledgerError):
 
 class Rejected(FlowledgerError):
     """The command is not allowed in the current state; nothing was written but its audit row."""
+
+
+class InvalidValue(Rejected):
+    """An input the engine cannot hold: a value of the wrong type, too long, nested too deep,
+    or with a NUL character. `field` and `limit` name what was exceeded, when it is a limit."""
+
+    def __init__(self, message: str, field: str | None = None, limit: int | None = None) -> None:
+        self.field = field
+        self.limit = limit
+        super().__init__(message)
 
 
 class TaskAlreadyClaimed(Rejected):

@@ -10,7 +10,16 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from . import events as ev
-from .state import ActivityInstance, Execution, ExternalTask, InstanceState, UserTask, Variable
+from .state import (
+    ActivityInstance,
+    Execution,
+    ExternalTask,
+    InstanceState,
+    UserTask,
+    Variable,
+    forget_variable_index,
+    variable_index,
+)
 
 E = TypeVar("E", bound=ev.Event)
 Applier = Callable[[InstanceState, Any], None]
@@ -84,6 +93,7 @@ def _clear_runtime(s: InstanceState) -> None:
     s.executions.clear()
     s.activity_instances.clear()
     s.variables.clear()
+    forget_variable_index(s)
     s.tasks.clear()
     s.external_tasks.clear()
 
@@ -159,8 +169,9 @@ def _execution_created(s: InstanceState, e: ev.ExecutionCreated) -> None:
 @applies(ev.ExecutionRemoved)
 def _execution_removed(s: InstanceState, e: ev.ExecutionRemoved) -> None:
     gone = s.executions.pop(e.execution_id)
-    for vid in [v.id for v in s.variables.values() if v.execution_id == gone.id]:
-        del s.variables[vid]
+    index = variable_index(s)
+    for vid in list(index.of_execution(gone.id)):
+        index.remove(s.variables.pop(vid))
     if gone.parent_id is None:
         return
     parent = s.executions[gone.parent_id]
@@ -184,9 +195,8 @@ def _execution_replaced(s: InstanceState, e: ev.ExecutionReplaced) -> None:
         s.executions[child_id].parent_id = by.id
         by.children.append(child_id)
     _move_attachments(s, gone.id, by.id)
-    for var in s.variables.values():
-        if var.execution_id == gone.id:
-            var.execution_id = by.id
+    for vid in variable_index(s).move(s.variables, gone.id, by.id):
+        s.variables[vid].execution_id = by.id
 
 
 @applies(ev.TokenWaitingAtJoin)
@@ -247,7 +257,8 @@ def _error_thrown(s: InstanceState, e: ev.BpmnErrorThrown) -> None:
 def _variable_set(s: InstanceState, e: ev.VariableSet) -> None:
     var = s.variables.get(e.variable_id)
     if var is None:
-        s.variables[e.variable_id] = Variable(
+        index = variable_index(s)  # before the insert: a first use builds it from the dict
+        var = s.variables[e.variable_id] = Variable(
             id=e.variable_id,
             name=e.name,
             execution_id=e.execution_id,
@@ -255,6 +266,7 @@ def _variable_set(s: InstanceState, e: ev.VariableSet) -> None:
             created=e.time,
             task_id=e.task_id,
         )
+        index.add(var)
     else:
         var.value = e.value
         var.revision += 1
@@ -262,7 +274,8 @@ def _variable_set(s: InstanceState, e: ev.VariableSet) -> None:
 
 @applies(ev.VariableDeleted)
 def _variable_deleted(s: InstanceState, e: ev.VariableDeleted) -> None:
-    del s.variables[e.variable_id]
+    index = variable_index(s)
+    index.remove(s.variables.pop(e.variable_id))
 
 
 # -- user tasks -------------------------------------------------------------------------------
@@ -311,8 +324,9 @@ def _task_unclaimed(s: InstanceState, e: ev.TaskUnclaimed) -> None:
 
 def _remove_task(s: InstanceState, task_id: str) -> None:
     del s.tasks[task_id]
-    for vid in [v.id for v in s.variables.values() if v.task_id == task_id]:
-        del s.variables[vid]
+    index = variable_index(s)
+    for vid in list(index.of_task(task_id)):
+        index.remove(s.variables.pop(vid))
 
 
 @applies(ev.TaskCompleted)

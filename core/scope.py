@@ -16,7 +16,7 @@ from .expressions import (
     UnknownIdentifier,
 )
 from .session import InstanceSession
-from .state import Variable
+from .state import Variable, variable_index
 from .variables import from_stored, to_stored
 
 
@@ -32,17 +32,15 @@ def execution_chain(session: InstanceSession, execution_id: str) -> list[str]:
 
 
 def find_local(session: InstanceSession, execution_id: str, name: str) -> Variable | None:
-    for var in session.state.variables.values():
-        if var.execution_id == execution_id and var.name == name and var.task_id is None:
-            return var
-    return None
+    state = session.state
+    vid = variable_index(state).local(execution_id, name)
+    return None if vid is None else state.variables[vid]
 
 
 def find_task_local(session: InstanceSession, task_id: str, name: str) -> Variable | None:
-    for var in session.state.variables.values():
-        if var.task_id == task_id and var.name == name:
-            return var
-    return None
+    state = session.state
+    vid = variable_index(state).task_local(task_id, name)
+    return None if vid is None else state.variables[vid]
 
 
 def lookup(session: InstanceSession, execution_id: str, name: str) -> Variable | None:
@@ -58,9 +56,14 @@ def visible_variables(session: InstanceSession, execution_id: str) -> dict[str, 
     """All variables visible from an execution, inner scopes shadowing outer ones."""
     chain = execution_chain(session, execution_id)
     rank = {scope: i for i, scope in enumerate(chain)}
+    variables = session.state.variables
+    index = variable_index(session.state)
+    # The variables of the chain's scopes only, in the order of the whole dict: the result's
+    # order (a script's namespace, an external task's variables) is the dict's, as before.
+    in_scope = index.of_executions(chain)
     best: dict[str, tuple[int, Variable]] = {}
-    for var in session.state.variables.values():
-        if var.task_id is not None or var.execution_id not in rank:
+    for var in (variables[vid] for vid in in_scope):
+        if var.task_id is not None:
             continue
         r = rank[var.execution_id]
         if var.name not in best or r < best[var.name][0]:

@@ -5,7 +5,9 @@ Pure data (msgspec Structs, so equality and snapshots come for free). Only evolv
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime
+from typing import Any
 
 import msgspec
 
@@ -86,8 +88,12 @@ class ExternalTask(msgspec.Struct):
     error_details: str | None = None
 
 
-class InstanceState(msgspec.Struct):
-    """Everything the engine knows about one running (or ended) process instance."""
+class InstanceState(msgspec.Struct, dict=True):
+    """Everything the engine knows about one running (or ended) process instance.
+
+    `dict=True` gives room for derived caches (`variable_index`) beside the fields: equality,
+    encoding (snapshots) and copies see the fields only, so a cache never changes what is stored.
+    """
 
     id: str
     definition_id: str
@@ -116,6 +122,147 @@ class InstanceState(msgspec.Struct):
     @property
     def ended(self) -> bool:
         return self.status != "ACTIVE"
+
+
+# Where `variable_index` keeps the index in the state's instance dict (not a Struct field).
+_INDEX_ATTRIBUTE = "variable_index"
+
+
+class VariableIndex:
+    """Where each variable of an instance is: a scope lookup is one dict access, not a scan.
+
+    Derived from `InstanceState.variables`, built on first use and kept up to date by evolve
+    (the only writer of the variables). Orders follow the variables dict's insertion order, so
+    a reader that walks the variables of some executions sees them as a scan would.
+    """
+
+    __slots__ = ("_local", "_next", "_of_execution", "_task_local")
+
+    def __init__(self, variables: Mapping[str, Variable]) -> None:
+        # execution id -> {variable id: its position in the variables dict}, task-local ones
+        # too. Positions come from a counter: a removal leaves a gap, which keeps the order.
+        self._of_execution: dict[str, dict[str, int]] = {}
+        self._next = 0
+        # execution id -> {name: id} of its own variables. A scope holds one variable per name,
+        # but compacting executions (ExecutionReplaced) can bring two together: then a list of
+        # ids, first in order first, as the first hit of a scan.
+        self._local: dict[str, dict[str, str | list[str]]] = {}
+        # task id -> {name: id}, in order (a task keeps its id, so its names never collide)
+        self._task_local: dict[str, dict[str, str]] = {}
+        for var in variables.values():
+            self.add(var)
+
+    def local(self, execution_id: str, name: str) -> str | None:
+        """The id of the execution's own variable `name` (not a task's local one)."""
+        held = self._local.get(execution_id, {}).get(name)
+        return held[0] if isinstance(held, list) else held
+
+    def task_local(self, task_id: str, name: str) -> str | None:
+        return self._task_local.get(task_id, {}).get(name)
+
+    def of_execution(self, execution_id: str) -> Iterable[str]:
+        """The ids of the variables at the execution (task-local ones too), in order."""
+        return self._of_execution.get(execution_id, {}).keys()
+
+    def of_task(self, task_id: str) -> Iterable[str]:
+        return self._task_local.get(task_id, {}).values()
+
+    def of_executions(self, execution_ids: Iterable[str]) -> list[str]:
+        """The ids of the variables at any of the executions, in the variables dict's order."""
+        found: list[tuple[int, str]] = []
+        for execution_id in execution_ids:
+            found += ((at, vid) for vid, at in self._of_execution.get(execution_id, {}).items())
+        found.sort()
+        return [vid for _at, vid in found]
+
+    def add(self, var: Variable) -> None:
+        """A variable appended to the variables dict."""
+        self._of_execution.setdefault(var.execution_id, {})[var.id] = self._next
+        self._next += 1
+        if var.task_id is None:
+            _file(self._local.setdefault(var.execution_id, {}), var.name, var.id)
+        else:
+            self._task_local.setdefault(var.task_id, {})[var.name] = var.id
+
+    def remove(self, var: Variable) -> None:
+        """A variable deleted from the variables dict."""
+        _drop(self._of_execution, var.execution_id, var.id)
+        if var.task_id is None:
+            _unfile(self._local, var.execution_id, var.name, var.id)
+        else:
+            _drop(self._task_local, var.task_id, var.name)
+
+    def move(self, variables: Mapping[str, Variable], source: str, target: str) -> list[str]:
+        """The variables of execution `source` go to `target`: the ids to re-point, in order.
+
+        The caller sets their `execution_id`; the index is ready for that already."""
+        moved = self._of_execution.pop(source, {})
+        if not moved:
+            return []
+        merged = {**self._of_execution.get(target, {}), **moved}
+        positions = self._of_execution[target] = dict(sorted(merged.items(), key=lambda i: i[1]))
+        names = self._local.setdefault(target, {})
+        for vid in moved:
+            var = variables[vid]
+            if var.task_id is None:
+                _unfile(self._local, source, var.name, vid)
+                _file(names, var.name, vid, positions)
+        if not names:
+            del self._local[target]
+        return list(moved)
+
+
+def _file(
+    names: dict[str, str | list[str]],
+    name: str,
+    vid: str,
+    positions: Mapping[str, int] | None = None,
+) -> None:
+    """Enter `vid` under `name`; beside another id (rare), the ids in the dict's order: a new
+    variable comes last, a moved one (`positions` given) may be older than those there."""
+    held = names.get(name)
+    if held is None:
+        names[name] = vid
+        return
+    ids = [held] if isinstance(held, str) else held
+    ids.append(vid)
+    if positions is not None:
+        ids.sort(key=positions.__getitem__)
+    names[name] = ids
+
+
+def _unfile(local: dict[str, dict[str, str | list[str]]], owner: str, name: str, vid: str) -> None:
+    names = local[owner]
+    held = names[name]
+    if isinstance(held, list):
+        held.remove(vid)
+        if len(held) == 1:
+            names[name] = held[0]
+        return
+    del names[name]
+    if not names:
+        del local[owner]
+
+
+def _drop(nested: dict[str, dict[str, Any]], owner: str, key: str) -> None:
+    inner = nested[owner]
+    del inner[key]
+    if not inner:
+        del nested[owner]
+
+
+def variable_index(state: InstanceState) -> VariableIndex:
+    """The state's variable index, built from its variables on first use."""
+    index = state.__dict__.get(_INDEX_ATTRIBUTE)
+    if index is None:
+        index = state.__dict__[_INDEX_ATTRIBUTE] = VariableIndex(state.variables)
+    assert isinstance(index, VariableIndex)
+    return index
+
+
+def forget_variable_index(state: InstanceState) -> None:
+    """After the variables were cleared wholesale: the next use builds the index anew."""
+    state.__dict__.pop(_INDEX_ATTRIBUTE, None)
 
 
 class DeploymentState(msgspec.Struct):

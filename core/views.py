@@ -184,6 +184,9 @@ class VerificationReport(msgspec.Struct, frozen=True):
     streams_checked: int
     rows_compared: int
     problems: list[str]
+    # The digest of the log as read (`POSITION:DIGEST`): kept outside the database, it lets a
+    # later `verify(expect_anchor=...)` see a consistently rewritten log.
+    anchor: str = ""
 
     @property
     def ok(self) -> bool:
@@ -196,3 +199,19 @@ class RebuildReport(msgspec.Struct, frozen=True):
     commits: int
     events: int
     rows_written: int
+
+
+class HistoryHealth(msgspec.Struct, frozen=True):
+    """Where history projection stands (`Engine.history_health()`), for operators and probes.
+
+    `status` is "UP" when history is written inline or a follower is following; "DOWN" when
+    the follower stopped at a commit it cannot project (`detail` names it), or died and is
+    being restarted."""
+
+    status: str  # UP | DOWN
+    mode: str  # inline | async
+    follower: str  # inline | running | restarting | failed | stopped | elsewhere
+    lag: int  # events committed to the log but not yet in ACT_HI_*
+    position: int | None  # the last log position in history (async), None inline
+    restarts: int = 0  # follower processes restarted after dying, since the engine started
+    detail: str | None = None

@@ -4,19 +4,35 @@ Imports nothing of flowledger's: the event vocabulary is handed to the codec by 
 """
 
 from .codec import EventCodec, Upcaster, UpcasterRegistry
-from .errors import CodecError, ConcurrencyError
-from .store import CommandRecord, EventStore, LogProblem, NewCommit, Snapshot, StoredCommit
+from .errors import CodecError, ConcurrencyError, CorruptStream
+from .store import (
+    CommandLogChecker,
+    CommandRecord,
+    EventStore,
+    LogAnchor,
+    LogChecker,
+    LogProblem,
+    NewCommit,
+    Snapshot,
+    StoredCommit,
+    check_stream,
+)
 
 __all__ = [
     "CodecError",
+    "CommandLogChecker",
     "CommandRecord",
     "ConcurrencyError",
+    "CorruptStream",
     "EventCodec",
     "EventStore",
+    "LogAnchor",
+    "LogChecker",
     "LogProblem",
     "NewCommit",
     "Snapshot",
     "StoredCommit",
     "Upcaster",
     "UpcasterRegistry",
+    "check_stream",
 ]

@@ -20,3 +20,17 @@ class ConcurrencyError(Exception):
 
 class CodecError(Exception):
     """A stored commit could not be decoded (unknown type, missing upcaster, bad JSON)."""
+
+
+class CorruptStream(Exception):
+    """A stream read for a command does not verify: a commit was edited, removed or inserted
+    behind the store's back. Nothing may be appended to it until an operator looks."""
+
+    def __init__(self, stream_id: str, position: int, detail: str) -> None:
+        self.stream_id = stream_id
+        self.position = position
+        self.detail = detail
+        super().__init__(
+            f"Stream '{stream_id}' is corrupt at position {position}: {detail}; refusing to "
+            "append to it (run `flowledger verify`)"
+        )

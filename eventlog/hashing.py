@@ -44,3 +44,9 @@ def commit_hash(
         h.update(_SEP)
     h.update(events)
     return h.hexdigest()
+
+
+def anchor_step(previous: str, commit_digest: str) -> str:
+    """The log anchor after one more commit: SHA-256 over the anchor before it and the commit's
+    hash, so the anchor at a position covers every commit up to it, in position order."""
+    return hashlib.sha256(f"{previous}{commit_digest}".encode()).hexdigest()

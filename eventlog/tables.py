@@ -89,4 +89,6 @@ projection_checkpoint = Table(
     Column("schema_version", Integer, nullable=False),
     Column("status", String(16), nullable=False),
     Column("updated_at", Timestamp, nullable=False),
+    # Why a projection stopped: the commit it cannot project and the error (revision 0004).
+    Column("detail", Text),
 )

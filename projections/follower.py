@@ -9,14 +9,16 @@ rows and checkpoint move together or not at all). One batch runs in the caller's
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Protocol
 
+from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
 from core import events as ev
 from core.state import InstanceState
 from eventlog import EventStore
+from eventlog.tables import projection_checkpoint
 
 from .changes import ChangeSet, SqlRowStore, WritePlan
 from .history import HistoryProjector
@@ -24,6 +26,43 @@ from .replay import Replayer, state_at
 
 CHECKPOINT = "history"
 SCHEMA_VERSION = 1
+FOLLOWING = "following"
+FAILED = "failed"  # stopped at a commit it cannot project; `detail` says which and why
+MAX_DETAIL = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointStatus:
+    """Where the history follower stands, as every process on the database sees it."""
+
+    position: int
+    status: str  # FOLLOWING | FAILED
+    updated_at: datetime  # last batch or heartbeat of a follower (UTC)
+    detail: str | None
+
+
+class HistoryStopped(Exception):
+    """The follower must stop: trying again would not help (its reason is the message)."""
+
+
+class ProjectionFailed(HistoryStopped):
+    """A commit that cannot be projected: the same error comes back on every try."""
+
+    def __init__(self, position: int, stream_id: str, command_id: str, cause: BaseException):
+        self.position = position
+        self.stream_id = stream_id
+        self.command_id = command_id
+        self.cause = cause
+        super().__init__(
+            f"cannot project the commit at position {position} (stream {stream_id}, command "
+            f"{command_id}): {type(cause).__name__}: {_first_line(cause)}"
+        )
+
+
+def _first_line(exc: BaseException) -> str:
+    # Database errors carry the whole statement and its parameters: one line says enough.
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class Decoder(Protocol):
@@ -52,11 +91,63 @@ class HistoryFollower:
         self._conn: Connection | None = None
         self._replayer = Replayer(self._load, history=history, runtime=False, repository=False)
 
-    def start_at_head(self, conn: Connection, now: datetime) -> None:
-        """Begin following where the log ends now, unless a checkpoint exists already."""
-        if self._store.checkpoint(conn, CHECKPOINT, lock=True) is None:
+    def start_at_head(self, conn: Connection, now: datetime) -> CheckpointStatus | None:
+        """Begin following where the log ends now, unless a checkpoint exists already; a
+        follower that had stopped at a commit it could not project is given another try.
+        Returns the status found (None: there was no checkpoint)."""
+        found = self.status(conn, lock=True)
+        if found is None:
             head = self._store.head_position(conn)
             self._store.save_checkpoint(conn, CHECKPOINT, head, SCHEMA_VERSION, now)
+        elif found.status == FAILED:
+            self._set(conn, status=FOLLOWING, detail=None, updated_at=_naive(now))
+        return found
+
+    def status(self, conn: Connection, *, lock: bool = False) -> CheckpointStatus | None:
+        c = projection_checkpoint.c
+        stmt = select(c.position, c.status, c.updated_at, c.detail).where(c.name == CHECKPOINT)
+        if lock:
+            stmt = stmt.with_for_update()
+        row = conn.execute(stmt).first()
+        if row is None:
+            return None
+        updated = row.updated_at
+        if updated.tzinfo is None:
+            updated = updated.replace(tzinfo=UTC)
+        return CheckpointStatus(int(row.position), row.status, updated, row.detail)
+
+    def heartbeat(self, conn: Connection, now: datetime) -> None:
+        """Say that a follower is alive while there is nothing to project (other engines
+        opened on the database leave history to a live follower, see `Engine`). Raises
+        HistoryStopped when there is nothing left to follow: another follower failed, or an
+        engine took history over (inline) after this one had gone quiet for too long."""
+        marked = conn.execute(
+            update(projection_checkpoint)
+            .where(projection_checkpoint.c.name == CHECKPOINT)
+            .where(projection_checkpoint.c.status == FOLLOWING)
+            .values(updated_at=_naive(now))
+        )
+        if marked.rowcount:
+            return
+        found = self.status(conn)
+        if found is None:
+            raise HistoryStopped(
+                "the history checkpoint is gone: an engine with inline history took history "
+                "over; start this engine again to follow"
+            )
+        if found.status == FAILED:
+            raise HistoryStopped(found.detail or "history projection stopped")
+
+    def fail(self, conn: Connection, failure: ProjectionFailed, now: datetime) -> None:
+        """Record that history stopped at `failure`'s commit, for every process to see."""
+        self._set(conn, status=FAILED, detail=str(failure)[:MAX_DETAIL], updated_at=_naive(now))
+
+    def _set(self, conn: Connection, **values: object) -> None:
+        conn.execute(
+            update(projection_checkpoint)
+            .where(projection_checkpoint.c.name == CHECKPOINT)
+            .values(**values)
+        )
 
     def catch_up(self, conn: Connection, now: datetime, max_events: int = 20_000) -> int:
         """Project up to about `max_events` events past the checkpoint and write them, all in
@@ -69,10 +160,12 @@ class HistoryFollower:
 
     def prepare(self, conn: Connection, max_events: int = 20_000) -> HistoryBatch | None:
         """Read and project the commits after the checkpoint; a read transaction is enough, so
-        the database's write lock is not held while Python works."""
-        position = self._store.checkpoint(conn, CHECKPOINT)
-        if position is None:
+        the database's write lock is not held while Python works. Nothing while the follower
+        stands failed: it resumes only when an engine starts it again."""
+        found = self.status(conn)
+        if found is None or found.status == FAILED:
             return None
+        position = found.position
         changes = ChangeSet()
         projected = 0
         last = position
@@ -87,6 +180,9 @@ class HistoryFollower:
                 last = entry.last_position
                 if projected >= max_events:
                     break
+        except BaseException:
+            self._replayer.forget()
+            raise
         finally:
             self._conn = None
         if not projected:
@@ -96,7 +192,8 @@ class HistoryFollower:
     def write(self, conn: Connection, batch: HistoryBatch, now: datetime) -> bool:
         """Write a prepared batch and move the checkpoint, in the caller's write transaction;
         False (nothing written) when another follower moved the checkpoint meanwhile."""
-        if self._store.checkpoint(conn, CHECKPOINT, lock=True) != batch.after_position:
+        found = self.status(conn, lock=True)
+        if found is None or found.status == FAILED or found.position != batch.after_position:
             return False
         self._rows.run(conn, batch.plan)
         self._store.save_checkpoint(conn, CHECKPOINT, batch.last_position, SCHEMA_VERSION, now)
@@ -109,6 +206,20 @@ class HistoryFollower:
             return None
         return self._store.head_position(conn) - position
 
+    def failing_commit(self, conn: Connection, cause: BaseException) -> ProjectionFailed:
+        """The first commit after the checkpoint, which a batch of one failed on with `cause`."""
+        position = self._store.checkpoint(conn, CHECKPOINT) or 0
+        for commit in self._store.read_all(conn, after_position=position, batch_size=1):
+            return ProjectionFailed(
+                commit.first_position, commit.stream_id, commit.command_id, cause
+            )
+        return ProjectionFailed(position + 1, "(none)", "(none)", cause)
+
     def _load(self, stream_id: str, version: int) -> InstanceState | None:
         assert self._conn is not None
         return state_at(self._store, self._conn, self._codec, stream_id, version)
+
+
+def _naive(moment: datetime) -> datetime:
+    """UTC without tzinfo, as the log's timestamp columns store it."""
+    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment

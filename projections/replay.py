@@ -125,6 +125,10 @@ class Replayer:
         while len(self._states) > self._keep:
             self._states.popitem(last=False)
 
+    def forget(self) -> None:
+        """Drop every kept state: after a failed commit they may be half evolved."""
+        self._states.clear()
+
     def _state_before(
         self, stream_id: str, first_version: int, events: Sequence[ev.Event]
     ) -> InstanceState | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from core import events as ev
 from core.ids import derived_id
-from core.state import ExternalTask, InstanceState, UserTask, Variable
+from core.state import ExternalTask, InstanceState, UserTask, Variable, variable_index
 from core.variables import storage_columns
 
 from .changes import ChangeSet, Row, blank_row, db_time
@@ -96,9 +96,8 @@ class RuntimeBatch:
         for ext in s.external_tasks.values():
             if ext.execution_id == eid:
                 self._ext(s, ext.id)
-        for var in s.variables.values():
-            if var.execution_id == eid:
-                self._variable(s, var.id)
+        for vid in variable_index(s).of_execution(eid):
+            self._variable(s, vid)
 
     def observe(self, event: ev.Event, s: InstanceState | None) -> None:
         """Note what `event` touches; `s` is the state before the event."""
@@ -125,9 +124,8 @@ class RuntimeBatch:
 
     def _on_task_ended(self, e: Any, s: Any) -> None:
         self._task(s, e.task_id)
-        for var in s.variables.values():
-            if var.task_id == e.task_id:
-                self._variable(s, var.id)
+        for vid in variable_index(s).of_task(e.task_id):
+            self._variable(s, vid)
 
     def _on_external_task(self, e: Any, s: Any) -> None:
         self._ext(s, e.external_task_id)

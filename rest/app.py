@@ -12,6 +12,7 @@ from litestar.openapi import OpenAPIConfig, ResponseSpec
 
 from core import Engine
 
+from . import health
 from .access_log import access_log
 from .auth import ASGIApp, Users, basic_auth
 from .errors import ErrorBodyDto, refuse_nul, to_response
@@ -56,7 +57,7 @@ def create_litestar(engine: Engine, *, max_body_bytes: int = DEFAULT_MAX_BODY) -
         return engine
 
     return Litestar(
-        route_handlers=[Router(path=BASE_PATH, route_handlers=handlers)],
+        route_handlers=[Router(path=BASE_PATH, route_handlers=handlers), *health.routes],
         dependencies={"engine": Provide(provide_engine, sync_to_thread=False)},
         state=State({"engine": engine}),
         exception_handlers={Exception: to_response},

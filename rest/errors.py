@@ -2,6 +2,7 @@
 
 One table maps the engine's typed errors to Camunda's exception names and statuses; anything
 unexpected is logged here with its traceback and reaches the client as a plain 500 message.
+`error_body` is the same shape for answers given below the application (rest/server.py).
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from typing import Any
 
 import msgspec
 from litestar import Request, Response
-from litestar.exceptions import HTTPException, ValidationException
+from litestar.exceptions import ClientException, HTTPException, ValidationException
 from sqlalchemy.exc import DataError
 
 from core import (
     ConcurrencyError,
+    InvalidValue,
     ModelError,
     NotFound,
     ProcessEngineError,
@@ -23,6 +25,7 @@ from core import (
     SchemaMismatch,
     TaskAlreadyClaimed,
 )
+from core.limits import MAX_JSON_NESTING
 
 log = logging.getLogger("flowledger.rest")
 
@@ -65,6 +68,11 @@ def _answer(status: int, body: ExceptionDto) -> Response[ExceptionDto]:
     return Response(body, status_code=status, media_type="application/json")
 
 
+def error_body(type_name: str, message: str) -> bytes:
+    """An error answer's JSON body, for code that answers without Litestar."""
+    return msgspec.json.encode(ExceptionDto(type_name, message))
+
+
 def _validation_message(exc: ValidationException) -> str:
     extra = exc.extra if isinstance(exc.extra, list) else []
     parts = []
@@ -92,6 +100,30 @@ def _parse_details(exc: ModelError) -> dict[str, Any]:
     return details
 
 
+def _body_too_large(exc: Exception) -> bool:
+    """Litestar's 413 for a body over `request_max_body_size`."""
+    return isinstance(exc, HTTPException) and exc.status_code == 413
+
+
+def _multipart_limit(exc: Exception) -> bool:
+    """Litestar 2 answers a multipart form beyond its parser's limits (part count, header
+    length) with 400 "Request Entity Too Large" (a FIXME there says 413 in 3.0)."""
+    return (
+        isinstance(exc, ClientException)
+        and exc.status_code == 400
+        and exc.detail == "Request Entity Too Large"
+    )
+
+
+def _too_large(request: Request[Any, Any, Any], exc: Exception) -> str:
+    if _body_too_large(exc):
+        limit = request.route_handler.resolve_request_max_body_size()
+        return f"Request body too large: this server accepts at most {limit} bytes"
+    # the multipart parser's own reason, e.g. "Maximum segment count exceeded"
+    reason = f": {exc.__context__}" if exc.__context__ is not None else ""
+    return f"Multipart form beyond the limits of this server{reason}"
+
+
 def _data_error(exc: DataError) -> str:
     first = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else "invalid value"
     return f"The database refused a value of the request: {first}"
@@ -107,8 +139,20 @@ def to_response(request: Request[Any, Any, Any], exc: Exception) -> Response[Exc
         return _answer(500, ExceptionDto("TaskAlreadyClaimedException", str(exc)))
     if isinstance(exc, ModelError):
         return _answer(400, ExceptionDto("ParseException", str(exc), details=_parse_details(exc)))
+    if isinstance(exc, InvalidValue):  # a value the engine cannot hold: Camunda's REST type
+        return _answer(400, ExceptionDto("InvalidRequestException", str(exc)))
     if isinstance(exc, Rejected):
         return _answer(400, ExceptionDto("BadUserRequestException", str(exc)))
+    if isinstance(exc, RecursionError):
+        # msgspec decoding the body (in Litestar, before any handler) gives up near 1,000 levels
+        return _answer(
+            400,
+            ExceptionDto(
+                "InvalidRequestException",
+                "The request body nests JSON arrays/objects too deeply: values may nest at most "
+                f"{MAX_JSON_NESTING} levels",
+            ),
+        )
     if isinstance(exc, ConcurrencyError):
         return _answer(500, ExceptionDto("OptimisticLockingException", str(exc), code=1))
     if isinstance(exc, ProcessEngineError | SchemaMismatch):
@@ -118,6 +162,8 @@ def to_response(request: Request[Any, Any, Any], exc: Exception) -> Response[Exc
     if isinstance(exc, DataError):
         # e.g. PostgreSQL refusing a NUL character or an out-of-range number in a filter
         return _answer(400, ExceptionDto("InvalidRequestException", _data_error(exc)))
+    if _body_too_large(exc) or _multipart_limit(exc):
+        return _answer(413, ExceptionDto("InvalidRequestException", _too_large(request, exc)))
     if isinstance(exc, HTTPException):
         status = exc.status_code
         kind = "InvalidRequestException" if status < 500 else "RestException"

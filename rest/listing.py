@@ -26,6 +26,7 @@ from .dto import CountResultDto
 from .errors import invalid
 from .params import (
     Sort,
+    check_query_limits,
     flag,
     paging,
     query_from_params,
@@ -143,6 +144,7 @@ class Listing(Generic[Q, D]):
 
     def from_body(self, body: Q | None) -> Q:
         query = body if body is not None else (self.body or self.query)()
+        check_query_limits(query)
         if self.or_queries_refused and getattr(query, "or_queries", None):
             raise invalid(self.or_queries_refused)
         return query

@@ -13,11 +13,14 @@ from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 
+from core.limits import MAX_LIST_FILTER
+
 from .errors import invalid
 from .formats import parse_bool, parse_date, split_list
 
 S = TypeVar("S", bound=msgspec.Struct)
 MAX_INT = 2**31 - 1  # Camunda's paging parameters are Java ints
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
 
 class Sort(NamedTuple):
@@ -66,9 +69,51 @@ def query_from_params(params: Mapping[str, str], cls: type[S]) -> S:
         else:
             raw[name] = text
     try:
-        return msgspec.convert(raw, cls, strict=False)
+        query = msgspec.convert(raw, cls, strict=False)
     except msgspec.ValidationError as exc:
         raise invalid(f"Invalid query parameter: {exc}") from None
+    check_query_limits(query)
+    return query
+
+
+def check_query_limits(query: msgspec.Struct) -> None:
+    """Refuse, naming the parameter, what no database can bind: a list filter longer than
+    MAX_LIST_FILTER values (each is one bind parameter; PostgreSQL takes at most 65,535 per
+    statement, SQLite 32,766: a documented limit answers alike on every database, where
+    binding them all would fail on one; one array parameter would work on PostgreSQL only),
+    and an integer beyond 64 bits (SQLite's driver raises OverflowError binding it)."""
+    pending: list[msgspec.Struct] = [query]
+    while pending:
+        struct = pending.pop()
+        for field in msgspec.structs.fields(struct):
+            value = getattr(struct, field.name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                _refuse_out_of_range(field.encode_name, value)
+            elif isinstance(value, msgspec.Struct):
+                pending.append(value)
+            elif isinstance(value, list):
+                _refuse_long_list(field.encode_name, value)
+                for item in value:
+                    if isinstance(item, msgspec.Struct):
+                        pending.append(item)
+                    elif isinstance(item, int) and not isinstance(item, bool):
+                        _refuse_out_of_range(field.encode_name, item)
+
+
+def _refuse_long_list(name: str, values: list[Any]) -> None:
+    if len(values) > MAX_LIST_FILTER:
+        raise invalid(
+            f"Cannot set query parameter '{name}': at most {MAX_LIST_FILTER} values are "
+            f"allowed (got {len(values)})"
+        )
+
+
+def _refuse_out_of_range(name: str, value: int) -> None:
+    if not LONG_MIN <= value <= LONG_MAX:
+        raise invalid(
+            f"Cannot set query parameter '{name}' to value '{value}': out of range of a "
+            "64-bit integer"
+        )
 
 
 def flag(params: Mapping[str, str], name: str, default: bool = True) -> bool:

@@ -3,6 +3,7 @@
 Loopback by default; a non-loopback address needs a users file (HTTP Basic) or an explicit
 `--insecure`. SIGINT/SIGTERM stop accepting, let running requests finish (long polls are cut
 after a few seconds), then close the engine, which brings asynchronous history up to date.
+Requests too malformed to reach the app are answered in Camunda's error shape too.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ import sys
 from collections.abc import Iterator
 
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from core import Engine
 
 from .app import DEFAULT_MAX_BODY, create_app
 from .auth import Users
+from .errors import error_body
 
 log = logging.getLogger("flowledger.rest")
 
@@ -33,6 +36,24 @@ class _GracefulServer(uvicorn.Server):
         with super().capture_signals():
             yield
             self._captured_signals.clear()
+
+
+class CamundaErrorsH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol (its choice without httptools), answering a request it cannot
+    parse with Camunda's JSON error instead of plain text. uvicorn closes the connection after
+    it; this writes the answer whole, whatever state the parser was left in."""
+
+    def send_400_response(self, msg: str) -> None:
+        body = error_body("InvalidRequestException", msg)
+        head = [b"HTTP/1.1 400 Bad Request"]
+        head += [name + b": " + value for name, value in self.server_state.default_headers]
+        head += [
+            b"content-type: application/json",
+            b"content-length: " + str(len(body)).encode(),
+            b"connection: close",
+        ]
+        self.transport.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
+        self.transport.close()
 
 
 class ServeError(Exception):
@@ -84,6 +105,7 @@ def serve(
         access_log=False,  # our own middleware writes one line per request
         log_config=None,
         lifespan="on",
+        http=CamundaErrorsH11Protocol,
         timeout_graceful_shutdown=5,
         server_header=False,
     )

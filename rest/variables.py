@@ -12,13 +12,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from litestar import Response
+from litestar import Request, Response
 
 from core import Engine, NotFound, TypedValue
 from core.variables import JSON_OBJECT_SERIALIZER, StoredValue, rest_type_name
 from projections import queries
 
-from .errors import invalid
+from .errors import RestError, invalid
 from .formats import format_date
 
 
@@ -69,6 +69,33 @@ def wire_variables(dtos: Mapping[str, VariableValueDto] | None) -> dict[str, Any
                 "characters"
             )
     return engine_variables(dtos)
+
+
+def decoded_size(*maps: Mapping[str, VariableValueDto] | None) -> int:
+    """An upper bound of the bytes the variables' names and text values take once decoded
+    (Bytes are base64 text: their decoded size is at most the text's length)."""
+    return sum(
+        len(name) + (len(dto.value) if isinstance(dto.value, str) else 0)
+        for dtos in maps
+        for name, dto in (dtos or {}).items()
+    )
+
+
+def check_decoded_size(
+    request: Request[Any, Any, Any], *maps: Mapping[str, VariableValueDto] | None
+) -> None:
+    """The request body limit (`flowledger serve --max-body-mb`) holds for what the variables
+    become too, not only for the JSON that carries them: no typed value may grow when decoded
+    (a Bytes value is base64 text, never a length to allocate)."""
+    limit = request.app.request_max_body_size
+    size = decoded_size(*maps)
+    if isinstance(limit, int) and size > limit:
+        raise RestError(
+            413,
+            "InvalidRequestException",
+            f"The variables of the request take {size} bytes once decoded, more than the "
+            f"request body limit of {limit} bytes (flowledger serve --max-body-mb)",
+        )
 
 
 def value_dto(stored: StoredValue, *, deserialize: bool = True) -> VariableValueDto:

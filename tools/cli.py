@@ -237,14 +237,32 @@ def cmd_replay(args: argparse.Namespace) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> None:
+    from tools.bench.progress import Progress
+
+    progress = Progress(100)
+
+    def show(done: int, total: int) -> None:
+        percent = done * progress.total // max(total, 1)
+        # A terminal redraws one line; a log gets one line per tenth of the way.
+        if progress.interactive or percent // 10 != progress.done // 10 or done == total:
+            progress.done = percent
+            progress.note(f"verify: {done:,} of {total:,} commits read")
+
     with _engine(args) as engine:
-        report = engine.verify()
+        report = engine.verify(expect_anchor=args.expect_anchor, progress=show)
+    progress.finish()
     print(
         f"{report.commits_checked} commits, {report.streams_checked} instances replayed, "
         f"{report.rows_compared} table rows compared"
     )
+    # Kept outside the database, the anchor lets a later `verify --expect-anchor` see a log
+    # rewritten consistently (every hash recomputed), which no check inside it can.
+    print(f"anchor {report.anchor}")
     if report.ok:
-        print("OK: hash chains intact, replay == live state, rebuilt tables == live tables")
+        print(
+            "OK: hash chains and command log intact, replay == live state, "
+            "rebuilt tables == live tables"
+        )
         return
     for problem in report.problems:
         print(f"PROBLEM {problem}")
@@ -258,10 +276,13 @@ def cmd_migrate(args: argparse.Namespace) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> None:
     # Imported here: the other commands should not pay for loading the web stack.
-    from rest.auth import Users
+    from rest.auth import Users, require_private
     from rest.server import check_binding, serve
 
-    users = Users.load(args.users) if args.users else None
+    users = None
+    if args.users:
+        require_private(args.users)  # before reading it, as ssh does a private key
+        users = Users.load(args.users)
     check_binding(args.host, users, args.insecure)  # refuse before touching the database
     engine = Engine(args.db, allow_scripts=args.allow_scripts, history_mode=args.history_mode)
     try:
@@ -345,9 +366,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("instance_id")
     p.add_argument("--until", type=int, metavar="POSITION")
     p.set_defaults(func=cmd_replay)
-    sub.add_parser("verify", help="check hash chains, replay, and rebuilt tables").set_defaults(
-        func=cmd_verify
+    p = sub.add_parser("verify", help="check hash chains, replay, and rebuilt tables")
+    p.add_argument(
+        "--expect-anchor",
+        metavar="POSITION:DIGEST",
+        help="an anchor an earlier verify printed (kept outside the database): the log up to "
+        "that position must still digest to it",
     )
+    p.set_defaults(func=cmd_verify)
     sub.add_parser("migrate", help="upgrade the database schema").set_defaults(func=cmd_migrate)
     p = sub.add_parser("serve", help="serve the Camunda REST API (engine-rest) over HTTP")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -391,12 +417,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
     except Exception as exc:
-        from rest.auth import UsersFileError
+        from rest.auth import UsersFileError, UsersFileExposed
         from rest.server import ServeError
 
         if isinstance(exc, ServeError | UsersFileError):
             print(f"error: {exc}", file=sys.stderr)
-            raise SystemExit(1) from None
+            raise SystemExit(2 if isinstance(exc, UsersFileExposed) else 1) from None
         raise
 
 

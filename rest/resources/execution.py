@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from litestar import get, post
+from litestar import Request, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
@@ -23,7 +23,7 @@ from projections.search import runtime
 from ..errors import not_found
 from ..listing import Listing, count_with, find_with, list_routes
 from ..params import SortingDto
-from ..variables import VariableValueDto, wire_variables
+from ..variables import VariableValueDto, check_decoded_size, wire_variables
 from .variables_routes import ExecutionVariables, variable_routes
 
 
@@ -84,10 +84,13 @@ def get_execution(engine: NamedDependency[Engine], id: FromPath[str]) -> Executi
 @post("/execution/{id:str}/signal", status_code=204, sync_to_thread=True)
 def signal_execution(
     engine: NamedDependency[Engine],
+    request: Request[Any, Any, Any],
     id: FromPath[str],
     data: JSONBody[ExecutionTriggerDto | None] = None,
 ) -> None:
-    variables = wire_variables((data or ExecutionTriggerDto()).variables)
+    dtos = (data or ExecutionTriggerDto()).variables
+    check_decoded_size(request, dtos)
+    variables = wire_variables(dtos)
     try:
         engine.trigger(id, variables)
     except NotFound:

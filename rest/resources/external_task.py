@@ -27,14 +27,15 @@ from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
 from core import Engine, FlowledgerError, NotFound, views
+from core.limits import check_fetch, strings_in
 from projections.search import external_tasks as search
 
 from ..errors import invalid, not_found
 from ..formats import format_date, parse_bool, parse_date
 from ..listing import Listing, Params, list_routes
 from ..longpoll import LongPoll, attempt_once
-from ..params import Sort, SortingDto, paging
-from ..variables import VariableValueDto, engine_variables, variables_dto
+from ..params import Sort, SortingDto, check_query_limits, paging
+from ..variables import VariableValueDto, check_decoded_size, engine_variables, variables_dto
 
 log = logging.getLogger("flowledger.rest.external_task")
 
@@ -265,6 +266,11 @@ def _fetch_request(dto: FetchExternalTasksDto | None) -> _Fetch:
         raise invalid("workerId is required")
     if dto.max_tasks is None or dto.max_tasks < 0:
         raise invalid(f"maxTasks must be zero or a positive number (got {dto.max_tasks})")
+    # Topic filters are compared with text columns, which PostgreSQL cannot do with NUL; the
+    # same refusal on every database, before any query.
+    if any("\x00" in text for _path, text in strings_in(dto)):
+        raise invalid("fetchAndLock: NUL characters are not allowed in workerId or topics")
+    check_query_limits(dto)
     timeout = dto.async_response_timeout or 0
     if timeout > MAX_ASYNC_RESPONSE_TIMEOUT:
         raise invalid(
@@ -383,6 +389,9 @@ async def fetch_and_lock(
     data: JSONBody[FetchExternalTasksDto | None] = None,
 ) -> list[LockedExternalTaskDto]:
     fetch = _fetch_request(data)
+    # the engine's checks, before a long poll would wait for tasks it could not lock
+    durations = {t.filter.topic_name: t.lock_duration for t in fetch.topics}
+    check_fetch(fetch.worker_id, durations, fetch.max_tasks, engine.clock.now())
     if fetch.max_tasks == 0:
         return []
     attempt = partial(_try_fetch, engine, fetch)
@@ -422,10 +431,12 @@ def _worker(worker_id: str | None) -> str:
 @post("/external-task/{id:str}/complete", status_code=204, sync_to_thread=True)
 def complete(
     engine: NamedDependency[Engine],
+    request: Request[Any, Any, Any],
     id: FromPath[str],
     data: JSONBody[CompleteExternalTaskDto | None] = None,
 ) -> None:
     body = data or CompleteExternalTaskDto()
+    check_decoded_size(request, body.variables, body.local_variables)
     engine.complete_external_task(
         id,
         _worker(body.worker_id),
@@ -437,10 +448,12 @@ def complete(
 @post("/external-task/{id:str}/failure", status_code=204, sync_to_thread=True)
 def handle_failure(
     engine: NamedDependency[Engine],
+    request: Request[Any, Any, Any],
     id: FromPath[str],
     data: JSONBody[ExternalTaskFailureDto | None] = None,
 ) -> None:
     body = data or ExternalTaskFailureDto()
+    check_decoded_size(request, body.variables, body.local_variables)
     worker_id = _worker(body.worker_id)
     # Camunda reads a missing or null `retries` (an int field there) as 0: an incident.
     engine.handle_external_task_failure(
@@ -458,10 +471,12 @@ def handle_failure(
 @post("/external-task/{id:str}/bpmnError", status_code=204, sync_to_thread=True)
 def handle_bpmn_error(
     engine: NamedDependency[Engine],
+    request: Request[Any, Any, Any],
     id: FromPath[str],
     data: JSONBody[ExternalTaskBpmnErrorDto | None] = None,
 ) -> None:
     body = data or ExternalTaskBpmnErrorDto()
+    check_decoded_size(request, body.variables)
     worker_id = _worker(body.worker_id)
     if not body.error_code:
         raise invalid("errorCode is required")

@@ -27,6 +27,7 @@ from ..formats import parse_bool
 from ..listing import Listing, count_with, find_with, list_routes
 from ..variables import (
     VariableValueDto,
+    check_decoded_size,
     engine_variables,
     instance_variables_after,
     variables_dto,
@@ -238,6 +239,7 @@ def _start(
 ) -> StartResult:
     body = body or StartProcessInstanceDto()
     _check_start(body)
+    check_decoded_size(request, body.variables)
     instance = engine.start_process_instance(
         key,
         engine_variables(body.variables),

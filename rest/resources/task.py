@@ -8,7 +8,7 @@ that is an expression is the instance replayed for the value evaluated at task c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
 import msgspec
@@ -19,6 +19,7 @@ from litestar.params import FromPath, JSONBody
 from sqlalchemy.engine import Connection
 
 from core import Engine, NotFound
+from core.limits import strings_in
 from core.variables import StoredValue
 from projections.search import tasks
 from projections.search.tasks import InvalidQuery, TaskQuery, TaskRow, VariableFilter
@@ -29,6 +30,7 @@ from ..listing import Listing, count_with, list_routes
 from ..params import Sort, SortingDto, paging
 from ..variables import (
     VariableValueDto,
+    check_decoded_size,
     engine_variables,
     instance_variables_after,
     variables_dto,
@@ -100,21 +102,11 @@ def refuse_nul_characters(request: AnyRequest) -> None:
         raise invalid("Path parameter 'varName' must not contain NUL characters")
 
 
-def _texts(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield str(key)
-            yield from _texts(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _texts(item)
-
-
 def refuse_nul_in_body(parameter: str, value: Any) -> None:
-    """PostgreSQL text cannot hold NUL: refused up front rather than failing the write."""
-    if any("\x00" in text for text in _texts(msgspec.to_builtins(value))):
+    """PostgreSQL text cannot hold NUL: refused up front rather than failing the write. The
+    walk is iterative: a body nested hundreds of levels deep is the engine's to refuse (with
+    its nesting limit), not a RecursionError here."""
+    if any("\x00" in text for _path, text in strings_in(value)):
         raise invalid(f"Invalid '{parameter}': NUL characters are not allowed")
 
 
@@ -267,10 +259,12 @@ def get_task(engine: NamedDependency[Engine], id: FromPath[str]) -> TaskDto:
 
 
 def _complete(
-    engine: Engine, task_id: str, data: CompleteTaskDto | None, actor: str | None
+    engine: Engine, request: AnyRequest, task_id: str, data: CompleteTaskDto | None
 ) -> Response[dict[str, VariableValueDto] | None]:
     body = data or CompleteTaskDto()
+    actor = _actor(request)
     refuse_nul_in_body("variables", body.variables)
+    check_decoded_size(request, body.variables)
     variables = engine_variables(body.variables)
     if not body.with_variables_in_return:
         engine.complete_task(task_id, variables, actor=actor)
@@ -288,7 +282,7 @@ def complete(
     id: FromPath[str],
     data: JSONBody[CompleteTaskDto | None] = None,
 ) -> Response[dict[str, VariableValueDto] | None]:
-    return _complete(engine, id, data, _actor(request))
+    return _complete(engine, request, id, data)
 
 
 @post("/task/{id:str}/submit-form", status_code=200, **COMPLETE_OPTIONS)
@@ -299,7 +293,7 @@ def submit_form(
     data: JSONBody[CompleteTaskDto | None] = None,
 ) -> Response[dict[str, VariableValueDto] | None]:
     # No form fields here: submitting a task's form is completing it with the form's variables.
-    return _complete(engine, id, data, _actor(request))
+    return _complete(engine, request, id, data)
 
 
 def _user_id(data: UserIdDto | None) -> str | None:

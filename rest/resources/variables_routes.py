@@ -29,6 +29,7 @@ from ..variables import (
     PatchVariablesDto,
     VariableValueDto,
     binary_response,
+    check_decoded_size,
     value_dto,
     variables_dto,
     wire_variables,
@@ -86,6 +87,7 @@ class VariableScope(ABC):
         """Modifications first, then deletions (Camunda's order: a name in both ends up
         deleted); the engine has no single command for both. Every value is checked before
         anything is written."""
+        check_decoded_size(request, body.modifications)
         values = self.engine_values(body.modifications, "modifications")
         deletions = self.deletions(body.deletions)
         if values:

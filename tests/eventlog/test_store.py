@@ -26,13 +26,18 @@ from sqlalchemy.exc import IntegrityError
 
 import migrations
 from eventlog import (
+    CommandLogChecker,
     CommandRecord,
     ConcurrencyError,
+    CorruptStream,
     EventCodec,
     EventStore,
+    LogAnchor,
+    LogChecker,
     NewCommit,
     Snapshot,
     StoredCommit,
+    check_stream,
 )
 from tests.support import fresh_database
 
@@ -472,6 +477,93 @@ class EventStoreContract:
         assert "order-1" in str(problems[0]) and f"position {bad.first_position}" in str(
             problems[0]
         )
+
+    def test_check_stream_refuses_an_edited_commit_naming_stream_and_position(
+        self, log: Log
+    ) -> None:
+        log.append_next("order-1", items(1))
+        bad = log.append_next("order-1", items(2))
+        log.append_next("order-1", items(1))
+        with log.db.connect() as conn:
+            check_stream("order-1", log.store.read_stream(conn, "order-1"), 0, linked_to_start=True)
+        with log.db.begin() as conn:
+            conn.execute(
+                sa.text("UPDATE event_log SET actor = 'mallory' WHERE first_position = :p"),
+                {"p": bad.first_position},
+            )
+        with log.db.connect() as conn:
+            commits = log.store.read_stream(conn, "order-1")
+            with pytest.raises(CorruptStream) as refused:
+                check_stream("order-1", commits, 0, linked_to_start=True)
+            # a tail read after a snapshot is checked from where it starts
+            check_stream("order-1", commits[2:], 3, linked_to_start=False)
+        assert (refused.value.stream_id, refused.value.position) == ("order-1", bad.first_position)
+        assert f"position {bad.first_position}" in str(refused.value)
+
+    def test_an_anchor_holds_while_the_log_grows_and_fails_once_its_past_changes(
+        self, log: Log
+    ) -> None:
+        first = log.append_next("order-1", items(2))
+        log.append_next("order-2", items(1))
+        with log.db.connect() as conn:
+            checker = LogChecker()
+            for commit in log.store.read_all(conn):
+                checker.check(commit)
+            anchor = checker.finish(log.store.head_position(conn))
+        assert anchor.position == log.head_position()
+        assert LogAnchor.parse(str(anchor)) == anchor
+        log.append_next("order-1", items(1))
+        with log.db.connect() as conn:
+            assert log.store.verify(conn, anchor) == []
+        with log.db.begin() as conn:
+            conn.execute(
+                sa.text("UPDATE event_log SET command_type = 'Forged' WHERE first_position = :p"),
+                {"p": first.first_position},
+            )
+        with log.db.connect() as conn:
+            problems = log.store.verify(conn, anchor)
+        assert ("anchor", None, anchor.position) in [
+            (p.kind, p.stream_id, p.position) for p in problems
+        ]
+        with pytest.raises(ValueError, match="POSITION:DIGEST"):
+            LogAnchor.parse("3")
+
+    def test_command_log_checker_compares_accepted_commands_with_their_commits(
+        self, log: Log
+    ) -> None:
+        def accepted(commit: StoredCommit, actor: str | None = None) -> CommandRecord:
+            return CommandRecord(
+                commit.command_id,
+                commit.command_type,
+                b"{}",
+                "accepted",
+                NOW,
+                first_position=commit.first_position,
+                last_position=commit.last_position,
+                actor=actor,
+            )
+
+        a = log.append_next("order-1", items(2))
+        b = log.append_next("order-2", items(1))
+        c = log.append_next("order-1", items(1))
+        ghost = CommandRecord(
+            "ghost", "AddItems", b"{}", "accepted", NOW, first_position=9, last_position=9
+        )
+        with log.db.begin() as conn:
+            log.store.record_command(conn, accepted(a))
+            log.store.record_command(conn, accepted(b, actor="mallory"))
+            log.store.record_command(conn, ghost)
+        with log.db.connect() as conn:
+            checker = CommandLogChecker(log.store, conn)
+            for commit in log.store.read_all(conn):
+                checker.check(commit)
+            checker.finish()
+        found = {p.command_id: str(p) for p in checker.problems}
+        assert set(found) == {b.command_id, c.command_id, "ghost"}, found
+        assert "mallory" in found[b.command_id]
+        assert "no such command" in found[c.command_id]
+        assert "positions 9..9" in found["ghost"]
+        assert checker.missing == [("ghost", 9, 9)]
 
     # -- the command log -------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +112,16 @@ def checkpoint_row(flow: Engine) -> dict[str, Any] | None:
             sa.select(projection_checkpoint).where(projection_checkpoint.c.name == CHECKPOINT)
         ).first()
     return None if row is None else dict(row._mapping)
+
+
+def quiet_for(flow: Engine, seconds: float) -> None:
+    """Make the history checkpoint look unmarked for `seconds`: its follower died that long ago."""
+    with flow_connection(flow) as conn, conn.begin():
+        conn.execute(
+            sa.update(projection_checkpoint)
+            .where(projection_checkpoint.c.name == CHECKPOINT)
+            .values(updated_at=datetime.now(UTC).replace(tzinfo=None) - timedelta(seconds=seconds))
+        )
 
 
 def history_of(tables: Tables) -> Tables:
@@ -368,6 +378,7 @@ def test_two_async_engines_on_one_database_share_one_checkpoint(urls: Callable[[
 
 
 @pytest.mark.usefixtures("paused")
+@pytest.mark.usefixtures("paused")
 def test_an_inline_engine_finishes_history_an_async_run_left_and_drops_the_checkpoint(
     urls: Callable[[], str],
 ) -> None:
@@ -387,7 +398,9 @@ def test_an_inline_engine_finishes_history_an_async_run_left_and_drops_the_check
         lag = crashed.history_lag()
         assert lag > 0
         assert checkpoint_row(crashed) is not None
-        # ... and this process never closes it: the next engine finds the lag in the database
+        # ... and this process never closes it: the next engine finds the lag in the database,
+        # and no follower has marked the checkpoint for a minute (it died with its process)
+        quiet_for(crashed, 60)
 
         with Engine(url, clock=clock) as inline:
             assert checkpoint_row(inline) is None
@@ -563,7 +576,7 @@ def test_a_rebuild_and_a_follower_batch_prepared_before_it(
                 resume.set()
                 rebuilding.join(WAIT)
             following.join(WAIT)
-            monkeypatch.setattr(SqlRowStore, "run", run)
+            monkeypatch.setattr(SqlRowStore, "run", staticmethod(run))
         finally:
             db.dispose()
 
@@ -628,7 +641,7 @@ def test_a_read_during_a_history_batch_neither_fails_nor_loses_history(
             read_error, tasks = exc, []
         finally:
             read_done.set()
-        monkeypatch.setattr(SqlRowStore, "run", run)
+        monkeypatch.setattr(SqlRowStore, "run", staticmethod(run))
         wait_until(lambda: worker.error is None, "the history thread to recover")
         flow.flush_history()
         history = flow.historic_process_instances(process_instance_id=pi)

@@ -70,6 +70,7 @@ ENGINE_KEYS = {
         "first_command_s",
         "total_s",
     },
+    "variables": {"available", "reason", "points"},
 }
 
 
@@ -149,6 +150,31 @@ def test_json_holds_every_figure(quick_report: BenchReport) -> None:
         linear = next(w for w in data["workloads"] if w["name"] == "linear10")
         normal = next(s for s in linear["systems"] if s["mode"] == "sqlite-normal")
         assert normal["ratio_vs_peer"] > 0
+
+
+def test_start_with_many_variables_is_measured_at_each_quick_size(
+    quick_report: BenchReport,
+) -> None:
+    assert quick_report.engine is not None
+    figures = quick_report.engine.variables
+    assert figures is not None and figures.available, figures and figures.reason
+    assert [p.variables for p in figures.points] == list(bench_cli.QUICK_VARIABLE_COUNTS)
+    for point in figures.points:
+        assert point.seconds is not None and point.us_per_variable is not None
+        assert point.us_per_variable.median == pytest.approx(
+            point.seconds.median * 1e6 / point.variables
+        )
+    assert quick_report.settings["variable_counts"] == list(bench_cli.QUICK_VARIABLE_COUNTS)
+    text = report.markdown(quick_report)
+    assert "| start with 1,000 variables |" in text and "µs/variable" in text
+
+
+def test_variable_counts_are_chosen_on_the_command_line() -> None:
+    settings = bench_cli.settings_from(_parse("--variable-counts", "10, 2_000"))
+    assert settings.variable_counts == (10, 2000)
+    assert bench_cli.settings_from(_parse()).variable_counts == (1_000, 10_000, 100_000)
+    with pytest.raises(BenchError, match="--variable-counts: expected a number of at least 1"):
+        bench_cli.settings_from(_parse("--variable-counts", "100,0"))
 
 
 REST_KEYS = {

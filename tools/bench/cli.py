@@ -25,6 +25,9 @@ QUICK = {
     "rest_instances": 16,
     "rest_clients": 8,
 }
+# Start variables of the per-variable figure (--variable-counts).
+QUICK_VARIABLE_COUNTS = (100, 1_000)
+FULL_VARIABLE_COUNTS = (1_000, 10_000, 100_000)
 FULL = {
     "instances": 500,
     "repeat": 5,
@@ -44,6 +47,14 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
     return value
+
+
+def _counts(text: str) -> tuple[int, ...]:
+    """A comma-separated list of whole numbers of at least 1 (BenchError names the bad one)."""
+    try:
+        return tuple(_positive(part.strip()) for part in text.split(",") if part.strip())
+    except argparse.ArgumentTypeError as exc:
+        raise BenchError(f"--variable-counts: {exc}") from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,7 +89,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--skip-engine",
         action="store_true",
-        help="skip the engine-level figures (append, rebuild, replay, cold start)",
+        help="skip the engine-level figures (append, rebuild, replay, start with many "
+        "variables, cold start)",
     )
     parser.add_argument(
         "--cold-finished",
@@ -109,6 +121,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_positive,
         metavar="N",
         help="instances per workload in the rebuild/replay log corpus (default --instances)",
+    )
+    parser.add_argument(
+        "--variable-counts",
+        metavar="LIST",
+        help="start variables of the per-variable start figure, comma-separated "
+        "(default 1000,10000,100000, --quick 100,1000)",
     )
     parser.add_argument(
         "--skip-rest",
@@ -171,7 +189,17 @@ def settings_from(args: argparse.Namespace) -> suite.Settings:
         rest=not args.skip_rest,
         rest_instances=pick("rest_instances"),
         rest_clients=pick("rest_clients"),
+        variable_counts=_variable_counts(args),
     )
+
+
+def _variable_counts(args: argparse.Namespace) -> tuple[int, ...]:
+    if args.variable_counts is not None:
+        counts = _counts(args.variable_counts)
+        if counts:
+            return counts
+        raise BenchError("--variable-counts: expected at least one number")
+    return QUICK_VARIABLE_COUNTS if args.quick else FULL_VARIABLE_COUNTS
 
 
 def export_models(settings: suite.Settings, directory: Path) -> None:
@@ -193,6 +221,7 @@ _VALUED = (
     "corpus_instances",
     "rest_instances",
     "rest_clients",
+    "variable_counts",
     "json",
     "markdown",
 )

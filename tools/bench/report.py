@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 
 from .flowledger_runner import MODES
-from .results import BenchReport, Spread, SystemResult, WorkloadResult
+from .results import BenchReport, Spread, SystemResult, VariablesFigures, WorkloadResult
 
 NA = "n/a"
 PEER = ("spiffworkflow", "in-memory")
@@ -263,6 +263,8 @@ def engine_table(report: BenchReport) -> Table | None:
                 notes.append(f"cold-start database built in {c.build_seconds:,.0f} s ({when})")
         else:
             rows.append(["cold start", NA, str(c.reason)])
+    if e.variables is not None:
+        rows += variables_rows(e.variables)
     return Table(
         "Engine-level figures (median, min-max)",
         ["figure", "value", "on"],
@@ -270,6 +272,21 @@ def engine_table(report: BenchReport) -> Table | None:
         notes,
         text_columns=frozenset({0, 2}),
     )
+
+
+def variables_rows(v: VariablesFigures) -> list[list[str]]:
+    """One row per number of start variables: flat µs/variable means a linear command path."""
+    rows = [
+        [
+            f"start with {p.variables:,} variables",
+            spread(p.us_per_variable) + " µs/variable",
+            f"{median(p.seconds)} s for the one start command",
+        ]
+        for p in v.points
+    ]
+    if not v.available:
+        rows.append(["start with many variables", NA, str(v.reason)])
+    return rows
 
 
 def rest_table(report: BenchReport) -> Table | None:

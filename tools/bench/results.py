@@ -123,11 +123,28 @@ class ColdStartFigures:
 
 
 @dataclass
+class VariablesPoint:
+    """One start command carrying `variables` start variables (median over repetitions)."""
+
+    variables: int
+    seconds: Spread | None = None
+    us_per_variable: Spread | None = None
+
+
+@dataclass
+class VariablesFigures:
+    available: bool = True
+    reason: str | None = None  # what went wrong
+    points: list[VariablesPoint] = field(default_factory=list)  # one per number of variables
+
+
+@dataclass
 class EngineFigures:
     append: AppendFigures | None = None
     rebuild: RebuildFigures | None = None
     replay: ReplayFigures | None = None
     cold_start: ColdStartFigures | None = None
+    variables: VariablesFigures | None = None  # per-variable cost of one start command
 
 
 @dataclass

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from core import FlowledgerError
 
-from . import cold_start, engine_figures, machine, peer, rest_workload
+from . import cold_start, engine_figures, machine, peer, rest_workload, variable_scaling
 from . import flowledger_runner as fl
 from .errors import BenchError, NotAvailable
 from .features import EngineFeatures, detect
@@ -33,7 +33,7 @@ from .results import (
 )
 from .workloads import Workload
 
-ENGINE_FIGURE_STEPS = 4  # append, rebuild, replay, cold start
+ENGINE_FIGURE_STEPS = 5  # append, rebuild, replay, start with many variables, cold start
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,7 @@ class Settings:
     rest: bool  # the REST workload (engine-rest on uvicorn, HTTP clients)
     rest_instances: int
     rest_clients: int
+    variable_counts: tuple[int, ...]  # start variables of the per-variable figure
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -73,6 +74,7 @@ class Settings:
             "rest": self.rest,
             "rest_instances": self.rest_instances,
             "rest_clients": self.rest_clients,
+            "variable_counts": list(self.variable_counts),
         }
 
 
@@ -310,6 +312,9 @@ def run_engine_figures(
     figures.rebuild = engine_figures.rebuild_rate(corpus, settings.repeat, progress)
     figures.replay = engine_figures.replay_rate(corpus, settings.repeat, progress)
     _remove_database(corpus.path)
+    figures.variables = variable_scaling.measure(
+        workdir, settings.variable_counts, settings.repeat, progress
+    )
     try:
         cold = cold_start.ensure_database(
             settings.cache_dir, settings.cold_finished, settings.cold_active, features, progress

@@ -1,0 +1,152 @@
+"""Rebuilt projection tables beside the live ones, and a row-for-row comparison of the two.
+
+`verify` rebuilds every ACT_* table into temporary shadow tables on its own connection and
+compares them with the live tables by reading both in primary-key order, a batch at a time:
+memory stays flat however large the database. Writes nothing but those temporary tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from sqlalchemy import Column, Index, LargeBinary, MetaData, Table, bindparam, cast, select, text
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql.elements import ColumnElement
+
+from .changes import ChangeSet, Purge, SqlRowStore, normalise, pk_name
+
+DIFF_LIMIT = 20  # differences shown per table
+READ_BATCH = 5000
+
+
+class ShadowTables:
+    """Temporary copies of the given tables (primary keys only: a rebuild writes faster
+    without secondary indexes), written with the same statements as the live tables."""
+
+    def __init__(self, tables: Sequence[Table]) -> None:
+        metadata = MetaData()
+        self.of: dict[Table, Table] = {t: _shadow(t, metadata) for t in tables}
+        self._rows = SqlRowStore()  # its statements die with these tables
+        self._indexed: set[tuple[str, str]] = set()
+
+    def create(self, conn: Connection) -> None:
+        for shadow in self.of.values():
+            shadow.create(conn)
+
+    def drop(self, conn: Connection) -> None:
+        temporary = "TEMPORARY " if conn.dialect.name in ("mysql", "mariadb") else ""
+        try:
+            for shadow in self.of.values():
+                conn.execute(text(f"DROP {temporary}TABLE IF EXISTS {shadow.name}"))
+        except DBAPIError:
+            # A transaction that failed on PostgreSQL refuses every statement: its rollback
+            # drops the tables, and the error that failed it is the one worth reporting.
+            if not conn.in_transaction():
+                raise
+
+    def apply(self, conn: Connection, changes: ChangeSet) -> None:
+        """Write a change set the projectors made for the live tables into the shadows."""
+        out = ChangeSet()
+        for purges, tables in changes.segments():
+            for purge in purges:
+                out.purge(self._purge(conn, purge))
+            for table, table_changes in tables.items():
+                out.tables[self.of[table]] = table_changes
+        self._rows.apply(conn, out)
+
+    def _purge(self, conn: Connection, purge: Purge) -> Purge:
+        # A purge finds rows by what they belong to: index that column at its first use only.
+        target = self.of[purge.table]
+        via = None if purge.via is None else self.of[purge.via]
+        self._index(conn, via if via is not None else target, purge.column)
+        return Purge(target, purge.column, purge.value, via, purge.ref)
+
+    def _index(self, conn: Connection, table: Table, column: str) -> None:
+        if (table.name, column) in self._indexed:
+            return
+        self._indexed.add((table.name, column))
+        Index(f"{table.name}_{len(self._indexed)}", table.c[column]).create(conn)
+
+
+def _shadow(table: Table, metadata: MetaData) -> Table:
+    columns = [Column(c.name, c.type, primary_key=c.primary_key) for c in table.columns]
+    return Table(f"vfy_{table.name.lower()}", metadata, *columns, prefixes=["TEMPORARY"])
+
+
+def compare_tables(
+    conn: Connection, live: Table, rebuilt: Table, limit: int = DIFF_LIMIT
+) -> tuple[int, list[str]]:
+    """(live rows read, differences) between a live table and its rebuild, as readable lines;
+    both are read in primary-key order and merged, so neither is held in memory."""
+    problems: list[str] = []
+    names = [c.name for c in live.columns]
+    live_rows = _ordered(conn, live)
+    rebuilt_rows = _ordered(conn, rebuilt)
+    act = next(live_rows, None)
+    exp = next(rebuilt_rows, None)
+    count = 0
+    while act is not None or exp is not None:
+        if act is not None and (exp is None or act[0] < exp[0]):
+            line = f"{live.name} row {act[0]}: in the live table but not in the rebuild"
+            count += 1
+            act = next(live_rows, None)
+        elif exp is not None and (act is None or exp[0] < act[0]):
+            line = f"{live.name} row {exp[0]}: in the rebuild but missing from the live table"
+            exp = next(rebuilt_rows, None)
+        else:
+            assert act is not None and exp is not None
+            # Both come from the same database through the same column types: equal rows
+            # are equal tuples, and only a differing row is looked at column by column.
+            line = "" if act[1] == exp[1] else _row_difference(live.name, names, exp, act)
+            count += 1
+            act, exp = next(live_rows, None), next(rebuilt_rows, None)
+        if line and len(problems) < limit:
+            problems.append(line)
+        elif line and len(problems) == limit:
+            problems.append(f"{live.name}: more differences not shown")
+    return count, problems
+
+
+def _row_difference(table: str, names: list[str], exp: _Keyed, act: _Keyed) -> str:
+    expected = [normalise(v) for v in exp[1]]
+    actual = [normalise(v) for v in act[1]]
+    cols = [i for i, value in enumerate(expected) if value != actual[i]]
+    if not cols:
+        return ""
+    detail = ", ".join(f"{names[i]}: rebuilt {expected[i]!r} != live {actual[i]!r}" for i in cols)
+    return f"{table} row {exp[0]}: {detail}"
+
+
+_Keyed = tuple[str, tuple[Any, ...]]
+
+
+def _ordered(conn: Connection, table: Table) -> Iterator[_Keyed]:
+    """(key, row) in binary key order, which is Python's order of the key strings, read in
+    batches by key (no cursor stays open: the caller reads another table meanwhile)."""
+    pk = table.c[pk_name(table)]
+    at = list(table.columns).index(pk)
+    key = _binary(conn, pk)
+    after: Any = None
+    while True:
+        stmt = select(table).order_by(key).limit(READ_BATCH)
+        if after is not None:
+            stmt = stmt.where(key > _binary(conn, bindparam("after", after, type_=pk.type)))
+        rows = conn.execute(stmt).all()
+        if not rows:
+            return
+        for row in rows:
+            values = tuple(row)
+            after = values[at]
+            yield str(after), values
+
+
+def _binary(conn: Connection, key: ColumnElement[Any]) -> ColumnElement[Any]:
+    """`key` compared byte for byte (code point order for UTF-8), whatever the collation."""
+    dialect = conn.dialect.name
+    if dialect == "postgresql":
+        return key.collate("C")
+    if dialect in ("mysql", "mariadb"):
+        return cast(key, LargeBinary)
+    return key

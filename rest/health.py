@@ -1,0 +1,52 @@
+"""`GET /actuator/health`: is this server's engine writing history? For probes and operators.
+
+Not part of Camunda's engine-rest contract (so outside `/engine-rest` and its OpenAPI
+document); its shape is the Spring Boot actuator's that Camunda Run serves at the same path:
+`{"status": "UP" | "DOWN", "components": {...}}`, 200 when UP and 503 when DOWN.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar import Response, get
+from litestar.di import NamedDependency
+
+from core import Engine
+
+HEALTH_PATH = "/actuator/health"
+
+
+class ComponentDto(msgspec.Struct):
+    status: str
+    details: dict[str, Any] = {}
+
+
+class HealthDto(msgspec.Struct):
+    status: str
+    components: dict[str, ComponentDto]
+
+
+@get(HEALTH_PATH, include_in_schema=False, sync_to_thread=True)
+def health(engine: NamedDependency[Engine]) -> Response[HealthDto]:
+    history = engine.history_health()
+    details: dict[str, Any] = {
+        "mode": history.mode,
+        "follower": history.follower,
+        "lag": history.lag,
+    }
+    if history.position is not None:
+        details["position"] = history.position
+    if history.restarts:
+        details["restarts"] = history.restarts
+    if history.detail is not None:
+        details["detail"] = history.detail
+    body = HealthDto(
+        status=history.status,
+        components={"history": ComponentDto(history.status, details)},
+    )
+    return Response(body, status_code=200 if history.status == "UP" else 503)
+
+
+routes: list[Any] = [health]
