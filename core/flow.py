@@ -13,7 +13,7 @@ from . import events as ev
 from .behaviors import behavior_for
 from .errors import ProcessEngineError
 from .model import Activity, BoundarySpec, ProcessModel, SequenceFlow
-from .scope import evaluate, set_variable
+from .scope import evaluate, find_local, local_variables, set_variable
 from .session import InstanceSession
 from .state import Execution
 
@@ -248,10 +248,33 @@ class Flow:
             return
         last = self.executions[scope.children[0]]
         if last.is_concurrent and not last.is_scope:
+            self._merge_same_names(last.id, scope.id)
             self.emit(ev.ExecutionReplaced(execution_id=last.id, by_execution_id=scope.id))
             self._replaced_by[last.id] = scope.id
             if last.id in self._in_transit:
                 self._in_transit[scope.id] = self._in_transit.pop(last.id)
+
+    def _merge_same_names(self, source_id: str, target_id: str) -> None:
+        """Compaction moves the source's variables to the target; where the target has the
+        name already, Camunda (ExecutionEntity.moveVariableTo) sets the target's variable to
+        the moved value and deletes the moved one, so a scope never holds a name twice."""
+        session = self.session
+        for name, var in list(local_variables(session, source_id).items()):
+            existing = find_local(session, target_id, name)
+            if existing is None:
+                continue
+            now = session.ctx.now
+            self.emit(
+                ev.VariableSet(
+                    variable_id=existing.id,
+                    name=name,
+                    execution_id=target_id,
+                    value=var.value,
+                    time=now,
+                    detail_id=session.ctx.new_id(),
+                )
+            )
+            self.emit(ev.VariableDeleted(variable_id=var.id, time=now))
 
     # -- joins ------------------------------------------------------------------------------
 
@@ -289,6 +312,13 @@ class Flow:
     def join(self, execution_id: str, joined: list[str], flows: list[SequenceFlow]) -> None:
         """All tokens of a join are here: end the waiting ones, continue with the arriving one."""
         activity = self.activity_of(execution_id)
+        if joined:
+            # Camunda (PvmExecutionImpl.leaveActivityViaTransitions): executions that join
+            # leave their local variables behind, the one that goes on too, even when it is
+            # folded into its scope right after; only the scope's variables continue.
+            for token in (execution_id, *joined):
+                for var in local_variables(self.session, token).values():
+                    self.emit(ev.VariableDeleted(variable_id=var.id, time=self.session.ctx.now))
         for other in joined:
             other_execution = self.executions[other]
             if other_execution.activity_instance_id is not None:

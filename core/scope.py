@@ -43,6 +43,17 @@ def find_task_local(session: InstanceSession, task_id: str, name: str) -> Variab
     return None if vid is None else state.variables[vid]
 
 
+def local_variables(session: InstanceSession, execution_id: str) -> dict[str, Variable]:
+    """The execution's own variables by name (not its tasks' local ones), in order."""
+    variables = session.state.variables
+    found: dict[str, Variable] = {}
+    for vid in variable_index(session.state).of_execution(execution_id):
+        var = variables[vid]
+        if var.task_id is None:
+            found.setdefault(var.name, var)
+    return found
+
+
 def lookup(session: InstanceSession, execution_id: str, name: str) -> Variable | None:
     """The variable a name refers to from an execution: the innermost scope that has it."""
     for scope in execution_chain(session, execution_id):

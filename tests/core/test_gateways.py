@@ -105,3 +105,60 @@ def test_conditional_sequence_flows_leave_an_activity_on_every_true_condition(
     engine.complete_task(task_named(engine, both.id, "Big"))
     historic = engine.historic_process_instance(both.id)
     assert (historic.state, historic.end_activity_id) == ("COMPLETED", "endBig")
+
+
+def test_joining_tokens_leave_their_local_variables_behind(engine: Engine) -> None:
+    """Camunda: at a join, the local variables of every joined token are removed, the one
+    that goes on included; the scope's own variable of the same name keeps its value."""
+    engine.deploy(bpmn("parallel_gateway_fork_join.bpmn"))
+    pi = engine.start_process_instance("parallelForkJoin", {"shared": 1}).id
+    tasks = engine.tasks(process_instance_id=pi)
+    assert len(tasks) == 2
+    for number, task in enumerate(tasks, start=2):
+        engine.set_variables(task.execution_id, {"shared": number}, local=True)
+    for task in tasks:
+        engine.complete_task(task.id)  # the second used to fail on ACT_RU_VARIABLE's unique key
+    assert open_task_names(engine, pi) == ["Archive"]
+    assert engine.get_variables(pi) == {"logged": True, "shared": 1}
+    states = sorted(
+        (v.name, v.state) for v in engine.historic_variable_instances(pi) if v.name == "shared"
+    )
+    assert states == [("shared", "CREATED"), ("shared", "DELETED"), ("shared", "DELETED")]
+    assert engine.verify().problems == []
+
+
+FORK_WITHOUT_JOIN = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
+             targetNamespace="http://flowledger.test">
+  <process id="forkWithoutJoin" isExecutable="true">
+    <startEvent id="start"/>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="fork"/>
+    <parallelGateway id="fork"/>
+    <sequenceFlow id="f2" sourceRef="fork" targetRef="a"/>
+    <sequenceFlow id="f3" sourceRef="fork" targetRef="b"/>
+    <userTask id="a" name="A"/>
+    <userTask id="b" name="B"/>
+    <sequenceFlow id="f4" sourceRef="a" targetRef="endA"/>
+    <sequenceFlow id="f5" sourceRef="b" targetRef="endB"/>
+    <endEvent id="endA"/>
+    <endEvent id="endB"/>
+  </process>
+</definitions>
+"""
+
+
+def test_a_token_folded_into_its_scope_hands_over_a_variable_of_the_same_name(
+    engine: Engine,
+) -> None:
+    """Camunda's compaction (ExecutionEntity.moveVariableTo): the last concurrent token's
+    variable sets the scope's variable of the same name, and is removed itself."""
+    engine.deploy(FORK_WITHOUT_JOIN)
+    pi = engine.start_process_instance("forkWithoutJoin", {"shared": 1}).id
+    a = task_named(engine, pi, "A")
+    b = engine.task(task_named(engine, pi, "B"))
+    engine.set_variables(b.execution_id, {"shared": 2, "own": "b"}, local=True)
+    engine.complete_task(a)  # B's token is the last one: it is folded into the instance
+    assert open_task_names(engine, pi) == ["B"]
+    assert engine.get_variables(pi, local=True) == {"shared": 2, "own": "b"}
+    assert [e.id for e in engine.executions(pi)] == [pi]
+    assert engine.verify().problems == []
