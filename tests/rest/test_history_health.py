@@ -140,3 +140,30 @@ def test_a_cli_command_leaves_the_servers_follower_alone(url: str, tmp_path: Pat
         second = served.start("second")
         wait_until(lambda: served.in_history(second), "history after the CLI commands")
         assert served.health()[0] == 200
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("businessKey", "k" * 300), ("businessKey", "nul\x00key"), ("variable name", "v" * 300)],
+)
+def test_a_start_history_could_not_hold_is_refused_and_history_goes_on(
+    url: str, tmp_path: Path, field: str, value: str
+) -> None:
+    """The request that used to poison asynchronous history on PostgreSQL and MariaDB: an
+    instance that ends in its start command with a value no column can hold."""
+    with serving(url, tmp_path, deploy="pass_through_activities.bpmn") as served:
+        key = served.client.get("/process-definition").json()[0]["key"]
+        body: dict[str, Any] = {"variables": {}}
+        if field == "businessKey":
+            body["businessKey"] = value
+        else:
+            body["variables"][value] = {"value": 1}
+        refused = served.client.post(f"/process-definition/key/{key}/start", json=body)
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["type"] == "InvalidRequestException"
+        assert ("255" in refused.json()["message"]) or ("NUL" in refused.json()["message"])
+
+        fine = served.client.post(f"/process-definition/key/{key}/start", json={})
+        assert fine.status_code == 200, fine.text
+        wait_until(lambda: served.in_history(fine.json()["id"]), "history after the refusal")
+        assert served.health()[0] == 200
