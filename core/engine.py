@@ -76,7 +76,15 @@ from .errors import (
 from .evolve import evolve
 from .history_worker import HEARTBEAT, PASSING, HistoryProcess, HistoryRunner, HistoryThread
 from .ids import uuid7
-from .limits import check_deployment, check_fetch, recordable_actor, refuse_nul_in_events
+from .limits import (
+    MAX_COMMAND_ID,
+    check_deployment,
+    check_fetch,
+    check_text,
+    recordable_actor,
+    refuse_nul_in_events,
+    refuse_nul_in_ids,
+)
 from .model import ProcessModel
 from .scope import visible_variables
 from .session import CommandContext, InstanceSession
@@ -519,6 +527,7 @@ class Engine:
         txn: _Txn,
         conn: Connection,
         command: cmd.Command,
+        payload: bytes | None,
         cid: str,
         result: Any,
         actor: str | None,
@@ -532,7 +541,7 @@ class Engine:
             CommandRecord(
                 command_id=cid,
                 command_type=command_type,
-                payload=cmd.encode_command(command),
+                payload=payload if payload is not None else cmd.encode_command(command),
                 status="accepted",
                 received_at=txn.ctx.now,
                 result=cmd.encode_result(result),
@@ -562,21 +571,31 @@ class Engine:
         `lost_race()` when it has an answer for that (a fetch that found every candidate taken
         by other nodes locked nothing, as Camunda answers)."""
         if command_id is not None:
+            # Refused, not recorded: the command log's key cannot hold it either.
+            check_text("command id", command_id, MAX_COMMAND_ID)
             with self._read() as conn:
                 record = self._store.find_command(conn, command_id)
             if record is not None:
                 return cast(R, self._stored_outcome(record, result_type))
         cid = command_id or uuid7()
+        try:
+            payload: bytes | None = cmd.encode_command(command)
+        except RecursionError:
+            payload = None  # a value nested too deeply: the handler's checks name it
         with self._lock:
             for attempt in range(MAX_ATTEMPTS):
                 now = self.clock.now()
                 txn: _Txn | None = None
                 try:
+                    if payload is not None:
+                        refuse_nul_in_ids(payload, command)
                     if exclusive:
                         with self._write() as conn:
                             txn = _Txn(self, conn, now, cid)
                             result = handler(txn)
-                            stored = self._commit(txn, conn, command, cid, result, actor, False)
+                            stored = self._commit(
+                                txn, conn, command, payload, cid, result, actor, False
+                            )
                     else:
                         # Decide on a read snapshot, then append under the write lock; the append
                         # checks every stream's head, so a decision on moved state is retried.
@@ -584,7 +603,9 @@ class Engine:
                             txn = _Txn(self, rconn, now, cid)
                             result = handler(txn)
                         with self._write() as conn:
-                            stored = self._commit(txn, conn, command, cid, result, actor, True)
+                            stored = self._commit(
+                                txn, conn, command, payload, cid, result, actor, True
+                            )
                     txn.publish(stored)
                     if stored:
                         self._notify_committed()

@@ -16,6 +16,7 @@ from .errors import InvalidValue
 
 __all__ = [
     "MAX_BUSINESS_KEY",
+    "MAX_COMMAND_ID",
     "MAX_DELETE_REASON",
     "MAX_DEPLOYMENT_NAME",
     "MAX_DEPLOYMENT_SOURCE",
@@ -40,6 +41,7 @@ __all__ = [
     "json_nesting_exceeds",
     "recordable_actor",
     "refuse_nul_in_events",
+    "refuse_nul_in_ids",
     "strings_in",
 ]
 
@@ -54,6 +56,7 @@ MAX_DELETE_REASON = 4000  # ACT_HI_PROCINST / ACT_HI_TASKINST / ACT_HI_ACTINST.D
 MAX_DEPLOYMENT_NAME = 255  # ACT_RE_DEPLOYMENT.NAME_
 MAX_DEPLOYMENT_SOURCE = 255  # ACT_RE_DEPLOYMENT.SOURCE_
 MAX_RESOURCE_NAME = 255  # ACT_GE_BYTEARRAY.NAME_ (ACT_RE_PROCDEF.RESOURCE_NAME_ is wider)
+MAX_COMMAND_ID = 64  # command_log.command_id / event_log.command_id (a caller's idempotency key)
 MAX_ERROR_CODE = 255  # a BPMN error code, as ACT_RU_EVENT_SUBSCR / incident configuration
 # Camunda's ExternalTaskEntity.setErrorMessage cuts the message to 666 characters (its
 # MAX_EXCEPTION_MESSAGE_LENGTH) instead of refusing it; ERROR_MSG_ is varchar(4000).
@@ -185,6 +188,24 @@ def refuse_nul_in_events(encoded: bytes, events: Sequence[msgspec.Struct]) -> No
         for path, text in strings_in(event, type(event).__name__):
             if "\x00" in text:
                 raise InvalidValue(f"{path} must not contain NUL characters")
+
+
+def refuse_nul_in_ids(encoded: bytes, command: msgspec.Struct) -> None:
+    """Refuse a command whose ids (the fields it looks things up by) hold a NUL character,
+    before any query: PostgreSQL cannot even compare such text. `encoded` is the command as
+    msgspec JSON: one C-level scan, the fields are looked at only on a hit. Other text fields
+    are left to the domain's checks, which name them as Camunda's API does."""
+    if _ESCAPED_NUL not in encoded:
+        return
+    for name in command.__struct_fields__:
+        if name != "key" and not name.endswith(("_id", "_ids")):
+            continue
+        value = getattr(command, name)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and "\x00" in item:
+                head, *rest = name.split("_")
+                camel = head + "".join(part.title() for part in rest)
+                raise InvalidValue(f"{camel} must not contain NUL characters")
 
 
 def strings_in(root: Any, path: str = "") -> Iterator[tuple[str, str]]:

@@ -440,3 +440,36 @@ def test_with_async_history_a_refused_start_leaves_the_follower_nothing_to_choke
         engine.flush_history()
         assert engine.history_lag() == 0
         assert engine.historic_process_instance(instance.id).end_time is not None
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (lambda e: e.claim("task\x00id", "kermit"), ("taskId", "NUL")),
+        (lambda e: e.complete_task("task\x00id"), ("taskId", "NUL")),
+        (lambda e: e.start_process_instance("straight\x00"), ("key", "NUL")),
+        (lambda e: e.set_variables("exec\x00", {"a": 1}), ("executionId", "NUL")),
+    ],
+)
+def test_an_id_with_a_nul_character_is_refused_before_any_query(
+    engine: Engine,
+    models: None,
+    refused: Callable[..., InvalidValue],
+    call: Callable[[Engine], Any],
+    words: tuple[str, ...],
+) -> None:
+    """From Python an id can hold NUL (REST refuses it in paths): PostgreSQL cannot compare
+    such text, so it is refused before a query runs, on every database alike."""
+    refused(lambda: call(engine), *words)
+
+
+def test_a_command_id_the_command_log_cannot_hold_is_refused_and_not_recorded(
+    engine: Engine, models: None, db_url: str
+) -> None:
+    before = _counts(db_url)
+    with pytest.raises(InvalidValue, match="command id may hold at most 64 characters"):
+        engine.start_process_instance("straight", command_id="c" * 65)
+    assert _counts(db_url) == before  # no row can hold it, a rejected one neither
+    started = engine.start_process_instance("straight", command_id="c" * 64)
+    again = engine.start_process_instance("straight", command_id="c" * 64)
+    assert started.id == again.id  # the idempotency key works up to its width
