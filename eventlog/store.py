@@ -456,6 +456,41 @@ class EventStore:
         if updated.rowcount == 0:
             conn.execute(insert(projection_checkpoint).values(name=name, **values))
 
+    def checkpoint_row(
+        self, conn: Connection, name: str, *, lock: bool = False
+    ) -> tuple[int, str, datetime, str | None] | None:
+        """(position, status, updated_at in UTC, detail) of a checkpoint, or None."""
+        c = projection_checkpoint.c
+        stmt = select(c.position, c.status, c.updated_at, c.detail).where(c.name == name)
+        if lock:
+            stmt = stmt.with_for_update()
+        row = conn.execute(stmt).first()
+        if row is None:
+            return None
+        updated: datetime = row.updated_at
+        if updated.tzinfo is None:
+            updated = updated.replace(tzinfo=UTC)
+        return int(row.position), str(row.status), updated, row.detail
+
+    def set_checkpoint_status(
+        self, conn: Connection, name: str, status: str, detail: str | None, now: datetime
+    ) -> None:
+        conn.execute(
+            update(projection_checkpoint)
+            .where(projection_checkpoint.c.name == name)
+            .values(status=status, detail=detail, updated_at=_naive_utc(now))
+        )
+
+    def touch_checkpoint(self, conn: Connection, name: str, status: str, now: datetime) -> bool:
+        """Stamp `updated_at` of a checkpoint in `status`; False when there is none such."""
+        touched = conn.execute(
+            update(projection_checkpoint)
+            .where(projection_checkpoint.c.name == name)
+            .where(projection_checkpoint.c.status == status)
+            .values(updated_at=_naive_utc(now))
+        )
+        return bool(touched.rowcount)
+
     def drop_checkpoint(self, conn: Connection, name: str) -> None:
         conn.execute(delete(projection_checkpoint).where(projection_checkpoint.c.name == name))
 

@@ -9,16 +9,14 @@ rows and checkpoint move together or not at all). One batch runs in the caller's
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Protocol
 
-from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
 from core import events as ev
 from core.state import InstanceState
 from eventlog import EventStore
-from eventlog.tables import projection_checkpoint
 
 from .changes import ChangeSet, SqlRowStore, WritePlan
 from .history import HistoryProjector
@@ -100,34 +98,19 @@ class HistoryFollower:
             head = self._store.head_position(conn)
             self._store.save_checkpoint(conn, CHECKPOINT, head, SCHEMA_VERSION, now)
         elif found.status == FAILED:
-            self._set(conn, status=FOLLOWING, detail=None, updated_at=_naive(now))
+            self._store.set_checkpoint_status(conn, CHECKPOINT, FOLLOWING, None, now)
         return found
 
     def status(self, conn: Connection, *, lock: bool = False) -> CheckpointStatus | None:
-        c = projection_checkpoint.c
-        stmt = select(c.position, c.status, c.updated_at, c.detail).where(c.name == CHECKPOINT)
-        if lock:
-            stmt = stmt.with_for_update()
-        row = conn.execute(stmt).first()
-        if row is None:
-            return None
-        updated = row.updated_at
-        if updated.tzinfo is None:
-            updated = updated.replace(tzinfo=UTC)
-        return CheckpointStatus(int(row.position), row.status, updated, row.detail)
+        row = self._store.checkpoint_row(conn, CHECKPOINT, lock=lock)
+        return None if row is None else CheckpointStatus(*row)
 
     def heartbeat(self, conn: Connection, now: datetime) -> None:
         """Say that a follower is alive while there is nothing to project (other engines
         opened on the database leave history to a live follower, see `Engine`). Raises
         HistoryStopped when there is nothing left to follow: another follower failed, or an
         engine took history over (inline) after this one had gone quiet for too long."""
-        marked = conn.execute(
-            update(projection_checkpoint)
-            .where(projection_checkpoint.c.name == CHECKPOINT)
-            .where(projection_checkpoint.c.status == FOLLOWING)
-            .values(updated_at=_naive(now))
-        )
-        if marked.rowcount:
+        if self._store.touch_checkpoint(conn, CHECKPOINT, FOLLOWING, now):
             return
         found = self.status(conn)
         if found is None:
@@ -140,14 +123,8 @@ class HistoryFollower:
 
     def fail(self, conn: Connection, failure: ProjectionFailed, now: datetime) -> None:
         """Record that history stopped at `failure`'s commit, for every process to see."""
-        self._set(conn, status=FAILED, detail=str(failure)[:MAX_DETAIL], updated_at=_naive(now))
-
-    def _set(self, conn: Connection, **values: object) -> None:
-        conn.execute(
-            update(projection_checkpoint)
-            .where(projection_checkpoint.c.name == CHECKPOINT)
-            .values(**values)
-        )
+        detail = str(failure)[:MAX_DETAIL]
+        self._store.set_checkpoint_status(conn, CHECKPOINT, FAILED, detail, now)
 
     def catch_up(self, conn: Connection, now: datetime, max_events: int = 20_000) -> int:
         """Project up to about `max_events` events past the checkpoint and write them, all in
@@ -218,8 +195,3 @@ class HistoryFollower:
     def _load(self, stream_id: str, version: int) -> InstanceState | None:
         assert self._conn is not None
         return state_at(self._store, self._conn, self._codec, stream_id, version)
-
-
-def _naive(moment: datetime) -> datetime:
-    """UTC without tzinfo, as the log's timestamp columns store it."""
-    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
