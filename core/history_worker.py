@@ -193,18 +193,12 @@ class HistoryProcess:
         self._lock = threading.Lock()
         self.error: BaseException | None = None  # the child logs its own errors
         self.restarts = 0
-        self.last_exit: int | None = None
         self._state = "stopped"
 
     @property
     def state(self) -> str:
         """running | restarting (it died, a new one is on its way) | failed | stopped"""
         return self._state
-
-    @property
-    def pid(self) -> int | None:
-        child = self._child
-        return None if child is None else child.pid
 
     def start(self) -> None:
         self._spawn()
@@ -237,7 +231,6 @@ class HistoryProcess:
             status = child.wait()
             if self._stopping.is_set():
                 return
-            self.last_exit = status
             if status == FAILED_EXIT:
                 self._state = "failed"
                 log.error(
