@@ -23,8 +23,8 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-import migrations
-from eventlog import (
+from flowledger import migrations
+from flowledger.eventlog import (
     CommandRecord,
     CorruptStream,
     EventStore,
@@ -34,23 +34,23 @@ from eventlog import (
     StoredCommit,
     check_stream,
 )
-from eventlog.tables import event_log
-from projections import queries
-from projections.changes import ChangeSet, SqlRowStore
-from projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
-from projections.follower import (
+from flowledger.eventlog.tables import event_log
+from flowledger.projections import queries
+from flowledger.projections.changes import ChangeSet, SqlRowStore
+from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
+from flowledger.projections.follower import (
     FAILED,
     FOLLOWING,
     CheckpointStatus,
     HistoryFollower,
     ProjectionFailed,
 )
-from projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
-from projections.history import HistoryProjector
-from projections.replay import Replayer, state_at
-from projections.repository import project_deployment, project_repository
-from projections.runtime import RuntimeBatch
-from projections.tables import HISTORY_TABLES, REPOSITORY_TABLES, RUNTIME_TABLES
+from flowledger.projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
+from flowledger.projections.history import HistoryProjector
+from flowledger.projections.replay import Replayer, state_at
+from flowledger.projections.repository import project_deployment, project_repository
+from flowledger.projections.runtime import RuntimeBatch
+from flowledger.projections.tables import HISTORY_TABLES, REPOSITORY_TABLES, RUNTIME_TABLES
 
 from . import commands as cmd
 from . import decide, views

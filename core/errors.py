@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from eventlog import ConcurrencyError
+from flowledger.eventlog import ConcurrencyError
 
 __all__ = [
     "BpmnError",

@@ -11,7 +11,7 @@ from typing import Any, get_args
 
 import msgspec
 
-from eventlog import EventCodec, UpcasterRegistry
+from flowledger.eventlog import EventCodec, UpcasterRegistry
 
 from .variables import StoredValue
 

@@ -32,7 +32,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from projections.follower import HistoryFollower, HistoryStopped
+from flowledger.projections.follower import HistoryFollower, HistoryStopped
 
 log = logging.getLogger("flowledger.history")
 
@@ -215,7 +215,13 @@ class HistoryProcess:
         env[URL_VARIABLE] = url
         with self._lock:
             self._child = subprocess.Popen(
-                [sys.executable, "-m", "core.history_worker", history_level, sqlite_synchronous],
+                [
+                    sys.executable,
+                    "-m",
+                    "flowledger.core.history_worker",
+                    history_level,
+                    sqlite_synchronous,
+                ],
                 stdin=subprocess.PIPE,
                 env=env,
             )
@@ -283,9 +289,9 @@ def follow(
 ) -> int:
     """Project history from the log until `stopped(wait)` says so (it may wait up to `wait`
     seconds for the answer); one transaction per batch. Returns the exit status."""
-    from eventlog import EventStore
-    from projections.changes import SqlRowStore
-    from projections.history import HistoryProjector
+    from flowledger.eventlog import EventStore
+    from flowledger.projections.changes import SqlRowStore
+    from flowledger.projections.history import HistoryProjector
 
     from . import events as ev
     from .database import create_database

@@ -18,7 +18,7 @@ import msgspec
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
-from eventlog import (
+from flowledger.eventlog import (
     CommandLogChecker,
     EventStore,
     LogAnchor,
@@ -26,13 +26,13 @@ from eventlog import (
     LogProblem,
     StoredCommit,
 )
-from eventlog.tables import event_log, instance_snapshot
-from projections.changes import ChangeSet
-from projections.compare import ShadowTables, compare_tables
-from projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
-from projections.history import HistoryProjector
-from projections.replay import project_events, state_at
-from projections.tables import (
+from flowledger.eventlog.tables import event_log, instance_snapshot
+from flowledger.projections.changes import ChangeSet
+from flowledger.projections.compare import ShadowTables, compare_tables
+from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
+from flowledger.projections.history import HistoryProjector
+from flowledger.projections.replay import project_events, state_at
+from flowledger.projections.tables import (
     ACT_HI_ACTINST,
     ACT_HI_TASKINST,
     ACT_RU_EXECUTION,

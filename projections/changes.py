@@ -17,7 +17,7 @@ from sqlalchemy import Table, bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql.dml import Delete, Insert, Update
 
-from eventlog.fastsql import Prepared, PreparedCache
+from flowledger.eventlog.fastsql import Prepared, PreparedCache
 
 Row = dict[str, Any]
 WritePlan = list[tuple[Prepared, list[Any]]]

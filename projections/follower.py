@@ -14,9 +14,9 @@ from typing import Protocol
 
 from sqlalchemy.engine import Connection
 
-from core import events as ev
-from core.state import InstanceState
-from eventlog import EventStore
+from flowledger.core import events as ev
+from flowledger.core.state import InstanceState
+from flowledger.eventlog import EventStore
 
 from .changes import ChangeSet, SqlRowStore, WritePlan
 from .history import HistoryProjector

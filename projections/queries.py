@@ -13,9 +13,9 @@ from typing import Any, cast
 from sqlalchemy import Select, Table, and_, bindparam, exists, func, or_, select
 from sqlalchemy.engine import Connection, Row
 
-from core import views
-from core.variables import StoredValue, stored_from_columns
-from eventlog.fastsql import PreparedCache
+from flowledger.core import views
+from flowledger.core.variables import StoredValue, stored_from_columns
+from flowledger.eventlog.fastsql import PreparedCache
 
 from .tables import (
     ACT_GE_BYTEARRAY,

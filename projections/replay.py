@@ -13,10 +13,10 @@ from typing import Protocol
 
 from sqlalchemy.engine import Connection
 
-from core import events as ev
-from core.evolve import evolve
-from core.state import InstanceState
-from eventlog import EventStore
+from flowledger.core import events as ev
+from flowledger.core.evolve import evolve
+from flowledger.core.state import InstanceState
+from flowledger.eventlog import EventStore
 
 from .changes import ChangeSet
 from .history import HistoryProjector

@@ -5,7 +5,7 @@ Event in, row changes out; no reads.
 
 from __future__ import annotations
 
-from core.events import DeploymentCreated, DeploymentDeleted, Event
+from flowledger.core.events import DeploymentCreated, DeploymentDeleted, Event
 
 from .changes import ChangeSet, Purge, db_time
 from .tables import ACT_GE_BYTEARRAY, ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF

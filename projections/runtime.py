@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from core import events as ev
-from core.ids import derived_id
-from core.state import ExternalTask, InstanceState, UserTask, Variable, variable_index
-from core.variables import storage_columns
+from flowledger.core import events as ev
+from flowledger.core.ids import derived_id
+from flowledger.core.state import ExternalTask, InstanceState, UserTask, Variable, variable_index
+from flowledger.core.variables import storage_columns
 
 from .changes import ChangeSet, Row, blank_row, db_time
 from .tables import (

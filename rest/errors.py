@@ -15,7 +15,7 @@ from litestar import Request, Response
 from litestar.exceptions import ClientException, HTTPException, ValidationException
 from sqlalchemy.exc import DataError
 
-from core import (
+from flowledger.core import (
     ConcurrencyError,
     InvalidValue,
     ModelError,
@@ -25,7 +25,7 @@ from core import (
     SchemaMismatch,
     TaskAlreadyClaimed,
 )
-from core.limits import MAX_JSON_NESTING
+from flowledger.core.limits import MAX_JSON_NESTING
 
 log = logging.getLogger("flowledger.rest")
 

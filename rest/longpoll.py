@@ -22,8 +22,8 @@ from typing import Generic, TypeVar
 import anyio.to_thread
 from litestar.types import Receive
 
-from core import Engine
-from core.database import is_memory_url
+from flowledger.core import Engine
+from flowledger.core.database import is_memory_url
 
 log = logging.getLogger("flowledger.rest.longpoll")
 

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 
-from core.limits import MAX_LIST_FILTER
+from flowledger.core.limits import MAX_LIST_FILTER
 
 from .errors import invalid
 from .formats import parse_bool, parse_date, split_list

@@ -14,9 +14,9 @@ from typing import Any
 import msgspec
 from litestar import Request, Response
 
-from core import Engine, NotFound, TypedValue
-from core.variables import JSON_OBJECT_SERIALIZER, StoredValue, rest_type_name
-from projections import queries
+from flowledger.core import Engine, NotFound, TypedValue
+from flowledger.core.variables import JSON_OBJECT_SERIALIZER, StoredValue, rest_type_name
+from flowledger.projections import queries
 
 from .errors import RestError, invalid
 from .formats import format_date

@@ -110,7 +110,7 @@ def _create(kind: str) -> str:
 
 def _empty(kind: str, name: str) -> bool:
     """Delete every row; False when the schema is not at the newest revision any more."""
-    import migrations
+    from flowledger import migrations
 
     db = sa.create_engine(_url(kind, name))
     try:

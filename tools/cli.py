@@ -18,9 +18,7 @@ from typing import Any
 
 import msgspec
 
-from core import Engine, FlowledgerError
-from tools.bench import cli as bench_cli
-from tools.bench.errors import BenchError
+from flowledger.core import Engine, FlowledgerError
 
 DEFAULT_DB = "sqlite:///flowledger.db"
 
@@ -151,7 +149,7 @@ def _summary(payload: dict[str, Any]) -> str:
 
 
 def cmd_example(args: argparse.Namespace) -> None:
-    example = resources.files("tools") / "examples" / "invoice.bpmn"
+    example = resources.files("flowledger.tools") / "examples" / "invoice.bpmn"
     with _engine(args) as engine:
         deployment = engine.deploy(
             {"invoice.bpmn": example.read_bytes()}, name="invoice-example", duplicate_filtering=True
@@ -237,7 +235,7 @@ def cmd_replay(args: argparse.Namespace) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> None:
-    from tools.bench.progress import Progress
+    from flowledger.tools.progress import Progress
 
     progress = Progress(100)
 
@@ -276,8 +274,8 @@ def cmd_migrate(args: argparse.Namespace) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> None:
     # Imported here: the other commands should not pay for loading the web stack.
-    from rest.auth import Users, require_private
-    from rest.server import check_binding, serve
+    from flowledger.rest.auth import Users, require_private
+    from flowledger.rest.server import check_binding, serve
 
     users = None
     if args.users:
@@ -299,7 +297,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
 
 def cmd_users_add(args: argparse.Namespace) -> None:
-    from rest.auth import add_user
+    from flowledger.rest.auth import add_user
 
     if args.password_stdin:
         password = sys.stdin.readline().rstrip("\n")
@@ -311,10 +309,43 @@ def cmd_users_add(args: argparse.Namespace) -> None:
     print(f"user {args.name} written to {args.file}")
 
 
+BENCH_FROM_SOURCE = (
+    "the benchmark is not installed with flowledger: it runs from a source checkout, "
+    "`pip install -e '.[bench]'` then `flowledger bench`"
+)
+
+
 def cmd_bench(args: argparse.Namespace) -> None:
-    status = bench_cli.run(args)
+    from flowledger.tools.bench import cli as bench_cli
+    from flowledger.tools.bench.errors import BenchError
+
+    try:
+        status = bench_cli.run(args)
+    except BenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
     if status:
         raise SystemExit(status)
+
+
+def cmd_bench_missing(args: argparse.Namespace) -> None:
+    print(f"error: {BENCH_FROM_SOURCE}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _add_bench(sub: Any) -> None:
+    """`flowledger bench`, when the benchmark is there (a source checkout, not the wheel)."""
+    help_text = "benchmark against SpiffWorkflow (temporary SQLite files; --db is not used)"
+    try:
+        from flowledger.tools.bench import cli as bench_cli
+    except ImportError:
+        p = sub.add_parser("bench", help="(source checkout only) " + help_text, add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+        p.set_defaults(func=cmd_bench_missing)
+        return
+    p = sub.add_parser("bench", help=help_text)
+    bench_cli.add_arguments(p)
+    p.set_defaults(func=cmd_bench)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -322,15 +353,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="flowledger",
         description="An event-sourced BPMN engine that speaks Camunda 7.",
     )
-    parser.add_argument(
-        "--db",
-        default=os.environ.get("FLOWLEDGER_DB", DEFAULT_DB),
-        help="SQLAlchemy database URL (default: $FLOWLEDGER_DB or sqlite:///flowledger.db)",
-    )
-    parser.add_argument(
-        "--allow-scripts", action="store_true", help="allow scriptFormat=python in models"
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+    _add_global_options(parser, default=os.environ.get("FLOWLEDGER_DB", DEFAULT_DB))
+    # The same options after the subcommand (`flowledger serve --db URL`, as the README writes
+    # it): SUPPRESS leaves the value given before the subcommand, or its default, in place.
+    global_options = argparse.ArgumentParser(add_help=False)
+    _add_global_options(global_options, default=argparse.SUPPRESS)
+    sub = _Subcommands(parser.add_subparsers(dest="command", required=True), global_options)
 
     sub.add_parser("example", help="walk through an invoice example end to end").set_defaults(
         func=cmd_example
@@ -394,31 +422,57 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--file", required=True, metavar="FILE")
     p.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
     p.set_defaults(func=cmd_users_add)
-    p = sub.add_parser(
-        "bench",
-        help="benchmark against SpiffWorkflow (temporary SQLite files; --db is not used)",
-    )
-    bench_cli.add_arguments(p)
-    p.set_defaults(func=cmd_bench)
+    _add_bench(sub)
     return parser
+
+
+def _add_global_options(parser: argparse.ArgumentParser, *, default: Any) -> None:
+    parser.add_argument(
+        "--db",
+        default=default,
+        help="SQLAlchemy database URL (default: $FLOWLEDGER_DB or sqlite:///flowledger.db)",
+    )
+    parser.add_argument(
+        "--allow-scripts",
+        action="store_true",
+        default=False if default is not argparse.SUPPRESS else argparse.SUPPRESS,
+        help="allow scriptFormat=python in models",
+    )
+
+
+class _Subcommands:
+    """Adds every subcommand with the global options as a parent."""
+
+    def __init__(self, actions: Any, parent: argparse.ArgumentParser) -> None:
+        self._actions = actions
+        self._parent = parent
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = self._actions.add_parser(
+            name, parents=[self._parent], **kwargs
+        )
+        return parser
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `flowledger events ID | head`: the reader has gone, which is not an error. Point stdout
+        # at /dev/null so that the interpreter's own flush at exit does not complain again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(0) from None
     except FlowledgerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
     except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
-    except BenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise SystemExit(1) from None
     except Exception as exc:
-        from rest.auth import UsersFileError, UsersFileExposed
-        from rest.server import ServeError
+        from flowledger.rest.auth import UsersFileError, UsersFileExposed
+        from flowledger.rest.server import ServeError
 
         if isinstance(exc, ServeError | UsersFileError):
             print(f"error: {exc}", file=sys.stderr)

@@ -15,7 +15,7 @@ import msgspec
 from sqlalchemy import Select, and_, exists, false, or_, select
 from sqlalchemy.engine import Connection, RowMapping
 
-from core.variables import EMPTY_STRING_MARKER
+from flowledger.core.variables import EMPTY_STRING_MARKER
 
 from ..tables import ACT_RE_PROCDEF, ACT_RU_EXECUTION, ACT_RU_EXT_TASK, ACT_RU_VARIABLE
 from .filters import (

@@ -28,8 +28,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, RowMapping
 
-from core.variables import SERIALIZERS, StoredValue
-from projections.tables import (
+from flowledger.core.variables import SERIALIZERS, StoredValue
+from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_ACTINST,
     ACT_HI_DETAIL,

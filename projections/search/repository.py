@@ -15,9 +15,9 @@ import msgspec
 from sqlalchemy import ColumnElement, Join, and_, func, not_, or_, select
 from sqlalchemy.engine import Connection, RowMapping
 
-from core import views
-from projections.queries import _definition, utc
-from projections.tables import (
+from flowledger.core import views
+from flowledger.projections.queries import _definition, utc
+from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_RE_DEPLOYMENT,
     ACT_RE_PROCDEF,

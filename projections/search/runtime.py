@@ -34,8 +34,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, RowMapping
 
-from core.variables import StoredValue
-from projections.tables import (
+from flowledger.core.variables import StoredValue
+from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_RE_PROCDEF,
     ACT_RU_EXECUTION,

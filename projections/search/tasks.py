@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, RowMapping
 
-from core.variables import EMPTY_STRING_MARKER
+from flowledger.core.variables import EMPTY_STRING_MARKER
 
 from ..tables import (
     ACT_GE_BYTEARRAY,

@@ -22,7 +22,7 @@ import msgspec
 from sqlalchemy import ColumnElement, FromClause, and_, func, not_, or_
 from sqlalchemy.engine import RowMapping
 
-from core.variables import EMPTY_STRING_MARKER, StoredValue, stored_from_columns
+from flowledger.core.variables import EMPTY_STRING_MARKER, StoredValue, stored_from_columns
 
 from .filters import LIKE_ESCAPE, Condition, InvalidQuery
 

@@ -5,22 +5,26 @@ Definitions only: never `metadata.create_all`; the revisions in `migrations/` cr
 
 from __future__ import annotations
 
-from projections.tables.history import (
+from flowledger.projections.tables.history import (
     ACT_HI_ACTINST,
     ACT_HI_DETAIL,
     ACT_HI_PROCINST,
     ACT_HI_TASKINST,
     ACT_HI_VARINST,
 )
-from projections.tables.repository import ACT_GE_BYTEARRAY, ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF
-from projections.tables.runtime import (
+from flowledger.projections.tables.repository import (
+    ACT_GE_BYTEARRAY,
+    ACT_RE_DEPLOYMENT,
+    ACT_RE_PROCDEF,
+)
+from flowledger.projections.tables.runtime import (
     ACT_RU_EXECUTION,
     ACT_RU_EXT_TASK,
     ACT_RU_IDENTITYLINK,
     ACT_RU_TASK,
     ACT_RU_VARIABLE,
 )
-from projections.tables.types import metadata
+from flowledger.projections.tables.types import metadata
 
 REPOSITORY_TABLES = (ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_GE_BYTEARRAY)
 RUNTIME_TABLES = (

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from projections.tables.types import (
+from flowledger.projections.tables.types import (
     V64,
     V255,
     V4000,

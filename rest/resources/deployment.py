@@ -22,8 +22,8 @@ from litestar.datastructures import UploadFile
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from core import Engine, Rejected, views
-from projections.search import repository
+from flowledger.core import Engine, Rejected, views
+from flowledger.projections.search import repository
 
 from ..dto import LinkDto, self_link
 from ..errors import RestError, invalid, not_found

@@ -17,8 +17,8 @@ from litestar import Request, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
-from core import Engine, NotFound
-from projections.search import runtime
+from flowledger.core import Engine, NotFound
+from flowledger.projections.search import runtime
 
 from ..errors import not_found
 from ..listing import Listing, count_with, find_with, list_routes

@@ -26,9 +26,9 @@ from litestar.enums import MediaType
 from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
-from core import Engine, FlowledgerError, NotFound, views
-from core.limits import check_fetch, strings_in
-from projections.search import external_tasks as search
+from flowledger.core import Engine, FlowledgerError, NotFound, views
+from flowledger.core.limits import check_fetch, strings_in
+from flowledger.projections.search import external_tasks as search
 
 from ..errors import invalid, not_found
 from ..formats import format_date, parse_bool, parse_date

@@ -18,8 +18,8 @@ from litestar import Response, delete, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from core import Engine, NotFound
-from projections.search import history as search
+from flowledger.core import Engine, NotFound
+from flowledger.projections.search import history as search
 
 from ..errors import invalid, not_found
 from ..formats import format_date

@@ -17,9 +17,9 @@ from litestar import Request, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
-from core import Engine, views
-from projections import queries
-from projections.search import repository
+from flowledger.core import Engine, views
+from flowledger.projections import queries
+from flowledger.projections.search import repository
 
 from ..dto import self_link
 from ..errors import invalid, not_found

@@ -17,8 +17,8 @@ from litestar import Request, delete, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from core import Engine, NotFound, views
-from projections.search import runtime
+from flowledger.core import Engine, NotFound, views
+from flowledger.projections.search import runtime
 
 from ..dto import LinkDto
 from ..errors import not_found

@@ -18,11 +18,11 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody
 from sqlalchemy.engine import Connection
 
-from core import Engine, NotFound
-from core.limits import strings_in
-from core.variables import StoredValue
-from projections.search import tasks
-from projections.search.tasks import InvalidQuery, TaskQuery, TaskRow, VariableFilter
+from flowledger.core import Engine, NotFound
+from flowledger.core.limits import strings_in
+from flowledger.core.variables import StoredValue
+from flowledger.projections.search import tasks
+from flowledger.projections.search.tasks import InvalidQuery, TaskQuery, TaskRow, VariableFilter
 
 from ..errors import invalid, not_found
 from ..formats import format_date

@@ -15,8 +15,8 @@ from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from core import Engine
-from projections.search import runtime
+from flowledger.core import Engine
+from flowledger.projections.search import runtime
 
 from ..errors import not_found
 from ..listing import Listing, count_with, find_values_with, list_routes

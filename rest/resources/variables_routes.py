@@ -19,8 +19,8 @@ from litestar.di import NamedDependency
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath, JSONBody
 
-from core import Engine, NotFound
-from core.variables import StoredValue
+from flowledger.core import Engine, NotFound
+from flowledger.core.variables import StoredValue
 
 from ..errors import not_found
 from ..listing import named

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from core import ControllableClock, Engine
-from core.views import ActivityInstanceNode, Task
+from flowledger.core import ControllableClock, Engine
+from flowledger.core.views import ActivityInstanceNode, Task
 from tests.support import CONFORMANCE_DIR
 
 if not CONFORMANCE_DIR.is_dir():

@@ -17,10 +17,10 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import Table
 
-from core import ControllableClock, Engine, NotFound, Rejected
-from core.history_worker import HistoryProcess
-from projections.changes import ChangeSet, MemoryRowStore, Purge, SqlRowStore, blank_row
-from projections.tables import (
+from flowledger.core import ControllableClock, Engine, NotFound, Rejected
+from flowledger.core.history_worker import HistoryProcess
+from flowledger.projections.changes import ChangeSet, MemoryRowStore, Purge, SqlRowStore, blank_row
+from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_ACTINST,
     ACT_HI_DETAIL,

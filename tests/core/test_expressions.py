@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.expressions import (
+from flowledger.core.expressions import (
     EvaluationContext,
     Expression,
     ExpressionEvaluationError,

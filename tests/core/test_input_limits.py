@@ -15,10 +15,10 @@ import msgspec
 import pytest
 import sqlalchemy as sa
 
-from core import Engine, TypedValue, events
-from core import limits as limits_module
-from core.errors import InvalidValue, Rejected
-from core.limits import (
+from flowledger.core import Engine, TypedValue, events
+from flowledger.core import limits as limits_module
+from flowledger.core.errors import InvalidValue, Rejected
+from flowledger.core.limits import (
     MAX_BUSINESS_KEY,
     MAX_DELETE_REASON,
     MAX_ERROR_MESSAGE,

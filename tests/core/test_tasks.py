@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from core import ControllableClock, Engine, ModelError, ProcessEngineError
-from core.expressions import Long
+from flowledger.core import ControllableClock, Engine, ModelError, ProcessEngineError
+from flowledger.core.expressions import Long
 from tests.support import bpmn, event_types, history_activities, open_task_names
 
 
@@ -207,7 +207,7 @@ def test_triggering_an_execution_that_is_not_in_a_receive_task_is_refused(
 ) -> None:
     engine.deploy(bpmn("pass_through_activities.bpmn"))
     pi = engine.start_process_instance("passThrough")
-    from core import Rejected
+    from flowledger.core import Rejected
 
     with pytest.raises(Rejected, match="receive task"):
         engine.trigger(pi.id)

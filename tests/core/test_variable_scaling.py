@@ -14,19 +14,19 @@ from typing import Any
 
 import pytest
 
-from core import Engine, decide
-from core import events as ev
-from core import evolve as evolve_module
-from core.events import Event
-from core.model import ProcessModel
-from core.parser import parse_bpmn
-from core.scope import find_local, find_task_local, visible_variables
-from core.session import CommandContext, InstanceSession
-from core.state import InstanceState, Variable, copy_state, decode_state, encode_state
-from core.variables import from_stored, to_stored
-from projections.changes import ChangeSet
-from projections.history import HistoryProjector
-from projections.runtime import RuntimeBatch
+from flowledger.core import Engine, decide
+from flowledger.core import events as ev
+from flowledger.core import evolve as evolve_module
+from flowledger.core.events import Event
+from flowledger.core.model import ProcessModel
+from flowledger.core.parser import parse_bpmn
+from flowledger.core.scope import find_local, find_task_local, visible_variables
+from flowledger.core.session import CommandContext, InstanceSession
+from flowledger.core.state import InstanceState, Variable, copy_state, decode_state, encode_state
+from flowledger.core.variables import from_stored, to_stored
+from flowledger.projections.changes import ChangeSet
+from flowledger.projections.history import HistoryProjector
+from flowledger.projections.runtime import RuntimeBatch
 from tests.support import bpmn, open_task_names
 
 SMALL, BIG = 20, 2_000

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 import pytest
 import sqlalchemy as sa
 
-from core import ControllableClock, Engine
-from core.errors import InvalidValue, ProcessEngineError
-from eventlog import EventStore
-from eventlog.store import stored_hash
+from flowledger.core import ControllableClock, Engine
+from flowledger.core.errors import InvalidValue, ProcessEngineError
+from flowledger.eventlog import EventStore
+from flowledger.eventlog.store import stored_hash
 
 MODEL = """<?xml version="1.0" encoding="UTF-8"?>
 <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"

@@ -16,8 +16,8 @@ from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from core.database import create_database
-from eventlog.fastsql import Prepared, PreparedCache
+from flowledger.core.database import create_database
+from flowledger.eventlog.fastsql import Prepared, PreparedCache
 
 metadata = sa.MetaData()
 # A scratch table of this test module only: created and dropped around every test.

@@ -24,8 +24,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.exc import IntegrityError
 
-import migrations
-from eventlog import (
+from flowledger import migrations
+from flowledger.eventlog import (
     CommandLogChecker,
     CommandRecord,
     ConcurrencyError,

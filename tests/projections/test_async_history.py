@@ -29,16 +29,16 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from core import ControllableClock, Engine, views
-from core import events as ev
-from core.database import create_database
-from core.history_worker import HistoryProcess, HistoryThread
-from eventlog import EventStore
-from eventlog.tables import projection_checkpoint
-from projections.changes import SqlRowStore
-from projections.follower import CHECKPOINT, HistoryBatch, HistoryFollower
-from projections.history import HistoryProjector
-from projections.tables import (
+from flowledger.core import ControllableClock, Engine, views
+from flowledger.core import events as ev
+from flowledger.core.database import create_database
+from flowledger.core.history_worker import HistoryProcess, HistoryThread
+from flowledger.eventlog import EventStore
+from flowledger.eventlog.tables import projection_checkpoint
+from flowledger.projections.changes import SqlRowStore
+from flowledger.projections.follower import CHECKPOINT, HistoryBatch, HistoryFollower
+from flowledger.projections.history import HistoryProjector
+from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_ACTINST,
     ACT_HI_DETAIL,
@@ -308,7 +308,7 @@ def test_close_stops_and_reaps_the_child_and_leaves_no_lag(urls: Callable[[], st
 
 PARENT = """
 import sys
-from core import Engine
+from flowledger.core import Engine
 engine = Engine(sys.argv[1], history_mode="async")
 print(engine._history_worker._child.pid, flush=True)
 sys.stdin.read()

@@ -17,10 +17,17 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import migrations
-from core.database import create_database
-from projections.changes import ChangeSet, MemoryRowStore, Row, SqlRowStore, blank_row, read_table
-from projections.tables import ACT_RU_TASK
+from flowledger import migrations
+from flowledger.core.database import create_database
+from flowledger.projections.changes import (
+    ChangeSet,
+    MemoryRowStore,
+    Row,
+    SqlRowStore,
+    blank_row,
+    read_table,
+)
+from flowledger.projections.tables import ACT_RU_TASK
 
 TABLE = ACT_RU_TASK
 NAME = TABLE.name

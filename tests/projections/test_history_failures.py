@@ -11,11 +11,11 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
 
-from core import ControllableClock, Engine, ProcessEngineError
-from core import events as ev
-from core.history_worker import HistoryProcess
-from eventlog import EventStore, NewCommit
-from projections.follower import HistoryFollower
+from flowledger.core import ControllableClock, Engine, ProcessEngineError
+from flowledger.core import events as ev
+from flowledger.core.history_worker import HistoryProcess
+from flowledger.eventlog import EventStore, NewCommit
+from flowledger.projections.follower import HistoryFollower
 from tests.support import bpmn, fresh_database, selected_kind
 
 START = datetime(2031, 5, 4, 8, 0, tzinfo=UTC)

@@ -19,16 +19,16 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-import core.engine
-from core import BpmnError, ControllableClock, Engine, TypedValue
-from core import events as ev
-from core.state import InstanceState
-from eventlog import EventStore
-from eventlog.tables import event_log
-from projections.changes import ChangeSet, MemoryRowStore, Row, diff_rows, read_table
-from projections.history import HistoryProjector
-from projections.replay import Replayer, state_at
-from projections.tables import (
+import flowledger.core.engine
+from flowledger.core import BpmnError, ControllableClock, Engine, TypedValue
+from flowledger.core import events as ev
+from flowledger.core.state import InstanceState
+from flowledger.eventlog import EventStore
+from flowledger.eventlog.tables import event_log
+from flowledger.projections.changes import ChangeSet, MemoryRowStore, Row, diff_rows, read_table
+from flowledger.projections.history import HistoryProjector
+from flowledger.projections.replay import Replayer, state_at
+from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_ACTINST,
     ACT_HI_DETAIL,
@@ -369,7 +369,7 @@ def test_batch_boundaries_do_not_change_the_result(
     before = capture(engine)
     events = log_counts(engine)[1]
     for batch_events in (1, 2, 3, 5, 8, 13, 40):
-        monkeypatch.setattr(core.engine, "REBUILD_BATCH_EVENTS", batch_events)
+        monkeypatch.setattr(flowledger.core.engine, "REBUILD_BATCH_EVENTS", batch_events)
 
         report = engine.rebuild_projections()
 
@@ -401,7 +401,7 @@ def test_a_byte_array_recreated_within_a_later_batch_keeps_its_revision(
     assert (blobs[runtime]["REV_"], blobs[history]["REV_"]) == (2, 2)
     # the first batch ends right after the bytes -> bytes update: the row is stored at REV_ 2
     first_update = next(e for e in engine.events(pi) if e.command_type == "SetVariables")
-    monkeypatch.setattr(core.engine, "REBUILD_BATCH_EVENTS", first_update.position)
+    monkeypatch.setattr(flowledger.core.engine, "REBUILD_BATCH_EVENTS", first_update.position)
 
     engine.rebuild_projections()
 

@@ -19,8 +19,8 @@ from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Engine
 from sqlalchemy.schema import CreateIndex, CreateTable
 
-import migrations
-from projections.tables import (
+from flowledger import migrations
+from flowledger.projections.tables import (
     ACT_HI_ACTINST,
     ACT_HI_PROCINST,
     ACT_RE_PROCDEF,

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import events as ev
-from eventlog import CodecError, EventCodec, UpcasterRegistry
+from flowledger.core import events as ev
+from flowledger.eventlog import CodecError, EventCodec, UpcasterRegistry
 
 # -- strategies for msgspec Structs, from msgspec's own view of their field types ---------------
 

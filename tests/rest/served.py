@@ -118,7 +118,7 @@ def flowledger(*args: str, cwd: Path, **options: Any) -> subprocess.Popen[bytes]
     """The `flowledger` command line, as a user runs it (no FLOWLEDGER_DB from the tests)."""
     env = {k: v for k, v in os.environ.items() if k != "FLOWLEDGER_DB"}
     return subprocess.Popen(
-        [sys.executable, "-m", "tools.cli", *args],
+        [sys.executable, "-m", "flowledger", *args],
         cwd=cwd,
         env={**env, "PYTHONPATH": str(PROJECT_ROOT)},
         **options,

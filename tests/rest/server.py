@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 import uvicorn
 
-from core import Engine
-from rest import create_app
-from rest.auth import Users
+from flowledger.core import Engine
+from flowledger.rest import create_app
+from flowledger.rest.auth import Users
 
 
 def free_port() -> int:
@@ -143,7 +143,7 @@ def served_process(db_url: str, *options: str, log: Path) -> Iterator[ServedProc
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "FLOWLEDGER_DB"}
     env["PYTHONPATH"] = str(PROJECT_ROOT)
-    command = [sys.executable, "-m", "tools.cli", "--db", db_url, "serve", "--port", str(port)]
+    command = [sys.executable, "-m", "flowledger", "--db", db_url, "serve", "--port", str(port)]
     with log.open("ab") as out:
         process = subprocess.Popen(
             [*command, *options],

@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from core import Engine
-from rest import auth
-from rest.auth import HASHING_THREADS, Users, UsersFileError, add_user, hash_password
+from flowledger.core import Engine
+from flowledger.rest import auth
+from flowledger.rest.auth import HASHING_THREADS, Users, UsersFileError, add_user, hash_password
 
 from .server import LiveServer, live_server
 

@@ -10,11 +10,11 @@ from typing import Any
 import httpx
 import pytest
 
-from core.limits import MAX_JSON_NESTING, MAX_LIST_FILTER, MAX_VARIABLES_PER_COMMAND
-from projections.search.runtime import ProcessInstanceQuery
-from rest.errors import RestError
-from rest.params import query_from_params
-from rest.variables import VariableValueDto, check_decoded_size
+from flowledger.core.limits import MAX_JSON_NESTING, MAX_LIST_FILTER, MAX_VARIABLES_PER_COMMAND
+from flowledger.projections.search.runtime import ProcessInstanceQuery
+from flowledger.rest.errors import RestError
+from flowledger.rest.params import query_from_params
+from flowledger.rest.variables import VariableValueDto, check_decoded_size
 from tests.support import BPMN_DIR
 
 from .server import LiveServer

@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from core import Engine
-from rest.formats import format_date
+from flowledger.core import Engine
+from flowledger.rest.formats import format_date
 from tests.support import BPMN_DIR
 
 from .server import LiveServer

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core import views
+from flowledger.core import views
 from tests.support import BPMN_DIR
 
 from .server import LiveServer

@@ -19,9 +19,9 @@ import pycamunda.externaltask
 import pytest
 import sqlalchemy as sa
 
-from core import Engine
-from core.database import is_memory_url
-from eventlog.tables import command_log
+from flowledger.core import Engine
+from flowledger.core.database import is_memory_url
+from flowledger.eventlog.tables import command_log
 from tests.support import bpmn
 
 from .server import LiveServer, live_server

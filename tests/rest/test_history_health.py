@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from core import Engine
-from core import events as ev
-from eventlog import EventStore, NewCommit
-from eventlog.tables import projection_checkpoint
-from projections.follower import CHECKPOINT
+from flowledger.core import Engine
+from flowledger.core import events as ev
+from flowledger.eventlog import EventStore, NewCommit
+from flowledger.eventlog.tables import projection_checkpoint
+from flowledger.projections.follower import CHECKPOINT
 from tests.support import fresh_database, selected_kind
 
 from .served import WAIT, flowledger, serving, wait_until

@@ -31,8 +31,8 @@ import msgspec
 import pytest
 from litestar.handlers import HTTPRouteHandler
 
-from core import Engine
-from rest.app import BASE_PATH, create_litestar
+from flowledger.core import Engine
+from flowledger.rest.app import BASE_PATH, create_litestar
 from tests.support import BPMN_DIR
 
 from .server import LiveServer

@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from rest.app import BASE_PATH
-from rest.resources import MODULES
+from flowledger.rest.app import BASE_PATH
+from flowledger.rest.resources import MODULES
 from tests.support import REFERENCE_DIR
 
 from .server import LiveServer

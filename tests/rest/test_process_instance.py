@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core import TypedValue
+from flowledger.core import TypedValue
 from tests.support import BPMN_DIR
 
 from .server import LiveServer

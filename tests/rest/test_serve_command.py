@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rest.auth import add_user
+from flowledger.rest.auth import add_user
 
 from .server import free_port
 
@@ -24,7 +24,7 @@ def run_flowledger(*args: str, cwd: Path) -> subprocess.Popen[str]:
     """`flowledger ARGS` as a process, its output captured."""
     env = {k: v for k, v in os.environ.items() if k != "FLOWLEDGER_DB"}
     return subprocess.Popen(
-        [sys.executable, "-m", "tools.cli", *args],
+        [sys.executable, "-m", "flowledger", *args],
         cwd=cwd,
         env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
         stdout=subprocess.PIPE,
@@ -104,7 +104,7 @@ def test_users_add_then_serve_with_authentication(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "tools.cli",
+            "flowledger",
             "users",
             "add",
             "demo",

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core import TypedValue, views
+from flowledger.core import TypedValue, views
 from tests.support import BPMN_DIR
 
 from .server import LiveServer

@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from core import Engine, FlowledgerError
-from tools import cli as flowledger_cli
-from tools.bench import cli as bench_cli
-from tools.bench import flowledger_runner as fl
-from tools.bench import peer, report, rest_workload, suite, workloads
-from tools.bench.errors import BenchError
-from tools.bench.model_generator import render
-from tools.bench.results import BenchReport
+from flowledger.core import Engine, FlowledgerError
+from flowledger.tools import cli as flowledger_cli
+from flowledger.tools.bench import cli as bench_cli
+from flowledger.tools.bench import flowledger_runner as fl
+from flowledger.tools.bench import peer, report, rest_workload, suite, workloads
+from flowledger.tools.bench.errors import BenchError
+from flowledger.tools.bench.model_generator import render
+from flowledger.tools.bench.results import BenchReport
 
 MODELS_DIR = Path(bench_cli.__file__).resolve().parent / "models"
 PEER_MISSING = peer.missing_reason()

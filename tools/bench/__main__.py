@@ -1,5 +1,5 @@
-"""`python -m tools.bench [options]`: the same as `flowledger bench [options]`."""
+"""`python -m flowledger.tools.bench [options]`: the same as `flowledger bench [options]`."""
 
-from tools.bench.cli import main
+from flowledger.tools.bench.cli import main
 
 main()

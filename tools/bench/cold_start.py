@@ -18,13 +18,13 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-import migrations
-from core.state import STATE_SCHEMA
+from flowledger import migrations
+from flowledger.core.state import STATE_SCHEMA
+from flowledger.tools.progress import Progress
 
 from . import flowledger_runner as fl
 from .errors import BenchError
 from .features import EngineFeatures
-from .progress import Progress
 from .results import ColdStartFigures, Spread
 from .workloads import workload
 

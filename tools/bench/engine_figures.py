@@ -19,13 +19,13 @@ import sqlalchemy as sa
 from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection
 
-import migrations
-from core.ids import uuid7
-from eventlog import EventStore, NewCommit
+from flowledger import migrations
+from flowledger.core.ids import uuid7
+from flowledger.eventlog import EventStore, NewCommit
+from flowledger.tools.progress import Progress
 
 from . import flowledger_runner as fl
 from .errors import NotAvailable
-from .progress import Progress
 from .results import AppendFigures, RebuildFigures, ReplayFigures, Spread
 from .workloads import workload
 

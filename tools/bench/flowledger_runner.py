@@ -19,9 +19,9 @@ from typing import Any
 from sqlalchemy import cast, create_engine, func, select, text
 from sqlalchemy.types import LargeBinary
 
-from core import Engine, ModelError
-from eventlog.tables import event_log
-from projections.tables import (
+from flowledger.core import Engine, ModelError
+from flowledger.eventlog.tables import event_log
+from flowledger.projections.tables import (
     ACT_HI_ACTINST,
     ACT_HI_PROCINST,
     ACT_RE_DEPLOYMENT,

@@ -33,9 +33,10 @@ from typing import IO, Any
 
 import httpx
 
+from flowledger.tools.progress import Progress
+
 from . import flowledger_runner as fl
 from .errors import BenchError
-from .progress import Progress
 from .results import RequestFigures, RestFigures, Spread
 from .workloads import Workload, workload
 
@@ -57,7 +58,7 @@ def serve(database: Path) -> None:
     stdout first. The workload's model is deployed before serving (setup, not measured)."""
     import uvicorn
 
-    from rest import create_app
+    from flowledger.rest import create_app
 
     bench = workload(WORKLOAD)
     engine = fl.open_engine(database, fl.MODES[0])
@@ -90,7 +91,13 @@ def running_server(database: Path) -> Iterator[str]:
     (gracefully: the engine closes before the database is read)."""
     with tempfile.TemporaryFile(mode="w+") as errors:
         process = subprocess.Popen(
-            [sys.executable, "-m", "tools.bench.rest_workload", "--serve", str(database)],
+            [
+                sys.executable,
+                "-m",
+                "flowledger.tools.bench.rest_workload",
+                "--serve",
+                str(database),
+            ],
             stdout=subprocess.PIPE,
             stderr=errors,
             text=True,

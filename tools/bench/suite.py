@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from core import FlowledgerError
+from flowledger.core import FlowledgerError
+from flowledger.tools.progress import Progress
 
 from . import cold_start, engine_figures, machine, peer, rest_workload, variable_scaling
 from . import flowledger_runner as fl
 from .errors import BenchError, NotAvailable
 from .features import EngineFeatures, detect
-from .progress import Progress
 from .results import (
     FORMAT_VERSION,
     BenchReport,

@@ -11,10 +11,10 @@ import gc
 import time
 from pathlib import Path
 
-from core import FlowledgerError
+from flowledger.core import FlowledgerError
+from flowledger.tools.progress import Progress
 
 from . import flowledger_runner as fl
-from .progress import Progress
 from .results import Spread, VariablesFigures, VariablesPoint
 
 PROCESS_ID = "manyVariables"

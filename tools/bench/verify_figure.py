@@ -18,10 +18,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from flowledger.tools.progress import Progress
+
 from . import cold_start
 from .errors import BenchError
 from .features import detect
-from .progress import Progress
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ def measure(db: cold_start.ColdDatabase, workdir: Path, progress: Progress) -> V
     shutil.copyfile(db.path, copy)
     try:
         child = subprocess.run(
-            [sys.executable, "-m", "tools.bench.verify_figure", "--child", str(copy)],
+            [sys.executable, "-m", "flowledger.tools.bench.verify_figure", "--child", str(copy)],
             capture_output=True,
             text=True,
             check=False,
@@ -62,7 +63,7 @@ def measure(db: cold_start.ColdDatabase, workdir: Path, progress: Progress) -> V
 
 
 def _child(path: str) -> None:
-    from core import Engine  # imported here: the parent only copies files and waits
+    from flowledger.core import Engine  # imported here: the parent only copies files and waits
 
     engine = Engine(f"sqlite:///{path}")
     try:

@@ -1,4 +1,4 @@
-"""A plain progress bar on stderr for long benchmark runs; no dependency, no effect on results.
+"""A plain progress bar on stderr for long runs (verify, the benchmark); no dependency.
 
 On a terminal it redraws one line (at most ten times a second); elsewhere (CI logs, pytest) it
 prints one line per phase so logs stay short.
