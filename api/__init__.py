@@ -8,9 +8,7 @@ domain and the engine), `flowledger.eventlog`, `flowledger.projections`, `flowle
 
 from flowledger.core import (
     BpmnError,
-    ConcurrencyError,
     ControllableClock,
-    Engine,
     FlowledgerError,
     InvalidValue,
     ModelError,
@@ -23,6 +21,7 @@ from flowledger.core import (
     TypedValue,
     typed,
 )
+from flowledger.core.engine import ConcurrencyError, Engine
 
 __all__ = [
     "BpmnError",

@@ -1,14 +1,13 @@
-"""The engine: BPMN model and parser, expressions, events, state, decide/evolve, the Engine facade.
+"""The domain: BPMN model and parser, expressions, commands, events, state, decide/evolve.
 
-Import `Engine` from here; everything else is the engine's own business.
+Pure: nothing here imports the event log, the projections, SQLAlchemy or Litestar, reads a clock
+or a database (import-linter checks it in CI). The engine that runs it on a database is the
+subpackage `flowledger.core.engine`; users import `Engine` from `flowledger`.
 """
-
-from typing import TYPE_CHECKING, Any
 
 from .clock import ControllableClock, SystemClock
 from .errors import (
     BpmnError,
-    ConcurrencyError,
     FlowledgerError,
     InvalidValue,
     ModelError,
@@ -20,25 +19,9 @@ from .errors import (
 )
 from .variables import TypedValue, typed
 
-if TYPE_CHECKING:
-    from .engine import Engine
-
-
-def __getattr__(name: str) -> Any:
-    # The facade imports the projections, which import the pure core (core.events, ...):
-    # loading it lazily keeps `import core.events` free of that cycle.
-    if name == "Engine":
-        from .engine import Engine
-
-        return Engine
-    raise AttributeError(f"module 'core' has no attribute {name!r}")
-
-
 __all__ = [
     "BpmnError",
-    "ConcurrencyError",
     "ControllableClock",
-    "Engine",
     "FlowledgerError",
     "InvalidValue",
     "ModelError",

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flowledger.eventlog import ConcurrencyError
-
 __all__ = [
     "BpmnError",
-    "ConcurrencyError",
     "FlowledgerError",
     "InvalidValue",
     "ModelError",

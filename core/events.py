@@ -11,8 +11,6 @@ from typing import Any, get_args
 
 import msgspec
 
-from flowledger.eventlog import EventCodec, UpcasterRegistry
-
 from .variables import StoredValue
 
 
@@ -368,14 +366,9 @@ EngineEvent = (
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
 
-# The schema version new events are written with; old versions are lifted by `upcasters`.
+# The schema version new events are written with; the engine's codec (core/engine/codec.py)
+# lifts older versions through its upcasters.
 CURRENT_VERSIONS: dict[str, int] = {cls.__name__: 1 for cls in EVENT_TYPES}
-
-upcasters = UpcasterRegistry()
-
-
-def make_codec() -> EventCodec:
-    return EventCodec(EngineEvent, CURRENT_VERSIONS, upcasters)
 
 
 def to_dict(event: Event) -> dict[str, Any]:

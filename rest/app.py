@@ -10,7 +10,7 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 
-from flowledger.core import Engine
+from flowledger.core.engine import Engine
 
 from . import health
 from .access_log import access_log

@@ -16,7 +16,6 @@ from litestar.exceptions import ClientException, HTTPException, ValidationExcept
 from sqlalchemy.exc import DataError
 
 from flowledger.core import (
-    ConcurrencyError,
     InvalidValue,
     ModelError,
     NotFound,
@@ -25,6 +24,7 @@ from flowledger.core import (
     SchemaMismatch,
     TaskAlreadyClaimed,
 )
+from flowledger.core.engine import ConcurrencyError
 from flowledger.core.limits import MAX_JSON_NESTING
 
 log = logging.getLogger("flowledger.rest")

@@ -13,7 +13,7 @@ import msgspec
 from litestar import Response, get
 from litestar.di import NamedDependency
 
-from flowledger.core import Engine
+from flowledger.core.engine import Engine
 
 HEALTH_PATH = "/actuator/health"
 

@@ -20,7 +20,7 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.params import JSONBody
 from sqlalchemy.engine import Connection
 
-from flowledger.core import Engine
+from flowledger.core.engine import Engine
 
 from .dto import CountResultDto
 from .errors import invalid

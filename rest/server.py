@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from flowledger.core import Engine
+from flowledger.core.engine import Engine
 
 from .app import DEFAULT_MAX_BODY, create_app
 from .auth import Users

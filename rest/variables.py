@@ -14,7 +14,8 @@ from typing import Any
 import msgspec
 from litestar import Request, Response
 
-from flowledger.core import Engine, NotFound, TypedValue
+from flowledger.core import NotFound, TypedValue
+from flowledger.core.engine import Engine
 from flowledger.core.variables import JSON_OBJECT_SERIALIZER, StoredValue, rest_type_name
 from flowledger.projections import queries
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from flowledger.core import ControllableClock, Engine
+from flowledger import ControllableClock, Engine
 from tests.support import drop_pooled_databases, fresh_database, selected_kind
 
 

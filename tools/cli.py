@@ -18,7 +18,8 @@ from typing import Any
 
 import msgspec
 
-from flowledger.core import Engine, FlowledgerError
+from flowledger.core import FlowledgerError
+from flowledger.core.engine import Engine
 
 DEFAULT_DB = "sqlite:///flowledger.db"
 

@@ -22,7 +22,8 @@ from litestar.datastructures import UploadFile
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from flowledger.core import Engine, Rejected, views
+from flowledger.core import Rejected, views
+from flowledger.core.engine import Engine
 from flowledger.projections.search import repository
 
 from ..dto import LinkDto, self_link

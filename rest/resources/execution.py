@@ -17,7 +17,8 @@ from litestar import Request, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
-from flowledger.core import Engine, NotFound
+from flowledger.core import NotFound
+from flowledger.core.engine import Engine
 from flowledger.projections.search import runtime
 
 from ..errors import not_found

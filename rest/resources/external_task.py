@@ -26,7 +26,8 @@ from litestar.enums import MediaType
 from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
-from flowledger.core import Engine, FlowledgerError, NotFound, views
+from flowledger.core import FlowledgerError, NotFound, views
+from flowledger.core.engine import Engine
 from flowledger.core.limits import check_fetch, strings_in
 from flowledger.projections.search import external_tasks as search
 

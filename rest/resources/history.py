@@ -18,7 +18,8 @@ from litestar import Response, delete, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from flowledger.core import Engine, NotFound
+from flowledger.core import NotFound
+from flowledger.core.engine import Engine
 from flowledger.projections.search import history as search
 
 from ..errors import invalid, not_found

@@ -17,7 +17,8 @@ from litestar import Request, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
-from flowledger.core import Engine, views
+from flowledger.core import views
+from flowledger.core.engine import Engine
 from flowledger.projections import queries
 from flowledger.projections.search import repository
 

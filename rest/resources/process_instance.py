@@ -17,7 +17,8 @@ from litestar import Request, delete, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from flowledger.core import Engine, NotFound, views
+from flowledger.core import NotFound, views
+from flowledger.core.engine import Engine
 from flowledger.projections.search import runtime
 
 from ..dto import LinkDto

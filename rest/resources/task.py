@@ -18,7 +18,8 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody
 from sqlalchemy.engine import Connection
 
-from flowledger.core import Engine, NotFound
+from flowledger.core import NotFound
+from flowledger.core.engine import Engine
 from flowledger.core.limits import strings_in
 from flowledger.core.variables import StoredValue
 from flowledger.projections.search import tasks

@@ -15,7 +15,7 @@ from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from flowledger.core import Engine
+from flowledger.core.engine import Engine
 from flowledger.projections.search import runtime
 
 from ..errors import not_found

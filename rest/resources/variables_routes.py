@@ -19,7 +19,8 @@ from litestar.di import NamedDependency
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath, JSONBody
 
-from flowledger.core import Engine, NotFound
+from flowledger.core import NotFound
+from flowledger.core.engine import Engine
 from flowledger.core.variables import StoredValue
 
 from ..errors import not_found

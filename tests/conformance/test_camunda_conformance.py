@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from flowledger.core import ControllableClock, Engine
+from flowledger import ControllableClock, Engine
 from flowledger.core.views import ActivityInstanceNode, Task
 from tests.support import CONFORMANCE_DIR
 

@@ -17,8 +17,8 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import Table
 
-from flowledger.core import ControllableClock, Engine, NotFound, Rejected
-from flowledger.core.history_worker import HistoryProcess
+from flowledger import ControllableClock, Engine, NotFound, Rejected
+from flowledger.core.engine.history_worker import HistoryProcess
 from flowledger.projections.changes import ChangeSet, MemoryRowStore, Purge, SqlRowStore, blank_row
 from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from flowledger.core import Engine, ModelError, SchemaMismatch
+from flowledger import Engine, ModelError, SchemaMismatch
 from tests.support import bpmn
 
 HEAD = (

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from flowledger.core import ControllableClock, Engine, NotFound, Rejected
+from flowledger import ControllableClock, Engine, NotFound, Rejected
 from tests.support import bpmn, open_task_names
 
 

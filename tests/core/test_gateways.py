@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from flowledger.core import Engine, ProcessEngineError
+from flowledger import Engine, ProcessEngineError
 from tests.support import bpmn, event_types, history_activities, open_task_names, task_named
 
 

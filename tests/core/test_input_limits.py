@@ -15,8 +15,9 @@ import msgspec
 import pytest
 import sqlalchemy as sa
 
-from flowledger.core import Engine, TypedValue, events
+from flowledger.core import TypedValue, events
 from flowledger.core import limits as limits_module
+from flowledger.core.engine import Engine
 from flowledger.core.errors import InvalidValue, Rejected
 from flowledger.core.limits import (
     MAX_BUSINESS_KEY,

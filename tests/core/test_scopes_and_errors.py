@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowledger.core import BpmnError, Engine
+from flowledger import BpmnError, Engine
 from tests.support import bpmn, event_types, history_activities, open_task_names, task_named
 
 

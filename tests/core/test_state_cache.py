@@ -7,8 +7,8 @@ import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
 
-from flowledger.core import Engine
-from flowledger.core.state_cache import Cached, StateCache, state_size
+from flowledger import Engine
+from flowledger.core.engine.state_cache import Cached, StateCache, state_size
 from tests.support import bpmn
 
 MB = 1024 * 1024

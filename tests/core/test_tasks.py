@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from flowledger.core import ControllableClock, Engine, ModelError, ProcessEngineError
+from flowledger import ControllableClock, Engine, ModelError, ProcessEngineError
 from flowledger.core.expressions import Long
 from tests.support import bpmn, event_types, history_activities, open_task_names
 

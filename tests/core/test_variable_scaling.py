@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from flowledger.core import Engine, decide
+from flowledger.core import decide
 from flowledger.core import events as ev
 from flowledger.core import evolve as evolve_module
+from flowledger.core.engine import Engine
 from flowledger.core.events import Event
 from flowledger.core.model import ProcessModel
 from flowledger.core.parser import parse_bpmn

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 import sqlalchemy as sa
 
-from flowledger.core import ControllableClock, Engine
+from flowledger import ControllableClock, Engine
 from flowledger.core.errors import InvalidValue, ProcessEngineError
 from flowledger.eventlog import EventStore
 from flowledger.eventlog.store import stored_hash

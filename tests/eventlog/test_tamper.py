@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from flowledger.core import ControllableClock, Engine
+from flowledger import ControllableClock, Engine
 
 MODEL = """<?xml version="1.0" encoding="UTF-8"?>
 <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"

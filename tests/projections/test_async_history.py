@@ -29,10 +29,11 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from flowledger.core import ControllableClock, Engine, views
-from flowledger.core import events as ev
-from flowledger.core.database import create_database
-from flowledger.core.history_worker import HistoryProcess, HistoryThread
+from flowledger.core import ControllableClock, views
+from flowledger.core.engine import Engine
+from flowledger.core.engine.codec import make_codec
+from flowledger.core.engine.database import create_database
+from flowledger.core.engine.history_worker import HistoryProcess, HistoryThread
 from flowledger.eventlog import EventStore
 from flowledger.eventlog.tables import projection_checkpoint
 from flowledger.projections.changes import SqlRowStore
@@ -308,7 +309,7 @@ def test_close_stops_and_reaps_the_child_and_leaves_no_lag(urls: Callable[[], st
 
 PARENT = """
 import sys
-from flowledger.core import Engine
+from flowledger import Engine
 engine = Engine(sys.argv[1], history_mode="async")
 print(engine._history_worker._child.pid, flush=True)
 sys.stdin.read()
@@ -435,9 +436,7 @@ def test_a_follower_never_writes_a_stale_batch(urls: Callable[[], str]) -> None:
             store = EventStore(db.dialect.name)
 
             def follower() -> HistoryFollower:
-                return HistoryFollower(
-                    store, ev.make_codec(), HistoryProjector("full"), SqlRowStore()
-                )
+                return HistoryFollower(store, make_codec(), HistoryProjector("full"), SqlRowStore())
 
             first, second = follower(), follower()
             with db.connect() as conn, conn.begin():
@@ -527,9 +526,7 @@ def test_a_rebuild_and_a_follower_batch_prepared_before_it(
         db = create_database(url)
         try:
             store = EventStore(db.dialect.name)
-            follower = HistoryFollower(
-                store, ev.make_codec(), HistoryProjector("full"), SqlRowStore()
-            )
+            follower = HistoryFollower(store, make_codec(), HistoryProjector("full"), SqlRowStore())
             with db.connect() as conn, conn.begin():
                 batch = follower.prepare(conn)  # as a follower does, before the rebuild
             assert batch is not None

@@ -11,9 +11,10 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
 
-from flowledger.core import ControllableClock, Engine, ProcessEngineError
+from flowledger import ControllableClock, Engine, ProcessEngineError
 from flowledger.core import events as ev
-from flowledger.core.history_worker import HistoryProcess
+from flowledger.core.engine.codec import make_codec
+from flowledger.core.engine.history_worker import HistoryProcess
 from flowledger.eventlog import EventStore, NewCommit
 from flowledger.projections.follower import HistoryFollower
 from tests.support import bpmn, fresh_database, selected_kind
@@ -33,7 +34,7 @@ def url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 def poison(url: str) -> int:
     """Append a commit no projector can apply; its position."""
     db = sa.create_engine(url)
-    events = ev.make_codec().encode([ev.TaskCompleted(task_id="nothing", time=START)])
+    events = make_codec().encode([ev.TaskCompleted(task_id="nothing", time=START)])
     try:
         with db.begin() as conn:
             (stored,) = EventStore(db.dialect.name).append(

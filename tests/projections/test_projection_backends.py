@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import pytest
 import sqlalchemy as sa
 
-from flowledger.core import ControllableClock, Engine, TypedValue
+from flowledger import ControllableClock, Engine, TypedValue
 from tests.support import fresh_database
 
 MODEL = """<?xml version="1.0" encoding="UTF-8"?>

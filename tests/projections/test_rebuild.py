@@ -19,9 +19,9 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-import flowledger.core.engine
-from flowledger.core import BpmnError, ControllableClock, Engine, TypedValue
-from flowledger.core import events as ev
+import flowledger.core.engine.facade
+from flowledger import BpmnError, ControllableClock, Engine, TypedValue
+from flowledger.core.engine.codec import make_codec
 from flowledger.core.state import InstanceState
 from flowledger.eventlog import EventStore
 from flowledger.eventlog.tables import event_log
@@ -369,7 +369,7 @@ def test_batch_boundaries_do_not_change_the_result(
     before = capture(engine)
     events = log_counts(engine)[1]
     for batch_events in (1, 2, 3, 5, 8, 13, 40):
-        monkeypatch.setattr(flowledger.core.engine, "REBUILD_BATCH_EVENTS", batch_events)
+        monkeypatch.setattr(flowledger.core.engine.facade, "REBUILD_BATCH_EVENTS", batch_events)
 
         report = engine.rebuild_projections()
 
@@ -401,7 +401,9 @@ def test_a_byte_array_recreated_within_a_later_batch_keeps_its_revision(
     assert (blobs[runtime]["REV_"], blobs[history]["REV_"]) == (2, 2)
     # the first batch ends right after the bytes -> bytes update: the row is stored at REV_ 2
     first_update = next(e for e in engine.events(pi) if e.command_type == "SetVariables")
-    monkeypatch.setattr(flowledger.core.engine, "REBUILD_BATCH_EVENTS", first_update.position)
+    monkeypatch.setattr(
+        flowledger.core.engine.facade, "REBUILD_BATCH_EVENTS", first_update.position
+    )
 
     engine.rebuild_projections()
 
@@ -414,7 +416,7 @@ def test_a_byte_array_recreated_within_a_later_batch_keeps_its_revision(
 def replay_into_memory(flow: Engine, keep: int) -> tuple[MemoryRowStore, list[tuple[str, int]]]:
     """All commits through a Replayer keeping `keep` states; returns the rows and its loads."""
     loads: list[tuple[str, int]] = []
-    codec = ev.make_codec()
+    codec = make_codec()
     memory = MemoryRowStore(ALL_TABLES)
     with flow_connection(flow) as conn:
         store = EventStore(conn.dialect.name)
@@ -457,7 +459,7 @@ def test_a_replayer_projects_the_live_tables_whatever_states_it_keeps(
 def test_state_at_a_commit_boundary_is_the_replayed_state(
     engine: Engine, workload: Workload
 ) -> None:
-    codec = ev.make_codec()
+    codec = make_codec()
     with flow_connection(engine) as conn:
         store = EventStore(conn.dialect.name)
         for instance in workload.running + workload.completed:
@@ -470,7 +472,7 @@ def test_state_at_a_commit_boundary_is_the_replayed_state(
 
 
 def test_state_at_a_version_inside_a_commit(engine: Engine, workload: Workload) -> None:
-    codec = ev.make_codec()
+    codec = make_codec()
     instance = workload.running[0]
     with flow_connection(engine) as conn:
         store = EventStore(conn.dialect.name)

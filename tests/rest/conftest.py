@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from flowledger.core import Engine
+from flowledger import Engine
 from tests.support import fresh_database, selected_kind
 
 from .server import LiveServer, live_server

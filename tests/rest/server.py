@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from flowledger.core import Engine
+from flowledger import Engine
 from flowledger.rest import create_app
 from flowledger.rest.auth import Users
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from flowledger.core import Engine
+from flowledger import Engine
 from flowledger.rest import auth
 from flowledger.rest.auth import HASHING_THREADS, Users, UsersFileError, add_user, hash_password
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from flowledger.core import Engine
+from flowledger import Engine
 from tests.support import BPMN_DIR, fresh_database, selected_kind
 
 from .server import ServedProcess, served_process

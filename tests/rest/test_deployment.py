@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from flowledger.core import Engine
+from flowledger import Engine
 from flowledger.rest.formats import format_date
 from tests.support import BPMN_DIR
 

@@ -19,8 +19,8 @@ import pycamunda.externaltask
 import pytest
 import sqlalchemy as sa
 
-from flowledger.core import Engine
-from flowledger.core.database import is_memory_url
+from flowledger import Engine
+from flowledger.core.engine.database import is_memory_url
 from flowledger.eventlog.tables import command_log
 from tests.support import bpmn
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from flowledger.core import ControllableClock, Engine, typed
+from flowledger import ControllableClock, Engine, typed
 from tests.support import BPMN_DIR, fresh_database, selected_kind
 
 from .server import LiveServer, live_server

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from flowledger.core import Engine
+from flowledger import Engine
 from flowledger.core import events as ev
+from flowledger.core.engine.codec import make_codec
 from flowledger.eventlog import EventStore, NewCommit
 from flowledger.eventlog.tables import projection_checkpoint
 from flowledger.projections.follower import CHECKPOINT
@@ -37,7 +38,7 @@ def append_unprojectable_commit(url: str) -> tuple[int, str]:
     db = sa.create_engine(url)
     store = EventStore(db.dialect.name)
     stream = "poisoned-stream"
-    events = ev.make_codec().encode(
+    events = make_codec().encode(
         [ev.TaskCompleted(task_id="no-such-task", time=datetime(2031, 5, 4, tzinfo=UTC))]
     )
     try:

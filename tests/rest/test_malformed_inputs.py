@@ -31,7 +31,7 @@ import msgspec
 import pytest
 from litestar.handlers import HTTPRouteHandler
 
-from flowledger.core import Engine
+from flowledger import Engine
 from flowledger.rest.app import BASE_PATH, create_litestar
 from tests.support import BPMN_DIR
 

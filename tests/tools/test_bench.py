@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from flowledger.core import Engine, FlowledgerError
+from flowledger import Engine, FlowledgerError
 from flowledger.tools import cli as flowledger_cli
 from flowledger.tools.bench import cli as bench_cli
 from flowledger.tools.bench import flowledger_runner as fl

@@ -19,7 +19,8 @@ from typing import Any
 from sqlalchemy import cast, create_engine, func, select, text
 from sqlalchemy.types import LargeBinary
 
-from flowledger.core import Engine, ModelError
+from flowledger.core import ModelError
+from flowledger.core.engine import Engine
 from flowledger.eventlog.tables import event_log
 from flowledger.projections.tables import (
     ACT_HI_ACTINST,

@@ -63,7 +63,7 @@ def measure(db: cold_start.ColdDatabase, workdir: Path, progress: Progress) -> V
 
 
 def _child(path: str) -> None:
-    from flowledger.core import Engine  # imported here: the parent only copies files and waits
+    from flowledger import Engine  # imported here: the parent only copies files and waits
 
     engine = Engine(f"sqlite:///{path}")
     try:

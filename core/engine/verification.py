@@ -18,6 +18,10 @@ import msgspec
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
+from flowledger.core import events as ev
+from flowledger.core import views
+from flowledger.core.evolve import evolve
+from flowledger.core.state import STATE_SCHEMA, InstanceState, copy_state, decode_state
 from flowledger.eventlog import (
     CommandLogChecker,
     EventStore,
@@ -42,11 +46,6 @@ from flowledger.projections.tables import (
     REPOSITORY_TABLES,
     RUNTIME_TABLES,
 )
-
-from . import events as ev
-from . import views
-from .evolve import evolve
-from .state import STATE_SCHEMA, InstanceState, copy_state, decode_state
 
 # (commits checked, commits in the log): called every PROGRESS_EVERY commits and at the end
 Progress = Callable[[int, int], None]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from .state import InstanceState
+from flowledger.core.state import InstanceState
 
 DEFAULT_MAX_STATES = 10_000
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024

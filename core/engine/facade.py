@@ -24,8 +24,61 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from flowledger import migrations
+from flowledger.core import commands as cmd
+from flowledger.core import decide, views
+from flowledger.core import events as ev
+from flowledger.core.clock import Clock, SystemClock
+from flowledger.core.deployments import (
+    changed_only,
+    deployment_created,
+    model_from_deployment,
+    parse_resources,
+    unchanged,
+)
+from flowledger.core.engine.codec import make_codec
+from flowledger.core.engine.database import create_database, is_memory_url
+from flowledger.core.engine.history_worker import (
+    HEARTBEAT,
+    PASSING,
+    HistoryProcess,
+    HistoryRunner,
+    HistoryThread,
+)
+from flowledger.core.engine.state_cache import DEFAULT_MAX_BYTES, Cached, StateCache
+from flowledger.core.engine.verification import Verifier
+from flowledger.core.errors import (
+    FlowledgerError,
+    InvalidValue,
+    NotFound,
+    ProcessEngineError,
+    Rejected,
+    SchemaMismatch,
+)
+from flowledger.core.evolve import evolve
+from flowledger.core.ids import uuid7
+from flowledger.core.limits import (
+    MAX_COMMAND_ID,
+    check_deployment,
+    check_fetch,
+    check_text,
+    recordable_actor,
+    refuse_nul_in_events,
+    refuse_nul_in_ids,
+)
+from flowledger.core.model import ProcessModel
+from flowledger.core.scope import visible_variables
+from flowledger.core.session import CommandContext, InstanceSession
+from flowledger.core.state import (
+    STATE_SCHEMA,
+    InstanceState,
+    copy_state,
+    decode_state,
+    encode_state,
+)
+from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.eventlog import (
     CommandRecord,
+    ConcurrencyError,
     CorruptStream,
     EventStore,
     LogAnchor,
@@ -51,47 +104,6 @@ from flowledger.projections.replay import Replayer, state_at
 from flowledger.projections.repository import project_deployment, project_repository
 from flowledger.projections.runtime import RuntimeBatch
 from flowledger.projections.tables import HISTORY_TABLES, REPOSITORY_TABLES, RUNTIME_TABLES
-
-from . import commands as cmd
-from . import decide, views
-from . import events as ev
-from .clock import Clock, SystemClock
-from .database import create_database, is_memory_url
-from .deployments import (
-    changed_only,
-    deployment_created,
-    model_from_deployment,
-    parse_resources,
-    unchanged,
-)
-from .errors import (
-    ConcurrencyError,
-    FlowledgerError,
-    InvalidValue,
-    NotFound,
-    ProcessEngineError,
-    Rejected,
-    SchemaMismatch,
-)
-from .evolve import evolve
-from .history_worker import HEARTBEAT, PASSING, HistoryProcess, HistoryRunner, HistoryThread
-from .ids import uuid7
-from .limits import (
-    MAX_COMMAND_ID,
-    check_deployment,
-    check_fetch,
-    check_text,
-    recordable_actor,
-    refuse_nul_in_events,
-    refuse_nul_in_ids,
-)
-from .model import ProcessModel
-from .scope import visible_variables
-from .session import CommandContext, InstanceSession
-from .state import STATE_SCHEMA, InstanceState, copy_state, decode_state, encode_state
-from .state_cache import DEFAULT_MAX_BYTES, Cached, StateCache
-from .variables import StoredValue, from_stored, rest_type_name
-from .verification import Verifier
 
 R = TypeVar("R")
 log = logging.getLogger("flowledger.engine")
@@ -287,7 +299,7 @@ class Engine:
             self._db.dispose()
             raise SchemaMismatch(str(exc)) from None
         self._store = EventStore(self._db.dialect.name)
-        self._codec = ev.make_codec()
+        self._codec = make_codec()
         self._rows = SqlRowStore()
         self._delegates: dict[str, Any] = {}
         self._models: dict[str, ProcessModel] = {}

@@ -218,7 +218,7 @@ class HistoryProcess:
                 [
                     sys.executable,
                     "-m",
-                    "flowledger.core.history_worker",
+                    "flowledger.core.engine.history_worker",
                     history_level,
                     sqlite_synchronous,
                 ],
@@ -289,18 +289,15 @@ def follow(
 ) -> int:
     """Project history from the log until `stopped(wait)` says so (it may wait up to `wait`
     seconds for the answer); one transaction per batch. Returns the exit status."""
+    from flowledger.core.engine.codec import make_codec
+    from flowledger.core.engine.database import create_database
     from flowledger.eventlog import EventStore
     from flowledger.projections.changes import SqlRowStore
     from flowledger.projections.history import HistoryProjector
 
-    from . import events as ev
-    from .database import create_database
-
     db = create_database(url, sqlite_synchronous)
     store = EventStore(db.dialect.name)
-    follower = HistoryFollower(
-        store, ev.make_codec(), HistoryProjector(history_level), SqlRowStore()
-    )
+    follower = HistoryFollower(store, make_codec(), HistoryProjector(history_level), SqlRowStore())
 
     @contextmanager
     def read() -> Iterator[Connection]:

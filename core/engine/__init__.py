@@ -1,0 +1,10 @@
+"""The engine: runs the domain on a database — commands in, events appended to the log, tables
+projected from it; queries, audit and the async history follower.
+
+Users import `Engine` from `flowledger`; the REST layer and the CLI from here.
+"""
+
+from flowledger.core.engine.facade import Engine
+from flowledger.eventlog import ConcurrencyError
+
+__all__ = ["ConcurrencyError", "Engine"]
