@@ -340,8 +340,7 @@ def _add_bench(sub: Any) -> None:
     try:
         from flowledger.tools.bench import cli as bench_cli
     except ImportError:
-        p = sub.add_parser("bench", help="(source checkout only) " + help_text, add_help=False)
-        p.add_argument("rest", nargs=argparse.REMAINDER)
+        p = sub.add_opaque_parser("bench", help="(source checkout only) " + help_text)
         p.set_defaults(func=cmd_bench_missing)
         return
     p = sub.add_parser("bench", help=help_text)
@@ -452,6 +451,14 @@ class _Subcommands:
         parser: argparse.ArgumentParser = self._actions.add_parser(
             name, parents=[self._parent], **kwargs
         )
+        return parser
+
+    def add_opaque_parser(self, name: str, help: str) -> argparse.ArgumentParser:
+        """A subcommand that takes whatever follows it, options included, without parsing."""
+        parser: argparse.ArgumentParser = self._actions.add_parser(
+            name, help=help, add_help=False, prefix_chars="\0"
+        )
+        parser.add_argument("arguments", nargs="*")
         return parser
 
 
