@@ -5,18 +5,9 @@ Imports nothing of flowledger's: the event vocabulary is handed to the codec by 
 
 from .codec import EventCodec, Upcaster, UpcasterRegistry
 from .errors import CodecError, ConcurrencyError, CorruptStream
-from .store import (
-    CommandLogChecker,
-    CommandRecord,
-    EventStore,
-    LogAnchor,
-    LogChecker,
-    LogProblem,
-    NewCommit,
-    Snapshot,
-    StoredCommit,
-    check_stream,
-)
+from .integrity import CommandLogChecker, LogAnchor, LogChecker, check_stream
+from .records import CommandRecord, LogProblem, NewCommit, Snapshot, StoredCommit
+from .store import EventStore
 
 __all__ = [
     "CodecError",

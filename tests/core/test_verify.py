@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from flowledger import ControllableClock, Engine
 from flowledger.core.errors import InvalidValue, ProcessEngineError
 from flowledger.eventlog import EventStore
-from flowledger.eventlog.store import stored_hash
+from flowledger.eventlog.integrity import stored_hash
 
 MODEL = """<?xml version="1.0" encoding="UTF-8"?>
 <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"

@@ -1,0 +1,309 @@
+"""Integrity of the log: the hash chain of each stream, gapless positions, the anchor an auditor
+keeps outside the database, and the command log agreeing with the commits.
+
+Read-only: these checks run over commits the store reads and report problems; they never repair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import msgspec
+from sqlalchemy.engine import Connection
+
+from .errors import CorruptStream
+from .hashing import anchor_step, commit_hash
+from .records import LogProblem, StoredCommit
+
+if TYPE_CHECKING:
+    from .store import EventStore
+
+# Counts a commit's events without decoding them (the store knows nothing of their types).
+_count_decoder = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+GENESIS_ANCHOR = "0" * 64
+
+
+@dataclass(frozen=True, slots=True)
+class LogAnchor:
+    """The digest of the whole log up to `position` (a commit boundary): every commit's hash
+    chained in position order. Rows can be rewritten consistently by whoever can write the
+    database; an anchor an auditor keeps outside it cannot, so comparing it shows the rewrite."""
+
+    position: int
+    digest: str
+
+    def __str__(self) -> str:
+        return f"{self.position}:{self.digest}"
+
+    @classmethod
+    def parse(cls, text: str) -> LogAnchor:
+        """`POSITION:DIGEST` as `verify` prints it; ValueError names what is wrong."""
+        position, sep, digest = text.strip().partition(":")
+        if not sep or not position.isdigit() or len(digest) != 64:
+            raise ValueError(
+                f"anchor {text!r} is not POSITION:DIGEST (a position, a colon and the 64 hex "
+                "digits `flowledger verify` printed)"
+            )
+        try:
+            int(digest, 16)
+        except ValueError:
+            raise ValueError(f"anchor {text!r}: the digest must be 64 hex digits") from None
+        return cls(int(position), digest.lower())
+
+
+def stored_hash(c: StoredCommit) -> str:
+    """The hash a commit's stored columns give (equal to `c.hash` unless the row was edited)."""
+    return commit_hash(
+        prev_hash=c.prev_hash,
+        stream_id=c.stream_id,
+        first_version=c.first_version,
+        last_version=c.last_version,
+        first_position=c.first_position,
+        last_position=c.last_position,
+        command_id=c.command_id,
+        command_type=c.command_type,
+        actor=c.actor,
+        causation_position=c.causation_position,
+        recorded_at=c.recorded_at,
+        events=c.events,
+    )
+
+
+def check_stream(
+    stream_id: str,
+    commits: Sequence[StoredCommit],
+    after_version: int,
+    *,
+    linked_to_start: bool,
+) -> None:
+    """Raise CorruptStream unless `commits` continue the stream after `after_version`, each
+    linked to the one before and each hash recomputing from the stored columns.
+
+    `linked_to_start`: the first commit starts the stream (no predecessor hash); a caller that
+    starts from a snapshot has no predecessor's hash at hand and checks from the second commit.
+    """
+    version = after_version
+    previous: str | None = None
+    for i, c in enumerate(commits):
+        if c.first_version != version + 1:
+            raise CorruptStream(
+                stream_id, c.first_position, f"version {c.first_version} follows version {version}"
+            )
+        if (i > 0 or linked_to_start) and c.prev_hash != previous:
+            raise CorruptStream(
+                stream_id,
+                c.first_position,
+                "its previous-hash does not match the stream's preceding commit",
+            )
+        if stored_hash(c) != c.hash:
+            raise CorruptStream(stream_id, c.first_position, "its content does not match its hash")
+        version, previous = c.last_version, c.hash
+
+
+class LogChecker:
+    """The log's own checks, fed one commit at a time in position order: gapless positions,
+    event counts, stream versions, every stream's hash chain, the log head, and the anchor.
+
+    Keeps one (version, hash) pair per stream, nothing per commit.
+    """
+
+    def __init__(self, expect: LogAnchor | None = None) -> None:
+        self.problems: list[LogProblem] = []
+        self._heads: dict[str, tuple[int, str]] = {}
+        self._expected_position = 1
+        self._digest = GENESIS_ANCHOR
+        self._expect = expect
+        self._expect_checked = expect is None or expect.position == 0
+
+    def check(self, c: StoredCommit) -> None:
+        self._check_position(c)
+        try:
+            count = len(_count_decoder.decode(c.events))
+        except msgspec.DecodeError:
+            count = -1
+        covered = c.last_position - c.first_position + 1
+        if count != covered:
+            self._problem(
+                "event-count",
+                c,
+                f"commit covers {covered} positions but holds {count} events",
+            )
+        prev_version, prev_hash = self._heads.get(c.stream_id) or (0, None)
+        if c.first_version != prev_version + 1:
+            self._problem(
+                "stream-version", c, f"version {c.first_version} follows version {prev_version}"
+            )
+        if c.prev_hash != prev_hash:
+            self._problem("chain", c, "previous-hash does not match the stream's preceding commit")
+        recomputed = stored_hash(c)
+        if recomputed != c.hash:
+            self._problem("hash", c, "commit content does not match its hash")
+        self._heads[c.stream_id] = (c.last_version, c.hash)
+        # The anchor chains what the rows hold now (recomputed), so any edit changes it.
+        self._digest = anchor_step(self._digest, recomputed)
+        self._check_anchor(c)
+
+    def finish(self, head_position: int) -> LogAnchor:
+        """The checks that need the whole log; returns the anchor of the log as read."""
+        last = self._expected_position - 1
+        if head_position != last:
+            self.problems.append(
+                LogProblem(
+                    "gap",
+                    None,
+                    self._expected_position,
+                    f"log head is at {head_position} but the last stored event is at {last}",
+                )
+            )
+        if not self._expect_checked and self._expect is not None:
+            self.problems.append(
+                LogProblem(
+                    "anchor",
+                    None,
+                    self._expect.position,
+                    f"the log ends at position {last}, before the expected anchor: commits "
+                    "recorded when the anchor was taken are gone",
+                )
+            )
+        return LogAnchor(last, self._digest)
+
+    def _check_position(self, c: StoredCommit) -> None:
+        expected = self._expected_position
+        if c.first_position > expected:
+            # The missing commit's stream is unknown here: naming the next commit's stream
+            # would blame a bystander (the command log names the command that wrote it).
+            self.problems.append(
+                LogProblem(
+                    "gap",
+                    None,
+                    expected,
+                    f"positions {expected}..{c.first_position - 1} are missing",
+                )
+            )
+        elif c.first_position < expected:
+            self._problem("gap", c, f"position {c.first_position} overlaps the previous commit")
+        self._expected_position = c.last_position + 1
+
+    def _check_anchor(self, c: StoredCommit) -> None:
+        expect = self._expect
+        if self._expect_checked or expect is None or c.last_position < expect.position:
+            return
+        self._expect_checked = True
+        if c.last_position > expect.position:
+            detail = (
+                f"no commit ends at position {expect.position} (the commit at "
+                f"{c.first_position}..{c.last_position} spans it): the log was rewritten"
+            )
+        elif self._digest != expect.digest:
+            detail = (
+                f"the log up to here digests to {self._digest}, not to the expected "
+                f"{expect.digest}: a commit at or before position {expect.position} was "
+                "changed, removed or inserted since the anchor was taken"
+            )
+        else:
+            return
+        self.problems.append(LogProblem("anchor", None, expect.position, detail))
+
+    def _problem(self, kind: str, c: StoredCommit, detail: str) -> None:
+        self.problems.append(LogProblem(kind, c.stream_id, c.first_position, detail))
+
+
+@dataclass
+class _CommandRun:
+    """The consecutive commits of one command (a command appends all its commits together)."""
+
+    command_id: str
+    command_type: str
+    actor: str | None
+    first_position: int
+    last_position: int
+    streams: list[str]
+    mixed: bool = False  # its commits disagree about the command's type or actor
+
+
+class CommandLogChecker:
+    """command_log against the log, fed the commits in position order: each accepted command's
+    positions cover exactly the commits that carry its id, with the same type and actor, and
+    every commit's command is recorded as accepted. Reads command_log in batches alongside."""
+
+    def __init__(self, store: EventStore, conn: Connection) -> None:
+        self.problems: list[LogProblem] = []
+        self.missing: list[tuple[str, int, int]] = []  # (command id, first, last) without commits
+        self._store = store
+        self._conn = conn
+        self._accepted = store.accepted_commands(conn)
+        self._next = next(self._accepted, None)
+        self._run: _CommandRun | None = None
+
+    def check(self, c: StoredCommit) -> None:
+        run = self._run
+        if run is not None and run.command_id == c.command_id:
+            run.last_position = max(run.last_position, c.last_position)
+            run.streams.append(c.stream_id)
+            run.mixed |= (run.command_type, run.actor) != (c.command_type, c.actor)
+            return
+        if run is not None:
+            self._close(run)
+        self._run = _CommandRun(
+            c.command_id, c.command_type, c.actor, c.first_position, c.last_position, [c.stream_id]
+        )
+
+    def finish(self) -> None:
+        if self._run is not None:
+            self._close(self._run)
+            self._run = None
+        while self._next is not None:
+            self._missing(self._next)
+
+    def _close(self, run: _CommandRun) -> None:
+        while self._next is not None and self._next[3] < run.first_position:
+            self._missing(self._next)
+        row = self._next
+        if row is None or row[3] != run.first_position or row[0] != run.command_id:
+            self._unrecorded(run)
+            return
+        self._next = next(self._accepted, None)
+        command_id, command_type, actor, first, last = row
+        where = f"the log holds it at positions {run.first_position}..{run.last_position}"
+        if last != run.last_position:
+            self._add(command_id, f"{where}, command_log says {first}..{last}")
+        if run.mixed or (command_type, actor) != (run.command_type, run.actor):
+            self._add(
+                command_id,
+                f"{where} as {run.command_type} by {run.actor!r}, command_log says "
+                f"{command_type} by {actor!r}",
+            )
+
+    def _missing(self, row: tuple[str, str, str | None, int, int]) -> None:
+        command_id, command_type, actor, first, last = row
+        self._next = next(self._accepted, None)
+        self.missing.append((command_id, first, last))
+        self._add(
+            command_id,
+            f"{command_type} by {actor!r} was accepted with positions {first}..{last}, but no "
+            "commit in the log carries it: its commits were removed",
+        )
+
+    def _unrecorded(self, run: _CommandRun) -> None:
+        record = self._store.find_command(self._conn, run.command_id)
+        where = (
+            f"the log holds it at positions {run.first_position}..{run.last_position} "
+            f"(streams {', '.join(dict.fromkeys(run.streams))})"
+        )
+        if record is None:
+            detail = f"{where}, but command_log has no such command"
+        elif record.status != "accepted":
+            detail = f"{where}, but command_log records it as {record.status}"
+        else:
+            detail = (
+                f"{where}, command_log says positions {record.first_position}.."
+                f"{record.last_position}"
+            )
+        self._add(run.command_id, detail)
+
+    def _add(self, command_id: str, detail: str) -> None:
+        self.problems.append(LogProblem("command-log", None, None, detail, command_id=command_id))
