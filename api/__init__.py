@@ -6,6 +6,8 @@ domain and the engine), `flowledger.eventlog`, `flowledger.projections`, `flowle
 `flowledger.rest` and `flowledger.tools` (the CLI).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from flowledger.core import (
     BpmnError,
     ControllableClock,
@@ -21,7 +23,20 @@ from flowledger.core import (
     TypedValue,
     typed,
 )
-from flowledger.core.engine import ConcurrencyError, Engine
+
+if TYPE_CHECKING:
+    from flowledger.core.engine import ConcurrencyError, Engine
+
+
+def __getattr__(name: str) -> Any:
+    # The engine (SQLAlchemy, the event log, the projections) loads on first use, so that
+    # importing the domain alone (`flowledger.core.model`, …) stays free of it.
+    if name in ("Engine", "ConcurrencyError"):
+        from flowledger.core import engine
+
+        return getattr(engine, name)
+    raise AttributeError(f"module 'flowledger' has no attribute {name!r}")
+
 
 __all__ = [
     "BpmnError",
