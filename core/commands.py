@@ -58,15 +58,19 @@ class SetAssignee(Command, tag=True, frozen=True):
     user_id: str | None
 
 
-class SetVariables(Command, tag=True, frozen=True):
-    execution_id: str
+class SetVariables(Command, tag=True, frozen=True, kw_only=True):
+    """Of an execution (runtimeService) or, naming `task_id` instead, of a task (taskService)."""
+
+    execution_id: str | None = None
     variables: dict[str, Any]
     local: bool = False
     task_id: str | None = None
 
 
-class RemoveVariables(Command, tag=True, frozen=True):
-    execution_id: str
+class RemoveVariables(Command, tag=True, frozen=True, kw_only=True):
+    """Of an execution or, naming `task_id` instead, of a task."""
+
+    execution_id: str | None = None
     names: list[str]
     local: bool = False
     task_id: str | None = None

@@ -20,8 +20,7 @@ from sqlalchemy.engine import Connection
 
 from flowledger.core import events as ev
 from flowledger.core import views
-from flowledger.core.evolve import evolve
-from flowledger.core.state import STATE_SCHEMA, InstanceState, copy_state, decode_state
+from flowledger.core.state import STATE_SCHEMA, InstanceState
 from flowledger.eventlog import (
     CommandLogChecker,
     EventStore,
@@ -35,7 +34,7 @@ from flowledger.projections.changes import ChangeSet
 from flowledger.projections.compare import ShadowTables, compare_tables
 from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
 from flowledger.projections.history import HistoryProjector
-from flowledger.projections.replay import project_events, state_at
+from flowledger.projections.replay import project_events
 from flowledger.projections.tables import (
     ACT_HI_ACTINST,
     ACT_HI_TASKINST,
@@ -46,6 +45,8 @@ from flowledger.projections.tables import (
     REPOSITORY_TABLES,
     RUNTIME_TABLES,
 )
+
+from .repository import Repository
 
 # (commits checked, commits in the log): called every PROGRESS_EVERY commits and at the end
 Progress = Callable[[int, int], None]
@@ -83,7 +84,7 @@ class CachedState(Protocol):
 class _Replay:
     """The replay side of the pass: states in a bounded window, rows into the shadows."""
 
-    store: EventStore
+    repository: Repository
     conn: Connection
     codec: _Decoder
     history: HistoryProjector
@@ -150,9 +151,7 @@ class _Replay:
         known = self._states.get(commit.stream_id)
         if known is not None and known[0] == commit.first_version - 1:
             return known[1]
-        return state_at(
-            self.store, self.conn, self.codec, commit.stream_id, commit.first_version - 1
-        )
+        return self.repository.state_at(self.conn, commit.stream_id, commit.first_version - 1)
 
     def _failed(self, commit: StoredCommit, what: str) -> None:
         # The kept state may be half evolved: the stream's later commits are not replayed.
@@ -171,6 +170,7 @@ class Verifier:
 
     store: EventStore
     codec: _Decoder
+    repository: Repository
     history: HistoryProjector
     cache: Mapping[str, CachedState]
     keep: int = KEEP_STATES
@@ -192,7 +192,7 @@ class Verifier:
             log = LogChecker(expect_anchor)
             commands = CommandLogChecker(self.store, conn)
             replay = _Replay(
-                self.store,
+                self.repository,
                 conn,
                 self.codec,
                 self.history,
@@ -262,14 +262,8 @@ class Verifier:
                     f"the log ends at version {final[0]}: commits of the stream were removed"
                 )
                 continue
-            snapshot = self.store.load_snapshot(conn, stream_id, STATE_SCHEMA)
-            if snapshot is None:
-                continue
-            tail = copy_state(decode_state(snapshot.state))
-            for commit in self.store.read_stream(conn, stream_id, after_version=snapshot.version):
-                for event in self.codec.decode(commit.events):
-                    tail = evolve(tail, event)
-            if tail != final[1]:
+            tail = self.repository.snapshot_with_tail(conn, stream_id)
+            if tail is not None and tail != final[1]:
                 problems.append(f"stream {stream_id}: snapshot + tail differs from replay")
         return problems
 

@@ -19,6 +19,7 @@ from sqlalchemy import Table
 
 from flowledger import ControllableClock, Engine, NotFound, Rejected
 from flowledger.core.engine.history_worker import HistoryProcess
+from flowledger.core.engine.repository import Repository
 from flowledger.projections.changes import ChangeSet, MemoryRowStore, Purge, SqlRowStore, blank_row
 from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
@@ -245,17 +246,17 @@ def test_a_start_decided_before_the_deployment_was_deleted_is_not_appended(
     (and find nothing), instead of leaving an instance of a deleted definition behind."""
     deployment = engine.deploy(bpmn("pass_through_activities.bpmn"))
     other_node = Engine(db_url, clock=clock)
-    real_model = Engine._model
+    real_model = Repository.model
     deleted: list[str] = []
 
-    def model_then_delete(self: Engine, *args: Any, **kwargs: Any) -> Any:
+    def model_then_delete(self: Repository, *args: Any, **kwargs: Any) -> Any:
         model = real_model(self, *args, **kwargs)
-        if self is engine and not deleted:
+        if self is engine._repository and not deleted:
             deleted.append(deployment.id)
             other_node.delete_deployment(deployment.id)
         return model
 
-    monkeypatch.setattr(Engine, "_model", model_then_delete)
+    monkeypatch.setattr(Repository, "model", model_then_delete)
     try:
         with pytest.raises(NotFound, match="passThrough"):
             engine.start_process_instance("passThrough")

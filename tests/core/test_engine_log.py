@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 import sqlalchemy as sa
 
-import flowledger.core.engine.facade
+import flowledger.core.engine.repository
 from flowledger import ControllableClock, Engine, NotFound, Rejected, TaskAlreadyClaimed, TypedValue
 from tests.support import bpmn, open_task_names, task_named
 
@@ -223,7 +223,7 @@ def test_variables_keep_their_camunda_types_and_scopes(engine: Engine) -> None:
 def test_a_new_engine_loads_state_from_a_snapshot_and_the_tail(
     db_url: str, clock: ControllableClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(flowledger.core.engine.facade, "SNAPSHOT_EVERY", 5)
+    monkeypatch.setattr(flowledger.core.engine.repository, "SNAPSHOT_EVERY", 5)
     with Engine(db_url, clock=clock) as first:
         first.deploy(bpmn("parallel_gateway_fork_join.bpmn"))
         pi = first.start_process_instance("parallelForkJoin")

@@ -1,0 +1,190 @@
+"""The log as the auditor sees it: recorded events, replay to a point in time, verification of
+log, states and tables against each other, and the rebuild of every table from the log.
+
+Runs no command; only the rebuild writes, and only the projected tables (and the history
+checkpoint it moves to the head).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from flowledger.core import events as ev
+from flowledger.core import views
+from flowledger.core.errors import InvalidValue, NotFound, ProcessEngineError
+from flowledger.core.state import InstanceState
+from flowledger.eventlog import EventCodec, EventStore, LogAnchor
+from flowledger.eventlog.tables import event_log
+from flowledger.projections import queries
+from flowledger.projections.changes import ChangeSet, SqlRowStore
+from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
+from flowledger.projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
+from flowledger.projections.replay import Replayer
+from flowledger.projections.tables import HISTORY_TABLES, REPOSITORY_TABLES, RUNTIME_TABLES
+
+from .connections import Connections
+from .history_lifecycle import HistoryLifecycle, wall_clock
+from .repository import CACHE_SIZE, Repository
+from .verification import Verifier
+
+REBUILD_BATCH_EVENTS = 20_000  # events projected between writes of a rebuild
+# Commands whose events delete projection rows by what they belong to (history purges).
+PURGING_COMMANDS = ("DeleteDeployment", "DeleteHistoricProcessInstance")
+
+
+class Audit:
+    """What `Engine`'s audit methods answer: events, replay, verify, rebuild_projections."""
+
+    def __init__(
+        self,
+        db: Connections,
+        store: EventStore,
+        codec: EventCodec,
+        rows: SqlRowStore,
+        repository: Repository,
+        history: HistoryLifecycle,
+    ) -> None:
+        self._db = db
+        self._store = store
+        self._codec = codec
+        self._rows = rows
+        self._repository = repository
+        self._history = history
+
+    def events(self, stream_id: str) -> list[views.RecordedEvent]:
+        """Every recorded event of an instance (or deployment) stream, in order."""
+        with self._db.read() as conn:
+            commits = self._repository.stream(conn, stream_id)
+        if not commits:
+            raise NotFound("Stream", stream_id)
+        out = []
+        for commit, events in commits:
+            for i, event in enumerate(events):
+                payload = ev.to_dict(event)
+                out.append(
+                    views.RecordedEvent(
+                        position=commit.first_position + i,
+                        stream_id=commit.stream_id,
+                        stream_version=commit.first_version + i,
+                        type=payload.pop("type"),
+                        recorded_at=queries.utc(commit.recorded_at) or commit.recorded_at,
+                        command_id=commit.command_id,
+                        command_type=commit.command_type,
+                        actor=commit.actor,
+                        payload=payload,
+                    )
+                )
+        return out
+
+    def replay(self, process_instance_id: str, until_position: int | None = None) -> InstanceState:
+        with self._db.read() as conn:
+            return self._repository.replay(conn, process_instance_id, until_position)
+
+    def verify(
+        self, expect_anchor: str | None, progress: Callable[[int, int], None] | None
+    ) -> views.VerificationReport:
+        # Compare at one point of the log: asynchronous history caught up, no command between.
+        with self._db.lock:
+            stopped: str | None = None
+            try:
+                self._history.flush()
+            except ProcessEngineError as exc:
+                stopped = str(exc)  # history cannot catch up: say why, then compare all else
+            with self._db.read() as conn:
+                report = self.verify_on(conn, expect_anchor, progress)
+        if stopped is None:
+            return report
+        return msgspec.structs.replace(report, problems=[stopped, *report.problems])
+
+    def verify_on(
+        self,
+        conn: Connection,
+        expect_anchor: str | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> views.VerificationReport:
+        """Verify on the given connection, as far as the log and history are on it."""
+        try:
+            anchor = None if expect_anchor is None else LogAnchor.parse(expect_anchor)
+        except ValueError as exc:
+            raise InvalidValue(str(exc), field="expect_anchor") from None
+        # The states this engine serves commands from, compared with their replay.
+        cached = dict(self._repository.cache.items())
+        verifier = Verifier(
+            self._store,
+            self._codec,
+            self._repository,
+            self._history.projector,
+            cached,
+            keep=CACHE_SIZE,
+        )
+        report = verifier.run(conn, expect_anchor=anchor, progress=progress)
+        for stream_id in verifier.stale:
+            self._repository.forget(stream_id)
+        return report
+
+    def rebuild_projections(self) -> views.RebuildReport:
+        tables = (*HISTORY_TABLES, *RUNTIME_TABLES, *REPOSITORY_TABLES)
+        with self._db.lock, self._db.write() as conn:
+            self._store.lock_head(conn)
+            # A history follower's batch prepared before the rebuild must not land in it: it
+            # waits on this row lock, then finds the checkpoint moved and drops its batch.
+            self._store.checkpoint(conn, HISTORY_CHECKPOINT, lock=True)
+            for table in tables:
+                conn.execute(table.delete())
+            # Building an index once over the loaded rows beats maintaining it row by row; only
+            # where DDL is transactional (MySQL would commit the rebuild half done), and only
+            # when no history deletion needs them to find its rows (a scan of whole tables each).
+            indexes = (
+                [i for t in tables for i in t.indexes]
+                if conn.dialect.name in ("sqlite", "postgresql") and not _purges_in_log(conn)
+                else []
+            )
+            for index in indexes:
+                index.drop(conn)
+
+            def load(stream_id: str, version: int) -> InstanceState | None:
+                return self._repository.state_at(conn, stream_id, version)
+
+            replayer = Replayer(
+                load,
+                history=self._history.projector,
+                runtime=True,
+                repository=True,
+                keep=CACHE_SIZE,
+            )
+            changes = ChangeSet()
+            commits = events = rows = pending = 0
+            for entry, decoded in self._repository.log(conn):
+                replayer.project(
+                    entry.stream_id, entry.first_version, entry.last_version, decoded, changes
+                )
+                commits += 1
+                events += len(decoded)
+                pending += len(decoded)
+                if pending >= REBUILD_BATCH_EVENTS:
+                    rows += changes.row_count()
+                    self._rows.apply(conn, changes)
+                    changes, pending = ChangeSet(), 0
+            rows += changes.row_count()
+            self._rows.apply(conn, changes)
+            for index in indexes:
+                index.create(conn)
+            if self._store.checkpoint(conn, HISTORY_CHECKPOINT) is not None:
+                head = self._store.head_position(conn)
+                self._store.save_checkpoint(
+                    conn, HISTORY_CHECKPOINT, head, HISTORY_SCHEMA, wall_clock()
+                )
+        return views.RebuildReport(commits=commits, events=events, rows_written=rows)
+
+
+def _purges_in_log(conn: Connection) -> bool:
+    found = conn.execute(
+        select(event_log.c.first_position)
+        .where(event_log.c.command_type.in_(PURGING_COMMANDS))
+        .limit(1)
+    ).first()
+    return found is not None

@@ -1,0 +1,147 @@
+"""Handlers of the external task commands: fetch and lock, complete, fail, throw a BPMN error,
+extend or release a lock, set retries and priority.
+
+Each finds the instance that owns the task and lets `decide` act on it; fetch and lock chooses
+its candidates from the runtime table first.
+"""
+
+from __future__ import annotations
+
+from flowledger.core import commands as cmd
+from flowledger.core import decide, views
+from flowledger.core.errors import NotFound
+from flowledger.core.limits import check_fetch
+from flowledger.core.scope import visible_variables
+from flowledger.core.session import InstanceSession
+from flowledger.projections import queries
+
+from ..bus import Handler
+from ..unit_of_work import UnitOfWork
+
+
+def _owner(unit: UnitOfWork, external_task_id: str) -> InstanceSession:
+    return unit.instance_owning("External task", external_task_id)
+
+
+def fetch_and_lock(unit: UnitOfWork, command: cmd.FetchAndLock) -> list[views.ExternalTask]:
+    durations = {t.topic_name: t.lock_duration for t in command.topics}
+    check_fetch(command.worker_id, durations, command.max_tasks, unit.ctx.now)
+    if command.max_tasks == 0 or not command.topics:
+        return []
+    candidates = queries.fetchable_external_tasks(
+        unit.conn,
+        list(durations),
+        unit.ctx.now,
+        command.max_tasks * 2 + 5,
+        command.use_priority,
+        only=command.task_ids,
+    )
+    locked: list[str] = []
+    for task_id, instance_id, topic in candidates:
+        if len(locked) >= command.max_tasks:
+            break
+        session = unit.instance(instance_id)
+        if decide.lock_external_task(session, task_id, command.worker_id, durations[topic]):
+            locked.append(task_id)
+    return [_locked_view(unit, task_id) for task_id in locked]
+
+
+def _locked_view(unit: UnitOfWork, task_id: str) -> views.ExternalTask:
+    """The task as the worker receives it, from the state the lock was decided on."""
+    for session, _v, _h, _b in unit.instances.values():
+        ext = session.state.external_tasks.get(task_id)
+        if ext is None:
+            continue
+        state = session.state
+        return views.ExternalTask(
+            id=ext.id,
+            topic_name=ext.topic,
+            activity_id=ext.activity_id,
+            activity_instance_id=ext.activity_instance_id,
+            execution_id=ext.execution_id,
+            process_instance_id=state.id,
+            process_definition_id=state.definition_id,
+            process_definition_key=state.definition_key,
+            priority=ext.priority,
+            created=ext.created,
+            worker_id=ext.worker_id,
+            lock_expiration_time=ext.lock_expiration,
+            retries=ext.retries,
+            error_message=ext.error_message,
+            business_key=state.business_key,
+            variables=visible_variables(session, ext.execution_id),
+        )
+    raise NotFound("External task", task_id)
+
+
+def complete(unit: UnitOfWork, command: cmd.CompleteExternalTask) -> None:
+    decide.complete_external_task(
+        _owner(unit, command.external_task_id),
+        command.external_task_id,
+        command.worker_id,
+        command.variables,
+        command.local_variables,
+    )
+
+
+def fail(unit: UnitOfWork, command: cmd.HandleExternalTaskFailure) -> None:
+    decide.fail_external_task(
+        _owner(unit, command.external_task_id),
+        command.external_task_id,
+        command.worker_id,
+        error_message=command.error_message,
+        error_details=command.error_details,
+        retries=command.retries,
+        retry_timeout_ms=command.retry_timeout,
+        variables=command.variables,
+        local_variables=command.local_variables,
+    )
+
+
+def bpmn_error(unit: UnitOfWork, command: cmd.HandleExternalTaskBpmnError) -> None:
+    decide.external_task_bpmn_error(
+        _owner(unit, command.external_task_id),
+        command.external_task_id,
+        command.worker_id,
+        command.error_code,
+        command.error_message,
+        command.variables,
+    )
+
+
+def extend_lock(unit: UnitOfWork, command: cmd.ExtendExternalTaskLock) -> None:
+    decide.extend_external_task_lock(
+        _owner(unit, command.external_task_id),
+        command.external_task_id,
+        command.worker_id,
+        command.new_duration,
+    )
+
+
+def unlock(unit: UnitOfWork, command: cmd.UnlockExternalTask) -> None:
+    decide.unlock_external_task(_owner(unit, command.external_task_id), command.external_task_id)
+
+
+def set_retries(unit: UnitOfWork, command: cmd.SetExternalTaskRetries) -> None:
+    decide.set_external_task_retries(
+        _owner(unit, command.external_task_id), command.external_task_id, command.retries
+    )
+
+
+def set_priority(unit: UnitOfWork, command: cmd.SetExternalTaskPriority) -> None:
+    decide.set_external_task_priority(
+        _owner(unit, command.external_task_id), command.external_task_id, command.priority
+    )
+
+
+HANDLERS = (
+    # Every candidate taken by other nodes on every attempt: nothing locked, as Camunda answers.
+    Handler(cmd.FetchAndLock, fetch_and_lock, result=list[views.ExternalTask], lost_race=list),
+    Handler(cmd.CompleteExternalTask, complete),
+    Handler(cmd.HandleExternalTaskFailure, fail),
+    Handler(cmd.HandleExternalTaskBpmnError, bpmn_error),
+    Handler(cmd.ExtendExternalTaskLock, extend_lock),
+    Handler(cmd.UnlockExternalTask, unlock),
+    Handler(cmd.SetExternalTaskRetries, set_retries),
+    Handler(cmd.SetExternalTaskPriority, set_priority),
+)

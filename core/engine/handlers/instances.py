@@ -1,0 +1,86 @@
+"""Handlers of the process instance commands: start, delete, delete history, trigger.
+
+Each reads its command, finds the instance (or definition) it names and lets `decide` act.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from sqlalchemy.engine import Connection
+
+from flowledger.core import commands as cmd
+from flowledger.core import decide, views
+from flowledger.core.errors import NotFound, Rejected
+from flowledger.eventlog import ConcurrencyError
+from flowledger.projections import queries
+
+from ..bus import Handler
+from ..unit_of_work import UnitOfWork
+
+
+def start(unit: UnitOfWork, command: cmd.StartProcessInstance) -> views.ProcessInstance:
+    conn = unit.conn
+    if command.definition_id is not None:
+        definition = queries.process_definition(conn, command.definition_id)
+        if definition is None:
+            raise NotFound("Process definition", command.definition_id)
+    else:
+        key = command.key
+        assert key is not None  # the facade refuses a start that names neither
+        definition = queries.latest_process_definition(conn, key)
+        if definition is None:
+            raise NotFound("Process definition with key", key, "nothing deployed yet")
+    if definition.suspended:
+        raise Rejected(f"Process definition '{definition.id}' is suspended")
+    model = unit.repository.model(conn, definition.id)
+    unit.guards.append(partial(_still_deployed, definition.id))
+    session = unit.start_instance(
+        model,
+        definition_id=definition.id,
+        definition_version=definition.version,
+        deployment_id=definition.deployment_id,
+        business_key=command.business_key,
+        variables=command.variables,
+    )
+    return views.ProcessInstance(
+        id=session.state.id,
+        definition_id=definition.id,
+        definition_key=definition.key,
+        business_key=command.business_key,
+        ended=session.state.ended,
+    )
+
+
+def _still_deployed(definition_id: str, conn: Connection) -> None:
+    """Guard of a start: its definition was not deleted while the start was decided."""
+    if queries.process_definition(conn, definition_id) is None:
+        raise ConcurrencyError(definition_id, 0)
+
+
+def delete(unit: UnitOfWork, command: cmd.DeleteProcessInstance) -> None:
+    decide.delete_instance(unit.instance(command.process_instance_id), command.reason)
+
+
+def delete_history(unit: UnitOfWork, command: cmd.DeleteHistoricProcessInstance) -> None:
+    instance_id = command.process_instance_id
+    try:
+        session = unit.instance(instance_id, ended_ok=True)
+    except NotFound:
+        raise NotFound("Historic process instance", instance_id) from None
+    state = session.state
+    gone = state.ended and unit.repository.deleted_with_cascade(unit.conn, state.deployment_id)
+    decide.delete_history(session, deleted_with_deployment=gone)
+
+
+def trigger(unit: UnitOfWork, command: cmd.Trigger) -> None:
+    session = unit.instance_owning("Execution", command.execution_id)
+    decide.trigger(session, command.execution_id, command.variables)
+
+
+HANDLERS = (
+    Handler(cmd.StartProcessInstance, start, result=views.ProcessInstance),
+    Handler(cmd.DeleteProcessInstance, delete),
+    Handler(cmd.DeleteHistoricProcessInstance, delete_history),
+    Handler(cmd.Trigger, trigger),
+)

@@ -1,0 +1,180 @@
+"""The engine's queries: definitions, instances, variables, tasks and history, read from the
+projected tables (and the activity instance tree from the instance's state).
+
+Reads only, each on a connection of its own; never appends, never decides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flowledger.core import views
+from flowledger.core.errors import NotFound
+from flowledger.core.model import ProcessModel
+from flowledger.core.state import InstanceState, copy_state
+from flowledger.core.variables import StoredValue, from_stored, rest_type_name
+from flowledger.projections import queries as tables
+
+from .connections import Connections
+from .repository import Repository
+
+
+class Queries:
+    """What `Engine`'s query methods answer."""
+
+    def __init__(self, db: Connections, repository: Repository) -> None:
+        self._db = db
+        self._repository = repository
+
+    # -- repository ------------------------------------------------------------------------
+
+    def process_definitions(self, key: str | None = None) -> list[views.ProcessDefinition]:
+        with self._db.read() as conn:
+            return tables.process_definitions(conn, key=key)
+
+    def deployment(self, deployment_id: str) -> views.Deployment | None:
+        with self._db.read() as conn:
+            return tables.deployment(conn, deployment_id)
+
+    # -- process instances -----------------------------------------------------------------
+
+    def process_instance(self, process_instance_id: str) -> views.ProcessInstance | None:
+        with self._db.read() as conn:
+            return tables.process_instance(conn, process_instance_id)
+
+    def executions(self, process_instance_id: str) -> list[views.Execution]:
+        with self._db.read() as conn:
+            return tables.executions(conn, process_instance_id)
+
+    def activity_instance_tree(self, process_instance_id: str) -> views.ActivityInstanceNode:
+        # A command evolves the cached state in place: read and copy it under the engine lock.
+        with self._db.lock, self._db.read() as conn:
+            cached = self._repository.load_fresh(conn, process_instance_id)
+            if cached is None:
+                raise NotFound("Process instance", process_instance_id)
+            state = copy_state(cached.state)
+            if state.ended:
+                raise NotFound("Process instance", process_instance_id, "it has already ended")
+            model = self._repository.model(conn, state.definition_id)
+        return _activity_tree(state, model)
+
+    # -- variables -------------------------------------------------------------------------
+
+    def variable_values(self, execution_id: str, *, local: bool = False) -> dict[str, StoredValue]:
+        with self._db.read() as conn:
+            chain = tables.execution_chain(conn, execution_id)
+            if not chain:
+                raise NotFound("Execution", execution_id, "it does not exist or has ended")
+            rows = tables.variable_rows(conn, execution_ids=chain[:1] if local else chain)
+        rank = {e: i for i, e in enumerate(chain)}
+        best: dict[str, tuple[int, StoredValue]] = {}
+        for name, stored, owner, task_id in rows:
+            if task_id is not None:
+                continue
+            r = rank[owner]
+            if name not in best or r < best[name][0]:
+                best[name] = (r, stored)
+        return {n: v for n, (_r, v) in sorted(best.items())}
+
+    def task_variable_values(self, task_id: str, *, local: bool = False) -> dict[str, StoredValue]:
+        with self._db.read() as conn:
+            task = tables.tasks(conn, task_id=task_id)
+            if not task:
+                raise NotFound("Task", task_id)
+            own = {n: v for n, v, _e, _t in tables.variable_rows(conn, task_id=task_id)}
+        if local:
+            return dict(sorted(own.items()))
+        merged = self.variable_values(task[0].execution_id)
+        merged.update(own)
+        return dict(sorted(merged.items()))
+
+    # -- user and external tasks -----------------------------------------------------------
+
+    def tasks(self, **filters: Any) -> list[views.Task]:
+        with self._db.read() as conn:
+            return tables.tasks(conn, **filters)
+
+    def external_tasks(self, **filters: Any) -> list[views.ExternalTask]:
+        with self._db.read() as conn:
+            return tables.external_tasks(conn, **filters)
+
+    def external_task_error_details(self, external_task_id: str) -> str | None:
+        with self._db.read() as conn:
+            exists, details = tables.external_task_error_details(conn, external_task_id)
+        if not exists:
+            raise NotFound("External task", external_task_id)
+        return details
+
+    # -- history ---------------------------------------------------------------------------
+
+    def historic_process_instances(self, **filters: Any) -> list[views.HistoricProcessInstance]:
+        with self._db.read() as conn:
+            return tables.historic_process_instances(conn, **filters)
+
+    def historic_activity_instances(
+        self, process_instance_id: str
+    ) -> list[views.HistoricActivityInstance]:
+        with self._db.read() as conn:
+            return tables.historic_activity_instances(conn, process_instance_id)
+
+    def historic_task_instances(
+        self, process_instance_id: str | None = None
+    ) -> list[views.HistoricTaskInstance]:
+        with self._db.read() as conn:
+            return tables.historic_task_instances(conn, process_instance_id)
+
+    def historic_variable_instances(
+        self, process_instance_id: str | None = None
+    ) -> list[views.HistoricVariableInstance]:
+        with self._db.read() as conn:
+            rows = tables.historic_variable_rows(conn, process_instance_id)
+        return [
+            views.HistoricVariableInstance(
+                id=m["ID_"],
+                name=m["NAME_"],
+                type=rest_type_name(stored.type),
+                value=from_stored(stored),
+                process_instance_id=m["PROC_INST_ID_"],
+                execution_id=m["EXECUTION_ID_"],
+                activity_instance_id=m["ACT_INST_ID_"],
+                task_id=m["TASK_ID_"],
+                state=m["STATE_"],
+                create_time=tables.utc(m["CREATE_TIME_"]),
+            )
+            for m, stored in rows
+        ]
+
+
+def _activity_tree(state: InstanceState, model: ProcessModel) -> views.ActivityInstanceNode:
+    children: dict[str, list[str]] = {}
+    for ai in state.activity_instances.values():
+        children.setdefault(ai.parent_id, []).append(ai.id)
+
+    def executions_of(ai_id: str) -> list[str]:
+        return sorted(
+            e.id
+            for e in state.executions.values()
+            if e.activity_instance_id == ai_id or e.scope_activity_instance_id == ai_id
+        )
+
+    def node(ai_id: str) -> views.ActivityInstanceNode:
+        ai = state.activity_instances[ai_id]
+        return views.ActivityInstanceNode(
+            id=ai.id,
+            activity_id=ai.activity_id,
+            activity_type=ai.activity_type,
+            activity_name=ai.activity_name,
+            parent_activity_instance_id=ai.parent_id,
+            execution_ids=executions_of(ai.id),
+            child_activity_instances=[node(c) for c in children.get(ai.id, [])],
+        )
+
+    return views.ActivityInstanceNode(
+        id=state.id,
+        activity_id=state.definition_id,  # Camunda: the root stands for the process definition
+        activity_type="processDefinition",
+        activity_name=model.name,
+        parent_activity_instance_id=None,
+        execution_ids=executions_of(state.id),
+        child_activity_instances=[node(c) for c in children.get(state.id, [])],
+    )
