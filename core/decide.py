@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import events as ev
+from .behaviors.errors import throw_error
 from .errors import NotFound, Rejected, TaskAlreadyClaimed
 from .flow import Flow
 from .limits import (
@@ -159,22 +160,11 @@ def remove_variables(
 
 
 def trigger(session: InstanceSession, execution_id: str, variables: Mapping[str, Any]) -> None:
+    """Signal the activity the execution waits in (Camunda's runtimeService.signal)."""
     check_variable_count(variables)
-    state = session.state
-    execution = state.executions.get(execution_id)
-    if execution is None:
-        raise NotFound("Execution", execution_id, "it does not exist or has ended")
-    activity = session.model.activities.get(execution.activity_id or "")
-    if activity is None or activity.type != "receiveTask" or execution.activity_instance_id is None:
-        where = f"at '{execution.activity_id}'" if execution.activity_id else "not at an activity"
-        raise Rejected(
-            f"Execution '{execution_id}' is {where}; only executions waiting in a receive task "
-            "can be triggered"
-        )
-    for name, value in variables.items():
-        set_variable(session, execution_id, name, value)
+    _execution(session, execution_id)
     flow = Flow(session)
-    flow.leave(execution_id)
+    flow.trigger(execution_id, variables)
     flow.run()
 
 
@@ -341,7 +331,7 @@ def external_task_bpmn_error(
         )
     )
     flow = Flow(session)
-    flow.throw_error(ext.execution_id, error_code, error_message)
+    throw_error(flow, ext.execution_id, error_code, error_message)
     flow.run()
 
 

@@ -70,7 +70,12 @@ def evolve(state: InstanceState | None, event: ev.Event) -> InstanceState:
                 f"an instance stream must start with ProcessInstanceStarted, not {event}"
             )
         return start(event)
-    APPLIERS[type(event)](state, event)
+    applier = APPLIERS.get(type(event))
+    if applier is None:
+        raise ValueError(
+            f"no applier for the event type {type(event).__name__}: register one with @applies"
+        )
+    applier(state, event)
     state.version += 1
     return state
 
@@ -420,8 +425,31 @@ def _deployment_deleted(s: InstanceState, e: ev.DeploymentDeleted) -> None:
     raise ValueError("DeploymentDeleted belongs to a deployment stream, not an instance stream")
 
 
+def declared_event_types() -> frozenset[type[ev.Event]]:
+    """Every concrete event Struct of the vocabulary module, whether listed in its union or not."""
+    return frozenset(
+        value
+        for value in vars(ev).values()
+        if isinstance(value, type)
+        and issubclass(value, ev.Event)
+        and value is not ev.Event
+        and value.__module__ == ev.__name__
+    )
+
+
 def check_complete() -> None:
-    """Every event type has exactly one applier (run by the tests)."""
-    missing = [t.__name__ for t in ev.EVENT_TYPES if t not in APPLIERS]
-    if missing:
-        raise AssertionError(f"events without applier: {missing}")
+    """Every event type is in the tagged union and has an applier, and every applier an event
+    type of the vocabulary (run by the tests); raises AssertionError naming what is missing."""
+    declared = declared_event_types()
+    in_union = frozenset(ev.EVENT_TYPES)
+    registered = frozenset(APPLIERS)
+    problems = []
+    for what, types in (
+        ("events missing from the union events.EngineEvent", declared - in_union),
+        ("events without an applier", (declared | in_union) - registered),
+        ("appliers of types that are not events of core.events", registered - declared),
+    ):
+        if types:
+            problems.append(f"{what}: {', '.join(sorted(t.__name__ for t in types))}")
+    if problems:
+        raise AssertionError("; ".join(problems))

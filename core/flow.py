@@ -1,19 +1,23 @@
-"""Moving tokens through a process: entering and leaving activities, forks, joins, ends, errors.
+"""Moving tokens through a process: entering and leaving activities, forks, joins, ends, cancels.
 
 The engine's equivalent of Camunda's PVM atomic operations, run from an explicit agenda so a
-1,000-iteration loop never deepens the Python stack. Decide-side: every change is an emitted event.
+1,000-iteration loop never deepens the Python stack. What an element does is its behaviour's
+(`core.behaviors`), asked through its lifecycle; nothing here names an element type.
+Decide-side: every change is an emitted event.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from . import events as ev
 from .behaviors import behavior_for
+from .behaviors.base import refuse_trigger
 from .errors import ProcessEngineError
-from .model import Activity, BoundarySpec, ProcessModel, SequenceFlow
-from .scope import evaluate, find_local, local_variables, set_variable
+from .model import Activity, ProcessModel, SequenceFlow
+from .scope import evaluate, find_local, local_variables
 from .session import InstanceSession
 from .state import Execution
 
@@ -110,6 +114,9 @@ class Flow:
         )
         behavior_for(activity).execute(self, token, activity)
 
+    def enter_later(self, execution_id: str, activity_id: str) -> None:
+        self._agenda.append(lambda: self.enter(execution_id, activity_id, None))
+
     # -- leaving ----------------------------------------------------------------------------
 
     def select_outgoing(self, execution_id: str, activity: Activity) -> list[SequenceFlow]:
@@ -145,10 +152,17 @@ class Flow:
         return value
 
     def leave(self, execution_id: str) -> None:
-        """The token's activity is done: follow the outgoing flows Camunda would take."""
+        """The token's activity is done: its behaviour leaves it (usually by its outgoing flows)."""
         activity = self.activity_of(execution_id)
-        flows = self.select_outgoing(execution_id, activity)
-        self.complete(execution_id, activity, flows)
+        behavior_for(activity).leave(self, execution_id, activity)
+
+    def trigger(self, execution_id: str, variables: Mapping[str, Any]) -> None:
+        """Signal the activity an execution waits in; refused unless its behaviour accepts it."""
+        execution = self.executions[execution_id]
+        activity = self.model.activities.get(execution.activity_id or "")
+        if activity is None or execution.activity_instance_id is None:
+            raise refuse_trigger(execution)
+        behavior_for(activity).trigger(self, execution_id, activity, variables)
 
     def complete(
         self,
@@ -169,7 +183,7 @@ class Flow:
                 ev.ActivityCompleted(
                     activity_instance_id=ai,
                     time=self.session.ctx.now,
-                    completes_scope=ends_scope and activity.type.endswith("EndEvent"),
+                    completes_scope=ends_scope and behavior_for(activity).completes_scope,
                 )
             )
         if propagating != execution_id:
@@ -232,14 +246,7 @@ class Flow:
             self._agenda.clear()
             return
         scope_activity = self.model.activities[scope_id]
-        scope_execution = self.executions[scope_execution_id]
-        flows = self.select_outgoing(scope_execution_id, scope_activity)
-        self.complete(
-            scope_execution_id,
-            scope_activity,
-            flows,
-            activity_instance_id=scope_execution.scope_activity_instance_id,
-        )
+        behavior_for(scope_activity).leave(self, scope_execution_id, scope_activity)
 
     def try_prune(self, scope_execution_id: str) -> None:
         """Fold the last concurrent child back into its scope execution (Camunda's compaction)."""
@@ -337,7 +344,10 @@ class Flow:
     # -- cancellation and errors ------------------------------------------------------------
 
     def cancel_tree(self, execution_id: str, reason: str) -> None:
-        """Cancel everything an execution and its descendants do, innermost first."""
+        """Cancel everything an execution and its descendants do, innermost first.
+
+        Each open activity's behaviour first ends what it owns (a task, an external task); then
+        the activity instances are cancelled, the scope's own last."""
         now = self.session.ctx.now
         state = self.session.state
         order: list[str] = []
@@ -348,16 +358,16 @@ class Flow:
             stack.extend(self.executions[current].children)
         for current in reversed(order):
             execution = self.executions[current]
-            for task in [t for t in state.tasks.values() if t.execution_id == current]:
-                self.emit(ev.TaskDeleted(task_id=task.id, reason=reason, time=now))
-            for ext in [x for x in state.external_tasks.values() if x.execution_id == current]:
-                self.emit(ev.ExternalTaskCanceled(external_task_id=ext.id, time=now))
             scope_ai = execution.scope_activity_instance_id
-            open_ais = [
-                ai.id for ai in state.activity_instances.values() if ai.execution_id == current
-            ]
-            for ai_id in sorted(open_ais, key=lambda a: a == scope_ai):
-                self.emit(ev.ActivityCanceled(activity_instance_id=ai_id, time=now))
+            open_ais = sorted(
+                (ai for ai in state.activity_instances.values() if ai.execution_id == current),
+                key=lambda ai: ai.id == scope_ai,
+            )
+            for ai in open_ais:
+                activity = self.model.activities[ai.activity_id]
+                behavior_for(activity).cancel(self, current, activity, ai.id, reason)
+            for ai in open_ais:
+                self.emit(ev.ActivityCanceled(activity_instance_id=ai.id, time=now))
             if execution.parent_id is not None:
                 self.emit(ev.ExecutionRemoved(execution_id=current))
 
@@ -369,61 +379,3 @@ class Flow:
                 return execution
             current = execution.parent_id
         return None
-
-    def throw_error(self, execution_id: str, code: str | None, message: str | None) -> None:
-        """Propagate a BPMN error to the innermost matching error boundary event."""
-        execution = self.executions[execution_id]
-        source = self.activity_of(execution_id)
-        # Walk outwards from the failing activity; the first scope with a matching boundary wins.
-        handler: Activity | None = None
-        scope_activity: Activity | None = None
-        activity = source
-        while True:
-            handler = self._matching_boundary(activity, code)
-            if handler is not None:
-                scope_activity = activity
-                break
-            if activity.scope_id == self.model.id:
-                break
-            activity = self.model.activities[activity.scope_id]
-        self.emit(
-            ev.BpmnErrorThrown(
-                activity_instance_id=execution.activity_instance_id or "",
-                error_code=code,
-                error_message=message,
-                caught_by=handler.id if handler else None,
-                time=self.session.ctx.now,
-            )
-        )
-        if handler is None or scope_activity is None:
-            # Camunda's default for an uncaught BPMN error: the token simply ends there.
-            self.complete(execution_id, source, [])
-            return
-        scope_execution = self.scope_execution_for(execution_id, scope_activity.id)
-        if scope_execution is None or scope_execution.parent_id is None:
-            raise ProcessEngineError(
-                f"no execution found for the scope '{scope_activity.id}' of boundary "
-                f"event '{handler.id}'"
-            )
-        spec = handler.spec
-        assert isinstance(spec, BoundarySpec)
-        if spec.error.code_variable:
-            set_variable(self.session, scope_execution.id, spec.error.code_variable, code)
-        if spec.error.message_variable:
-            set_variable(self.session, scope_execution.id, spec.error.message_variable, message)
-        parent = scope_execution.parent_id
-        self.cancel_tree(scope_execution.id, "deleted")
-        self._agenda.append(lambda: self.enter(parent, handler.id, None))
-
-    def _matching_boundary(self, activity: Activity, code: str | None) -> Activity | None:
-        catch_all: Activity | None = None
-        for boundary_id in activity.boundary_events:
-            boundary = self.model.activities[boundary_id]
-            spec = boundary.spec
-            if not isinstance(spec, BoundarySpec):
-                continue
-            if spec.error.error_code is None:
-                catch_all = catch_all or boundary
-            elif spec.error.error_code == code:
-                return boundary
-        return catch_all

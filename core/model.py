@@ -56,9 +56,13 @@ class ScriptTaskSpec:
     result_variable: str | None = None
 
 
+# -- event definitions: what an event is about, apart from the kind of event that carries it --
+
+
 @dataclass(frozen=True, slots=True)
-class ErrorSpec:
-    """An error end event's error, or what an error boundary event catches (code None = any)."""
+class ErrorEventDefinition:
+    """A BPMN error: the one an error end event throws, or what an error boundary event catches
+    (`error_code` None: any error). The variables name where a catch stores code and message."""
 
     error_code: str | None = None
     error_message: str | None = None
@@ -67,13 +71,26 @@ class ErrorSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class BoundarySpec:
-    attached_to: str
-    cancel_activity: bool
-    error: ErrorSpec
+class TerminateEventDefinition:
+    """Reaching the event ends its whole scope at once, cancelling every other token in it."""
 
 
-Spec = UserTaskSpec | ServiceTaskSpec | ScriptTaskSpec | ErrorSpec | BoundarySpec | None
+EventDefinition = ErrorEventDefinition | TerminateEventDefinition
+
+
+@dataclass(frozen=True, slots=True)
+class EventSpec:
+    """What any event (start, end, intermediate, boundary) carries: its definition, if any.
+
+    The event kind is the activity type; `attached_to` and `cancel_activity` concern boundary
+    events only (the activity they sit on, and whether firing interrupts it)."""
+
+    definition: EventDefinition | None = None
+    attached_to: str | None = None
+    cancel_activity: bool = True
+
+
+Spec = UserTaskSpec | ServiceTaskSpec | ScriptTaskSpec | EventSpec | None
 
 
 @dataclass(frozen=True, slots=True)

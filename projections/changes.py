@@ -27,6 +27,18 @@ REV = "REV_"
 _last_time: tuple[datetime | None, datetime | None] = (None, None)
 
 
+class UnhandledEvent(LookupError):
+    """A projector met an event type it neither handles nor lists as ignored on purpose: a new
+    event type reached the projections before anyone decided what it means for their rows."""
+
+    def __init__(self, projector: str, event_type: type) -> None:
+        super().__init__(
+            f"{projector} does not know the event type {event_type.__name__}: handle it, or "
+            f"list it in {projector}.IGNORED if it changes none of its rows"
+        )
+        self.event_type = event_type
+
+
 def db_time(moment: datetime | None) -> datetime | None:
     """Naive UTC, as Camunda's `timestamp without time zone` columns hold it."""
     global _last_time

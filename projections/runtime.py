@@ -8,14 +8,14 @@ of a command the touched entities are written as they now are (insert, update or
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from flowledger.core import events as ev
 from flowledger.core.ids import derived_id
 from flowledger.core.state import ExternalTask, InstanceState, UserTask, Variable, variable_index
 from flowledger.core.variables import storage_columns
 
-from .changes import ChangeSet, Row, blank_row, db_time
+from .changes import ChangeSet, Row, UnhandledEvent, blank_row, db_time
 from .tables import (
     ACT_GE_BYTEARRAY,
     ACT_RU_EXECUTION,
@@ -52,6 +52,21 @@ def error_details_bytearray_id(external_task_id: str) -> str:
 
 class RuntimeBatch:
     """Collects which runtime entities one command touched, and whether they existed before."""
+
+    # Events that touch no runtime row, on purpose; every other event type has a handler in
+    # _TOUCHES (tests/projections check that each event type is in exactly one of the two).
+    IGNORED: ClassVar[frozenset[type[ev.Event]]] = frozenset(
+        {
+            ev.BpmnErrorThrown,  # an audit record: its consequences are events of their own
+            ev.HistoricProcessInstanceDeleted,  # history only: the runtime rows are long gone
+            ev.DeploymentCreated,  # deployment streams: the repository projector's
+            ev.DeploymentDeleted,
+        }
+    )
+
+    @staticmethod
+    def handled_events() -> frozenset[type[ev.Event]]:
+        return frozenset(_TOUCHES)
 
     def __init__(self) -> None:
         self.touched: dict[str, dict[str, bool]] = {_EXEC: {}, _TASK: {}, _VAR: {}, _EXT: {}}
@@ -104,6 +119,8 @@ class RuntimeBatch:
         handler = _TOUCHES.get(type(event))
         if handler is not None:
             handler(self, event, s)
+        elif type(event) not in self.IGNORED:
+            raise UnhandledEvent("RuntimeBatch", type(event))
 
     def _started(self, e: Any, _s: Any) -> None:
         self._execution(None, e.process_instance_id)

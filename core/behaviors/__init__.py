@@ -1,34 +1,22 @@
 """Behaviours of BPMN element families, one module each, looked up by Camunda activity type.
 
-Adding an element type touches one module and this registry.
+Each behaviour has the lifecycle of `base.Behavior` (execute, leave, cancel, trigger) and reaches
+the flow only through `operations.FlowOperations`. Adding an element type touches its family's
+module and this registry (and the parser's tag table, `core.parsing.elements`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Mapping
 
 from ..model import Activity
+from .base import Behavior
+from .events import BoundaryEvent, ErrorEndEvent, NoneEndEvent, TerminateEndEvent
+from .gateways import ExclusiveGateway, InclusiveGateway, ParallelGateway
+from .subprocess import EmbeddedSubprocess
+from .tasks import PassThrough, ReceiveTask, ScriptTask, ServiceTask, UserTask
 
-if TYPE_CHECKING:
-    from ..flow import Flow
-
-
-class Behavior(Protocol):
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
-        """The token has entered the activity (its instance is started)."""
-        ...
-
-
-def behavior_for(activity: Activity) -> Behavior:
-    return REGISTRY[activity.type]
-
-
-from .events import BoundaryEvent, ErrorEndEvent, NoneEndEvent, TerminateEndEvent  # noqa: E402
-from .gateways import ExclusiveGateway, InclusiveGateway, ParallelGateway  # noqa: E402
-from .subprocess import EmbeddedSubprocess  # noqa: E402
-from .tasks import PassThrough, ReceiveTask, ScriptTask, ServiceTask, UserTask  # noqa: E402
-
-REGISTRY: dict[str, Behavior] = {
+REGISTRY: Mapping[str, Behavior] = {
     "startEvent": PassThrough(),
     "intermediateNoneThrowEvent": PassThrough(),
     "task": PassThrough(),
@@ -48,3 +36,7 @@ REGISTRY: dict[str, Behavior] = {
     "inclusiveGateway": InclusiveGateway(),
     "subProcess": EmbeddedSubprocess(),
 }
+
+
+def behavior_for(activity: Activity) -> Behavior:
+    return REGISTRY[activity.type]

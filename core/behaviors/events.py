@@ -5,23 +5,27 @@ Decide-side; changes happen only through the flow's emitted events.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import ClassVar
 
-from ..model import Activity, ErrorSpec
+from ..model import Activity, ErrorEventDefinition, EventSpec
+from .base import Behavior
+from .errors import throw_error
+from .operations import FlowOperations
 
-if TYPE_CHECKING:
-    from ..flow import Flow
 
+class NoneEndEvent(Behavior):
+    completes_scope: ClassVar[bool] = True
 
-class NoneEndEvent:
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         flow.complete(execution_id, activity, [])
 
 
-class TerminateEndEvent:
+class TerminateEndEvent(Behavior):
     """Ends its scope at once: every other token of the scope is cancelled."""
 
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+    completes_scope: ClassVar[bool] = True
+
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         scope = flow.flow_scope_execution(execution_id)
         for child in list(scope.children):
             if child != execution_id:
@@ -31,15 +35,17 @@ class TerminateEndEvent:
         flow.complete(token, activity, [])
 
 
-class ErrorEndEvent:
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+class ErrorEndEvent(Behavior):
+    completes_scope: ClassVar[bool] = True
+
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         spec = activity.spec
-        assert isinstance(spec, ErrorSpec)
-        flow.throw_error(execution_id, spec.error_code, spec.error_message)
+        assert isinstance(spec, EventSpec) and isinstance(spec.definition, ErrorEventDefinition)
+        throw_error(flow, execution_id, spec.definition.error_code, spec.definition.error_message)
 
 
-class BoundaryEvent:
+class BoundaryEvent(Behavior):
     """The boundary event fired (its scope is already cancelled): continue along its flows."""
 
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         flow.leave(execution_id)

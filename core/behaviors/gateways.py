@@ -5,18 +5,15 @@ Decide-side: the chosen flows are recorded by the ActivityStarted events of thei
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import events as ev
 from ..errors import ProcessEngineError
 from ..model import Activity, SequenceFlow
+from .base import Behavior
+from .operations import FlowOperations
 
-if TYPE_CHECKING:
-    from ..flow import Flow
 
-
-class ExclusiveGateway:
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+class ExclusiveGateway(Behavior):
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         model = flow.model
         for flow_id in activity.outgoing:
             if flow_id == activity.default_flow:
@@ -37,7 +34,7 @@ class ExclusiveGateway:
         )
 
 
-def _wait(flow: Flow, execution_id: str) -> None:
+def _wait(flow: FlowOperations, execution_id: str) -> None:
     execution = flow.execution(execution_id)
     flow.emit(
         ev.TokenWaitingAtJoin(
@@ -46,8 +43,8 @@ def _wait(flow: Flow, execution_id: str) -> None:
     )
 
 
-class ParallelGateway:
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+class ParallelGateway(Behavior):
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         outgoing = flow.model.outgoing(activity)  # conditions are ignored on parallel gateways
         if len(activity.incoming) <= 1:
             flow.complete(execution_id, activity, outgoing)
@@ -60,8 +57,8 @@ class ParallelGateway:
             _wait(flow, execution_id)
 
 
-class InclusiveGateway:
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+class InclusiveGateway(Behavior):
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         scope = flow.flow_scope_execution(execution_id)
         waiting = flow.waiting_at(scope, activity.id, exclude=execution_id)
         arrived = len(waiting) + 1
@@ -73,7 +70,9 @@ class InclusiveGateway:
         flows = self._chosen(flow, execution_id, activity)
         flow.join(execution_id, waiting, flows)
 
-    def _chosen(self, flow: Flow, execution_id: str, activity: Activity) -> list[SequenceFlow]:
+    def _chosen(
+        self, flow: FlowOperations, execution_id: str, activity: Activity
+    ) -> list[SequenceFlow]:
         model = flow.model
         chosen = [
             model.flows[f]

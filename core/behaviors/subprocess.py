@@ -1,18 +1,21 @@
 """Embedded subprocess: a scope whose none start event runs when it is entered.
 
-Its completion is driven by `Flow.end` when the last token inside reaches an end.
+It is left, through `leave`, when the last token inside ends (`Flow.complete_scope`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..model import Activity
+from .base import Behavior
+from .operations import FlowOperations
 
-if TYPE_CHECKING:
-    from ..flow import Flow
 
-
-class EmbeddedSubprocess:
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+class EmbeddedSubprocess(Behavior):
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         flow.enter(execution_id, flow.model.start_events[activity.id], None)
+
+    def leave(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
+        # The scope execution's own activity instance is the subprocess's: its token is gone.
+        flows = flow.select_outgoing(execution_id, activity)
+        scope_ai = flow.execution(execution_id).scope_activity_instance_id
+        flow.complete(execution_id, activity, flows, activity_instance_id=scope_ai)

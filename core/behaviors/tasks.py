@@ -6,32 +6,43 @@ Decide-side: delegates and expressions run here and their results are recorded a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import events as ev
 from ..errors import BpmnError, FlowledgerError, ProcessEngineError
 from ..expressions import Expression
 from ..model import Activity, ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
 from ..scope import ExecutionFacade, evaluate, set_variable, visible_variables
+from .base import Behavior
+from .errors import throw_error
+from .operations import FlowOperations
 
-if TYPE_CHECKING:
-    from ..flow import Flow
 
-
-class PassThrough:
+class PassThrough(Behavior):
     """Activities without behaviour of their own: they complete as soon as they start."""
 
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         flow.leave(execution_id)
 
 
-class ReceiveTask:
+class ReceiveTask(Behavior):
     """Waits until `Engine.trigger(execution_id)` signals it."""
 
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         return None
+
+    def trigger(
+        self,
+        flow: FlowOperations,
+        execution_id: str,
+        activity: Activity,
+        variables: Mapping[str, Any],
+    ) -> None:
+        for name, value in variables.items():
+            set_variable(flow.session, execution_id, name, value)
+        flow.leave(execution_id)
 
 
 _DURATION = re.compile(
@@ -75,8 +86,8 @@ def _names(value: Any) -> list[str]:
     return [part.strip() for part in str(value).split(",") if part.strip()]
 
 
-class UserTask:
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+class UserTask(Behavior):
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         spec = activity.spec if isinstance(activity.spec, UserTaskSpec) else UserTaskSpec()
         session = flow.session
         ctx = session.ctx
@@ -132,22 +143,34 @@ class UserTask:
             )
         )
 
+    def cancel(
+        self,
+        flow: FlowOperations,
+        execution_id: str,
+        activity: Activity,
+        activity_instance_id: str,
+        reason: str,
+    ) -> None:
+        tasks = flow.session.state.tasks.values()
+        for task in [t for t in tasks if t.activity_instance_id == activity_instance_id]:
+            flow.emit(ev.TaskDeleted(task_id=task.id, reason=reason, time=flow.session.ctx.now))
+
 
 def run_delegate(
-    flow: Flow, execution_id: str, activity: Activity, call: Callable[[], None]
+    flow: FlowOperations, execution_id: str, activity: Activity, call: Callable[[], None]
 ) -> None:
     """Run user code; a BpmnError becomes a BPMN error, anything else fails the command."""
     try:
         call()
     except BpmnError as error:
-        flow.throw_error(execution_id, error.error_code, error.error_message)
+        throw_error(flow, execution_id, error.error_code, error.error_message)
         return
     except FlowledgerError:
         raise
     except Exception as exc:
         cause = exc.__cause__
         if isinstance(cause, BpmnError):
-            flow.throw_error(execution_id, cause.error_code, cause.error_message)
+            throw_error(flow, execution_id, cause.error_code, cause.error_message)
             return
         raise ProcessEngineError(
             f"{activity.type} '{activity.id}' failed: {type(exc).__name__}: {exc}"
@@ -164,8 +187,22 @@ def invoke(target: Any, execution: ExecutionFacade, what: str) -> None:
         raise ProcessEngineError(f"{what} is neither callable nor has an execute(execution) method")
 
 
-class ServiceTask:
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+class ServiceTask(Behavior):
+    """Runs its delegate or expression at once, or waits for an external worker."""
+
+    def cancel(
+        self,
+        flow: FlowOperations,
+        execution_id: str,
+        activity: Activity,
+        activity_instance_id: str,
+        reason: str,
+    ) -> None:
+        external = flow.session.state.external_tasks.values()
+        for ext in [x for x in external if x.activity_instance_id == activity_instance_id]:
+            flow.emit(ev.ExternalTaskCanceled(external_task_id=ext.id, time=flow.session.ctx.now))
+
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         spec = activity.spec
         assert isinstance(spec, ServiceTaskSpec)
         session = flow.session
@@ -201,7 +238,7 @@ class ServiceTask:
         run_delegate(flow, execution_id, activity, call)
 
     def _external(
-        self, flow: Flow, execution_id: str, activity: Activity, spec: ServiceTaskSpec
+        self, flow: FlowOperations, execution_id: str, activity: Activity, spec: ServiceTaskSpec
     ) -> None:
         session = flow.session
         assert spec.topic is not None
@@ -238,8 +275,8 @@ class ServiceTask:
         )
 
 
-class ScriptTask:
-    def execute(self, flow: Flow, execution_id: str, activity: Activity) -> None:
+class ScriptTask(Behavior):
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         spec = activity.spec
         assert isinstance(spec, ScriptTaskSpec)
         session = flow.session
@@ -261,7 +298,7 @@ class ScriptTask:
 
         run_delegate(flow, execution_id, activity, call)
 
-    def _python(self, flow: Flow, execution_id: str, spec: ScriptTaskSpec) -> Any:
+    def _python(self, flow: FlowOperations, execution_id: str, spec: ScriptTaskSpec) -> Any:
         session = flow.session
         if not session.ctx.allow_scripts:
             raise ProcessEngineError("python scripts are disabled on this engine")

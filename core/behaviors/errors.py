@@ -1,0 +1,87 @@
+"""BPMN errors: thrown by error end events, delegates, scripts and external task workers, caught by
+the innermost error boundary event whose error event definition matches the code.
+
+Decide-side: the catch is recorded (BpmnErrorThrown), the interrupted scope cancelled through the
+flow, and the boundary event entered once the work already queued is done.
+"""
+
+from __future__ import annotations
+
+from .. import events as ev
+from ..errors import ProcessEngineError
+from ..model import Activity, ErrorEventDefinition, EventSpec, ProcessModel
+from ..scope import set_variable
+from .operations import FlowOperations
+
+
+def _error_definition(boundary: Activity) -> ErrorEventDefinition | None:
+    spec = boundary.spec
+    if isinstance(spec, EventSpec) and isinstance(spec.definition, ErrorEventDefinition):
+        return spec.definition
+    return None
+
+
+def _matching_boundary(
+    model: ProcessModel, activity: Activity, code: str | None
+) -> Activity | None:
+    """A boundary event catching exactly `code` wins over one catching any error."""
+    catch_all: Activity | None = None
+    for boundary_id in activity.boundary_events:
+        boundary = model.activities[boundary_id]
+        definition = _error_definition(boundary)
+        if definition is None:
+            continue
+        if definition.error_code is None:
+            catch_all = catch_all or boundary
+        elif definition.error_code == code:
+            return boundary
+    return catch_all
+
+
+def throw_error(
+    flow: FlowOperations, execution_id: str, code: str | None, message: str | None
+) -> None:
+    """Propagate a BPMN error from the execution's activity to the innermost matching catch."""
+    model = flow.model
+    execution = flow.execution(execution_id)
+    source = flow.activity_of(execution_id)
+    # Walk outwards from the failing activity; the first scope with a matching boundary wins.
+    handler: Activity | None = None
+    scope_activity: Activity | None = None
+    activity = source
+    while True:
+        handler = _matching_boundary(model, activity, code)
+        if handler is not None:
+            scope_activity = activity
+            break
+        if activity.scope_id == model.id:
+            break
+        activity = model.activities[activity.scope_id]
+    flow.emit(
+        ev.BpmnErrorThrown(
+            activity_instance_id=execution.activity_instance_id or "",
+            error_code=code,
+            error_message=message,
+            caught_by=handler.id if handler else None,
+            time=flow.session.ctx.now,
+        )
+    )
+    if handler is None or scope_activity is None:
+        # Camunda's default for an uncaught BPMN error: the token simply ends there.
+        flow.complete(execution_id, source, [])
+        return
+    scope_execution = flow.scope_execution_for(execution_id, scope_activity.id)
+    if scope_execution is None or scope_execution.parent_id is None:
+        raise ProcessEngineError(
+            f"no execution found for the scope '{scope_activity.id}' of boundary "
+            f"event '{handler.id}'"
+        )
+    definition = _error_definition(handler)
+    assert definition is not None
+    if definition.code_variable:
+        set_variable(flow.session, scope_execution.id, definition.code_variable, code)
+    if definition.message_variable:
+        set_variable(flow.session, scope_execution.id, definition.message_variable, message)
+    parent = scope_execution.parent_id
+    flow.cancel_tree(scope_execution.id, "deleted")
+    flow.enter_later(parent, handler.id)

@@ -1,0 +1,105 @@
+"""Element parsers of events: the event kinds (start, end, intermediate throw, boundary) and, apart
+from them, the event definitions they may carry (error, terminate).
+
+A definition lists the event kinds it may appear on with Camunda's activity type for each; a new
+definition (timer, message, signal) is one more entry in `EVENT_DEFINITIONS`, no kind changes.
+Pure: reports unsupported combinations on the context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from lxml import etree
+
+from ..model import ErrorEventDefinition, EventDefinition, EventSpec, TerminateEventDefinition
+from .context import BPMN, ParseContext, ParsedElement, local, ns
+
+
+@dataclass(frozen=True, slots=True)
+class EventKind:
+    """One BPMN event element, whatever definition it carries."""
+
+    plural: str  # how problems name it: "end events"
+    article: str  # "a " where the problem reads "with a <definition>"
+    catching: bool  # waits for its trigger (start, catch, boundary) rather than throwing
+    none_type: str | None  # Camunda's activity type without a definition; None: one is required
+    attached: bool = False  # sits on another activity (attachedToRef)
+
+
+EVENT_KINDS: Mapping[str, EventKind] = {
+    "startEvent": EventKind("start events", "a ", True, "startEvent"),
+    "endEvent": EventKind("end events", "a ", False, "noneEndEvent"),
+    "intermediateThrowEvent": EventKind(
+        "intermediate throw events", "a ", False, "intermediateNoneThrowEvent"
+    ),
+    "boundaryEvent": EventKind("boundary events", "", True, None, attached=True),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DefinitionKind:
+    """One event definition: how to read it, and on which event kinds it runs as what type."""
+
+    parse: Callable[[ParseContext, etree._Element, EventKind], EventDefinition]
+    activity_types: Mapping[str, str]  # event tag -> Camunda's activity type
+
+
+def _error(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
+    ref = el.get("errorRef")
+    code: str | None = None
+    message: str | None = None
+    if ref:
+        if ref in ctx.errors:
+            code, message = ctx.errors[ref]
+        else:
+            code = ref  # Camunda treats an unresolved errorRef as the error code itself
+    return ErrorEventDefinition(
+        error_code=code,
+        error_message=message,
+        code_variable=ctx.camunda(el, "errorCodeVariable") if kind.catching else None,
+        message_variable=ctx.camunda(el, "errorMessageVariable") if kind.catching else None,
+    )
+
+
+def _terminate(_ctx: ParseContext, _el: etree._Element, _kind: EventKind) -> EventDefinition:
+    return TerminateEventDefinition()
+
+
+EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
+    "errorEventDefinition": DefinitionKind(
+        _error, {"endEvent": "errorEndEvent", "boundaryEvent": "boundaryError"}
+    ),
+    "terminateEventDefinition": DefinitionKind(_terminate, {"endEvent": "terminateEndEvent"}),
+}
+
+
+def event_activity_types(tag: str) -> tuple[str, ...]:
+    """Every activity type an event of this kind may get: none, or one per definition."""
+    none_type = EVENT_KINDS[tag].none_type
+    carried = [d.activity_types[tag] for d in EVENT_DEFINITIONS.values() if tag in d.activity_types]
+    return (*([none_type] if none_type else []), *carried)
+
+
+def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
+    """Any event kind: its type follows from the kind and the (one) definition it carries."""
+    tag = local(el)
+    kind = EVENT_KINDS[tag]
+    definitions = [c for c in el if ns(c) == BPMN and local(c).endswith("EventDefinition")]
+    activity_type = kind.none_type
+    definition: EventDefinition | None = None
+    supported = EVENT_DEFINITIONS.get(local(definitions[0])) if len(definitions) == 1 else None
+    if supported is not None and tag in supported.activity_types:
+        activity_type = supported.activity_types[tag]
+        definition = supported.parse(ctx, definitions[0], kind)
+    elif definitions or activity_type is None:
+        what = local(definitions[0]) if definitions else "no event definition"
+        ctx.problem(f"{kind.plural} with {kind.article}{what} are not supported yet", el)
+    spec = EventSpec(definition)
+    if kind.attached:
+        cancel = (el.get("cancelActivity") or "true").lower() != "false"
+        spec = EventSpec(
+            definition, attached_to=el.get("attachedToRef") or "", cancel_activity=cancel
+        )
+    return ParsedElement(activity_type or tag, spec)

@@ -1,0 +1,325 @@
+"""One <process> into a `ProcessModel`: ids and nesting, sequence flows, then the activities, each
+parsed by the element parser its tag maps to in `elements.ELEMENTS`.
+
+Pure: reports every problem on the context; returns None when the process has any.
+"""
+
+from __future__ import annotations
+
+import re
+from types import MappingProxyType
+
+from lxml import etree
+
+from ..model import Activity, ProcessModel, SequenceFlow
+from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
+from .elements import ELEMENTS, NOT_YET
+
+# Elements that carry no execution semantics: documentation, diagrams, data, grouping.
+_IGNORED = {
+    "documentation",
+    "extensionElements",
+    "laneSet",
+    "textAnnotation",
+    "association",
+    "dataObject",
+    "dataObjectReference",
+    "dataStoreReference",
+    "group",
+    "property",
+    "ioSpecification",
+    "incoming",
+    "outgoing",
+    "dataInputAssociation",
+    "dataOutputAssociation",
+    # children of a subProcess element that describe it, not its content (reported per activity)
+    "multiInstanceLoopCharacteristics",
+    "standardLoopCharacteristics",
+}
+# camunda: attributes/elements whose semantics the engine does not implement yet: refusing them is
+# safer than running the model with different transaction boundaries or missing side effects.
+_UNSUPPORTED_ATTRIBUTES = {
+    "asyncBefore": "asynchronous continuations (camunda:asyncBefore)",
+    "async": "asynchronous continuations (camunda:async)",
+    "asyncAfter": "asynchronous continuations (camunda:asyncAfter)",
+    "exclusive": None,
+    "jobPriority": None,
+}
+_UNSUPPORTED_EXTENSIONS = {
+    "executionListener": "execution listeners",
+    "taskListener": "task listeners",
+    "inputOutput": "input/output mappings",
+    "field": "field injection",
+    "connector": "connectors",
+    "failedJobRetryTimeCycle": None,
+    "in": "call activity variable mappings",
+    "out": "call activity variable mappings",
+}
+
+
+def _history_ttl(text: str | None) -> int | None:
+    if text is None or not text.strip():
+        return None
+    text = text.strip()
+    match = re.fullmatch(r"P(\d+)D", text)
+    if match:
+        return int(match.group(1))
+    return int(text) if text.isdigit() else None
+
+
+class ProcessBuilder:
+    def __init__(self, ctx: ParseContext, el: etree._Element, category: str | None) -> None:
+        self.ctx = ctx
+        self.category = category
+        self.el = el
+        self.process_id = el.get("id") or ""
+        self.nodes: dict[str, tuple[etree._Element, str]] = {}  # id -> (element, scope id)
+        self.flow_elements: dict[str, tuple[etree._Element, str]] = {}
+        self.activities: dict[str, Activity] = {}
+        self.flows: dict[str, SequenceFlow] = {}
+        self.start_events: dict[str, str] = {}
+
+    def build(self) -> ProcessModel | None:
+        ctx = self.ctx
+        if not self.process_id:
+            ctx.problem("process without an id", self.el)
+            return None
+        before = len(ctx.problems)
+        self._collect(self.el, self.process_id)
+        self._build_flows()
+        self._build_activities()
+        if len(ctx.problems) > before:
+            return None
+        ttl_text = ctx.camunda(self.el, "historyTimeToLive")
+        startable = (ctx.camunda(self.el, "isStartableInTasklist") or "true").lower() != "false"
+        return ProcessModel(
+            id=self.process_id,
+            name=self.el.get("name"),
+            activities=MappingProxyType(self.activities),
+            flows=MappingProxyType(self.flows),
+            start_events=MappingProxyType(self.start_events),
+            version_tag=ctx.camunda(self.el, "versionTag"),
+            history_ttl=_history_ttl(ttl_text),
+            startable=startable,
+            category=self.category,
+        )
+
+    # -- pass 1: ids and nesting ----------------------------------------------------------
+
+    def _collect(self, scope_el: etree._Element, scope_id: str) -> None:
+        ctx = self.ctx
+        generated = 0
+        for el in scope_el:
+            if not isinstance(el.tag, str):
+                continue
+            namespace, name = ns(el), local(el)
+            if namespace != BPMN:
+                if namespace not in CAMUNDA_NAMESPACES:
+                    continue
+                if name in _UNSUPPORTED_EXTENSIONS:
+                    ctx.problem(f"camunda:{name} is not supported yet", el, scope_id)
+                continue
+            if name in _IGNORED:
+                if name == "extensionElements":
+                    self._check_extensions(el, scope_id)
+                continue
+            element_id = el.get("id")
+            if name == "sequenceFlow":
+                if not element_id:
+                    generated += 1
+                    element_id = f"{scope_id}#flow{generated}"
+                self._register(self.flow_elements, element_id, el, scope_id)
+                continue
+            if not element_id:
+                ctx.problem(f"<{name}> without an id", el)
+                continue
+            kind = ELEMENTS.get(name)
+            if kind is None:
+                if name in NOT_YET:
+                    ctx.problem(f"<{name}>: {NOT_YET[name]} are not supported yet", el)
+                else:
+                    ctx.problem(f"unsupported element <{name}>", el)
+                continue
+            refusal = kind.refusal(el) if kind.refusal is not None else None
+            if refusal is not None:
+                ctx.problem(refusal, el)
+                continue
+            self._register(self.nodes, element_id, el, scope_id)
+            if kind.container:
+                self._collect(el, element_id)
+
+    def _register(
+        self,
+        into: dict[str, tuple[etree._Element, str]],
+        element_id: str,
+        el: etree._Element,
+        scope_id: str,
+    ) -> None:
+        if (
+            element_id in self.nodes
+            or element_id in self.flow_elements
+            or element_id == self.process_id
+        ):
+            self.ctx.problem(f"duplicate id '{element_id}'", el, element_id)
+            return
+        into[element_id] = (el, scope_id)
+
+    def _check_extensions(self, ext: etree._Element, element_id: str | None) -> None:
+        for child in ext:
+            if not isinstance(child.tag, str) or ns(child) not in CAMUNDA_NAMESPACES:
+                continue
+            name = local(child)
+            if name in _UNSUPPORTED_EXTENSIONS:
+                what = _UNSUPPORTED_EXTENSIONS[name] or f"camunda:{name}"
+                self.ctx.problem(
+                    f"{what} (camunda:{name}) are not supported yet", child, element_id
+                )
+
+    # -- pass 2: sequence flows -----------------------------------------------------------
+
+    def _build_flows(self) -> None:
+        ctx = self.ctx
+        for flow_id, (el, scope_id) in self.flow_elements.items():
+            source, target = el.get("sourceRef"), el.get("targetRef")
+            ok = True
+            for role, ref in (("source", source), ("target", target)):
+                if not ref:
+                    ctx.problem(f"sequence flow '{flow_id}' has no {role}Ref", el, flow_id)
+                    ok = False
+                elif ref not in self.nodes:
+                    ctx.problem(
+                        f"sequence flow '{flow_id}' "
+                        f"{'comes from' if role == 'source' else 'leads to'} '{ref}', "
+                        "which does not exist",
+                        el,
+                        flow_id,
+                    )
+                    ok = False
+                elif self.nodes[ref][1] != scope_id:
+                    ctx.problem(
+                        f"sequence flow '{flow_id}' crosses a subprocess boundary to '{ref}'",
+                        el,
+                        flow_id,
+                    )
+                    ok = False
+            if not ok or source is None or target is None:
+                continue
+            condition = None
+            for child in el:
+                if ns(child) == BPMN and local(child) == "conditionExpression":
+                    language = child.get("language")
+                    if language and language.lower() not in ("juel", "el"):
+                        ctx.problem(
+                            f"condition language '{language}' is not supported (only JUEL "
+                            "expressions)",
+                            child,
+                            flow_id,
+                        )
+                        continue
+                    if ctx.camunda(child, "resource"):
+                        ctx.problem(
+                            "external condition resources are not supported", child, flow_id
+                        )
+                        continue
+                    condition = ctx.expression(
+                        child.text, child, f"the condition of '{flow_id}'", flow_id
+                    )
+            self.flows[flow_id] = SequenceFlow(
+                id=flow_id,
+                source=source,
+                target=target,
+                condition=condition,
+                name=el.get("name"),
+                line=line(el),
+            )
+
+    # -- pass 3: activities ---------------------------------------------------------------
+
+    def _build_activities(self) -> None:
+        incoming: dict[str, list[str]] = {n: [] for n in self.nodes}
+        outgoing: dict[str, list[str]] = {n: [] for n in self.nodes}
+        for flow in self.flows.values():
+            outgoing[flow.source].append(flow.id)
+            incoming[flow.target].append(flow.id)
+        boundaries: dict[str, list[str]] = {n: [] for n in self.nodes}
+        for node_id, (el, _scope) in self.nodes.items():
+            if ELEMENTS[local(el)].attached:
+                attached = el.get("attachedToRef")
+                if not attached or attached not in self.nodes:
+                    self.ctx.problem(
+                        f"boundary event is attached to '{attached}', which does not exist", el
+                    )
+                else:
+                    boundaries[attached].append(node_id)
+        for node_id, (el, scope_id) in self.nodes.items():
+            self.activities[node_id] = self._activity(
+                el,
+                node_id,
+                scope_id,
+                tuple(incoming[node_id]),
+                tuple(outgoing[node_id]),
+                tuple(boundaries[node_id]),
+            )
+        for scope_id in [
+            self.process_id,
+            *(n for n, (e, _s) in self.nodes.items() if ELEMENTS[local(e)].container),
+        ]:
+            starts = [
+                a.id
+                for a in self.activities.values()
+                if a.scope_id == scope_id and a.type == "startEvent"
+            ]
+            el = self.el if scope_id == self.process_id else self.nodes[scope_id][0]
+            kind = "process" if scope_id == self.process_id else "subprocess"
+            if not starts:
+                self.ctx.problem(f"{kind} '{scope_id}' has no none start event", el, scope_id)
+            elif len(starts) > 1:
+                self.ctx.problem(
+                    f"{kind} '{scope_id}' has more than one none start event: {', '.join(starts)}",
+                    el,
+                    scope_id,
+                )
+            else:
+                self.start_events[scope_id] = starts[0]
+
+    def _activity(
+        self,
+        el: etree._Element,
+        node_id: str,
+        scope_id: str,
+        incoming: tuple[str, ...],
+        outgoing: tuple[str, ...],
+        boundaries: tuple[str, ...],
+    ) -> Activity:
+        """What every flow node shares; the element's own settings come from its parser."""
+        ctx = self.ctx
+        for attr, what in _UNSUPPORTED_ATTRIBUTES.items():
+            value = ctx.camunda(el, attr)
+            if what and value is not None and value.strip().lower() not in ("false", ""):
+                ctx.problem(f"{what} are not supported yet", el)
+        for child in el:
+            if ns(child) == BPMN and local(child) == "extensionElements":
+                self._check_extensions(child, node_id)
+            if ns(child) == BPMN and local(child) in (
+                "multiInstanceLoopCharacteristics",
+                "standardLoopCharacteristics",
+            ):
+                ctx.problem("multi-instance and loop activities are not supported yet", el)
+        default_flow = el.get("default")
+        if default_flow is not None and default_flow not in outgoing:
+            ctx.problem(f"default flow '{default_flow}' is not an outgoing flow of '{node_id}'", el)
+        kind = ELEMENTS[local(el)]
+        parsed = kind.parse(ctx, el)
+        return Activity(
+            id=node_id,
+            type=parsed.type,
+            name=el.get("name"),
+            scope_id=scope_id,
+            incoming=incoming,
+            outgoing=outgoing,
+            default_flow=default_flow,
+            is_scope=kind.container or bool(boundaries),
+            boundary_events=boundaries,
+            line=line(el),
+            spec=parsed.spec,
+        )

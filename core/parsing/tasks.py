@@ -1,0 +1,194 @@
+"""Element parsers of the task family: user, service-like (service, send, business rule), script
+and receive tasks, and the tasks without settings (task, manual task).
+
+Pure: compiles expressions and python scripts once, at deploy; reports problems on the context.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from types import CodeType
+
+from lxml import etree
+
+from ..expressions import Expression
+from ..model import ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
+from .context import BPMN, ParseContext, ParsedElement, local, ns, split_list
+
+
+def parse_user_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
+    node_id = el.get("id") or ""
+
+    def expr(attr: str) -> Expression | None:
+        return ctx.expression(ctx.camunda(el, attr), el, f"camunda:{attr} of '{node_id}'")
+
+    def exprs(text: str | None, what: str) -> tuple[Expression, ...]:
+        if not text:
+            return ()
+        out = []
+        for part in split_list(text):
+            compiled = ctx.expression(part, el, f"{what} of '{node_id}'")
+            if compiled is not None:
+                out.append(compiled)
+        return tuple(out)
+
+    assignee = expr("assignee")
+    users = list(exprs(ctx.camunda(el, "candidateUsers"), "camunda:candidateUsers"))
+    groups = list(exprs(ctx.camunda(el, "candidateGroups"), "camunda:candidateGroups"))
+    description = None
+    for child in el:
+        if ns(child) != BPMN:
+            continue
+        tag = local(child)
+        if tag == "documentation" and child.text:
+            description = ctx.expression(child.text, child, f"documentation of '{node_id}'")
+        if tag in ("humanPerformer", "potentialOwner"):
+            formal = child.find(f".//{{{BPMN}}}formalExpression")
+            text = formal.text if formal is not None else None
+            for part in split_list(text or ""):
+                match = re.fullmatch(r"(user|group)\((.*)\)", part)
+                target, value = (match.group(1), match.group(2)) if match else ("user", part)
+                if tag == "humanPerformer":
+                    assignee = ctx.expression(value, child, f"humanPerformer of '{node_id}'")
+                    continue
+                compiled = ctx.expression(value, child, f"potentialOwner of '{node_id}'")
+                if compiled is not None:
+                    (groups if target == "group" else users).append(compiled)
+    raw_name = el.get("name")
+    dynamic_name = raw_name and ("${" in raw_name or "#{" in raw_name)
+    spec = UserTaskSpec(
+        name=ctx.expression(raw_name, el, f"the name of '{node_id}'") if dynamic_name else None,
+        assignee=assignee,
+        candidate_users=tuple(users),
+        candidate_groups=tuple(groups),
+        due_date=expr("dueDate"),
+        follow_up_date=expr("followUpDate"),
+        priority=expr("priority"),
+        form_key=expr("formKey"),
+        description=description,
+    )
+    return ParsedElement("userTask", spec)
+
+
+def parse_service_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
+    """Service, send and business rule tasks: a delegate, an expression or an external task."""
+    tag = local(el)
+    return ParsedElement(tag, _service_spec(ctx, el, tag))
+
+
+def _service_spec(ctx: ParseContext, el: etree._Element, tag: str) -> ServiceTaskSpec | None:
+    node_id = el.get("id") or ""
+    result_variable = ctx.camunda(el, "resultVariable") or ctx.camunda(el, "resultVariableName")
+    if (ctx.camunda(el, "type") or "").lower() == "external":
+        topic_text = ctx.camunda(el, "topic")
+        if not topic_text:
+            ctx.problem("external tasks need a camunda:topic", el)
+            return None
+        return ServiceTaskSpec(
+            implementation="external",
+            topic=ctx.expression(topic_text, el, f"camunda:topic of '{node_id}'"),
+            task_priority=ctx.expression(
+                ctx.camunda(el, "taskPriority"), el, f"camunda:taskPriority of '{node_id}'"
+            ),
+        )
+    if ctx.camunda(el, "type"):
+        ctx.problem(f"camunda:type '{ctx.camunda(el, 'type')}' is not supported", el)
+        return None
+    if ctx.camunda(el, "decisionRef"):
+        ctx.problem("business rule tasks with camunda:decisionRef (DMN) are not supported yet", el)
+        return None
+    delegate = ctx.camunda(el, "delegateExpression")
+    expression = ctx.camunda(el, "expression")
+    class_name = ctx.camunda(el, "class")
+    chosen = [
+        a
+        for a, v in (
+            ("delegateExpression", delegate),
+            ("expression", expression),
+            ("class", class_name),
+        )
+        if v
+    ]
+    if len(chosen) != 1:
+        ctx.problem(
+            f"a {tag} needs exactly one of camunda:class, camunda:delegateExpression, "
+            'camunda:expression or camunda:type="external"'
+            + (f" (found {', '.join(chosen)})" if chosen else ""),
+            el,
+        )
+        return None
+    if chosen[0] == "class":
+        return ServiceTaskSpec(implementation="class", class_name=(class_name or "").strip())
+    if chosen[0] == "delegateExpression" and result_variable:
+        ctx.problem("camunda:resultVariable cannot be used with camunda:delegateExpression", el)
+    compiled = ctx.expression(delegate or expression, el, f"camunda:{chosen[0]} of '{node_id}'")
+    return ServiceTaskSpec(
+        implementation=chosen[0], expression=compiled, result_variable=result_variable
+    )
+
+
+def parse_script_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
+    return ParsedElement("scriptTask", _script_spec(ctx, el))
+
+
+def _script_spec(ctx: ParseContext, el: etree._Element) -> ScriptTaskSpec | None:
+    node_id = el.get("id") or ""
+    script_format = (el.get("scriptFormat") or "").strip().lower()
+    result_variable = ctx.camunda(el, "resultVariable")
+    if ctx.camunda(el, "resource"):
+        ctx.problem("scripts loaded from camunda:resource are not supported", el)
+        return None
+    script_el = next((c for c in el if ns(c) == BPMN and local(c) == "script"), None)
+    text = script_el.text if script_el is not None and script_el.text else ""
+    if script_format == "juel":
+        compiled = ctx.expression(text, el, f"the script of '{node_id}'")
+        if compiled is None and not text.strip():
+            ctx.problem("script task without a script", el)
+        return ScriptTaskSpec("juel", expression=compiled, result_variable=result_variable)
+    if script_format == "python":
+        if not ctx.allow_scripts:
+            ctx.problem(
+                "scriptFormat 'python' runs only on an engine created with "
+                "allow_scripts=True (scripts are off by default)",
+                el,
+            )
+            return None
+        code, result_code = _python(ctx, text, el)
+        return ScriptTaskSpec(
+            "python", code=code, result_code=result_code, result_variable=result_variable
+        )
+    ctx.problem(
+        f"scriptFormat '{script_format or '(none)'}' is not supported: use 'juel' "
+        "(or 'python' on an engine with allow_scripts=True)",
+        el,
+    )
+    return None
+
+
+def _python(
+    ctx: ParseContext, text: str, el: etree._Element
+) -> tuple[CodeType | None, CodeType | None]:
+    """The script's statements, and its trailing expression statement apart (its result)."""
+    source = textwrap.dedent(text)
+    label = f"<{ctx.resource}:{el.get('id')}>"
+    try:
+        tree = ast.parse(source, label, "exec")
+    except SyntaxError as exc:
+        ctx.problem(f"python script does not compile: {exc.msg} (script line {exc.lineno})", el)
+        return None, None
+    result_code = None
+    last = tree.body[-1] if tree.body else None
+    if isinstance(last, ast.Expr):
+        tree.body.pop()
+        result_code = compile(ast.Expression(last.value), label, "eval")
+    return compile(tree, label, "exec"), result_code
+
+
+def parse_receive_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
+    if el.get("messageRef"):
+        ctx.problem(
+            "receive tasks with a messageRef (message correlation) are not supported yet", el
+        )
+    return ParsedElement("receiveTask")
