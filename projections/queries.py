@@ -1,6 +1,10 @@
-"""Read side of the projections: the queries the engine facade (and later the REST API) runs.
+"""The engine's reads, as `core.views` Structs: its lists from the read model's searches
+(`projections.search`), and the lookups its commands make on every call (which instance owns an
+entity, a definition, the open tasks of an instance, variables, fetchable external tasks) as
+statements compiled once (`eventlog.fastsql`): a search builds its statement per call, ten times
+the cost of a prepared lookup on the command path.
 
-Reads only, parameterised SQLAlchemy Core statements; results come back as `core.views` Structs.
+Reads only.
 """
 
 from __future__ import annotations
@@ -11,17 +15,22 @@ from functools import partial
 from typing import Any, cast
 
 from sqlalchemy import Select, Table, and_, bindparam, exists, func, or_, select
-from sqlalchemy.engine import Connection, Row
+from sqlalchemy.engine import Connection
 
 from flowledger.core import views
-from flowledger.core.variables import StoredValue, stored_from_columns
+from flowledger.core.variables import StoredValue
 from flowledger.eventlog.fastsql import PreparedCache
 
+from .search import external_tasks as external_search
+from .search import history_instances as historic
+from .search import history_tasks as historic_tasks
+from .search import repository, runtime
+from .search.declaration import find, first
+from .search.filters import SUSPENDED
+from .search.filters import utc as utc
+from .search.variables import stored_value
 from .tables import (
     ACT_GE_BYTEARRAY,
-    ACT_HI_ACTINST,
-    ACT_HI_PROCINST,
-    ACT_HI_TASKINST,
     ACT_HI_VARINST,
     ACT_RE_DEPLOYMENT,
     ACT_RE_PROCDEF,
@@ -31,18 +40,6 @@ from .tables import (
     ACT_RU_TASK,
     ACT_RU_VARIABLE,
 )
-
-
-def utc(moment: datetime | None) -> datetime | None:
-    """Table timestamps are naive UTC; views carry aware datetimes."""
-    if moment is None:
-        return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-
-
-def _scalar(conn: Connection, stmt: Select[Any]) -> Any:
-    return conn.execute(stmt).scalar()
-
 
 # Lookups every command makes, compiled once: see eventlog.fastsql.
 _prepared = PreparedCache()
@@ -95,23 +92,6 @@ def execution_chain(conn: Connection, execution_id: str) -> list[str]:
 # -- repository -----------------------------------------------------------------------------------
 
 
-def _definition(row: Row[Any] | Mapping[str, Any]) -> views.ProcessDefinition:
-    m = row if isinstance(row, Mapping) else row._mapping
-    return views.ProcessDefinition(
-        id=m["ID_"],
-        key=m["KEY_"],
-        version=m["VERSION_"],
-        deployment_id=m["DEPLOYMENT_ID_"],
-        resource_name=m["RESOURCE_NAME_"],
-        name=m["NAME_"],
-        version_tag=m["VERSION_TAG_"],
-        history_time_to_live=m["HISTORY_TTL_"],
-        category=m["CATEGORY_"],
-        startable_in_tasklist=bool(m["STARTABLE_"]),
-        suspended=m["SUSPENSION_STATE_"] == 2,
-    )
-
-
 def process_definition(conn: Connection, definition_id: str) -> views.ProcessDefinition | None:
     p = ACT_RE_PROCDEF
     row = _lookup(
@@ -120,7 +100,7 @@ def process_definition(conn: Connection, definition_id: str) -> views.ProcessDef
         lambda: select(p).where(p.c.ID_ == bindparam("id")),
         id=definition_id,
     )
-    return None if row is None else _definition(row)
+    return None if row is None else repository.definition_row(row)
 
 
 def latest_process_definition(conn: Connection, key: str) -> views.ProcessDefinition | None:
@@ -133,19 +113,14 @@ def latest_process_definition(conn: Connection, key: str) -> views.ProcessDefini
         ),
         key=key,
     )
-    return None if row is None else _definition(row)
+    return None if row is None else repository.definition_row(row)
 
 
 def process_definitions(
     conn: Connection, key: str | None = None, deployment_id: str | None = None
 ) -> list[views.ProcessDefinition]:
-    p = ACT_RE_PROCDEF
-    stmt = select(p).order_by(p.c.KEY_, p.c.VERSION_)
-    if key is not None:
-        stmt = stmt.where(p.c.KEY_ == key)
-    if deployment_id is not None:
-        stmt = stmt.where(p.c.DEPLOYMENT_ID_ == deployment_id)
-    return [_definition(r) for r in conn.execute(stmt)]
+    query = repository.ProcessDefinitionQuery(key=key, deployment_id=deployment_id)
+    return find(conn, repository.DEFINITIONS, query, [("key", False), ("version", False)])
 
 
 def latest_versions(conn: Connection, keys: Sequence[str]) -> dict[str, int]:
@@ -157,27 +132,16 @@ def latest_versions(conn: Connection, keys: Sequence[str]) -> dict[str, int]:
 
 
 def deployment(conn: Connection, deployment_id: str) -> views.Deployment | None:
-    d = ACT_RE_DEPLOYMENT
-    row = conn.execute(select(d).where(d.c.ID_ == deployment_id)).first()
-    if row is None:
+    found = repository.deployment(conn, deployment_id)
+    if found is None:
         return None
-    m = row._mapping
-    b = ACT_GE_BYTEARRAY
-    names = [
-        r[0]
-        for r in conn.execute(
-            select(b.c.NAME_).where(b.c.DEPLOYMENT_ID_ == deployment_id).order_by(b.c.NAME_)
-        )
-    ]
-    deploy_time = utc(m["DEPLOY_TIME_"])
-    assert deploy_time is not None
     return views.Deployment(
-        id=m["ID_"],
-        name=m["NAME_"],
-        source=m["SOURCE_"],
-        deployment_time=deploy_time,
+        id=found.id,
+        name=found.name,
+        source=found.source,
+        deployment_time=found.deployment_time,
         process_definitions=process_definitions(conn, deployment_id=deployment_id),
-        resource_names=names,
+        resource_names=[r.name for r in repository.deployment_resources(conn, deployment_id)],
     )
 
 
@@ -203,27 +167,26 @@ def latest_deployment_resources(
 
 
 def process_instance(conn: Connection, process_instance_id: str) -> views.ProcessInstance | None:
-    h = ACT_HI_PROCINST
-    row = conn.execute(select(h).where(h.c.ID_ == process_instance_id)).first()
-    if row is not None:
-        m = row._mapping
+    """From history while it has any (it knows ended instances), else from the runtime tables
+    (history level none)."""
+    query = historic.HistoricProcessInstanceQuery(process_instance_id=process_instance_id)
+    past = first(conn, historic.PROCESS_INSTANCES, query)
+    if past is not None:
         return views.ProcessInstance(
-            id=m["ID_"],
-            definition_id=m["PROC_DEF_ID_"],
-            definition_key=m["PROC_DEF_KEY_"],
-            business_key=m["BUSINESS_KEY_"],
-            ended=m["END_TIME_"] is not None,
+            id=past.id,
+            definition_id=past.process_definition_id,
+            definition_key=past.process_definition_key,
+            business_key=past.business_key,
+            ended=past.end_time is not None,
         )
-    e = ACT_RU_EXECUTION
-    row = conn.execute(select(e).where(e.c.ID_ == process_instance_id)).first()
-    if row is None:
+    running = runtime.process_instance(conn, process_instance_id)
+    if running is None:
         return None
-    m = row._mapping
     return views.ProcessInstance(
-        id=m["ID_"],
-        definition_id=m["PROC_DEF_ID_"],
-        definition_key=m["PROC_DEF_KEY_"],
-        business_key=m["BUSINESS_KEY_"],
+        id=running.id,
+        definition_id=running.definition_id,
+        definition_key=running.definition_key,
+        business_key=running.business_key,
         ended=False,
     )
 
@@ -244,20 +207,19 @@ def running_process_instances(
 
 
 def executions(conn: Connection, process_instance_id: str) -> list[views.Execution]:
-    e = ACT_RU_EXECUTION
-    rows = conn.execute(select(e).where(e.c.PROC_INST_ID_ == process_instance_id).order_by(e.c.ID_))
+    query = runtime.ExecutionQuery(process_instance_id=process_instance_id)
     return [
         views.Execution(
-            id=m["ID_"],
-            process_instance_id=m["PROC_INST_ID_"],
-            parent_id=m["PARENT_ID_"],
-            activity_id=m["ACT_ID_"],
-            activity_instance_id=m["ACT_INST_ID_"],
-            is_active=bool(m["IS_ACTIVE_"]),
-            is_concurrent=bool(m["IS_CONCURRENT_"]),
-            is_scope=bool(m["IS_SCOPE_"]),
+            id=row.id,
+            process_instance_id=row.process_instance_id,
+            parent_id=row.parent_id,
+            activity_id=row.activity_id,
+            activity_instance_id=row.activity_instance_id,
+            is_active=row.is_active,
+            is_concurrent=row.is_concurrent,
+            is_scope=row.is_scope,
         )
-        for m in (r._mapping for r in rows)
+        for row in find(conn, runtime.EXECUTIONS, query)
     ]
 
 
@@ -329,7 +291,9 @@ def tasks(
     unassigned: bool | None = None,
     include_assigned_tasks: bool = False,
 ) -> list[views.Task]:
-    """Camunda's task query: candidate filters match unassigned tasks unless told otherwise."""
+    """Camunda's task query as `Engine.tasks` takes it: candidate filters match unassigned
+    tasks unless told otherwise. Compiled once per combination of filters (the command path
+    reads tasks too); engine-rest's `/task` runs the read model's `search.tasks.TASKS`."""
     groups = list(candidate_groups or [])
     if candidate_group is not None:
         groups.append(candidate_group)
@@ -390,23 +354,10 @@ def tasks(
                 last_updated=utc(m["LAST_UPDATED_"]),
                 candidate_users=users[m["ID_"]],
                 candidate_groups=group_links[m["ID_"]],
-                suspended=m["SUSPENSION_STATE_"] == 2,
+                suspended=m["SUSPENSION_STATE_"] == SUSPENDED,
             )
         )
     return out
-
-
-def _stored(m: Any, type_column: str) -> StoredValue:
-    """A variable value read back from its storage columns (joined with its byte array)."""
-    data = m["BYTES_"]
-    return stored_from_columns(
-        m[type_column],
-        text=m["TEXT_"],
-        text2=m["TEXT2_"],
-        long=m["LONG_"],
-        double=m["DOUBLE_"],
-        data=None if data is None else bytes(data),
-    )
 
 
 def variable_rows(
@@ -430,29 +381,8 @@ def variable_rows(
     out = []
     for r in conn.execute(stmt.order_by(v.c.NAME_)):
         m = r._mapping
-        out.append((m["NAME_"], _stored(m, "TYPE_"), m["EXECUTION_ID_"], m["TASK_ID_"]))
+        out.append((m["NAME_"], stored_value(m, "TYPE_"), m["EXECUTION_ID_"], m["TASK_ID_"]))
     return out
-
-
-def _external_task(m: Any) -> views.ExternalTask:
-    created = utc(m["CREATE_TIME_"])
-    assert created is not None
-    return views.ExternalTask(
-        id=m["ID_"],
-        topic_name=m["TOPIC_NAME_"],
-        activity_id=m["ACT_ID_"],
-        activity_instance_id=m["ACT_INST_ID_"],
-        execution_id=m["EXECUTION_ID_"],
-        process_instance_id=m["PROC_INST_ID_"],
-        process_definition_id=m["PROC_DEF_ID_"],
-        process_definition_key=m["PROC_DEF_KEY_"],
-        priority=m["PRIORITY_"],
-        created=created,
-        worker_id=m["WORKER_ID_"],
-        lock_expiration_time=utc(m["LOCK_EXP_TIME_"]),
-        retries=m["RETRIES_"],
-        error_message=m["ERROR_MSG_"],
-    )
 
 
 def external_tasks(
@@ -462,17 +392,33 @@ def external_tasks(
     topic_name: str | None = None,
     external_task_id: str | None = None,
 ) -> list[views.ExternalTask]:
-    x = ACT_RU_EXT_TASK
-    stmt = select(x)
-    if process_instance_id is not None:
-        stmt = stmt.where(x.c.PROC_INST_ID_ == process_instance_id)
-    if topic_name is not None:
-        stmt = stmt.where(x.c.TOPIC_NAME_ == topic_name)
-    if external_task_id is not None:
-        stmt = stmt.where(x.c.ID_ == external_task_id)
-    return [
-        _external_task(r._mapping) for r in conn.execute(stmt.order_by(x.c.CREATE_TIME_, x.c.ID_))
-    ]
+    query = external_search.ExternalTaskQuery(
+        external_task_id=external_task_id,
+        topic_name=topic_name,
+        process_instance_id=process_instance_id,
+    )
+    rows = find(conn, external_search.EXTERNAL_TASKS, query, [("createTime", False)])
+    return [_external_task(row) for row in rows]
+
+
+def _external_task(row: external_search.ExternalTaskRow) -> views.ExternalTask:
+    return views.ExternalTask(
+        id=row.id,
+        topic_name=row.topic_name,
+        activity_id=row.activity_id,
+        activity_instance_id=row.activity_instance_id,
+        execution_id=row.execution_id,
+        process_instance_id=row.process_instance_id,
+        process_definition_id=row.process_definition_id,
+        process_definition_key=row.process_definition_key,
+        priority=row.priority,
+        created=row.create_time,
+        worker_id=row.worker_id,
+        lock_expiration_time=row.lock_expiration_time,
+        retries=row.retries,
+        error_message=row.error_message,
+        business_key=row.business_key,
+    )
 
 
 def external_task_error_details(conn: Connection, external_task_id: str) -> tuple[bool, str | None]:
@@ -516,24 +462,6 @@ def fetchable_external_tasks(
 # -- history --------------------------------------------------------------------------------------
 
 
-def _historic_process(m: Any) -> views.HistoricProcessInstance:
-    start = utc(m["START_TIME_"])
-    assert start is not None
-    return views.HistoricProcessInstance(
-        id=m["ID_"],
-        business_key=m["BUSINESS_KEY_"],
-        process_definition_id=m["PROC_DEF_ID_"],
-        process_definition_key=m["PROC_DEF_KEY_"],
-        start_time=start,
-        end_time=utc(m["END_TIME_"]),
-        duration_in_millis=m["DURATION_"],
-        start_activity_id=m["START_ACT_ID_"],
-        end_activity_id=m["END_ACT_ID_"],
-        delete_reason=m["DELETE_REASON_"],
-        state=m["STATE_"],
-    )
-
-
 def historic_process_instances(
     conn: Connection,
     *,
@@ -541,49 +469,54 @@ def historic_process_instances(
     process_definition_key: str | None = None,
     finished: bool | None = None,
 ) -> list[views.HistoricProcessInstance]:
-    h = ACT_HI_PROCINST
-    stmt = select(h)
-    if process_instance_id is not None:
-        stmt = stmt.where(h.c.ID_ == process_instance_id)
-    if process_definition_key is not None:
-        stmt = stmt.where(h.c.PROC_DEF_KEY_ == process_definition_key)
-    if finished is not None:
-        stmt = stmt.where(h.c.END_TIME_.is_not(None) if finished else h.c.END_TIME_.is_(None))
-    return [
-        _historic_process(r._mapping) for r in conn.execute(stmt.order_by(h.c.START_TIME_, h.c.ID_))
-    ]
+    query = historic.HistoricProcessInstanceQuery(
+        process_instance_id=process_instance_id,
+        process_definition_key=process_definition_key,
+        finished=finished is True,
+        unfinished=finished is False,
+    )
+    out = []
+    for row in find(conn, historic.PROCESS_INSTANCES, query):
+        out.append(
+            views.HistoricProcessInstance(
+                id=row.id,
+                business_key=row.business_key,
+                process_definition_id=row.process_definition_id,
+                process_definition_key=row.process_definition_key,
+                start_time=row.start_time,
+                end_time=row.end_time,
+                duration_in_millis=row.duration_in_millis,
+                start_activity_id=row.start_activity_id,
+                end_activity_id=row.end_activity_id,
+                delete_reason=row.delete_reason,
+                state=row.state,
+            )
+        )
+    return out
 
 
 def historic_activity_instances(
     conn: Connection, process_instance_id: str
 ) -> list[views.HistoricActivityInstance]:
-    a = ACT_HI_ACTINST
-    stmt = (
-        select(a)
-        .where(a.c.PROC_INST_ID_ == process_instance_id)
-        .order_by(a.c.START_TIME_, a.c.SEQUENCE_COUNTER_, a.c.ID_)
-    )
+    query = historic.HistoricActivityInstanceQuery(process_instance_id=process_instance_id)
     out = []
-    for r in conn.execute(stmt):
-        m = r._mapping
-        start = utc(m["START_TIME_"])
-        assert start is not None
+    for row in find(conn, historic.ACTIVITY_INSTANCES, query):
         out.append(
             views.HistoricActivityInstance(
-                id=m["ID_"],
-                activity_id=m["ACT_ID_"],
-                activity_name=m["ACT_NAME_"],
-                activity_type=m["ACT_TYPE_"],
-                parent_activity_instance_id=m["PARENT_ACT_INST_ID_"],
-                execution_id=m["EXECUTION_ID_"],
-                process_instance_id=m["PROC_INST_ID_"],
-                start_time=start,
-                end_time=utc(m["END_TIME_"]),
-                duration_in_millis=m["DURATION_"],
-                task_id=m["TASK_ID_"],
-                assignee=m["ASSIGNEE_"],
-                canceled=m["ACT_INST_STATE_"] == 2,
-                complete_scope=m["ACT_INST_STATE_"] == 1,
+                id=row.id,
+                activity_id=row.activity_id,
+                activity_name=row.activity_name,
+                activity_type=row.activity_type,
+                parent_activity_instance_id=row.parent_activity_instance_id,
+                execution_id=row.execution_id,
+                process_instance_id=row.process_instance_id,
+                start_time=row.start_time,
+                end_time=row.end_time,
+                duration_in_millis=row.duration_in_millis,
+                task_id=row.task_id,
+                assignee=row.assignee,
+                canceled=row.canceled,
+                complete_scope=row.complete_scope,
             )
         )
     return out
@@ -592,27 +525,21 @@ def historic_activity_instances(
 def historic_task_instances(
     conn: Connection, process_instance_id: str | None = None
 ) -> list[views.HistoricTaskInstance]:
-    t = ACT_HI_TASKINST
-    stmt = select(t)
-    if process_instance_id is not None:
-        stmt = stmt.where(t.c.PROC_INST_ID_ == process_instance_id)
+    query = historic_tasks.HistoricTaskInstanceQuery(process_instance_id=process_instance_id)
     out = []
-    for r in conn.execute(stmt.order_by(t.c.START_TIME_, t.c.ID_)):
-        m = r._mapping
-        start = utc(m["START_TIME_"])
-        assert start is not None
+    for row in find(conn, historic_tasks.TASK_INSTANCES, query):
         out.append(
             views.HistoricTaskInstance(
-                id=m["ID_"],
-                name=m["NAME_"],
-                task_definition_key=m["TASK_DEF_KEY_"],
-                process_instance_id=m["PROC_INST_ID_"],
-                assignee=m["ASSIGNEE_"],
-                start_time=start,
-                end_time=utc(m["END_TIME_"]),
-                duration=m["DURATION_"],
-                delete_reason=m["DELETE_REASON_"],
-                task_state=m["TASK_STATE_"],
+                id=row.id,
+                name=row.name,
+                task_definition_key=row.task_definition_key,
+                process_instance_id=row.process_instance_id,
+                assignee=row.assignee,
+                start_time=row.start_time,
+                end_time=row.end_time,
+                duration=row.duration,
+                delete_reason=row.delete_reason,
+                task_state=row.task_state,
             )
         )
     return out
@@ -628,5 +555,5 @@ def historic_variable_rows(
     out = []
     for r in conn.execute(stmt.order_by(v.c.CREATE_TIME_, v.c.NAME_, v.c.ID_)):
         m = r._mapping
-        out.append((m, _stored(m, "VAR_TYPE_")))
+        out.append((m, stored_value(m, "VAR_TYPE_")))
     return out

@@ -1,11 +1,14 @@
 """The Litestar application: every resource's routes under `/engine-rest`, Camunda's error
-shapes, Basic authentication when configured, one access-log line per request."""
+shapes, Basic authentication when configured, one access-log line per request.
+
+Handlers get the engine from one dependency, as a view acting as the authenticated user: every
+command sent through the API records who sent it, and no handler passes an actor itself."""
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from litestar import Litestar, Router
+from litestar import Litestar, Request, Router
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig, ResponseSpec
@@ -14,7 +17,7 @@ from flowledger.core.engine import Engine
 
 from . import health
 from .access_log import access_log
-from .auth import ASGIApp, Users, basic_auth
+from .auth import ASGIApp, Users, authenticated_user, basic_auth
 from .errors import ErrorBodyDto, refuse_nul, to_response
 from .resources import MODULES
 
@@ -53,8 +56,8 @@ def create_litestar(engine: Engine, *, max_body_bytes: int = DEFAULT_MAX_BODY) -
         # Litestar would document its own validation-error body for 400; ours is Camunda's.
         handler.responses = {400: BAD_REQUEST, **(handler.responses or {})}
 
-    def provide_engine() -> Engine:
-        return engine
+    def provide_engine(request: Request[Any, Any, Any]) -> Engine:
+        return engine.acting_as(authenticated_user(request.scope))
 
     return Litestar(
         route_handlers=[Router(path=BASE_PATH, route_handlers=handlers), *health.routes],

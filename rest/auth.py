@@ -20,7 +20,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -235,6 +235,17 @@ def _credentials(scope: Scope) -> tuple[str, str] | None:
     return None
 
 
+# Where `basic_auth` leaves the name of the caller it let in: the ASGI scope's state.
+USER_KEY = "user_id"
+
+
+def authenticated_user(scope: Mapping[str, object]) -> str | None:
+    """The user `basic_auth` let in for this request; None without authentication."""
+    state = scope.get("state")
+    user = state.get(USER_KEY) if isinstance(state, Mapping) else None
+    return user if isinstance(user, str) else None
+
+
 _UNAUTHORIZED = (
     b'{"type":"AuthenticationException","message":"Authentication required: HTTP Basic"}'
 )
@@ -259,7 +270,7 @@ def basic_auth(users: Users) -> Callable[[ASGIApp], ASGIApp]:
                 return
             creds = _credentials(scope)
             if creds is not None and await valid(*creds):
-                scope.setdefault("state", {})["user_id"] = creds[0]
+                scope.setdefault("state", {})[USER_KEY] = creds[0]
                 await app(scope, receive, send)
                 return
             await send(

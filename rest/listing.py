@@ -1,14 +1,16 @@
 """List and count endpoints: `GET|POST /x` and `GET|POST /x/count`, made once for every resource.
 
 A resource describes its list as a `Listing` (the query Struct GET parameters fill, the JSON
-query body, the sort keys, how to find a page and how to count); `list_routes` makes the
-handlers. GET reads the query from the query string (`rest.params`), POST from the JSON body
-with its `sorting` list; `firstResult`/`maxResults` come from the query string in both cases.
+query body, the sort keys, how to find a page and how to count: for most, its read model
+`Search` and the DTO derived from its rows); `list_routes` makes the handlers. GET reads the
+query from the query string (`rest.params`), POST from the JSON body with its `sorting` list;
+`firstResult`/`maxResults` come from the query string in both cases. A filter the search cannot
+evaluate (`InvalidQuery`) is the client's mistake: a 400.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -18,11 +20,12 @@ from litestar import Request, get, post
 from litestar.di import NamedDependency
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import JSONBody
-from sqlalchemy.engine import Connection
 
 from flowledger.core.engine import Engine
+from flowledger.projections.search.declaration import Search, count, find
+from flowledger.projections.search.filters import InvalidQuery
 
-from .dto import CountResultDto
+from .dto import CountResultDto, to_dto
 from .errors import invalid
 from .params import (
     Sort,
@@ -37,60 +40,50 @@ from .params import (
 
 # Q is the query Struct (a JSON query body is a subclass of it), R a search row, D a result DTO.
 Q = TypeVar("Q", bound=msgspec.Struct)
-R = TypeVar("R")
-D = TypeVar("D")
+R = TypeVar("R", bound=msgspec.Struct)
+D = TypeVar("D", bound=msgspec.Struct)
 AnyRequest = Request[Any, Any, Any]
 Params = Mapping[str, str]
-# A search function: (conn, query, sorting, first, max) → rows.
-FindRows = Callable[[Connection, Q, Sequence[Sort], int, int | None], Sequence[R]]
 # What a listing finds with: (engine, query, sorting, query string) → one page of DTOs.
 Find = Callable[[Engine, Q, list[Sort], Params], list[D]]
 
 
 @contextmanager
-def refused_as_400(*errors: type[Exception]) -> Iterator[None]:
-    """The search's `errors` (a filter it cannot evaluate) are the client's mistake: 400."""
+def refused_as_400() -> Iterator[None]:
+    """A filter the search cannot evaluate is the client's mistake: 400."""
     try:
         yield
-    except errors as exc:
+    except InvalidQuery as exc:
         raise invalid(str(exc)) from None
 
 
 def read_page(
-    engine: Engine, find: FindRows[Q, R], query: Q, sorting: list[Sort], params: Params
+    engine: Engine, search: Search[Q, R], query: Q, sorting: list[Sort], params: Params
 ) -> list[R]:
     """One page of search rows, `firstResult`/`maxResults` from the query string."""
     first, maximum = paging(params)
     with engine.reading() as conn:
-        return list(find(conn, query, sorting, first, maximum))
+        return find(conn, search, query, sorting, first, maximum)
 
 
-def find_with(find: FindRows[Q, R], dto: Callable[[R], D]) -> Find[Q, D]:
-    """A `Listing.find` from a search function and the DTO of one row."""
-
-    def found(engine: Engine, query: Q, sorting: list[Sort], params: Params) -> list[D]:
-        return [dto(row) for row in read_page(engine, find, query, sorting, params)]
-
-    return found
-
-
-def find_values_with(find: FindRows[Q, R], dto: Callable[[R, bool], D]) -> Find[Q, D]:
-    """A `Listing.find` for rows holding variable values: `dto(row, deserialize)`, with
-    Camunda's `deserializeValues` (default true) from the query string."""
+def find_with(search: Search[Q, R], result: type[D]) -> Find[Q, D]:
+    """A `Listing.find` from a search and the DTO derived from its rows; rows holding variable
+    values take Camunda's `deserializeValues` (default true) from the query string."""
 
     def found(engine: Engine, query: Q, sorting: list[Sort], params: Params) -> list[D]:
         deserialize = flag(params, "deserializeValues")
-        return [dto(row, deserialize) for row in read_page(engine, find, query, sorting, params)]
+        rows = read_page(engine, search, query, sorting, params)
+        return [to_dto(result, row, deserialize=deserialize) for row in rows]
 
     return found
 
 
-def count_with(count: Callable[[Connection, Q], int]) -> Callable[[Engine, Q], int]:
-    """A `Listing.count` from a search count function."""
+def count_with(search: Search[Q, Any]) -> Callable[[Engine, Q], int]:
+    """A `Listing.count` from a search."""
 
     def counted(engine: Engine, query: Q) -> int:
         with engine.reading() as conn:
-            return count(conn, query)
+            return count(conn, search, query)
 
     return counted
 
@@ -119,17 +112,10 @@ class Listing(Generic[Q, D]):
     parse_conditions: Callable[[str, str], Any] = _no_conditions
     # GET parameters that are dates in Camunda's format.
     dates: Collection[str] = ()
-    # Errors of the search that are the client's mistake (answered 400).
-    refused: tuple[type[Exception], ...] = ()
     # The 400 message for a JSON query with `orQueries`; None when they are supported (or absent).
     or_queries_refused: str | None = None
     # Sort keys Camunda has that this server refuses with a 400 naming them.
     unsupported_sorts: Collection[str] = ()
-
-    @contextmanager
-    def checked(self) -> Iterator[None]:
-        with refused_as_400(*self.refused):
-            yield
 
     def from_params(self, params: Params) -> Q:
         """The query from GET parameters; `orQueries` only a JSON query can carry."""
@@ -165,6 +151,28 @@ class Listing(Generic[Q, D]):
         return sorting_from_body(sorting, self.sorts)
 
 
+def searched(
+    search: Search[Q, Any],
+    *,
+    path: str,
+    body: type[Q] | None,
+    result: type[D],
+    **options: Any,
+) -> Listing[Q, D]:
+    """The `Listing` of a read model search: GET parameters fill its query Struct, its entries
+    are the DTO derived from its rows."""
+    return Listing(
+        path=path,
+        query=search.query,
+        body=body,
+        result=result,
+        sorts=search.sorts,
+        find=find_with(search, result),
+        count=count_with(search),
+        **options,
+    )
+
+
 def named(handler: Callable[..., Any], name: str) -> Callable[..., Any]:
     # The function name is the OpenAPI operationId and summary.
     handler.__name__ = handler.__qualname__ = name
@@ -192,26 +200,26 @@ def list_routes(
 
     def list_by_params(engine: NamedDependency[Engine], request: AnyRequest) -> list[D]:
         params = request.query_params
-        with listing.checked():
+        with refused_as_400():
             query = listing.from_params(params)
             return listing.find(engine, query, listing.sorting_from_params(params), params)
 
     def list_by_body(
         engine: NamedDependency[Engine], request: AnyRequest, data: JSONBody[Q | None] = None
     ) -> list[D]:
-        with listing.checked():
+        with refused_as_400():
             query = listing.from_body(data)
             sorting = listing.sorting_from_body(query)
             return listing.find(engine, query, sorting, request.query_params)
 
     def count_by_params(engine: NamedDependency[Engine], request: AnyRequest) -> CountResultDto:
-        with listing.checked():
+        with refused_as_400():
             return CountResultDto(listing.count(engine, listing.from_params(request.query_params)))
 
     def count_by_body(
         engine: NamedDependency[Engine], data: JSONBody[Q | None] = None
     ) -> CountResultDto:
-        with listing.checked():
+        with refused_as_400():
             return CountResultDto(listing.count(engine, listing.from_body(data)))
 
     routes: list[HTTPRouteHandler] = []

@@ -12,24 +12,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from sqlalchemy import Select, and_, exists, false, or_, select
+from sqlalchemy import and_, exists, false, or_, select
 from sqlalchemy.engine import Connection, RowMapping
 
 from flowledger.core.variables import EMPTY_STRING_MARKER
 
 from ..tables import ACT_RE_PROCDEF, ACT_RU_EXECUTION, ACT_RU_EXT_TASK, ACT_RU_VARIABLE
-from .filters import (
-    ACTIVE,
-    SUSPENDED,
-    Condition,
-    count_rows,
-    equal,
-    naive_utc,
-    one_of,
-    rows,
-    sorted_page,
-)
-from .filters import Sorting as Sorting
+from .declaration import Search
+from .filters import ACTIVE, SUSPENDED, Condition, equal, naive_utc, one_of
 from .results import from_row
 
 _X = ACT_RU_EXT_TASK
@@ -50,7 +40,10 @@ SORT_COLUMNS: dict[str, Any] = {
 
 class ExternalTaskQuery(msgspec.Struct, rename="camel"):
     """Camunda's ExternalTaskQueryDto filters; None means "no filter". `locked`, `notLocked`,
-    `withRetriesLeft`, `noRetriesLeft`, `active` and `suspended` filter only when true."""
+    `withRetriesLeft`, `noRetriesLeft`, `active` and `suspended` filter only when true.
+
+    `now` is not Camunda's: the moment `locked` and `notLocked` compare lock expirations with
+    (the engine's clock; the wall clock when None)."""
 
     external_task_id: str | None = None
     external_task_id_in: list[str] | None = None
@@ -73,27 +66,31 @@ class ExternalTaskQuery(msgspec.Struct, rename="camel"):
     suspended: bool | None = None
     priority_higher_than_or_equals: int | None = None
     priority_lower_than_or_equals: int | None = None
+    now: datetime | None = None
 
 
 class ExternalTaskRow(msgspec.Struct, frozen=True):
-    id: str
-    topic_name: str | None
-    worker_id: str | None
-    retries: int | None
+    """One ACT_RU_EXT_TASK row with its instance's business key and its definition's version
+    tag: the fields of Camunda's ExternalTaskDto in its order, then its creation time."""
+
+    activity_id: str
+    activity_instance_id: str
     error_message: str | None
+    execution_id: str
+    id: str
     lock_expiration_time: datetime | None
-    create_time: datetime | None
-    suspended: bool
-    execution_id: str | None
-    process_instance_id: str | None
-    process_definition_id: str | None
-    process_definition_key: str | None
+    process_definition_id: str
+    process_definition_key: str
     process_definition_version_tag: str | None
-    activity_id: str | None
-    activity_instance_id: str | None
+    process_instance_id: str
     tenant_id: str | None
+    retries: int | None
+    suspended: bool
+    worker_id: str | None
+    topic_name: str
     priority: int
     business_key: str | None
+    create_time: datetime
 
 
 class TopicFilter(msgspec.Struct, frozen=True):
@@ -119,16 +116,9 @@ class Candidate(msgspec.Struct, frozen=True):
     topic_name: str
 
 
-def _rows() -> Select[Any]:
-    return select(
-        _X,
-        _INSTANCE.c.BUSINESS_KEY_.label("business_key"),
-        _DEFINITION.c.VERSION_TAG_.label("version_tag"),
-    ).select_from(
-        _X.outerjoin(_INSTANCE, _INSTANCE.c.ID_ == _X.c.PROC_INST_ID_).outerjoin(
-            _DEFINITION, _DEFINITION.c.ID_ == _X.c.PROC_DEF_ID_
-        )
-    )
+_SOURCE = _X.outerjoin(_INSTANCE, _INSTANCE.c.ID_ == _X.c.PROC_INST_ID_).outerjoin(
+    _DEFINITION, _DEFINITION.c.ID_ == _X.c.PROC_DEF_ID_
+)
 
 
 def _row(m: RowMapping) -> ExternalTaskRow:
@@ -154,7 +144,8 @@ def _active() -> Condition:
     return or_(_X.c.SUSPENSION_STATE_.is_(None), _X.c.SUSPENSION_STATE_ == ACTIVE)
 
 
-def _conditions(q: ExternalTaskQuery, now: datetime) -> list[Condition]:
+def _conditions(q: ExternalTaskQuery) -> list[Condition]:
+    now = q.now or datetime.now(UTC)
     conditions = [
         *equal(_X.c.ID_, q.external_task_id),
         *equal(_X.c.TOPIC_NAME_, q.topic_name),
@@ -191,25 +182,23 @@ def _conditions(q: ExternalTaskQuery, now: datetime) -> list[Condition]:
     return conditions
 
 
-def find(
-    conn: Connection,
-    query: ExternalTaskQuery,
-    sorting: Sorting = (),
-    first: int = 0,
-    max_results: int | None = None,
-    *,
-    now: datetime | None = None,
-) -> list[ExternalTaskRow]:
-    """One page of external tasks; `now` (the engine clock) decides what `locked` means. Camunda's
-    sort criteria, then id for a stable order; nulls sort first ascending and last descending
-    on every database (PostgreSQL's own default is the opposite)."""
-    stmt = _rows().where(*_conditions(query, now or datetime.now(UTC)))
-    stmt = sorted_page(stmt, SORT_COLUMNS, sorting, first, max_results, _X.c.ID_, nulls="low")
-    return rows(conn, stmt, _row)
-
-
-def count(conn: Connection, query: ExternalTaskQuery, *, now: datetime | None = None) -> int:
-    return count_rows(conn, _X, _conditions(query, now or datetime.now(UTC)))
+EXTERNAL_TASKS: Search[ExternalTaskQuery, ExternalTaskRow] = Search(
+    query=ExternalTaskQuery,
+    source=_SOURCE,
+    columns=(
+        _X,
+        _INSTANCE.c.BUSINESS_KEY_.label("business_key"),
+        _DEFINITION.c.VERSION_TAG_.label("version_tag"),
+    ),
+    filters=_conditions,
+    sorts=SORT_COLUMNS,
+    # Then by id, for a stable order; nulls sort first ascending and last descending on every
+    # database (PostgreSQL's own default is the opposite).
+    then=(_X.c.ID_,),
+    row=_row,
+    nulls="low",
+    counted=_X,
+)
 
 
 def topic_names(
@@ -288,8 +277,8 @@ def fetchable(
     if not topics or limit <= 0:
         return []
     stmt = (
-        _rows()
-        .with_only_columns(_X.c.ID_, _X.c.PROC_INST_ID_, _X.c.TOPIC_NAME_)
+        select(_X.c.ID_, _X.c.PROC_INST_ID_, _X.c.TOPIC_NAME_)
+        .select_from(_SOURCE)
         .where(
             or_(*(_topic_condition(t) for t in topics)),
             _unlocked(now),

@@ -1,6 +1,6 @@
 """The building blocks every search of this package uses: the error a bad filter raises, query
 dates, filter conditions (per column, or per query field from a table of (field, column)),
-ordering with a chosen place for nulls, paging and counting.
+ordering with a chosen place for nulls, and paging.
 
 Two families of filter builders, because Camunda's queries disagree on what an empty `...In`
 list means: `one_of` (runtime, repository, external tasks: an empty list matches nothing) and
@@ -9,19 +9,17 @@ list means: `one_of` (runtime, repository, external tasks: an empty list matches
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, FromClause, Select, false, func, or_, select
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy import ColumnElement, Select, false, or_
 
 # (sortBy, descending) pairs, in order of precedence; rest.params.Sort is one.
 Sorting = Sequence[tuple[str, bool]]
 Condition = ColumnElement[bool]
 # (query attribute, column or condition): a table of filters of one kind.
 Spec = Sequence[tuple[str, Any]]
-R = TypeVar("R")
 
 # Camunda's LIKE filters escape with a backslash on every database.
 LIKE_ESCAPE = "\\"
@@ -40,6 +38,13 @@ class InvalidQuery(ValueError):
 
 
 # -- dates ----------------------------------------------------------------------------------------
+
+
+def utc(moment: datetime | None) -> datetime | None:
+    """Table timestamps are naive UTC; results carry aware datetimes."""
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
 def naive_utc(moment: datetime) -> datetime:
@@ -159,11 +164,11 @@ def flag_fields(q: object, spec: Spec) -> Iterator[Condition]:
             yield condition
 
 
-# -- sorting, paging, counting --------------------------------------------------------------------
+# -- sorting and paging --------------------------------------------------------------------
 
 
 def order(
-    columns: dict[str, Any], sorting: Sorting, nulls: Literal["high", "low"] | None = None
+    columns: Mapping[str, Any], sorting: Sorting, nulls: Literal["high", "low"] | None = None
 ) -> list[Any]:
     """ORDER BY terms for the requested sorting. `nulls` places nulls the same on every
     database: "high" sorts them as above every value (last ascending, first descending, as
@@ -186,26 +191,3 @@ def page(stmt: Select[Any], first: int, maximum: int | None) -> Select[Any]:
     if maximum is not None:
         stmt = stmt.limit(maximum)
     return stmt
-
-
-def sorted_page(
-    stmt: Select[Any],
-    columns: dict[str, Any],
-    sorting: Sorting,
-    first: int,
-    maximum: int | None,
-    *then: Any,
-    nulls: Literal["high", "low"] | None = None,
-) -> Select[Any]:
-    """`stmt` ordered by `sorting` (see `order`), then by `then` (ending with a key, so that
-    pages never overlap), from row `first` on, at most `maximum` rows."""
-    return page(stmt.order_by(*order(columns, sorting, nulls), *then), first, maximum)
-
-
-def rows(conn: Connection, stmt: Select[Any], row: Callable[[RowMapping], R]) -> list[R]:
-    return [row(m) for m in conn.execute(stmt).mappings()]
-
-
-def count_rows(conn: Connection, source: FromClause, conditions: Sequence[Condition]) -> int:
-    stmt = select(func.count()).select_from(source).where(*conditions)
-    return int(conn.execute(stmt).scalar_one())

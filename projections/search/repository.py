@@ -8,15 +8,15 @@ filters take the pattern as given, `%` included, as Camunda does.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 import msgspec
-from sqlalchemy import ColumnElement, Join, and_, func, not_, or_, select
+from sqlalchemy import ColumnElement, and_, func, not_, or_, select
 from sqlalchemy.engine import Connection, RowMapping
 
 from flowledger.core import views
-from flowledger.projections.queries import _definition, utc
 from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_RE_DEPLOYMENT,
@@ -24,20 +24,19 @@ from flowledger.projections.tables import (
     ACT_RU_EXECUTION,
 )
 
+from .declaration import Search, first_where
 from .filters import (
+    SUSPENDED,
     Condition,
-    count_rows,
     equal,
     like,
     naive_utc,
     nothing_when_set,
     one_of,
-    rows,
-    sorted_page,
     suspension,
     tenants,
+    utc,
 )
-from .filters import Sorting as Sorting
 
 # -- deployments ----------------------------------------------------------------------------------
 
@@ -102,22 +101,20 @@ def _deployment_row(m: RowMapping) -> DeploymentRow:
     return DeploymentRow(m["ID_"], m["NAME_"], m["SOURCE_"], deployed, m["TENANT_ID_"])
 
 
-def find_deployments(
-    conn: Connection, query: DeploymentQuery, sorting: Sorting, first: int, maximum: int | None
-) -> list[DeploymentRow]:
+DEPLOYMENTS: Search[DeploymentQuery, DeploymentRow] = Search(
+    query=DeploymentQuery,
+    source=_d,
+    columns=(_d,),
+    filters=_deployment_conditions,
+    sorts=DEPLOYMENT_SORTS,
     # The id breaks ties so that pages never overlap; Camunda orders by id when unsorted.
-    stmt = select(_d).where(*_deployment_conditions(query))
-    stmt = sorted_page(stmt, DEPLOYMENT_SORTS, sorting, first, maximum, _d.c.ID_)
-    return rows(conn, stmt, _deployment_row)
-
-
-def count_deployments(conn: Connection, query: DeploymentQuery) -> int:
-    return count_rows(conn, _d, _deployment_conditions(query))
+    then=(_d.c.ID_,),
+    row=_deployment_row,
+)
 
 
 def deployment(conn: Connection, deployment_id: str) -> DeploymentRow | None:
-    row = conn.execute(select(_d).where(_d.c.ID_ == deployment_id)).first()
-    return None if row is None else _deployment_row(row._mapping)
+    return first_where(conn, DEPLOYMENTS, _d.c.ID_ == deployment_id)
 
 
 def deployment_ids_named(conn: Connection, name: str) -> set[str]:
@@ -286,25 +283,33 @@ def _definition_conditions(q: ProcessDefinitionQuery) -> list[Condition]:
     return conditions
 
 
-def _definitions_from() -> Join:
+def definition_row(m: Mapping[Any, Any]) -> views.ProcessDefinition:
+    """A process definition from its ACT_RE_PROCDEF row."""
+    return views.ProcessDefinition(
+        id=m["ID_"],
+        key=m["KEY_"],
+        version=m["VERSION_"],
+        deployment_id=m["DEPLOYMENT_ID_"],
+        resource_name=m["RESOURCE_NAME_"],
+        name=m["NAME_"],
+        version_tag=m["VERSION_TAG_"],
+        history_time_to_live=m["HISTORY_TTL_"],
+        category=m["CATEGORY_"],
+        startable_in_tasklist=bool(m["STARTABLE_"]),
+        suspended=m["SUSPENSION_STATE_"] == SUSPENDED,
+    )
+
+
+DEFINITIONS: Search[ProcessDefinitionQuery, views.ProcessDefinition] = Search(
+    query=ProcessDefinitionQuery,
     # Deploy time filters and sorting read the definition's deployment.
-    return _p.outerjoin(_d, _d.c.ID_ == _p.c.DEPLOYMENT_ID_)
-
-
-def find_definitions(
-    conn: Connection,
-    query: ProcessDefinitionQuery,
-    sorting: Sorting,
-    first: int,
-    maximum: int | None,
-) -> list[views.ProcessDefinition]:
-    stmt = select(_p).select_from(_definitions_from()).where(*_definition_conditions(query))
-    stmt = sorted_page(stmt, DEFINITION_SORTS, sorting, first, maximum, _p.c.ID_)
-    return [_definition(r) for r in conn.execute(stmt)]
-
-
-def count_definitions(conn: Connection, query: ProcessDefinitionQuery) -> int:
-    return count_rows(conn, _definitions_from(), _definition_conditions(query))
+    source=_p.outerjoin(_d, _d.c.ID_ == _p.c.DEPLOYMENT_ID_),
+    columns=(_p,),
+    filters=_definition_conditions,
+    sorts=DEFINITION_SORTS,
+    then=(_p.c.ID_,),
+    row=definition_row,
+)
 
 
 # -- statistics -----------------------------------------------------------------------------------
@@ -326,7 +331,7 @@ def definition_statistics(conn: Connection) -> list[tuple[views.ProcessDefinitio
         .select_from(_p.outerjoin(running, running.c.PROC_DEF_ID_ == _p.c.ID_))
         .order_by(_p.c.ID_)
     )
-    return [(_definition(r), int(r.INSTANCES or 0)) for r in conn.execute(stmt)]
+    return [(definition_row(r._mapping), int(r.INSTANCES or 0)) for r in conn.execute(stmt)]
 
 
 def activity_statistics(conn: Connection, definition_id: str) -> list[tuple[str, int]]:

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import msgspec
 from sqlalchemy.engine import RowMapping
 
-from ..queries import utc
+from .filters import utc
 
 S = TypeVar("S", bound=msgspec.Struct)
 
@@ -39,9 +39,11 @@ COLUMNS: dict[str, str] = {
     "super_case_instance_id": "SUPER_CASE_INSTANCE_ID_",
     "start_user_id": "START_USER_ID_",
     "start_activity_id": "START_ACT_ID_",
+    "end_activity_id": "END_ACT_ID_",
     "delete_reason": "DELETE_REASON_",
     # executions and activities
     "execution_id": "EXECUTION_ID_",
+    "parent_id": "PARENT_ID_",
     "activity_id": "ACT_ID_",
     "activity_name": "ACT_NAME_",
     "activity_type": "ACT_TYPE_",

@@ -22,7 +22,6 @@ import msgspec
 from sqlalchemy import (
     ColumnElement,
     FromClause,
-    Select,
     and_,
     case,
     exists,
@@ -42,26 +41,20 @@ from flowledger.projections.tables import (
     ACT_RU_VARIABLE,
 )
 
+from .declaration import Search, first, first_where
 from .filters import (
     SUSPENDED,
     Condition,
     InvalidQuery,
-    count_rows,
     equal,
     like,
     nothing_when_set,
     one_of,
-    rows,
-    sorted_page,
     suspension,
     tenants,
 )
-from .filters import Sorting as Sorting
 from .results import from_row
 from .variables import VariableComparison, name_matches, stored_value, value_matches
-
-# A filter this module cannot evaluate: the package's InvalidQuery, under this module's name.
-QueryError = InvalidQuery
 
 
 class VariableCondition(VariableComparison, rename="camel"):
@@ -75,7 +68,7 @@ def conditions_from_text(text: str, parameter: str) -> list[VariableCondition]:
     for expression in text.split(","):
         parts = expression.split("_")
         if len(parts) != 3:
-            raise QueryError(
+            raise InvalidQuery(
                 f"Cannot set query parameter '{parameter}': '{expression}' does not have the "
                 "format KEY_OPERATOR_VALUE (names and values may not contain '_' or ',')"
             )
@@ -128,7 +121,7 @@ def _refuse_nul(query: msgspec.Struct) -> None:
     """PostgreSQL cannot even compare text with a NUL character in it: such a filter is a bad
     query on every database, rather than a database error on one of them."""
     if any("\x00" in text for text in _texts(query)):
-        raise QueryError("Query parameters cannot contain NUL characters")
+        raise InvalidQuery("Query parameters cannot contain NUL characters")
 
 
 # -- process instances ----------------------------------------------------------------------------
@@ -171,7 +164,7 @@ class ProcessInstanceQuery(msgspec.Struct, rename="camel"):
 class ProcessInstanceRow(msgspec.Struct, frozen=True):
     id: str
     definition_id: str
-    definition_key: str | None
+    definition_key: str
     business_key: str | None
     case_instance_id: str | None
     suspended: bool
@@ -285,22 +278,16 @@ def _instance_row(m: RowMapping) -> ProcessInstanceRow:
     return from_row(ProcessInstanceRow, m, suspended=m["SUSPENSION_STATE_"] == SUSPENDED)
 
 
-def find_process_instances(
-    conn: Connection,
-    query: ProcessInstanceQuery,
-    sorting: Sorting,
-    first: int,
-    maximum: int | None,
-) -> list[ProcessInstanceRow]:
-    """Running process instances (root executions) matching `query`; ties ordered by id, as
-    Camunda orders unsorted queries, so that pages never overlap."""
-    stmt = select(_e).where(*_instance_conditions(query))
-    stmt = sorted_page(stmt, INSTANCE_SORTS, sorting, first, maximum, _e.c.ID_)
-    return rows(conn, stmt, _instance_row)
-
-
-def count_process_instances(conn: Connection, query: ProcessInstanceQuery) -> int:
-    return count_rows(conn, _e, _instance_conditions(query))
+PROCESS_INSTANCES: Search[ProcessInstanceQuery, ProcessInstanceRow] = Search(
+    query=ProcessInstanceQuery,
+    source=_e,
+    columns=(_e,),
+    filters=_instance_conditions,
+    sorts=INSTANCE_SORTS,
+    # Camunda orders unsorted queries by id; ties too, so that pages never overlap.
+    then=(_e.c.ID_,),
+    row=_instance_row,
+)
 
 
 def process_instance(conn: Connection, process_instance_id: str) -> ProcessInstanceRow | None:
@@ -308,8 +295,7 @@ def process_instance(conn: Connection, process_instance_id: str) -> ProcessInsta
     if "\x00" in process_instance_id:
         return None
     query = ProcessInstanceQuery(process_instance_ids=[process_instance_id])
-    found = find_process_instances(conn, query, [], 0, 1)
-    return found[0] if found else None
+    return first(conn, PROCESS_INSTANCES, query)
 
 
 # -- executions -----------------------------------------------------------------------------------
@@ -340,9 +326,17 @@ class ExecutionQuery(msgspec.Struct, rename="camel"):
 
 
 class ExecutionRow(msgspec.Struct, frozen=True):
+    """One ACT_RU_EXECUTION row: Camunda's execution fields, then the tree's shape."""
+
     id: str
     process_instance_id: str
     tenant_id: str | None
+    parent_id: str | None
+    activity_id: str | None
+    activity_instance_id: str | None
+    is_active: bool
+    is_concurrent: bool
+    is_scope: bool
 
 
 EXECUTION_SORTS: dict[str, ColumnElement[Any]] = {
@@ -391,26 +385,31 @@ def _execution_conditions(q: ExecutionQuery) -> list[Condition]:
     return conditions
 
 
-def find_executions(
-    conn: Connection, query: ExecutionQuery, sorting: Sorting, first: int, maximum: int | None
-) -> list[ExecutionRow]:
-    stmt = select(_e.c.ID_, _e.c.PROC_INST_ID_, _e.c.TENANT_ID_).where(
-        *_execution_conditions(query)
+def _execution_row(m: RowMapping) -> ExecutionRow:
+    return from_row(
+        ExecutionRow,
+        m,
+        is_active=bool(m["IS_ACTIVE_"]),
+        is_concurrent=bool(m["IS_CONCURRENT_"]),
+        is_scope=bool(m["IS_SCOPE_"]),
     )
-    stmt = sorted_page(stmt, EXECUTION_SORTS, sorting, first, maximum, _e.c.ID_)
-    return [ExecutionRow(r[0], r[1], r[2]) for r in conn.execute(stmt)]
 
 
-def count_executions(conn: Connection, query: ExecutionQuery) -> int:
-    return count_rows(conn, _e, _execution_conditions(query))
+EXECUTIONS: Search[ExecutionQuery, ExecutionRow] = Search(
+    query=ExecutionQuery,
+    source=_e,
+    columns=(_e,),
+    filters=_execution_conditions,
+    sorts=EXECUTION_SORTS,
+    then=(_e.c.ID_,),
+    row=_execution_row,
+)
 
 
 def execution(conn: Connection, execution_id: str) -> ExecutionRow | None:
     if "\x00" in execution_id:
         return None
-    stmt = select(_e.c.ID_, _e.c.PROC_INST_ID_, _e.c.TENANT_ID_).where(_e.c.ID_ == execution_id)
-    row = conn.execute(stmt).first()
-    return None if row is None else ExecutionRow(row[0], row[1], row[2])
+    return first_where(conn, EXECUTIONS, _e.c.ID_ == execution_id)
 
 
 # -- variable instances ---------------------------------------------------------------------------
@@ -517,25 +516,21 @@ def _variable_row(m: RowMapping) -> VariableInstanceRow:
     return from_row(VariableInstanceRow, m, value=stored_value(m, "TYPE_"))
 
 
-def _variable_select(fetch_binary: bool) -> Select[Any]:
-    return select(_v, _b.c.BYTES_, _activity_instance).select_from(_variables_from(fetch_binary))
+def _variable_search(fetch_binary: bool) -> Search[VariableInstanceQuery, VariableInstanceRow]:
+    return Search(
+        query=VariableInstanceQuery,
+        source=_variables_from(fetch_binary),
+        columns=(_v, _b.c.BYTES_, _activity_instance),
+        filters=_variable_conditions,
+        sorts=VARIABLE_SORTS,
+        then=(_v.c.ID_,),
+        row=_variable_row,
+    )
 
 
-def find_variable_instances(
-    conn: Connection,
-    query: VariableInstanceQuery,
-    sorting: Sorting,
-    first: int,
-    maximum: int | None,
-) -> list[VariableInstanceRow]:
-    """Runtime variables matching `query`, Bytes values left out (null)."""
-    stmt = _variable_select(False).where(*_variable_conditions(query))
-    stmt = sorted_page(stmt, VARIABLE_SORTS, sorting, first, maximum, _v.c.ID_)
-    return rows(conn, stmt, _variable_row)
-
-
-def count_variable_instances(conn: Connection, query: VariableInstanceQuery) -> int:
-    return count_rows(conn, _variables_from(False), _variable_conditions(query))
+# Lists leave Bytes values out (null): `/data` serves them.
+VARIABLE_INSTANCES = _variable_search(fetch_binary=False)
+_WITH_BYTES = _variable_search(fetch_binary=True)
 
 
 def variable_instance(
@@ -544,5 +539,5 @@ def variable_instance(
     """One runtime variable by id; its Bytes value only with `fetch_binary`."""
     if "\x00" in variable_id:
         return None
-    row = conn.execute(_variable_select(fetch_binary).where(_v.c.ID_ == variable_id)).first()
-    return None if row is None else _variable_row(row._mapping)
+    search = _WITH_BYTES if fetch_binary else VARIABLE_INSTANCES
+    return first_where(conn, search, _v.c.ID_ == variable_id)

@@ -1,20 +1,18 @@
 """Camunda's task query over ACT_RU_TASK: filters, `orQueries`, sorting and paging, as engine-rest's
-`/task` list and count run them (the semantics of Camunda's `Task.xml` mapper).
+`/task` list and count run them (the semantics of Camunda's `Task.xml` mapper), and a task's
+identity links. Reads only, parameterised SQLAlchemy Core.
 
-Also what a task's REST view needs beside its row: its identity links and the `camunda:formKey`
-of its user task in the deployed model (Camunda keeps no form key column either; it reads the
-model too). Reads only, parameterised SQLAlchemy Core.
+A task's form key is no column (Camunda 7.15 has none either): it is the value the engine
+recorded when it created the task, which the REST layer reads from the instance's state.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
-from lxml import etree
 from sqlalchemy import (
     ColumnElement,
     and_,
@@ -30,31 +28,27 @@ from sqlalchemy.engine import Connection, RowMapping
 from flowledger.core.variables import EMPTY_STRING_MARKER
 
 from ..tables import (
-    ACT_GE_BYTEARRAY,
     ACT_RE_PROCDEF,
     ACT_RU_EXECUTION,
     ACT_RU_IDENTITYLINK,
     ACT_RU_TASK,
     ACT_RU_VARIABLE,
 )
+from .declaration import Search, first_where
 from .filters import (
     ACTIVE,
     LIKE_ESCAPE,
     MILLISECOND,
     SUSPENDED,
-    count_rows,
+    InvalidQuery,
     equal_fields,
     flag_fields,
     like_fields,
     member_fields,
     naive_utc,
     nothing_when_set,
-    rows,
-    sorted_page,
+    parse_moment,
 )
-from .filters import InvalidQuery as InvalidQuery
-from .filters import Sorting as Sorting
-from .filters import parse_moment as parse_moment
 from .results import from_row
 from .variables import VariableComparison
 
@@ -168,14 +162,14 @@ class TaskQuery(msgspec.Struct, rename="camel"):
 
 
 class TaskRow(msgspec.Struct, frozen=True):
-    """One ACT_RU_TASK row, dates as aware UTC datetimes."""
+    """One ACT_RU_TASK row, dates as aware UTC datetimes; the fields of Camunda's TaskDto in its
+    order, then those it lacks."""
 
     id: str
     name: str | None
     assignee: str | None
     owner: str | None
     created: datetime | None
-    last_updated: datetime | None
     due: datetime | None
     follow_up: datetime | None
     delegation_state: str | None
@@ -185,12 +179,13 @@ class TaskRow(msgspec.Struct, frozen=True):
     priority: int | None
     process_definition_id: str | None
     process_instance_id: str | None
-    task_definition_key: str | None
     case_execution_id: str | None
-    case_instance_id: str | None
     case_definition_id: str | None
+    case_instance_id: str | None
+    task_definition_key: str | None
     suspended: bool
     tenant_id: str | None
+    last_updated: datetime | None
     task_state: str | None
 
 
@@ -617,28 +612,22 @@ def _row(m: RowMapping) -> TaskRow:
     return from_row(TaskRow, m, suspended=m["SUSPENSION_STATE_"] == SUSPENDED)
 
 
-def find(
-    conn: Connection,
-    query: TaskQuery,
-    sorting: Sorting = (),
-    first: int = 0,
-    max_results: int | None = None,
-) -> list[TaskRow]:
-    """Tasks matching `query`, ordered by `sorting` ((sortBy, descending) pairs) with nulls
-    last ascending and first descending on every database (as PostgreSQL sorts them), then by
-    id so that pages never overlap; paged."""
-    stmt = select(T).where(_where(query))
-    stmt = sorted_page(stmt, SORTS, sorting, first, max_results, T.c.ID_, nulls="high")
-    return rows(conn, stmt, _row)
-
-
-def count(conn: Connection, query: TaskQuery) -> int:
-    return count_rows(conn, T, [_where(query)])
+TASKS: Search[TaskQuery, TaskRow] = Search(
+    query=TaskQuery,
+    source=T,
+    columns=(T,),
+    filters=lambda query: [_where(query)],
+    sorts=SORTS,
+    # Nulls last ascending and first descending on every database (as PostgreSQL sorts them),
+    # then by id so that pages never overlap.
+    then=(T.c.ID_,),
+    row=_row,
+    nulls="high",
+)
 
 
 def get(conn: Connection, task_id: str) -> TaskRow | None:
-    row = conn.execute(select(T).where(T.c.ID_ == task_id)).first()
-    return None if row is None else _row(row._mapping)
+    return first_where(conn, TASKS, T.c.ID_ == task_id)
 
 
 def identity_links(conn: Connection, task_id: str) -> list[LinkRow]:
@@ -649,58 +638,3 @@ def identity_links(conn: Connection, task_id: str) -> list[LinkRow]:
         .order_by(LINK.c.ID_)
     )
     return [LinkRow(user_id=u, group_id=g, type=t) for u, g, t in conn.execute(stmt)]
-
-
-# -- form keys from the deployed models ---------------------------------------------------------
-
-_CAMUNDA_NAMESPACES = ("http://camunda.org/schema/1.0/bpmn", "http://activiti.org/bpmn")
-_BPMN = "http://www.omg.org/spec/BPMN/20100524/MODEL"
-# Deployed models never change: definition id -> {user task id: raw camunda:formKey}.
-_form_keys: dict[str, dict[str, str]] = {}
-_form_keys_lock = threading.Lock()
-_FORM_KEY_CACHE = 2_000
-
-
-def _parser() -> etree.XMLParser:
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-
-
-def _user_task_form_keys(source: bytes, process_key: str) -> dict[str, str]:
-    try:
-        root = etree.fromstring(source, _parser())
-    except etree.XMLSyntaxError:
-        return {}
-    keys: dict[str, str] = {}
-    for process in root.iter(f"{{{_BPMN}}}process"):
-        if process.get("id") != process_key:
-            continue
-        for task in process.iter(f"{{{_BPMN}}}userTask"):
-            for namespace in _CAMUNDA_NAMESPACES:
-                raw = task.get(f"{{{namespace}}}formKey")
-                if raw is not None and task.get("id"):
-                    keys[str(task.get("id"))] = raw
-    return keys
-
-
-def form_key_templates(
-    conn: Connection, definition_ids: Collection[str]
-) -> dict[str, dict[str, str]]:
-    """`camunda:formKey` as written in the model (possibly an expression), per definition id and
-    user task id."""
-    with _form_keys_lock:
-        missing = [d for d in definition_ids if d not in _form_keys]
-    if missing:
-        p, b = ACT_RE_PROCDEF, ACT_GE_BYTEARRAY
-        resource = and_(b.c.DEPLOYMENT_ID_ == p.c.DEPLOYMENT_ID_, b.c.NAME_ == p.c.RESOURCE_NAME_)
-        stmt = (
-            select(p.c.ID_, p.c.KEY_, b.c.BYTES_)
-            .select_from(p.join(b, resource))
-            .where(p.c.ID_.in_(missing))
-        )
-        found = {d: _user_task_form_keys(bytes(data), key) for d, key, data in conn.execute(stmt)}
-        with _form_keys_lock:
-            if len(_form_keys) + len(found) > _FORM_KEY_CACHE:
-                _form_keys.clear()
-            _form_keys.update(found)
-    with _form_keys_lock:
-        return {d: _form_keys.get(d, {}) for d in definition_ids}

@@ -26,10 +26,10 @@ from flowledger.core import Rejected, views
 from flowledger.core.engine import Engine
 from flowledger.projections.search import repository
 
-from ..dto import LinkDto, self_link
+from ..dto import FIRST, Added, LinkDto, build, derived, self_link, to_dto
 from ..errors import RestError, invalid, not_found
 from ..formats import format_date, parse_bool, parse_date
-from ..listing import Listing, count_with, find_with, list_routes
+from ..listing import list_routes, searched
 from .process_definition import ProcessDefinitionDto, definition_dto, rest_base
 
 AnyRequest = Request[Any, Any, Any]
@@ -65,16 +65,12 @@ MEDIA_TYPES = {
 # -- DTOs ---------------------------------------------------------------------------------------
 
 
-class DeploymentDto(msgspec.Struct, rename="camel"):
-    links: list[LinkDto]
-    id: str
-    name: str | None
-    source: str | None
-    deployment_time: str | None
-    tenant_id: str | None
+@derived(repository.DeploymentRow, add=(Added("links", list[LinkDto], [], after=FIRST),))
+class DeploymentDto(msgspec.Struct):
+    """Camunda's DeploymentDto."""
 
 
-class DeploymentWithDefinitionsDto(DeploymentDto, rename="camel"):
+class DeploymentWithDefinitionsDto(DeploymentDto, rename="camel", kw_only=True):
     deployed_process_definitions: dict[str, ProcessDefinitionDto] | None
     # This engine deploys BPMN only: these stay null, as Camunda answers when none was deployed.
     deployed_case_definitions: dict[str, Any] | None = None
@@ -82,21 +78,9 @@ class DeploymentWithDefinitionsDto(DeploymentDto, rename="camel"):
     deployed_decision_requirements_definitions: dict[str, Any] | None = None
 
 
-class DeploymentResourceDto(msgspec.Struct, rename="camel"):
-    id: str
-    name: str
-    deployment_id: str
-
-
-def _deployment_dto(row: repository.DeploymentRow) -> DeploymentDto:
-    return DeploymentDto(
-        links=[],
-        id=row.id,
-        name=row.name,
-        source=row.source,
-        deployment_time=format_date(row.deployment_time),
-        tenant_id=row.tenant_id,
-    )
+@derived(repository.ResourceRow)
+class DeploymentResourceDto(msgspec.Struct):
+    """Camunda's DeploymentResourceDto."""
 
 
 # -- create ---------------------------------------------------------------------------------------
@@ -190,7 +174,8 @@ def _created_dto(
     definitions = None
     if deployment.process_definitions and not existing:
         definitions = {d.id: definition_dto(d) for d in deployment.process_definitions}
-    return DeploymentWithDefinitionsDto(
+    return build(
+        DeploymentWithDefinitionsDto,
         links=self_link(rest_base(request), f"/deployment/{deployment.id}"),
         id=deployment.id,
         name=deployment.name,
@@ -226,14 +211,11 @@ async def create_deployment(
 
 # -- list and count -------------------------------------------------------------------------------
 
-DEPLOYMENTS = Listing(
+DEPLOYMENTS = searched(
+    repository.DEPLOYMENTS,
     path="/deployment",
-    query=repository.DeploymentQuery,
     body=None,
     result=DeploymentDto,
-    sorts=repository.DEPLOYMENT_SORTS,
-    find=find_with(repository.find_deployments, _deployment_dto),
-    count=count_with(repository.count_deployments),
     dates=("after", "before"),
 )
 
@@ -251,7 +233,7 @@ def _existing(engine: Engine, deployment_id: str) -> repository.DeploymentRow:
 
 @get("/deployment/{id:str}", sync_to_thread=True)
 def get_deployment(engine: NamedDependency[Engine], id: FromPath[str]) -> DeploymentDto:
-    return _deployment_dto(_existing(engine, id))
+    return to_dto(DeploymentDto, _existing(engine, id))
 
 
 @get("/deployment/{id:str}/resources", sync_to_thread=True)
@@ -261,7 +243,7 @@ def get_resources(
     _existing(engine, id)
     with engine.reading() as conn:
         found = repository.deployment_resources(conn, id)
-    return [DeploymentResourceDto(r.id, r.name, r.deployment_id) for r in found]
+    return [to_dto(DeploymentResourceDto, r) for r in found]
 
 
 def _missing_resource(deployment_id: str, resource_id: str) -> Exception:
@@ -283,8 +265,7 @@ def _resource_row(engine: Engine, deployment_id: str, resource_id: str) -> repos
 def get_resource(
     engine: NamedDependency[Engine], id: FromPath[str], resourceId: FromPath[str]
 ) -> DeploymentResourceDto:
-    found = _resource_row(engine, id, resourceId)
-    return DeploymentResourceDto(found.id, found.name, found.deployment_id)
+    return to_dto(DeploymentResourceDto, _resource_row(engine, id, resourceId))
 
 
 def _attachment(name: str) -> str:

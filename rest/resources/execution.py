@@ -21,18 +21,29 @@ from flowledger.core import NotFound
 from flowledger.core.engine import Engine
 from flowledger.projections.search import runtime
 
+from ..dto import Added, derived, to_dto
 from ..errors import not_found
-from ..listing import Listing, count_with, find_with, list_routes
+from ..listing import list_routes, searched
 from ..params import SortingDto
 from ..variables import VariableValueDto, check_decoded_size, wire_variables
 from .variables_routes import ExecutionVariables, variable_routes
 
 
-class ExecutionDto(msgspec.Struct, rename="camel"):
-    id: str
-    process_instance_id: str
-    ended: bool
-    tenant_id: str | None
+@derived(
+    runtime.ExecutionRow,
+    # The tree's shape is the engine's, not in Camunda's DTO; a running execution never ended.
+    omit=(
+        "parent_id",
+        "activity_id",
+        "activity_instance_id",
+        "is_active",
+        "is_concurrent",
+        "is_scope",
+    ),
+    add=(Added("ended", bool, False, after="process_instance_id"),),
+)
+class ExecutionDto(msgspec.Struct):
+    """Camunda's ExecutionDto."""
 
 
 class ExecutionQueryDto(runtime.ExecutionQuery, rename="camel"):
@@ -43,23 +54,15 @@ class ExecutionTriggerDto(msgspec.Struct, rename="camel"):
     variables: dict[str, VariableValueDto] | None = None
 
 
-def execution_dto(row: runtime.ExecutionRow) -> ExecutionDto:
-    return ExecutionDto(row.id, row.process_instance_id, False, row.tenant_id)
-
-
 # -- list and count -------------------------------------------------------------------------------
 
-EXECUTIONS = Listing(
+EXECUTIONS = searched(
+    runtime.EXECUTIONS,
     path="/execution",
-    query=runtime.ExecutionQuery,
     body=ExecutionQueryDto,
     result=ExecutionDto,
-    sorts=runtime.EXECUTION_SORTS,
-    find=find_with(runtime.find_executions, execution_dto),
-    count=count_with(runtime.count_executions),
     conditions={"variables": "variables", "processVariables": "process_variables"},
     parse_conditions=runtime.conditions_from_text,
-    refused=(runtime.QueryError,),
 )
 
 
@@ -79,7 +82,7 @@ def get_execution(engine: NamedDependency[Engine], id: FromPath[str]) -> Executi
         row = runtime.execution(conn, id)
     if row is None:
         raise _missing(id)
-    return execution_dto(row)
+    return to_dto(ExecutionDto, row)
 
 
 @post("/execution/{id:str}/signal", status_code=204, sync_to_thread=True)

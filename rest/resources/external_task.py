@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from functools import partial
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 from litestar import Litestar, Request, Response, get, post, put
@@ -30,9 +30,11 @@ from flowledger.core import FlowledgerError, NotFound, views
 from flowledger.core.engine import Engine
 from flowledger.core.limits import check_fetch, strings_in
 from flowledger.projections.search import external_tasks as search
+from flowledger.projections.search.declaration import count, find, first
 
+from ..dto import Added, derived, to_dto
 from ..errors import invalid, not_found
-from ..formats import format_date, parse_bool, parse_date
+from ..formats import parse_bool, parse_date
 from ..listing import Listing, Params, list_routes
 from ..longpoll import LongPoll, attempt_once
 from ..params import Sort, SortingDto, check_query_limits, paging
@@ -84,48 +86,30 @@ class FetchExternalTasksDto(msgspec.Struct, rename="camel"):
     topics: list[FetchExternalTaskTopicDto] | None = None
 
 
-class LockedExternalTaskDto(msgspec.Struct, rename="camel"):
-    activity_id: str | None
-    activity_instance_id: str | None
-    error_message: str | None
-    error_details: str | None
-    execution_id: str | None
-    id: str
-    lock_expiration_time: str | None
-    process_definition_id: str | None
-    process_definition_key: str | None
-    process_definition_version_tag: str | None
-    process_instance_id: str | None
-    tenant_id: str | None
-    retries: int | None
-    suspended: bool
-    worker_id: str | None
-    priority: int
-    topic_name: str | None
-    business_key: str | None
+@derived(
+    search.ExternalTaskRow,
+    # 7.15's ExternalTaskDto has no createTime.
+    omit=("create_time",),
+)
+class ExternalTaskDto(msgspec.Struct):
+    """Camunda's ExternalTaskDto."""
+
+
+@derived(
+    search.ExternalTaskRow,
+    omit=("create_time",),
     # No `extensionProperties`: 7.15's schema has none, and the model keeps no camunda:properties
     # to fill it (the external-task client reads it with a default).
-    variables: dict[str, VariableValueDto]
+    add=(
+        Added("error_details", str | None, after="error_message"),
+        Added("variables", dict[str, VariableValueDto], {}),
+    ),
+)
+class LockedExternalTaskDto(msgspec.Struct):
+    """Camunda's LockedExternalTaskDto: a fetched task with its variables."""
 
-
-class ExternalTaskDto(msgspec.Struct, rename="camel"):
-    activity_id: str | None
-    activity_instance_id: str | None
-    error_message: str | None
-    execution_id: str | None
-    id: str
-    lock_expiration_time: str | None
-    process_definition_id: str | None
-    process_definition_key: str | None
-    process_definition_version_tag: str | None
-    process_instance_id: str | None
-    tenant_id: str | None
-    retries: int | None
-    suspended: bool
-    worker_id: str | None
-    topic_name: str | None
-    priority: int
-    business_key: str | None
+    if TYPE_CHECKING:
+        id: str  # read to release an answer nobody waits for
 
 
 class ExternalTaskQueryDto(msgspec.Struct, rename="camel"):
@@ -308,13 +292,11 @@ def _unlock(engine: Engine, task_ids: Sequence[str]) -> None:
             log.warning("could not unlock external task %s: %s", task_id, exc)
 
 
-def _variables(
-    engine: Engine, task: views.ExternalTask, topic: _Topic
-) -> dict[str, VariableValueDto]:
+def _variables(engine: Engine, execution_id: str, topic: _Topic) -> dict[str, VariableValueDto]:
     if topic.variables is not None and not topic.variables:
         return {}
     try:
-        values = engine.get_variable_values(task.execution_id, local=topic.local_variables)
+        values = engine.get_variable_values(execution_id, local=topic.local_variables)
     except NotFound:
         return {}
     if topic.variables is not None:
@@ -323,42 +305,25 @@ def _variables(
     return variables_dto(values, deserialize=topic.deserialize_values)
 
 
-def _locked_dto(
-    engine: Engine, task: views.ExternalTask, row: search.ExternalTaskRow | None, topic: _Topic
-) -> LockedExternalTaskDto:
-    # Error details exist only after a failure report, which also sets the retries.
-    details = engine.external_task_error_details(task.id) if task.retries is not None else None
-    return LockedExternalTaskDto(
-        activity_id=task.activity_id,
-        activity_instance_id=task.activity_instance_id,
-        error_message=task.error_message,
-        error_details=details,
-        execution_id=task.execution_id,
-        id=task.id,
-        lock_expiration_time=format_date(task.lock_expiration_time),
-        process_definition_id=task.process_definition_id,
-        process_definition_key=task.process_definition_key,
-        process_definition_version_tag=row.process_definition_version_tag if row else None,
-        process_instance_id=task.process_instance_id,
-        tenant_id=row.tenant_id if row else None,
-        retries=task.retries,
-        suspended=row.suspended if row else False,
-        worker_id=task.worker_id,
-        priority=task.priority,
-        topic_name=task.topic_name,
-        business_key=task.business_key,
-        variables=_variables(engine, task, topic),
-    )
-
-
 def _answer(
     engine: Engine, fetch: _Fetch, locked: Sequence[views.ExternalTask]
 ) -> list[LockedExternalTaskDto]:
-    ids = [t.id for t in locked]
+    """The locked tasks as the read model has them now (one deleted meanwhile is left out)."""
+    query = search.ExternalTaskQuery(external_task_id_in=[t.id for t in locked])
     with engine.reading() as conn:
-        rows = search.find(conn, search.ExternalTaskQuery(external_task_id_in=ids))
-    by_id = {r.id: r for r in rows}
-    return [_locked_dto(engine, t, by_id.get(t.id), fetch.topic(t.topic_name)) for t in locked]
+        by_id = {r.id: r for r in find(conn, search.EXTERNAL_TASKS, query)}
+    return [
+        _locked_dto(engine, by_id[t.id], fetch.topic(t.topic_name)) for t in locked if t.id in by_id
+    ]
+
+
+def _locked_dto(
+    engine: Engine, row: search.ExternalTaskRow, topic: _Topic
+) -> LockedExternalTaskDto:
+    # Error details exist only after a failure report, which also sets the retries.
+    details = engine.external_task_error_details(row.id) if row.retries is not None else None
+    variables = _variables(engine, row.execution_id, topic)
+    return to_dto(LockedExternalTaskDto, row, error_details=details, variables=variables)
 
 
 def _try_fetch(engine: Engine, fetch: _Fetch) -> list[LockedExternalTaskDto] | None:
@@ -524,35 +489,13 @@ def set_priority(
     engine.set_external_task_priority(id, priority)
 
 
-def _task_dto(row: search.ExternalTaskRow) -> ExternalTaskDto:
-    return ExternalTaskDto(
-        activity_id=row.activity_id,
-        activity_instance_id=row.activity_instance_id,
-        error_message=row.error_message,
-        execution_id=row.execution_id,
-        id=row.id,
-        lock_expiration_time=format_date(row.lock_expiration_time),
-        process_definition_id=row.process_definition_id,
-        process_definition_key=row.process_definition_key,
-        process_definition_version_tag=row.process_definition_version_tag,
-        process_instance_id=row.process_instance_id,
-        tenant_id=row.tenant_id,
-        retries=row.retries,
-        suspended=row.suspended,
-        worker_id=row.worker_id,
-        topic_name=row.topic_name,
-        priority=row.priority,
-        business_key=row.business_key,
-    )
-
-
 @get("/external-task/{id:str}", sync_to_thread=True)
 def get_external_task(engine: NamedDependency[Engine], id: FromPath[str]) -> ExternalTaskDto:
     with engine.reading() as conn:
-        rows = search.find(conn, search.ExternalTaskQuery(external_task_id=id))
-    if not rows:
+        row = first(conn, search.EXTERNAL_TASKS, search.ExternalTaskQuery(external_task_id=id))
+    if row is None:
         raise not_found(f"External task with id {id} does not exist")
-    return _task_dto(rows[0])
+    return to_dto(ExternalTaskDto, row)
 
 
 @get("/external-task/{id:str}/errorDetails", sync_to_thread=True)
@@ -566,7 +509,8 @@ def get_error_details(engine: NamedDependency[Engine], id: FromPath[str]) -> Res
 # -- queries -------------------------------------------------------------------------------------
 
 
-def _query(dto: ExternalTaskQueryDto) -> search.ExternalTaskQuery:
+def _query(engine: Engine, dto: ExternalTaskQueryDto) -> search.ExternalTaskQuery:
+    """The search's query: dates parsed, `locked` meaning locked at the engine's now."""
     values = msgspec.structs.asdict(dto)
     del values["sorting"]
     for key, parameter in (
@@ -575,23 +519,23 @@ def _query(dto: ExternalTaskQueryDto) -> search.ExternalTaskQuery:
     ):
         text = values[key]
         values[key] = None if text is None else parse_date(text, parameter)
-    return search.ExternalTaskQuery(**values)
+    return search.ExternalTaskQuery(**values, now=engine.clock.now())
 
 
 def _find(
     engine: Engine, dto: ExternalTaskQueryDto, sorting: list[Sort], params: Params
 ) -> list[ExternalTaskDto]:
-    query = _query(dto)
-    first, max_results = paging(params)
+    query = _query(engine, dto)
+    first_result, max_results = paging(params)
     with engine.reading() as conn:
-        rows = search.find(conn, query, sorting, first, max_results, now=engine.clock.now())
-    return [_task_dto(r) for r in rows]
+        rows = find(conn, search.EXTERNAL_TASKS, query, sorting, first_result, max_results)
+    return [to_dto(ExternalTaskDto, r) for r in rows]
 
 
 def _count(engine: Engine, dto: ExternalTaskQueryDto) -> int:
-    query = _query(dto)
+    query = _query(engine, dto)
     with engine.reading() as conn:
-        return search.count(conn, query, now=engine.clock.now())
+        return count(conn, search.EXTERNAL_TASKS, query)
 
 
 EXTERNAL_TASKS = Listing(
@@ -599,7 +543,7 @@ EXTERNAL_TASKS = Listing(
     query=ExternalTaskQueryDto,
     body=ExternalTaskQueryDto,
     result=ExternalTaskDto,
-    sorts=search.SORT_COLUMNS,
+    sorts=search.EXTERNAL_TASKS.sorts,
     find=_find,
     count=_count,
 )

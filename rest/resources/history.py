@@ -4,14 +4,14 @@ JSON query), counts, single entries, binary values; and `DELETE /history/process
 Exactly Camunda 7.15's operations: it has no `GET /history/task/{id}` and no
 `POST /history/detail/count`, so neither has this server.
 
-The filtering lives in `projections.search.history`; this module turns requests into its query
-Structs and its rows into Camunda's DTOs (every key present, dates in Camunda's format).
+The filtering lives in `projections.search.history_*`; this module turns requests into its query
+Structs and its rows into Camunda's DTOs, derived from the rows (every key present, dates in
+Camunda's format).
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 from litestar import Response, delete, get
@@ -20,247 +20,84 @@ from litestar.params import FromPath
 
 from flowledger.core import NotFound
 from flowledger.core.engine import Engine
-from flowledger.projections.search import history as search
+from flowledger.projections.search import history_instances as instances
+from flowledger.projections.search import history_tasks as tasks
+from flowledger.projections.search import history_variables as variables
+from flowledger.projections.search.declaration import first
+from flowledger.projections.search.history import parse_variable_conditions
 
+from ..dto import Added, derived, to_dto
 from ..errors import invalid, not_found
-from ..formats import format_date
-from ..listing import (
-    AnyRequest,
-    FindRows,
-    Listing,
-    Params,
-    Q,
-    R,
-    count_with,
-    find_values_with,
-    find_with,
-    list_routes,
-)
+from ..listing import AnyRequest, Params, list_routes, searched
 from ..params import SortingDto, flag
-from ..variables import value_dto
 
-D = TypeVar("D", bound=msgspec.Struct)
-
-# -- DTOs: field names as in Camunda's DTOs; each mirrors a `projections.search.history` row -----
+# -- DTOs: Camunda's, derived from the `projections.search.history_*` rows -----------------------
 
 
-class HistoricProcessInstanceDto(msgspec.Struct, rename="camel"):
-    id: str
-    business_key: str | None
-    process_definition_id: str
-    process_definition_key: str | None
-    process_definition_name: str | None
-    process_definition_version: int | None
-    start_time: str | None
-    end_time: str | None
-    removal_time: str | None
-    duration_in_millis: int | None
-    start_user_id: str | None
-    start_activity_id: str | None
-    delete_reason: str | None
-    root_process_instance_id: str | None
-    super_process_instance_id: str | None
-    super_case_instance_id: str | None
-    case_instance_id: str | None
-    tenant_id: str | None
-    state: str | None
+@derived(instances.HistoricProcessInstance, omit=("end_activity_id",))
+class HistoricProcessInstanceDto(msgspec.Struct):
+    """Camunda's HistoricProcessInstanceDto."""
 
 
-class HistoricActivityInstanceDto(msgspec.Struct, rename="camel"):
-    id: str
-    parent_activity_instance_id: str | None
-    activity_id: str
-    activity_name: str | None
-    activity_type: str
-    process_definition_key: str | None
-    process_definition_id: str
-    process_instance_id: str
-    execution_id: str
-    task_id: str | None
-    assignee: str | None
-    called_process_instance_id: str | None
-    called_case_instance_id: str | None
-    start_time: str | None
-    end_time: str | None
-    duration_in_millis: int | None
-    canceled: bool
-    complete_scope: bool
-    tenant_id: str | None
-    removal_time: str | None
-    root_process_instance_id: str | None
+@derived(instances.HistoricActivityInstance)
+class HistoricActivityInstanceDto(msgspec.Struct):
+    """Camunda's HistoricActivityInstanceDto."""
 
 
-class HistoricTaskInstanceDto(msgspec.Struct, rename="camel"):
-    id: str
-    process_definition_key: str | None
-    process_definition_id: str | None
-    process_instance_id: str | None
-    execution_id: str | None
-    case_definition_key: str | None
-    case_definition_id: str | None
-    case_instance_id: str | None
-    case_execution_id: str | None
-    activity_instance_id: str | None
-    name: str | None
-    description: str | None
-    delete_reason: str | None
-    owner: str | None
-    assignee: str | None
-    start_time: str | None
-    end_time: str | None
-    duration: int | None
-    task_definition_key: str | None
-    priority: int | None
-    due: str | None
-    parent_task_id: str | None
-    follow_up: str | None
-    tenant_id: str | None
-    removal_time: str | None
-    root_process_instance_id: str | None
+@derived(tasks.HistoricTaskInstance, omit=("task_state",))
+class HistoricTaskInstanceDto(msgspec.Struct):
+    """Camunda's HistoricTaskInstanceDto (7.15 has no taskState)."""
 
 
-class HistoricVariableInstanceDto(msgspec.Struct, rename="camel"):
-    id: str
-    name: str
-    type: str | None
-    value: Any
-    value_info: dict[str, Any] | None
-    process_definition_key: str | None
-    process_definition_id: str | None
-    process_instance_id: str | None
-    execution_id: str | None
-    activity_instance_id: str | None
-    case_definition_key: str | None
-    case_definition_id: str | None
-    case_instance_id: str | None
-    case_execution_id: str | None
-    task_id: str | None
-    tenant_id: str | None
-    error_message: str | None
-    state: str | None
-    create_time: str | None
-    removal_time: str | None
-    root_process_instance_id: str | None
+@derived(
+    variables.HistoricVariableInstance,
+    # Only a Java object that cannot be deserialized has an error message; JSON values always can.
+    add=(Added("error_message", str | None, after="tenant_id"),),
+)
+class HistoricVariableInstanceDto(msgspec.Struct):
+    """Camunda's HistoricVariableInstanceDto."""
 
 
-class HistoricDetailDto(msgspec.Struct, rename="camel"):
+@derived(
+    variables.HistoricVariableUpdate,
+    value_as=("variable_type", "value", "value_info"),
+    add=(Added("error_message", str | None),),
+)
+class HistoricDetailDto(msgspec.Struct):
     """A variable update, as Camunda's HistoricVariableUpdateDto writes it."""
-
-    id: str
-    type: str
-    process_definition_key: str | None
-    process_definition_id: str | None
-    process_instance_id: str | None
-    activity_instance_id: str | None
-    execution_id: str | None
-    case_definition_key: str | None
-    case_definition_id: str | None
-    case_instance_id: str | None
-    case_execution_id: str | None
-    task_id: str | None
-    tenant_id: str | None
-    user_operation_id: str | None
-    time: str | None
-    removal_time: str | None
-    root_process_instance_id: str | None
-    variable_name: str
-    variable_instance_id: str | None
-    variable_type: str | None
-    value: Any
-    value_info: dict[str, Any] | None
-    initial: bool
-    revision: int | None
-    error_message: str | None
 
 
 # -- JSON query bodies: the query Structs plus `sorting` ----------------------------------------
 
 
-class HistoricProcessInstanceQueryDto(search.HistoricProcessInstanceQuery):
+class HistoricProcessInstanceQueryDto(instances.HistoricProcessInstanceQuery):
     sorting: list[SortingDto] | SortingDto | None = None
     or_queries: list[dict[str, Any]] | None = None
 
 
-class HistoricActivityInstanceQueryDto(search.HistoricActivityInstanceQuery):
+class HistoricActivityInstanceQueryDto(instances.HistoricActivityInstanceQuery):
     sorting: list[SortingDto] | SortingDto | None = None
 
 
-class HistoricTaskInstanceQueryDto(search.HistoricTaskInstanceQuery):
+class HistoricTaskInstanceQueryDto(tasks.HistoricTaskInstanceQuery):
     sorting: list[SortingDto] | SortingDto | None = None
     or_queries: list[dict[str, Any]] | None = None
 
 
-class HistoricVariableInstanceQueryDto(search.HistoricVariableInstanceQuery):
+class HistoricVariableInstanceQueryDto(variables.HistoricVariableInstanceQuery):
     sorting: list[SortingDto] | SortingDto | None = None
 
 
-class HistoricDetailQueryDto(search.HistoricDetailQuery):
+class HistoricDetailQueryDto(variables.HistoricDetailQuery):
     sorting: list[SortingDto] | SortingDto | None = None
 
 
-# -- rows to DTOs --------------------------------------------------------------------------------
-
-
-def _wire(value: Any) -> Any:
-    return format_date(value) if isinstance(value, datetime) else value
-
-
-def _dto(cls: type[D], row: msgspec.Struct, **extra: Any) -> D:
-    """The DTO `cls` from a search row with the same field names, dates formatted."""
-    fields = {name: _wire(getattr(row, name)) for name in row.__struct_fields__}
-    fields.update(extra)
-    return cls(**fields)
-
-
-def _process_instance_dto(row: search.HistoricProcessInstance) -> HistoricProcessInstanceDto:
-    return _dto(HistoricProcessInstanceDto, row)
-
-
-def _activity_dto(row: search.HistoricActivityInstance) -> HistoricActivityInstanceDto:
-    return _dto(HistoricActivityInstanceDto, row)
-
-
-def _task_dto(row: search.HistoricTaskInstance) -> HistoricTaskInstanceDto:
-    return _dto(HistoricTaskInstanceDto, row)
-
-
-def _variable_dto(
-    row: search.HistoricVariableInstance, deserialize: bool
-) -> HistoricVariableInstanceDto:
-    # Bytes values come without their bytes (as with Camunda's binary fetching disabled):
-    # `.../data` serves them.
-    value = value_dto(row.value, deserialize=deserialize)
-    return _dto(
-        HistoricVariableInstanceDto,
-        row,
-        value=value.value,
-        type=value.type,
-        value_info=value.value_info,
-        error_message=None,
-    )
-
-
-def _detail_dto(row: search.HistoricVariableUpdate, deserialize: bool) -> HistoricDetailDto:
-    value = value_dto(row.value, deserialize=deserialize)
-    return _dto(
-        HistoricDetailDto,
-        row,
-        value=value.value,
-        variable_type=value.type,
-        value_info=value.value_info,
-        error_message=None,
-    )
+# -- single entries and binary values ------------------------------------------------------
 
 
 def _single_deserialize(params: Params) -> bool:
     """Single entries take Camunda's `deserializeValue`, and the list's plural too."""
     return flag(params, "deserializeValue", flag(params, "deserializeValues"))
-
-
-def _first(engine: Engine, find: FindRows[Q, R], query: Q) -> R | None:
-    with engine.reading() as conn:
-        rows = find(conn, query, (), 0, 1)
-    return rows[0] if rows else None
 
 
 def _binary_response(
@@ -280,61 +117,41 @@ def _binary_response(
 OR_QUERIES_REFUSED = "orQueries are not supported by this server"
 # Answering an OR query as if it were absent would return wrong results silently.
 
-PROCESS_INSTANCES = Listing(
+PROCESS_INSTANCES = searched(
+    instances.PROCESS_INSTANCES,
     path="/history/process-instance",
-    query=search.HistoricProcessInstanceQuery,
     body=HistoricProcessInstanceQueryDto,
     result=HistoricProcessInstanceDto,
-    sorts=search.PROCESS_INSTANCE_SORTS,
-    find=find_with(search.find_process_instances, _process_instance_dto),
-    count=count_with(search.count_process_instances),
     conditions={"variables": "variables"},
-    parse_conditions=search.parse_variable_conditions,
-    refused=(search.InvalidQuery,),
+    parse_conditions=parse_variable_conditions,
     or_queries_refused=OR_QUERIES_REFUSED,
 )
-ACTIVITY_INSTANCES = Listing(
+ACTIVITY_INSTANCES = searched(
+    instances.ACTIVITY_INSTANCES,
     path="/history/activity-instance",
-    query=search.HistoricActivityInstanceQuery,
     body=HistoricActivityInstanceQueryDto,
     result=HistoricActivityInstanceDto,
-    sorts=search.ACTIVITY_INSTANCE_SORTS,
-    find=find_with(search.find_activity_instances, _activity_dto),
-    count=count_with(search.count_activity_instances),
-    refused=(search.InvalidQuery,),
 )
-TASK_INSTANCES = Listing(
+TASK_INSTANCES = searched(
+    tasks.TASK_INSTANCES,
     path="/history/task",
-    query=search.HistoricTaskInstanceQuery,
     body=HistoricTaskInstanceQueryDto,
     result=HistoricTaskInstanceDto,
-    sorts=search.TASK_INSTANCE_SORTS,
-    find=find_with(search.find_task_instances, _task_dto),
-    count=count_with(search.count_task_instances),
     conditions={"taskVariables": "task_variables", "processVariables": "process_variables"},
-    parse_conditions=search.parse_variable_conditions,
-    refused=(search.InvalidQuery,),
+    parse_conditions=parse_variable_conditions,
     or_queries_refused=OR_QUERIES_REFUSED,
 )
-VARIABLE_INSTANCES = Listing(
+VARIABLE_INSTANCES = searched(
+    variables.VARIABLE_INSTANCES,
     path="/history/variable-instance",
-    query=search.HistoricVariableInstanceQuery,
     body=HistoricVariableInstanceQueryDto,
     result=HistoricVariableInstanceDto,
-    sorts=search.VARIABLE_INSTANCE_SORTS,
-    find=find_values_with(search.find_variable_instances, _variable_dto),
-    count=count_with(search.count_variable_instances),
-    refused=(search.InvalidQuery,),
 )
-DETAILS = Listing(
+DETAILS = searched(
+    variables.DETAILS,
     path="/history/detail",
-    query=search.HistoricDetailQuery,
     body=HistoricDetailQueryDto,
     result=HistoricDetailDto,
-    sorts=search.DETAIL_SORTS,
-    find=find_values_with(search.find_details, _detail_dto),
-    count=count_with(search.count_details),
-    refused=(search.InvalidQuery,),
 )
 
 
@@ -345,11 +162,12 @@ DETAILS = Listing(
 def get_historic_process_instance(
     engine: NamedDependency[Engine], id: FromPath[str]
 ) -> HistoricProcessInstanceDto:
-    query = search.HistoricProcessInstanceQuery(process_instance_id=id)
-    row = _first(engine, search.find_process_instances, query)
+    query = instances.HistoricProcessInstanceQuery(process_instance_id=id)
+    with engine.reading() as conn:
+        row = first(conn, instances.PROCESS_INSTANCES, query)
     if row is None:
         raise not_found(f"Historic process instance with id {id} does not exist")
-    return _process_instance_dto(row)
+    return to_dto(HistoricProcessInstanceDto, row)
 
 
 @delete("/history/process-instance/{id:str}", sync_to_thread=True, status_code=204)
@@ -368,11 +186,12 @@ def delete_historic_process_instance(
 def get_historic_activity_instance(
     engine: NamedDependency[Engine], id: FromPath[str]
 ) -> HistoricActivityInstanceDto:
-    query = search.HistoricActivityInstanceQuery(activity_instance_id=id)
-    row = _first(engine, search.find_activity_instances, query)
+    query = instances.HistoricActivityInstanceQuery(activity_instance_id=id)
+    with engine.reading() as conn:
+        row = first(conn, instances.ACTIVITY_INSTANCES, query)
     if row is None:
         raise not_found(f"Historic activity instance with id {id} does not exist")
-    return _activity_dto(row)
+    return to_dto(HistoricActivityInstanceDto, row)
 
 
 @get("/history/variable-instance/{id:str}", sync_to_thread=True)
@@ -380,10 +199,11 @@ def get_historic_variable_instance(
     engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str]
 ) -> HistoricVariableInstanceDto:
     with engine.reading() as conn:
-        row = search.variable_instance(conn, id)
+        row = variables.variable_instance(conn, id)
     if row is None:
         raise not_found(f"Historic variable instance with Id '{id}' does not exist.")
-    return _variable_dto(row, _single_deserialize(request.query_params))
+    deserialize = _single_deserialize(request.query_params)
+    return to_dto(HistoricVariableInstanceDto, row, deserialize=deserialize)
 
 
 @get("/history/variable-instance/{id:str}/data", sync_to_thread=True)
@@ -391,7 +211,7 @@ def get_historic_variable_instance_data(
     engine: NamedDependency[Engine], id: FromPath[str]
 ) -> Response[bytes]:
     with engine.reading() as conn:
-        found = search.variable_instance_data(conn, id)
+        found = variables.variable_instance_data(conn, id)
     return _binary_response(found, "historic variable instance", id)
 
 
@@ -400,16 +220,17 @@ def get_historic_detail(
     engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str]
 ) -> HistoricDetailDto:
     with engine.reading() as conn:
-        row = search.detail(conn, id)
+        row = variables.detail(conn, id)
     if row is None:
         raise not_found(f"Historic detail with Id '{id}' does not exist.")
-    return _detail_dto(row, _single_deserialize(request.query_params))
+    deserialize = _single_deserialize(request.query_params)
+    return to_dto(HistoricDetailDto, row, deserialize=deserialize)
 
 
 @get("/history/detail/{id:str}/data", sync_to_thread=True)
 def get_historic_detail_data(engine: NamedDependency[Engine], id: FromPath[str]) -> Response[bytes]:
     with engine.reading() as conn:
-        found = search.detail_data(conn, id)
+        found = variables.detail_data(conn, id)
     return _binary_response(found, "historic detail", id)
 
 

@@ -22,10 +22,10 @@ from flowledger.core.engine import Engine
 from flowledger.projections import queries
 from flowledger.projections.search import repository
 
-from ..dto import self_link
+from ..dto import Added, build, derived, self_link, to_dto
 from ..errors import invalid, not_found
 from ..formats import parse_bool
-from ..listing import Listing, count_with, find_with, list_routes
+from ..listing import list_routes, searched
 from ..variables import (
     VariableValueDto,
     check_decoded_size,
@@ -41,21 +41,19 @@ AnyRequest = Request[Any, Any, Any]
 # -- DTOs ---------------------------------------------------------------------------------------
 
 
-class ProcessDefinitionDto(msgspec.Struct, rename="camel"):
-    id: str
-    key: str
-    category: str | None
-    description: str | None
-    name: str | None
-    version: int
-    resource: str | None
-    deployment_id: str | None
-    diagram: str | None
-    suspended: bool
-    tenant_id: str | None
-    version_tag: str | None
-    history_time_to_live: int | None
-    startable_in_tasklist: bool
+@derived(
+    views.ProcessDefinition,
+    rename={"resource_name": "resource"},
+    # Description and diagram are not in ACT_RE_PROCDEF (Camunda reads them from the parsed
+    # model only), and no definition here has a tenant.
+    add=(
+        Added("description", str | None, after="category"),
+        Added("diagram", str | None, after="resource"),
+        Added("tenant_id", str | None),
+    ),
+)
+class ProcessDefinitionDto(msgspec.Struct):
+    """Camunda's ProcessDefinitionDto, derived from the definitions search's row."""
 
 
 class ProcessDefinitionDiagramDto(msgspec.Struct, rename="camel"):
@@ -73,7 +71,7 @@ class StartProcessInstanceDto(msgspec.Struct, rename="camel"):
     with_variables_in_return: bool | None = None
 
 
-class ProcessInstanceWithVariablesDto(ProcessInstanceDto, rename="camel"):
+class ProcessInstanceWithVariablesDto(ProcessInstanceDto, rename="camel", kw_only=True):
     variables: dict[str, VariableValueDto]
 
 
@@ -97,25 +95,8 @@ class ActivityStatisticsResultDto(msgspec.Struct, rename="camel"):
     incidents: list[IncidentStatisticsResultDto]
 
 
-def definition_dto(d: views.ProcessDefinition) -> ProcessDefinitionDto:
-    # description and diagram are not in ACT_RE_PROCDEF (Camunda reads them from the parsed
-    # model only), and no definition here has a tenant.
-    return ProcessDefinitionDto(
-        id=d.id,
-        key=d.key,
-        category=d.category,
-        description=None,
-        name=d.name,
-        version=d.version,
-        resource=d.resource_name,
-        deployment_id=d.deployment_id,
-        diagram=None,
-        suspended=d.suspended,
-        tenant_id=None,
-        version_tag=d.version_tag,
-        history_time_to_live=d.history_time_to_live,
-        startable_in_tasklist=d.startable_in_tasklist,
-    )
+def definition_dto(definition: views.ProcessDefinition) -> ProcessDefinitionDto:
+    return to_dto(ProcessDefinitionDto, definition)
 
 
 def rest_base(request: AnyRequest) -> str:
@@ -166,14 +147,11 @@ def _xml(engine: Engine, definition: views.ProcessDefinition) -> ProcessDefiniti
 
 # -- list and count -------------------------------------------------------------------------------
 
-DEFINITIONS = Listing(
+DEFINITIONS = searched(
+    repository.DEFINITIONS,
     path="/process-definition",
-    query=repository.ProcessDefinitionQuery,
     body=None,
     result=ProcessDefinitionDto,
-    sorts=repository.DEFINITION_SORTS,
-    find=find_with(repository.find_definitions, definition_dto),
-    count=count_with(repository.count_definitions),
     dates=("deployedAfter", "deployedAt"),
 )
 
@@ -258,11 +236,11 @@ def _start(
         "tenant_id": None,
     }
     if not body.with_variables_in_return:
-        return ProcessInstanceDto(**fields)
+        return build(ProcessInstanceDto, **fields)
     variables = variables_dto(
         instance_variables_after(engine, instance.id, running=not instance.ended)
     )
-    return ProcessInstanceWithVariablesDto(**fields, variables=variables)
+    return build(ProcessInstanceWithVariablesDto, **fields, variables=variables)
 
 
 @post("/process-definition/{id:str}/start", status_code=200, sync_to_thread=True)

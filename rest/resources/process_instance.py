@@ -21,9 +21,9 @@ from flowledger.core import NotFound, views
 from flowledger.core.engine import Engine
 from flowledger.projections.search import runtime
 
-from ..dto import LinkDto
+from ..dto import FIRST, Added, LinkDto, derived, to_dto
 from ..errors import not_found
-from ..listing import Listing, count_with, find_with, list_routes
+from ..listing import list_routes, searched
 from ..params import SortingDto, flag
 from .variables_routes import ExecutionVariables, variable_routes
 
@@ -33,15 +33,17 @@ AnyRequest = Request[Any, Any, Any]
 # -- DTOs ---------------------------------------------------------------------------------------
 
 
-class ProcessInstanceDto(msgspec.Struct, rename="camel"):
-    links: list[LinkDto]
-    id: str
-    definition_id: str
-    business_key: str | None
-    case_instance_id: str | None
-    ended: bool
-    suspended: bool
-    tenant_id: str | None
+@derived(
+    runtime.ProcessInstanceRow,
+    omit=("definition_key",),
+    add=(
+        # Camunda adds links only to the answer of a start; a running instance is never ended.
+        Added("links", list[LinkDto], [], after=FIRST),
+        Added("ended", bool, False, after="case_instance_id"),
+    ),
+)
+class ProcessInstanceDto(msgspec.Struct):
+    """Camunda's ProcessInstanceDto."""
 
 
 class ProcessInstanceQueryDto(runtime.ProcessInstanceQuery, rename="camel"):
@@ -80,33 +82,15 @@ class ActivityInstanceDto(_InstanceNodeDto, rename="camel"):
     incidents: list[ActivityInstanceIncidentDto]
 
 
-def instance_dto(row: runtime.ProcessInstanceRow) -> ProcessInstanceDto:
-    # Camunda adds links only to the answer of a start; a running instance is never ended.
-    return ProcessInstanceDto(
-        links=[],
-        id=row.id,
-        definition_id=row.definition_id,
-        business_key=row.business_key,
-        case_instance_id=row.case_instance_id,
-        ended=False,
-        suspended=row.suspended,
-        tenant_id=row.tenant_id,
-    )
-
-
 # -- list and count -------------------------------------------------------------------------------
 
-INSTANCES = Listing(
+INSTANCES = searched(
+    runtime.PROCESS_INSTANCES,
     path="/process-instance",
-    query=runtime.ProcessInstanceQuery,
     body=ProcessInstanceQueryDto,
     result=ProcessInstanceDto,
-    sorts=runtime.INSTANCE_SORTS,
-    find=find_with(runtime.find_process_instances, instance_dto),
-    count=count_with(runtime.count_process_instances),
     conditions={"variables": "variables"},
     parse_conditions=runtime.conditions_from_text,
-    refused=(runtime.QueryError,),
     or_queries_refused="orQueries are not supported: send one query per request",
 )
 
@@ -127,7 +111,7 @@ def get_instance(engine: NamedDependency[Engine], id: FromPath[str]) -> ProcessI
         row = runtime.process_instance(conn, id)
     if row is None:
         raise _missing(id)
-    return instance_dto(row)
+    return to_dto(ProcessInstanceDto, row)
 
 
 @delete("/process-instance/{id:str}", status_code=204, sync_to_thread=True)

@@ -2,8 +2,8 @@
 complete / submit-form, claim / unclaim / assignee, task and task-local variables, identity links.
 
 Lists run `projections.search.tasks` on a read connection; commands go through the Engine.
-A task's `formKey` is the `camunda:formKey` of its user task in the deployed model; only when
-that is an expression is the instance replayed for the value evaluated at task creation.
+A task's `formKey` is no column: it is the value the engine recorded when it created the task
+(`camunda:formKey`, evaluated then if an expression), read from its instance's state.
 """
 
 from __future__ import annotations
@@ -16,17 +16,16 @@ from litestar import Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody
-from sqlalchemy.engine import Connection
 
-from flowledger.core import NotFound
 from flowledger.core.engine import Engine
 from flowledger.core.limits import strings_in
 from flowledger.core.variables import StoredValue
 from flowledger.projections.search import tasks
-from flowledger.projections.search.tasks import InvalidQuery, TaskQuery, TaskRow, VariableFilter
+from flowledger.projections.search.declaration import find
+from flowledger.projections.search.tasks import TaskQuery, TaskRow, VariableFilter
 
+from ..dto import Added, derived, to_dto
 from ..errors import invalid, not_found
-from ..formats import format_date
 from ..listing import Listing, count_with, list_routes
 from ..params import Sort, SortingDto, paging
 from ..variables import (
@@ -41,30 +40,14 @@ from .variables_routes import VariableScope, variable_routes
 AnyRequest = Request[Any, Any, Any]
 
 
-class TaskDto(msgspec.Struct, rename="camel"):
+@derived(
+    TaskRow,
+    # 7.15's TaskDto has neither; its form key is the engine's (see the module docstring).
+    omit=("last_updated", "task_state"),
+    add=(Added("form_key", str | None, after="suspended"),),
+)
+class TaskDto(msgspec.Struct):
     """Camunda 7.15's TaskDto: every key present, null when empty."""
-
-    id: str
-    name: str | None
-    assignee: str | None
-    owner: str | None
-    created: str | None
-    due: str | None
-    follow_up: str | None
-    delegation_state: str | None
-    description: str | None
-    execution_id: str | None
-    parent_task_id: str | None
-    priority: int | None
-    process_definition_id: str | None
-    process_instance_id: str | None
-    case_execution_id: str | None
-    case_definition_id: str | None
-    case_instance_id: str | None
-    task_definition_key: str | None
-    suspended: bool | None
-    form_key: str | None
-    tenant_id: str | None
 
 
 class TaskQueryDto(TaskQuery):
@@ -129,72 +112,19 @@ COMPLETE_OPTIONS = RouteOptions(
 )
 
 
-def _actor(request: AnyRequest) -> str | None:
-    """The authenticated user (rest.auth puts it in the scope state), recorded with commands."""
-    user = request.scope.get("state", {}).get("user_id")
-    return user if isinstance(user, str) else None
-
-
-def _task_dto(row: TaskRow, form_key: str | None) -> TaskDto:
-    return TaskDto(
-        id=row.id,
-        name=row.name,
-        assignee=row.assignee,
-        owner=row.owner,
-        created=format_date(row.created),
-        due=format_date(row.due),
-        follow_up=format_date(row.follow_up),
-        delegation_state=row.delegation_state,
-        description=row.description,
-        execution_id=row.execution_id,
-        parent_task_id=row.parent_task_id,
-        priority=row.priority,
-        process_definition_id=row.process_definition_id,
-        process_instance_id=row.process_instance_id,
-        case_execution_id=row.case_execution_id,
-        case_definition_id=row.case_definition_id,
-        case_instance_id=row.case_instance_id,
-        task_definition_key=row.task_definition_key,
-        suspended=row.suspended,
-        form_key=form_key,
-        tenant_id=row.tenant_id,
-    )
-
-
-def _is_expression(text: str) -> bool:
-    return "${" in text or "#{" in text
-
-
-def _evaluated_form_keys(engine: Engine, process_instance_id: str) -> dict[str, str | None]:
-    """Task id -> form key as evaluated when each task of the instance was created (kept in the
-    instance's state only)."""
-    try:
-        state = engine.replay(process_instance_id)
-    except NotFound:
-        return {}
-    return {task_id: task.form_key for task_id, task in state.tasks.items()}
-
-
-def _form_keys(engine: Engine, conn: Connection, rows: list[TaskRow]) -> dict[str, str | None]:
-    definitions = {r.process_definition_id for r in rows if r.process_definition_id}
-    templates = tasks.form_key_templates(conn, definitions)
-    evaluated: dict[str, dict[str, str | None]] = {}  # one replay per instance
+def _form_keys(engine: Engine, rows: list[TaskRow]) -> dict[str, str | None]:
+    """Task id -> the form key recorded when the task was created (one replay per instance:
+    the log keeps every instance, ended or not)."""
     keys: dict[str, str | None] = {}
-    for row in rows:
-        raw = templates.get(row.process_definition_id or "", {}).get(row.task_definition_key or "")
-        instance = row.process_instance_id
-        if raw is not None and _is_expression(raw) and instance is not None:
-            if instance not in evaluated:
-                evaluated[instance] = _evaluated_form_keys(engine, instance)
-            keys[row.id] = evaluated[instance].get(row.id)
-        else:
-            keys[row.id] = raw
+    for instance_id in {r.process_instance_id for r in rows if r.process_instance_id}:
+        state = engine.replay(instance_id)
+        keys.update((task_id, task.form_key) for task_id, task in state.tasks.items())
     return keys
 
 
-def _dtos(engine: Engine, conn: Connection, rows: list[TaskRow]) -> list[TaskDto]:
-    keys = _form_keys(engine, conn, rows)
-    return [_task_dto(row, keys[row.id]) for row in rows]
+def _dtos(engine: Engine, rows: list[TaskRow]) -> list[TaskDto]:
+    keys = _form_keys(engine, rows)
+    return [to_dto(TaskDto, row, form_key=keys.get(row.id)) for row in rows]
 
 
 def _variable_filters(text: str, parameter: str) -> list[VariableFilter]:
@@ -217,7 +147,8 @@ def _find(
 ) -> list[TaskDto]:
     first, maximum = paging(params)
     with engine.reading() as conn:
-        return _dtos(engine, conn, tasks.find(conn, query, sorting, first, maximum))
+        rows = find(conn, tasks.TASKS, query, sorting, first, maximum)
+    return _dtos(engine, rows)
 
 
 TASKS = Listing(
@@ -225,16 +156,15 @@ TASKS = Listing(
     query=TaskQuery,
     body=TaskQueryDto,
     result=TaskDto,
-    sorts=tasks.SORTS,
+    sorts=tasks.TASKS.sorts,
     find=_find,
-    count=count_with(tasks.count),
+    count=count_with(tasks.TASKS),
     conditions={
         "taskVariables": "task_variables",
         "processVariables": "process_variables",
         "caseInstanceVariables": "case_instance_variables",
     },
     parse_conditions=_variable_filters,
-    refused=(InvalidQuery,),
     unsupported_sorts=tasks.VARIABLE_SORTS,
 )
 
@@ -252,26 +182,21 @@ def _task_row(engine: Engine, task_id: str) -> TaskRow:
 
 @get("/task/{id:str}", **OPTIONS)
 def get_task(engine: NamedDependency[Engine], id: FromPath[str]) -> TaskDto:
-    with engine.reading() as conn:
-        row = tasks.get(conn, id)
-        if row is None:
-            raise not_found(f"No matching task with id {id}")
-        return _dtos(engine, conn, [row])[0]
+    return _dtos(engine, [_task_row(engine, id)])[0]
 
 
 def _complete(
     engine: Engine, request: AnyRequest, task_id: str, data: CompleteTaskDto | None
 ) -> Response[dict[str, VariableValueDto] | None]:
     body = data or CompleteTaskDto()
-    actor = _actor(request)
     refuse_nul_in_body("variables", body.variables)
     check_decoded_size(request, body.variables)
     variables = engine_variables(body.variables)
     if not body.with_variables_in_return:
-        engine.complete_task(task_id, variables, actor=actor)
+        engine.complete_task(task_id, variables)
         return Response(None, status_code=204)
     instance_id = _task_row(engine, task_id).process_instance_id
-    engine.complete_task(task_id, variables, actor=actor)
+    engine.complete_task(task_id, variables)
     values = instance_variables_after(engine, instance_id) if instance_id else {}
     return Response(variables_dto(values), status_code=200)
 
@@ -305,32 +230,26 @@ def _user_id(data: UserIdDto | None) -> str | None:
 
 @post("/task/{id:str}/claim", status_code=204, **OPTIONS)
 def claim(
-    engine: NamedDependency[Engine],
-    request: AnyRequest,
-    id: FromPath[str],
-    data: JSONBody[UserIdDto | None] = None,
+    engine: NamedDependency[Engine], id: FromPath[str], data: JSONBody[UserIdDto | None] = None
 ) -> None:
     user_id = _user_id(data)
     if user_id is None:
         # Camunda's claim with a null user releases the task.
-        engine.unclaim(id, actor=_actor(request))
+        engine.unclaim(id)
     else:
-        engine.claim(id, user_id, actor=_actor(request))
+        engine.claim(id, user_id)
 
 
 @post("/task/{id:str}/unclaim", status_code=204, **OPTIONS)
-def unclaim(engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str]) -> None:
-    engine.unclaim(id, actor=_actor(request))
+def unclaim(engine: NamedDependency[Engine], id: FromPath[str]) -> None:
+    engine.unclaim(id)
 
 
 @post("/task/{id:str}/assignee", status_code=204, **OPTIONS)
 def set_assignee(
-    engine: NamedDependency[Engine],
-    request: AnyRequest,
-    id: FromPath[str],
-    data: JSONBody[UserIdDto | None] = None,
+    engine: NamedDependency[Engine], id: FromPath[str], data: JSONBody[UserIdDto | None] = None
 ) -> None:
-    engine.set_assignee(id, _user_id(data), actor=_actor(request))
+    engine.set_assignee(id, _user_id(data))
 
 
 # -- identity links -----------------------------------------------------------------------------
@@ -379,9 +298,9 @@ def delete_identity_link(
 
 
 class TaskVariables(VariableScope):
-    """A task's variables (`local`: its own only), written with the caller as the actor.
-    Deletions are written after the modifications as a second command (Camunda's
-    PatchTaskVariablesCmd has one): a failing deletion leaves the modifications applied."""
+    """A task's variables (`local`: its own only). Deletions are written after the
+    modifications as a second command (Camunda's PatchTaskVariablesCmd has one): a failing
+    deletion leaves the modifications applied."""
 
     put_body_required = True
 
@@ -402,13 +321,11 @@ class TaskVariables(VariableScope):
         refuse_nul_in_body("deletions", names)
         return names or []
 
-    def set(
-        self, engine: Engine, request: AnyRequest, entity_id: str, values: dict[str, Any]
-    ) -> None:
-        engine.set_task_variables(entity_id, values, local=self.local, actor=_actor(request))
+    def set(self, engine: Engine, entity_id: str, values: dict[str, Any]) -> None:
+        engine.set_task_variables(entity_id, values, local=self.local)
 
-    def remove(self, engine: Engine, request: AnyRequest, entity_id: str, names: list[str]) -> None:
-        engine.remove_task_variables(entity_id, names, local=self.local, actor=_actor(request))
+    def remove(self, engine: Engine, entity_id: str, names: list[str]) -> None:
+        engine.remove_task_variables(entity_id, names, local=self.local)
 
     def require(self, engine: Engine, entity_id: str) -> None:
         _task_row(engine, entity_id)

@@ -18,72 +18,38 @@ from litestar.params import FromPath
 from flowledger.core.engine import Engine
 from flowledger.projections.search import runtime
 
+from ..dto import Added, derived, to_dto
 from ..errors import not_found
-from ..listing import Listing, count_with, find_values_with, list_routes
+from ..listing import list_routes, searched
 from ..params import SortingDto, flag
-from ..variables import binary_response, value_dto
+from ..variables import binary_response
 
 AnyRequest = Request[Any, Any, Any]
 
 
-class VariableInstanceDto(msgspec.Struct, rename="camel"):
-    id: str
-    name: str
-    type: str | None
-    value: Any
-    value_info: dict[str, Any] | None
-    process_definition_id: str | None
-    process_instance_id: str | None
-    execution_id: str | None
-    case_instance_id: str | None
-    case_execution_id: str | None
-    task_id: str | None
-    batch_id: str | None
-    activity_instance_id: str | None
-    tenant_id: str | None
-    error_message: str | None
+@derived(
+    runtime.VariableInstanceRow,
+    # Only a Java object that cannot be deserialized has an error message; JSON values always can.
+    add=(Added("error_message", str | None),),
+)
+class VariableInstanceDto(msgspec.Struct):
+    """Camunda's VariableInstanceDto."""
 
 
 class VariableInstanceQueryDto(runtime.VariableInstanceQuery, rename="camel"):
     sorting: list[SortingDto] | SortingDto | None = None
 
 
-def variable_dto(row: runtime.VariableInstanceRow, deserialize: bool) -> VariableInstanceDto:
-    typed = value_dto(row.value, deserialize=deserialize)
-    return VariableInstanceDto(
-        id=row.id,
-        name=row.name,
-        type=typed.type,
-        value=typed.value,
-        value_info=typed.value_info,
-        process_definition_id=row.process_definition_id,
-        process_instance_id=row.process_instance_id,
-        execution_id=row.execution_id,
-        case_instance_id=row.case_instance_id,
-        case_execution_id=row.case_execution_id,
-        task_id=row.task_id,
-        batch_id=row.batch_id,
-        activity_instance_id=row.activity_instance_id,
-        tenant_id=row.tenant_id,
-        # Only a Java object that cannot be deserialized has one; JSON values always can.
-        error_message=None,
-    )
-
-
 # -- list and count -------------------------------------------------------------------------------
 
 
-VARIABLES = Listing(
+VARIABLES = searched(
+    runtime.VARIABLE_INSTANCES,
     path="/variable-instance",
-    query=runtime.VariableInstanceQuery,
     body=VariableInstanceQueryDto,
     result=VariableInstanceDto,
-    sorts=runtime.VARIABLE_SORTS,
-    find=find_values_with(runtime.find_variable_instances, variable_dto),
-    count=count_with(runtime.count_variable_instances),
     conditions={"variableValues": "variable_values"},
     parse_conditions=runtime.conditions_from_text,
-    refused=(runtime.QueryError,),
 )
 
 
@@ -103,7 +69,9 @@ def get_variable(
     engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str]
 ) -> VariableInstanceDto:
     deserialize = flag(request.query_params, "deserializeValue")
-    return variable_dto(_row(engine, id, fetch_binary=False), deserialize=deserialize)
+    return to_dto(
+        VariableInstanceDto, _row(engine, id, fetch_binary=False), deserialize=deserialize
+    )
 
 
 @get("/variable-instance/{id:str}/data", sync_to_thread=True)

@@ -52,14 +52,10 @@ class VariableScope(ABC):
         """The variables, 404 for an unknown entity."""
 
     @abstractmethod
-    def set(
-        self, engine: Engine, request: AnyRequest, entity_id: str, values: dict[str, Any]
-    ) -> None: ...
+    def set(self, engine: Engine, entity_id: str, values: dict[str, Any]) -> None: ...
 
     @abstractmethod
-    def remove(
-        self, engine: Engine, request: AnyRequest, entity_id: str, names: list[str]
-    ) -> None: ...
+    def remove(self, engine: Engine, entity_id: str, names: list[str]) -> None: ...
 
     @abstractmethod
     def require(self, engine: Engine, entity_id: str) -> None:
@@ -92,9 +88,9 @@ class VariableScope(ABC):
         values = self.engine_values(body.modifications, "modifications")
         deletions = self.deletions(body.deletions)
         if values:
-            self.set(engine, request, entity_id, values)
+            self.set(engine, entity_id, values)
         if deletions:
-            self.remove(engine, request, entity_id, deletions)
+            self.remove(engine, entity_id, deletions)
         if not values and not deletions:
             self.require(engine, entity_id)
 
@@ -119,13 +115,11 @@ class ExecutionVariables(VariableScope):
         with self._known(entity_id):
             return engine.get_variable_values(entity_id, local=self.local)
 
-    def set(
-        self, engine: Engine, request: AnyRequest, entity_id: str, values: dict[str, Any]
-    ) -> None:
+    def set(self, engine: Engine, entity_id: str, values: dict[str, Any]) -> None:
         with self._known(entity_id):
             engine.set_variables(entity_id, values, local=self.local)
 
-    def remove(self, engine: Engine, request: AnyRequest, entity_id: str, names: list[str]) -> None:
+    def remove(self, engine: Engine, entity_id: str, names: list[str]) -> None:
         with self._known(entity_id):
             engine.remove_variables(entity_id, names, local=self.local)
 
@@ -168,30 +162,23 @@ def variable_routes(
 
     def put_or_null(
         engine: NamedDependency[Engine],
-        request: AnyRequest,
         id: FromPath[str],
         varName: FromPath[str],
         data: JSONBody[VariableValueDto | None] = None,
     ) -> None:
         values = scope.engine_values({varName: data or VariableValueDto()}, "value")
-        scope.set(engine, request, id, values)
+        scope.set(engine, id, values)
 
     def put_required(
         engine: NamedDependency[Engine],
-        request: AnyRequest,
         id: FromPath[str],
         varName: FromPath[str],
         data: JSONBody[VariableValueDto],
     ) -> None:
-        scope.set(engine, request, id, scope.engine_values({varName: data}, "value"))
+        scope.set(engine, id, scope.engine_values({varName: data}, "value"))
 
-    def remove(
-        engine: NamedDependency[Engine],
-        request: AnyRequest,
-        id: FromPath[str],
-        varName: FromPath[str],
-    ) -> None:
-        scope.remove(engine, request, id, [varName])
+    def remove(engine: NamedDependency[Engine], id: FromPath[str], varName: FromPath[str]) -> None:
+        scope.remove(engine, id, [varName])
 
     def data(
         engine: NamedDependency[Engine], id: FromPath[str], varName: FromPath[str]

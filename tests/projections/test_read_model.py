@@ -1,0 +1,101 @@
+"""The read model's searches, every one of them the same way: on a database with rows of every
+kind, each declared `Search` counts what it finds, and every sort key, either way, pages
+without overlap or gap (its tie-breaking order ends with a key) on every database."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from flowledger import ControllableClock, Engine
+from flowledger.projections import search as read_model
+from flowledger.projections.search import tasks
+from flowledger.projections.search.declaration import Search, count, find, first, first_where
+from tests.support import bpmn
+
+PAGE = 2
+
+
+def _searches() -> Iterator[tuple[str, Search[Any, Any]]]:
+    """Every Search declared in a module of the read model (found, not listed: a new one is
+    tested without being named here)."""
+    prefix = f"{read_model.__name__}."
+    for info in pkgutil.walk_packages(read_model.__path__, prefix):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if isinstance(value, Search):
+                yield f"{info.name.removeprefix(prefix)}.{name}", value
+
+
+SEARCHES = dict(_searches())
+
+
+@pytest.fixture
+def populated(engine: Engine, clock: ControllableClock) -> Engine:
+    """Instances of three models at different moments: open and completed user tasks, an
+    external task locked and one not, variables of several types, history of all of it."""
+    engine.deploy(
+        [
+            (name, bpmn(name).read_bytes())
+            for name in ("rest_task_filter.bpmn", "rest_ext_worker.bpmn")
+        ],
+        "read-model",
+    )
+    for i, (title, priority) in enumerate([("Alpha", 10), ("beta", 30), ("Gamma", 10)]):
+        clock.advance(seconds=7)
+        engine.start_process_instance(
+            "restTaskFilter",
+            {
+                "title": title,
+                "assignee": None if i == 1 else f"user{i}",
+                "candidateUsers": "kermit",
+                "candidateGroups": "g1,g2",
+                "due": "2030-01-01T10:00:00Z" if i == 0 else None,
+                "followUp": None,
+                "priority": priority,
+                "form": title.lower(),
+                "notes": None,
+            },
+            business_key=None if i == 2 else f"key-{i}",
+        )
+        clock.advance(seconds=3)
+        engine.start_process_instance("restExtWorker", {"topic": f"topic-{i % 2}"})
+    engine.complete_task(engine.tasks(name="beta")[0].id, {"amount": 12.5})
+    engine.fetch_and_lock("worker", {"topic-0": 60_000}, max_tasks=1)
+    return engine
+
+
+@pytest.mark.parametrize("name", sorted(SEARCHES))
+def test_a_search_counts_what_it_finds_and_pages_every_sorting(
+    populated: Engine, name: str
+) -> None:
+    search = SEARCHES[name]
+    query = search.query()
+    with populated.reading() as conn:
+        everything = find(conn, search, query)
+        assert everything, f"{name} found nothing to check its sorting with"
+        assert count(conn, search, query) == len(everything)
+        assert first(conn, search, query) == everything[0]
+        for key in search.sorts:
+            for descending in (False, True):
+                sorting = [(key, descending)]
+                full = find(conn, search, query, sorting)
+                pages = [
+                    row
+                    for start in range(0, len(full), PAGE)
+                    for row in find(conn, search, query, sorting, start, PAGE)
+                ]
+                assert pages == full, f"{name} sorted by {key}, descending={descending}"
+                assert sorted(map(repr, full)) == sorted(map(repr, everything))
+
+
+def test_a_lookup_by_key_reads_the_same_row_as_the_list(populated: Engine) -> None:
+    with populated.reading() as conn:
+        listed = find(conn, tasks.TASKS, tasks.TaskQuery(name="gamma"))
+        assert len(listed) == 1  # task names compare case-insensitively, as Camunda's
+        assert first_where(conn, tasks.TASKS, tasks.T.c.ID_ == listed[0].id) == listed[0]
+        assert first_where(conn, tasks.TASKS, tasks.T.c.ID_ == "no such task") is None
