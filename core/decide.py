@@ -1,14 +1,17 @@
 """Decide: what each instance command means, as events emitted on the instance's session.
 
 Pure apart from the recorded inputs in the session's context (ids, time, delegates' results);
-raises typed errors for commands the current state does not allow.
+raises typed errors for commands the current state does not allow. `decide_on` is the one way
+from a command on an existing instance to its decision, for the engine and the domain tests.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, TypeVar
 
+from . import commands as cmd
 from . import events as ev
 from .behaviors.errors import throw_error
 from .errors import NotFound, Rejected, TaskAlreadyClaimed
@@ -393,3 +396,124 @@ def set_external_task_priority(
 def unlock_external_task(session: InstanceSession, external_task_id: str) -> None:
     _external(session, external_task_id)
     session.emit(ev.ExternalTaskUnlocked(external_task_id=external_task_id, time=session.ctx.now))
+
+
+# -- the commands on one existing instance, each read into its decision --------------------------
+
+C = TypeVar("C", bound=cmd.Command)
+Decision = Callable[[InstanceSession, C], None]
+InstanceDecision = Decision[Any]
+
+_DECISIONS: dict[type[cmd.Command], InstanceDecision] = {}
+INSTANCE_DECISIONS: Mapping[type[cmd.Command], InstanceDecision] = MappingProxyType(_DECISIONS)
+"""Command type -> its decision on the session of the instance the command acts on. Commands that
+need more than one instance (a deployment's, a start's definition, fetch's candidates) are not
+here: the engine's handlers decide those."""
+
+
+def decides(command_type: type[C]) -> Callable[[Decision[C]], Decision[C]]:
+    """Register the decorated function as the decision of `command_type` (one per command)."""
+
+    def register(decision: Decision[C]) -> Decision[C]:
+        if command_type in _DECISIONS:
+            raise ValueError(f"two decisions for {command_type.__name__}")
+        _DECISIONS[command_type] = decision
+        return decision
+
+    return register
+
+
+def decide_on(session: InstanceSession, command: cmd.Command) -> None:
+    """Decide `command` on `session`, the instance it acts on (the caller found that one)."""
+    decision = INSTANCE_DECISIONS.get(type(command))
+    if decision is None:
+        raise TypeError(f"{type(command).__name__} is not a command on one existing instance")
+    decision(session, command)
+
+
+@decides(cmd.CompleteTask)
+def _(session: InstanceSession, c: cmd.CompleteTask) -> None:
+    complete_task(session, c.task_id, c.variables)
+
+
+@decides(cmd.ClaimTask)
+def _(session: InstanceSession, c: cmd.ClaimTask) -> None:
+    claim_task(session, c.task_id, c.user_id)
+
+
+@decides(cmd.UnclaimTask)
+def _(session: InstanceSession, c: cmd.UnclaimTask) -> None:
+    unclaim_task(session, c.task_id)
+
+
+@decides(cmd.SetAssignee)
+def _(session: InstanceSession, c: cmd.SetAssignee) -> None:
+    set_assignee(session, c.task_id, c.user_id)
+
+
+@decides(cmd.SetVariables)
+def _(session: InstanceSession, c: cmd.SetVariables) -> None:
+    # a task's variables name no execution: decide reads the task's own
+    set_variables(session, c.execution_id or "", c.variables, local=c.local, task_id=c.task_id)
+
+
+@decides(cmd.RemoveVariables)
+def _(session: InstanceSession, c: cmd.RemoveVariables) -> None:
+    remove_variables(session, c.execution_id or "", c.names, local=c.local, task_id=c.task_id)
+
+
+@decides(cmd.Trigger)
+def _(session: InstanceSession, c: cmd.Trigger) -> None:
+    trigger(session, c.execution_id, c.variables)
+
+
+@decides(cmd.DeleteProcessInstance)
+def _(session: InstanceSession, c: cmd.DeleteProcessInstance) -> None:
+    delete_instance(session, c.reason)
+
+
+@decides(cmd.CompleteExternalTask)
+def _(session: InstanceSession, c: cmd.CompleteExternalTask) -> None:
+    complete_external_task(session, c.external_task_id, c.worker_id, c.variables, c.local_variables)
+
+
+@decides(cmd.HandleExternalTaskFailure)
+def _(session: InstanceSession, c: cmd.HandleExternalTaskFailure) -> None:
+    fail_external_task(
+        session,
+        c.external_task_id,
+        c.worker_id,
+        error_message=c.error_message,
+        error_details=c.error_details,
+        retries=c.retries,
+        retry_timeout_ms=c.retry_timeout,
+        variables=c.variables,
+        local_variables=c.local_variables,
+    )
+
+
+@decides(cmd.HandleExternalTaskBpmnError)
+def _(session: InstanceSession, c: cmd.HandleExternalTaskBpmnError) -> None:
+    external_task_bpmn_error(
+        session, c.external_task_id, c.worker_id, c.error_code, c.error_message, c.variables
+    )
+
+
+@decides(cmd.ExtendExternalTaskLock)
+def _(session: InstanceSession, c: cmd.ExtendExternalTaskLock) -> None:
+    extend_external_task_lock(session, c.external_task_id, c.worker_id, c.new_duration)
+
+
+@decides(cmd.UnlockExternalTask)
+def _(session: InstanceSession, c: cmd.UnlockExternalTask) -> None:
+    unlock_external_task(session, c.external_task_id)
+
+
+@decides(cmd.SetExternalTaskRetries)
+def _(session: InstanceSession, c: cmd.SetExternalTaskRetries) -> None:
+    set_external_task_retries(session, c.external_task_id, c.retries)
+
+
+@decides(cmd.SetExternalTaskPriority)
+def _(session: InstanceSession, c: cmd.SetExternalTaskPriority) -> None:
+    set_external_task_priority(session, c.external_task_id, c.priority)

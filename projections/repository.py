@@ -7,18 +7,21 @@ from __future__ import annotations
 
 from flowledger.core.events import DeploymentCreated, DeploymentDeleted, Event
 
-from .changes import ChangeSet, Purge, db_time
+from .changes import ChangeSet, Purge, UnhandledEvent, db_time
 from .tables import ACT_GE_BYTEARRAY, ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF
 
 BYTEARRAY_REPOSITORY = 1
 
 
 def project_repository(event: Event, changes: ChangeSet) -> None:
-    """Project one event of a deployment stream."""
+    """Project one event of a deployment stream (DEPLOYMENT_EVENTS; instances' events never
+    reach this projector, so any other type is a mistake of the caller's)."""
     if isinstance(event, DeploymentCreated):
         project_deployment(event, changes)
     elif isinstance(event, DeploymentDeleted):
         project_deployment_deleted(event, changes)
+    else:
+        raise UnhandledEvent("project_repository", type(event))
 
 
 def project_deployment_deleted(event: DeploymentDeleted, changes: ChangeSet) -> None:

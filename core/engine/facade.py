@@ -427,6 +427,11 @@ class Engine:
         include_assigned_tasks."""
         return self._queries.tasks(**filters)
 
+    def task_form_keys(self, tasks: Mapping[str, str]) -> dict[str, str | None]:
+        """Task id -> `camunda:formKey` (evaluated at creation) for open tasks given as
+        {task id: process instance id}."""
+        return self._queries.task_form_keys(tasks)
+
     def task(self, task_id: str) -> views.Task:
         found = self.tasks(task_id=task_id)
         if not found:

@@ -6,6 +6,7 @@ Reads only, each on a connection of its own; never appends, never decides.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from flowledger.core import views
@@ -59,6 +60,24 @@ class Queries:
         return _activity_tree(state, model)
 
     # -- variables -------------------------------------------------------------------------
+
+    def task_form_keys(self, tasks: Mapping[str, str]) -> dict[str, str | None]:
+        """Task id -> its `camunda:formKey` as evaluated when the task was created, for open tasks
+        given as {task id: process instance id}. No table holds it (Camunda resolves it from the
+        definition on request): it is in the instance's state, cached for active instances."""
+        wanted: dict[str, list[str]] = {}
+        for task_id, instance_id in tasks.items():
+            wanted.setdefault(instance_id, []).append(task_id)
+        keys: dict[str, str | None] = {}
+        # A command evolves the cached state in place: read it under the engine lock.
+        with self._db.lock, self._db.read() as conn:
+            for instance_id, task_ids in wanted.items():
+                cached = self._repository.load_fresh(conn, instance_id)
+                open_tasks = cached.state.tasks if cached is not None else {}
+                for task_id in task_ids:
+                    task = open_tasks.get(task_id)
+                    keys[task_id] = task.form_key if task is not None else None
+        return keys
 
     def variable_values(self, execution_id: str, *, local: bool = False) -> dict[str, StoredValue]:
         with self._db.read() as conn:

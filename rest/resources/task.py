@@ -112,18 +112,10 @@ COMPLETE_OPTIONS = RouteOptions(
 )
 
 
-def _form_keys(engine: Engine, rows: list[TaskRow]) -> dict[str, str | None]:
-    """Task id -> the form key recorded when the task was created (one replay per instance:
-    the log keeps every instance, ended or not)."""
-    keys: dict[str, str | None] = {}
-    for instance_id in {r.process_instance_id for r in rows if r.process_instance_id}:
-        state = engine.replay(instance_id)
-        keys.update((task_id, task.form_key) for task_id, task in state.tasks.items())
-    return keys
-
-
 def _dtos(engine: Engine, rows: list[TaskRow]) -> list[TaskDto]:
-    keys = _form_keys(engine, rows)
+    keys = engine.task_form_keys(
+        {row.id: row.process_instance_id for row in rows if row.process_instance_id}
+    )
     return [to_dto(TaskDto, row, form_key=keys.get(row.id)) for row in rows]
 
 

@@ -122,7 +122,8 @@ def _compare(expected: tuple[Expected, ...], produced: list[ev.Event]) -> None:
 
 def run_command(session: InstanceSession, model: ProcessModel, command: cmd.Command) -> None:
     """What the engine's handler of `command` asks of the domain, minus the database lookups
-    (the instance is the session's; a model is deployed once, as version 1)."""
+    (the instance is the session's; a model is deployed once, as version 1). A command on an
+    existing instance goes through the domain's own table, as the engine's handlers do."""
     match command:
         case cmd.StartProcessInstance():
             decide.start_instance(
@@ -134,67 +135,10 @@ def run_command(session: InstanceSession, model: ProcessModel, command: cmd.Comm
                 business_key=command.business_key,
                 variables=command.variables,
             )
-        case cmd.CompleteTask():
-            decide.complete_task(session, command.task_id, command.variables)
-        case cmd.ClaimTask():
-            decide.claim_task(session, command.task_id, command.user_id)
-        case cmd.UnclaimTask():
-            decide.unclaim_task(session, command.task_id)
-        case cmd.SetAssignee():
-            decide.set_assignee(session, command.task_id, command.user_id)
-        case cmd.SetVariables():
-            decide.set_variables(
-                session,
-                command.execution_id or "",  # a task's variables name no execution
-                command.variables,
-                local=command.local,
-                task_id=command.task_id,
-            )
-        case cmd.RemoveVariables():
-            decide.remove_variables(
-                session,
-                command.execution_id or "",
-                command.names,
-                local=command.local,
-                task_id=command.task_id,
-            )
-        case cmd.Trigger():
-            decide.trigger(session, command.execution_id, command.variables)
-        case cmd.DeleteProcessInstance():
-            decide.delete_instance(session, command.reason)
         case cmd.FetchAndLock():
             _fetch_and_lock(session, command)
-        case cmd.CompleteExternalTask():
-            decide.complete_external_task(
-                session,
-                command.external_task_id,
-                command.worker_id,
-                command.variables,
-                command.local_variables,
-            )
-        case cmd.HandleExternalTaskFailure():
-            decide.fail_external_task(
-                session,
-                command.external_task_id,
-                command.worker_id,
-                error_message=command.error_message,
-                error_details=command.error_details,
-                retries=command.retries,
-                retry_timeout_ms=command.retry_timeout,
-                variables=command.variables,
-                local_variables=command.local_variables,
-            )
-        case cmd.HandleExternalTaskBpmnError():
-            decide.external_task_bpmn_error(
-                session,
-                command.external_task_id,
-                command.worker_id,
-                command.error_code,
-                command.error_message,
-                command.variables,
-            )
         case _:
-            raise TypeError(f"the domain harness does not run {type(command).__name__}")
+            decide.decide_on(session, command)
 
 
 def _fetch_and_lock(session: InstanceSession, command: cmd.FetchAndLock) -> None:

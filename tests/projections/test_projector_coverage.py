@@ -12,6 +12,7 @@ from flowledger.core.evolve import declared_event_types
 from flowledger.core.variables import to_stored
 from flowledger.projections.changes import ChangeSet, UnhandledEvent
 from flowledger.projections.history import HISTORY_LEVELS, HistoryProjector
+from flowledger.projections.repository import project_repository
 from flowledger.projections.runtime import RuntimeBatch
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -62,3 +63,16 @@ def test_a_level_below_full_skips_what_it_does_not_record_without_refusing() -> 
     )
     HistoryProjector("activity").observe(variable, None, changes)
     assert changes.row_count() == 0
+
+
+def test_the_repository_projector_handles_the_deployment_events_and_refuses_the_rest() -> None:
+    deleted = ev.DeploymentDeleted(
+        deployment_id="d", cascade=False, process_definition_ids=["p:1:x"], time=NOW
+    )
+    changes = ChangeSet()
+    project_repository(deleted, changes)  # handled: its rows go
+    assert changes.purges  # its resources go with it
+    assert set(ev.DEPLOYMENT_EVENTS) <= declared_event_types()
+
+    with pytest.raises(UnhandledEvent, match="does not know the event type Unforeseen"):
+        project_repository(Unforeseen(time=NOW), ChangeSet())

@@ -1,8 +1,8 @@
 """Handlers of the external task commands: fetch and lock, complete, fail, throw a BPMN error,
 extend or release a lock, set retries and priority.
 
-Each finds the instance that owns the task and lets `decide` act on it; fetch and lock chooses
-its candidates from the runtime table first.
+Each finds the instance that owns the task and lets the domain's `decide_on` read the command;
+fetch and lock chooses its candidates from the runtime table first, then locks them one by one.
 """
 
 from __future__ import annotations
@@ -17,10 +17,21 @@ from flowledger.projections import queries
 
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
+from .on_instance import decided_on
+
+ExternalTaskCommand = (
+    cmd.CompleteExternalTask
+    | cmd.HandleExternalTaskFailure
+    | cmd.HandleExternalTaskBpmnError
+    | cmd.ExtendExternalTaskLock
+    | cmd.UnlockExternalTask
+    | cmd.SetExternalTaskRetries
+    | cmd.SetExternalTaskPriority
+)
 
 
-def _owner(unit: UnitOfWork, external_task_id: str) -> InstanceSession:
-    return unit.instance_owning("External task", external_task_id)
+def _owner(unit: UnitOfWork, command: ExternalTaskCommand) -> InstanceSession:
+    return unit.instance_owning("External task", command.external_task_id)
 
 
 def fetch_and_lock(unit: UnitOfWork, command: cmd.FetchAndLock) -> list[views.ExternalTask]:
@@ -74,74 +85,14 @@ def _locked_view(unit: UnitOfWork, task_id: str) -> views.ExternalTask:
     raise NotFound("External task", task_id)
 
 
-def complete(unit: UnitOfWork, command: cmd.CompleteExternalTask) -> None:
-    decide.complete_external_task(
-        _owner(unit, command.external_task_id),
-        command.external_task_id,
-        command.worker_id,
-        command.variables,
-        command.local_variables,
-    )
-
-
-def fail(unit: UnitOfWork, command: cmd.HandleExternalTaskFailure) -> None:
-    decide.fail_external_task(
-        _owner(unit, command.external_task_id),
-        command.external_task_id,
-        command.worker_id,
-        error_message=command.error_message,
-        error_details=command.error_details,
-        retries=command.retries,
-        retry_timeout_ms=command.retry_timeout,
-        variables=command.variables,
-        local_variables=command.local_variables,
-    )
-
-
-def bpmn_error(unit: UnitOfWork, command: cmd.HandleExternalTaskBpmnError) -> None:
-    decide.external_task_bpmn_error(
-        _owner(unit, command.external_task_id),
-        command.external_task_id,
-        command.worker_id,
-        command.error_code,
-        command.error_message,
-        command.variables,
-    )
-
-
-def extend_lock(unit: UnitOfWork, command: cmd.ExtendExternalTaskLock) -> None:
-    decide.extend_external_task_lock(
-        _owner(unit, command.external_task_id),
-        command.external_task_id,
-        command.worker_id,
-        command.new_duration,
-    )
-
-
-def unlock(unit: UnitOfWork, command: cmd.UnlockExternalTask) -> None:
-    decide.unlock_external_task(_owner(unit, command.external_task_id), command.external_task_id)
-
-
-def set_retries(unit: UnitOfWork, command: cmd.SetExternalTaskRetries) -> None:
-    decide.set_external_task_retries(
-        _owner(unit, command.external_task_id), command.external_task_id, command.retries
-    )
-
-
-def set_priority(unit: UnitOfWork, command: cmd.SetExternalTaskPriority) -> None:
-    decide.set_external_task_priority(
-        _owner(unit, command.external_task_id), command.external_task_id, command.priority
-    )
-
-
 HANDLERS = (
     # Every candidate taken by other nodes on every attempt: nothing locked, as Camunda answers.
     Handler(cmd.FetchAndLock, fetch_and_lock, result=list[views.ExternalTask], lost_race=list),
-    Handler(cmd.CompleteExternalTask, complete),
-    Handler(cmd.HandleExternalTaskFailure, fail),
-    Handler(cmd.HandleExternalTaskBpmnError, bpmn_error),
-    Handler(cmd.ExtendExternalTaskLock, extend_lock),
-    Handler(cmd.UnlockExternalTask, unlock),
-    Handler(cmd.SetExternalTaskRetries, set_retries),
-    Handler(cmd.SetExternalTaskPriority, set_priority),
+    decided_on(cmd.CompleteExternalTask, _owner),
+    decided_on(cmd.HandleExternalTaskFailure, _owner),
+    decided_on(cmd.HandleExternalTaskBpmnError, _owner),
+    decided_on(cmd.ExtendExternalTaskLock, _owner),
+    decided_on(cmd.UnlockExternalTask, _owner),
+    decided_on(cmd.SetExternalTaskRetries, _owner),
+    decided_on(cmd.SetExternalTaskPriority, _owner),
 )

@@ -1,6 +1,7 @@
 """Handlers of the process instance commands: start, delete, delete history, trigger.
 
-Each reads its command, finds the instance (or definition) it names and lets `decide` act.
+Start and history deletion read the database beyond the instance (its definition, its
+deployment); delete and trigger find the instance and let the domain's `decide_on` read them.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from sqlalchemy.engine import Connection
 from flowledger.core import commands as cmd
 from flowledger.core import decide, views
 from flowledger.core.errors import NotFound, Rejected
+from flowledger.core.session import InstanceSession
 from flowledger.eventlog import ConcurrencyError
 from flowledger.projections import queries
 
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
+from .on_instance import decided_on
 
 
 def start(unit: UnitOfWork, command: cmd.StartProcessInstance) -> views.ProcessInstance:
@@ -58,8 +61,8 @@ def _still_deployed(definition_id: str, conn: Connection) -> None:
         raise ConcurrencyError(definition_id, 0)
 
 
-def delete(unit: UnitOfWork, command: cmd.DeleteProcessInstance) -> None:
-    decide.delete_instance(unit.instance(command.process_instance_id), command.reason)
+def _instance(unit: UnitOfWork, command: cmd.DeleteProcessInstance) -> InstanceSession:
+    return unit.instance(command.process_instance_id)
 
 
 def delete_history(unit: UnitOfWork, command: cmd.DeleteHistoricProcessInstance) -> None:
@@ -73,14 +76,13 @@ def delete_history(unit: UnitOfWork, command: cmd.DeleteHistoricProcessInstance)
     decide.delete_history(session, deleted_with_deployment=gone)
 
 
-def trigger(unit: UnitOfWork, command: cmd.Trigger) -> None:
-    session = unit.instance_owning("Execution", command.execution_id)
-    decide.trigger(session, command.execution_id, command.variables)
+def _execution_owner(unit: UnitOfWork, command: cmd.Trigger) -> InstanceSession:
+    return unit.instance_owning("Execution", command.execution_id)
 
 
 HANDLERS = (
     Handler(cmd.StartProcessInstance, start, result=views.ProcessInstance),
-    Handler(cmd.DeleteProcessInstance, delete),
+    decided_on(cmd.DeleteProcessInstance, _instance),
     Handler(cmd.DeleteHistoricProcessInstance, delete_history),
-    Handler(cmd.Trigger, trigger),
+    decided_on(cmd.Trigger, _execution_owner),
 )

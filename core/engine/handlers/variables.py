@@ -1,44 +1,32 @@
 """Handlers of the variable commands: set and remove variables of an execution or a user task.
 
 A command names either an execution (Camunda's runtimeService) or a task (taskService); the
-handler finds the instance that owns it and lets `decide` apply Camunda's scoping rules.
+handler finds the instance that owns it, and the domain's `decide_on` applies Camunda's scoping
+rules.
 """
 
 from __future__ import annotations
 
 from flowledger.core import commands as cmd
-from flowledger.core import decide
+from flowledger.core.session import InstanceSession
 
-from ..bus import Handler
 from ..unit_of_work import UnitOfWork
+from .on_instance import decided_on
 from .tasks import TASK_GONE
 
 EXECUTION_GONE = "it does not exist or has ended"
 
 
-def set_variables(unit: UnitOfWork, command: cmd.SetVariables) -> None:
+def _setting_owner(unit: UnitOfWork, command: cmd.SetVariables) -> InstanceSession:
     if command.task_id is not None:
-        session = unit.instance_owning("Task", command.task_id)
-        # decide reads the task's execution itself: no execution id to give it
-        decide.set_variables(
-            session, "", command.variables, local=command.local, task_id=command.task_id
-        )
-        return
-    execution_id = _execution_id(command)
-    session = unit.instance_owning("Execution", execution_id, EXECUTION_GONE)
-    decide.set_variables(session, execution_id, command.variables, local=command.local)
+        return unit.instance_owning("Task", command.task_id)
+    return unit.instance_owning("Execution", _execution_id(command), EXECUTION_GONE)
 
 
-def remove_variables(unit: UnitOfWork, command: cmd.RemoveVariables) -> None:
+def _removing_owner(unit: UnitOfWork, command: cmd.RemoveVariables) -> InstanceSession:
     if command.task_id is not None:
-        session = unit.instance_owning("Task", command.task_id, TASK_GONE)
-        decide.remove_variables(
-            session, "", command.names, local=command.local, task_id=command.task_id
-        )
-        return
-    execution_id = _execution_id(command)
-    session = unit.instance_owning("Execution", execution_id, EXECUTION_GONE)
-    decide.remove_variables(session, execution_id, command.names, local=command.local)
+        return unit.instance_owning("Task", command.task_id, TASK_GONE)
+    return unit.instance_owning("Execution", _execution_id(command), EXECUTION_GONE)
 
 
 def _execution_id(command: cmd.SetVariables | cmd.RemoveVariables) -> str:
@@ -48,6 +36,6 @@ def _execution_id(command: cmd.SetVariables | cmd.RemoveVariables) -> str:
 
 
 HANDLERS = (
-    Handler(cmd.SetVariables, set_variables),
-    Handler(cmd.RemoveVariables, remove_variables),
+    decided_on(cmd.SetVariables, _setting_owner),
+    decided_on(cmd.RemoveVariables, _removing_owner),
 )
