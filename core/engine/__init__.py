@@ -6,7 +6,23 @@ projected from it; queries, audit and the async history follower.
 folds streams. Users import `Engine` from `flowledger`; the REST layer and the CLI from here.
 """
 
-from flowledger.core.engine.facade import Engine
+from typing import TYPE_CHECKING, Any
+
 from flowledger.eventlog import ConcurrencyError
+
+if TYPE_CHECKING:
+    from flowledger.core.engine.facade import Engine
+
+
+def __getattr__(name: str) -> Any:
+    # Loaded on first use: the history follower runs as `python -m
+    # flowledger.core.engine.history_worker`, and the facade imports that module; importing it
+    # with the package would load it twice (once as __main__), which runpy warns about.
+    if name == "Engine":
+        from flowledger.core.engine.facade import Engine
+
+        return Engine
+    raise AttributeError(f"module 'flowledger.core.engine' has no attribute {name!r}")
+
 
 __all__ = ["ConcurrencyError", "Engine"]

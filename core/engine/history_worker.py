@@ -339,6 +339,14 @@ def _stdin_closed(timeout: float) -> bool:
 
 
 def main(argv: list[str]) -> int:
+    # Started by the engine (HistoryProcess), never by hand: say so rather than fail obscurely.
+    if len(argv) != 2 or URL_VARIABLE not in os.environ:
+        print(
+            "the history follower is started by the engine (Engine(history_mode='async')), "
+            f"with a history level, a SQLite synchronous mode and ${URL_VARIABLE}",
+            file=sys.stderr,
+        )
+        return 2
     history_level, sqlite_synchronous = argv
     url = os.environ[URL_VARIABLE]
     logging.basicConfig(level=logging.WARNING, format="flowledger history: %(message)s")

@@ -167,6 +167,7 @@ def test_the_engine_runs_with_async_history_beside_a_users_own_core_tools_and_mi
     # history written by the follower process, which is running and has caught up
     assert done.stdout.split() == ["1", "A", "async", "running", "0"]
     assert "imported" not in done.stderr
+    assert "Warning" not in done.stderr  # e.g. runpy's, had the follower's module loaded twice
 
 
 def test_the_flowledger_command_runs_from_that_directory(installed: Installed) -> None:
