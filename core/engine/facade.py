@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import atexit
 import copy
-import threading
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
@@ -23,7 +22,6 @@ from flowledger.core import commands as cmd
 from flowledger.core import views
 from flowledger.core.clock import Clock, SystemClock
 from flowledger.core.errors import NotFound, Rejected, SchemaMismatch
-from flowledger.core.model import ProcessModel
 from flowledger.core.state import InstanceState
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.eventlog import EventStore
@@ -36,10 +34,9 @@ from .connections import Connections
 from .database import create_database, is_memory_url
 from .handlers import HANDLERS
 from .history_lifecycle import HistoryLifecycle, check_mode
-from .history_worker import HistoryProcess, HistoryThread
 from .queries import Queries
 from .repository import Repository
-from .state_cache import DEFAULT_MAX_BYTES, Cached, StateCache
+from .state_cache import DEFAULT_MAX_BYTES
 from .unit_of_work import Wiring
 
 DEFAULT_URL = "sqlite:///flowledger.db"
@@ -671,41 +668,6 @@ class Engine:
         """Rewrite every ACT_* table from the log, in one transaction: for a schema change, a new
         history level, or tables someone edited by hand. Commands wait until it is done."""
         return self._audit.rebuild_projections()
-
-    # -- internals the tests inspect (states, snapshots, the log beneath the facade) ---------
-
-    @property
-    def _lock(self) -> threading.RLock:
-        return self._db.lock
-
-    @property
-    def _cache(self) -> StateCache:
-        return self._repository.cache
-
-    @property
-    def _models(self) -> dict[str, ProcessModel]:
-        return self._repository.models
-
-    @property
-    def _history_worker(self) -> HistoryThread | HistoryProcess | None:
-        return self._history.worker
-
-    def _load(self, conn: Connection, stream_id: str) -> Cached | None:
-        return self._repository.load(conn, stream_id)
-
-    def _read(self) -> AbstractContextManager[Connection]:
-        return self._db.read()
-
-    def _write(self) -> AbstractContextManager[Connection]:
-        return self._db.write()
-
-    def _verify(
-        self,
-        conn: Connection,
-        expect_anchor: str | None,
-        progress: Callable[[int, int], None] | None,
-    ) -> views.VerificationReport:
-        return self._audit.verify_on(conn, expect_anchor, progress)
 
 
 def _resources(source: Source) -> list[cmd.ResourceInput]:

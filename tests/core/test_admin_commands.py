@@ -560,7 +560,7 @@ def test_a_purge_applies_after_the_changes_before_it_and_before_those_after_it(
     assert merged.rows["ACT_GE_BYTEARRAY"] == {}
 
     sql = SqlRowStore()
-    with engine._write() as conn:
+    with engine._db.write() as conn:
         sql.apply(conn, stored)
         sql.apply(conn, batch)
     live = {r["ID_"]: r["STATE_"] for r in rows(engine, ACT_HI_VARINST)}

@@ -86,7 +86,7 @@ def test_replay_gives_the_state_at_any_position(engine: Engine) -> None:
     engine.complete_task(task_named(engine, pi.id, "Bill"))
 
     now = engine.replay(pi.id)
-    assert now == engine._cache[pi.id].state
+    assert now == engine._repository.cache[pi.id].state
     assert sorted(t.name or "" for t in now.tasks.values()) == ["Archive"]
 
     completed_ship = next(e for e in engine.events(pi.id) if e.type == "TaskCompleted")
@@ -232,7 +232,7 @@ def test_a_new_engine_loads_state_from_a_snapshot_and_the_tail(
     with Engine(db_url, clock=clock) as second:
         assert open_task_names(second, pi.id) == ["Bill"]
         second.complete_task(task_named(second, pi.id, "Bill"))
-        assert second._cache[pi.id].state == second.replay(pi.id)
+        assert second._repository.cache[pi.id].state == second.replay(pi.id)
         assert second.verify().problems == []
 
 

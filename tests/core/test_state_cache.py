@@ -39,7 +39,7 @@ def test_instances_with_large_variables_do_not_grow_the_cache_past_its_budget(
         finally:
             tracemalloc.stop()
         # Twenty 1 MB states would be 20 MB and more; the cache keeps about its budget.
-        assert engine._cache.bytes <= budget
+        assert engine._repository.cache.bytes <= budget
         assert retained < budget + 6 * MB, retained
         # An evicted state is read back from the log when a command needs it.
         first = started[0]
@@ -55,8 +55,8 @@ def test_a_state_larger_than_an_eighth_of_the_budget_is_not_kept(tmp_path: Path)
         large = engine.start_process_instance(
             "userTaskAssignment", {**START_VARIABLES, "big": ["y" * MB]}
         ).id
-        assert small in engine._cache
-        assert large not in engine._cache
+        assert small in engine._repository.cache
+        assert large not in engine._repository.cache
         assert engine.get_variable(large, "big") == ["y" * MB]
 
 
@@ -64,10 +64,10 @@ def test_the_size_estimate_counts_variable_values() -> None:
     with Engine("sqlite://") as engine:
         engine.deploy(bpmn("user_task_assignment.bpmn"))
         pi = engine.start_process_instance("userTaskAssignment", START_VARIABLES).id
-        before = engine._cache.peek(pi)
+        before = engine._repository.cache.peek(pi)
         assert before is not None
         engine.set_variables(pi, {"note": {"text": "z" * 100_000}})
-        after = engine._cache.peek(pi)
+        after = engine._repository.cache.peek(pi)
         assert after is not None
         assert after.size - before.size >= 100_000  # sizes as measured when each was cached
         assert after.size == state_size(after.state)
@@ -79,7 +79,7 @@ def test_least_recently_used_states_leave_first() -> None:
         ids = [
             engine.start_process_instance("userTaskAssignment", START_VARIABLES).id for _ in "abc"
         ]
-        entries = [engine._cache.peek(i) for i in ids]
+        entries = [engine._repository.cache.peek(i) for i in ids]
     cache = StateCache(max_states=3, max_bytes=10 * MB)
     for i, entry in zip(ids, entries, strict=True):
         assert entry is not None

@@ -153,7 +153,7 @@ def test_service_tasks_call_registered_delegates_and_record_their_results(engine
         "sendTask",
     ]
     # replay never calls delegates: the recorded events alone give the same state
-    assert engine.replay(pi.id) == engine._cache[pi.id].state
+    assert engine.replay(pi.id) == engine._repository.cache[pi.id].state
     assert len(calls) == 2
 
 

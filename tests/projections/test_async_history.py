@@ -83,7 +83,7 @@ def new_clock() -> ControllableClock:
 
 
 def child_of(flow: Engine) -> subprocess.Popen[bytes]:
-    worker = flow._history_worker
+    worker = flow._history.worker
     assert isinstance(worker, HistoryProcess), worker
     child = worker._child
     assert child is not None
@@ -311,7 +311,7 @@ PARENT = """
 import sys
 from flowledger import Engine
 engine = Engine(sys.argv[1], history_mode="async")
-print(engine._history_worker._child.pid, flush=True)
+print(engine._history.worker._child.pid, flush=True)
 sys.stdin.read()
 """
 
@@ -589,16 +589,16 @@ def test_a_rebuild_and_a_follower_batch_prepared_before_it(
 def test_in_memory_sqlite_follows_in_a_thread() -> None:
     clock = new_clock()
     flow = Engine("sqlite://", clock=clock, history_mode="async")
-    worker = flow._history_worker
+    worker = flow._history.worker
     assert isinstance(worker, HistoryThread)
 
     def locked(read: Callable[[], Any]) -> Any:
         # Reads share the thread's one connection: read only while it cannot step (it steps
         # under the engine lock); see test_a_read_during_a_history_batch_...
-        with flow._lock:
+        with flow._db.lock:
             return read()
 
-    with flow._lock:  # the thread cannot move meanwhile
+    with flow._db.lock:  # the thread cannot move meanwhile
         pi = few_commands(flow, clock)
         assert flow.history_lag() > 0
     wait_until(lambda: locked(flow.history_lag) == 0, "the history thread to project the log")
@@ -625,10 +625,10 @@ def test_a_read_during_a_history_batch_neither_fails_nor_loses_history(
     monkeypatch.setattr(SqlRowStore, "run", staticmethod(run_then_wait))
     clock = new_clock()
     flow = Engine("sqlite://", clock=clock, history_mode="async")
-    worker = flow._history_worker
+    worker = flow._history.worker
     assert isinstance(worker, HistoryThread)
     try:
-        with flow._lock:
+        with flow._db.lock:
             pi = few_commands(flow, clock)
         wait_until(rows_written.is_set, "the history thread to write a batch")
         read_error: Exception | None = None

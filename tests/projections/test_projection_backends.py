@@ -598,7 +598,7 @@ class ProjectionContract:
     def test_replay_equals_live_state_and_goes_back_in_time(self, run: Run) -> None:
         flow = run.flow
         for instance in (run.done, run.middle, run.rejected):
-            assert flow.replay(instance) == flow._cache[instance].state
+            assert flow.replay(instance) == flow._repository.cache[instance].state
         events = flow.events(run.middle)
         started = max(e.position for e in events if e.command_type == "StartProcessInstance")
         then = flow.replay(run.middle, until_position=started)

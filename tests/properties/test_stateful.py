@@ -159,7 +159,7 @@ class EngineMachine(RuleBasedStateMachine):
                 yield pid, state
 
     def head(self) -> int:
-        with self.engine._read() as conn:
+        with self.engine._db.read() as conn:
             return self.engine._store.head_position(conn)
 
     def command(self, pid: str | None, action: Callable[[], object], *, may_fail: bool) -> bool:
@@ -174,7 +174,7 @@ class EngineMachine(RuleBasedStateMachine):
                 raise
             assert self.head() == before_head, "a rejected command appended events"
             if pid is not None:
-                cached = self.engine._cache.get(pid)
+                cached = self.engine._repository.cache.get(pid)
                 if cached is not None and cached.version == self.live(pid).version:
                     assert cached.state == self.live(pid), "a refused command changed the state"
             return False
@@ -442,7 +442,7 @@ class EngineMachine(RuleBasedStateMachine):
             self.engine = Engine(self.url, clock=self.clock)
             self.restarted_at = self.steps
         else:
-            self.engine._cache.clear()
+            self.engine._repository.cache.clear()
         self.touched.update(self.instances)
 
     @rule()
@@ -463,18 +463,18 @@ class EngineMachine(RuleBasedStateMachine):
             if pid not in touched:
                 continue
             replayed = self.live(pid)
-            cached = engine._cache.get(pid)
+            cached = engine._repository.cache.get(pid)
             if cached is None:  # evicted, or a refused command dropped it: load as a command would
-                with engine._read() as conn:
-                    cached = engine._load(conn, pid)
+                with engine._db.read() as conn:
+                    cached = engine._repository.load(conn, pid)
                 assert cached is not None, f"instance {pid} cannot be loaded"
             if pid in written:
                 assert cached.version == replayed.version, f"{pid}: the writer's cache is behind"
             # A node's cache may lag behind what the other node wrote; when current, it agrees.
-            for node_cache in (cached, self.other._cache.get(pid)):
+            for node_cache in (cached, self.other._repository.cache.get(pid)):
                 if node_cache is not None and node_cache.version == replayed.version:
                     assert node_cache.state == replayed, f"{pid}: replay differs from live state"
-            with engine._read() as conn:
+            with engine._db.read() as conn:
                 snapshot = engine._store.load_snapshot(conn, pid, STATE_SCHEMA)
                 if snapshot is not None:
                     tail: InstanceState | None = decode_state(snapshot.state)
@@ -591,7 +591,7 @@ def test_generated_models_deploy_and_start(
     instance = shared_engine.start_process_instance(definition_id=definition.id, variables=start)
     state = shared_engine.replay(instance.id)
     assert state.status in ("ACTIVE", "COMPLETED")
-    nodes = shared_engine._models[definition.id].activities.values()
+    nodes = shared_engine._repository.models[definition.id].activities.values()
     assert len([a for a in nodes if not a.type.endswith(("startEvent", "EndEvent"))]) <= (
         MAX_ACTIVITIES
     )
@@ -675,7 +675,7 @@ def test_non_finite_double_survives_replay(fresh_engine: Engine, value: float) -
     pid = fresh_engine.start_process_instance("proc0").id
     with contextlib.suppress(FlowledgerError):  # refusing the value would be fine too
         fresh_engine.set_variables(pid, {"d": value})
-    live = fresh_engine._cache.get(pid)
+    live = fresh_engine._repository.cache.get(pid)
     if live is not None:  # compared as bytes: nan != nan
         assert encode_state(fresh_engine.replay(pid)) == encode_state(live.state)
     assert fresh_engine.verify().problems == []
@@ -686,7 +686,7 @@ def test_infinite_script_result_survives_replay(fresh_engine: Engine) -> None:
     fresh_engine.deploy(DOUBLING_SCRIPT)
     with contextlib.suppress(FlowledgerError):  # refusing to start would be fine too
         pid = fresh_engine.start_process_instance("proc0", {"n": 1e308}).id
-        assert fresh_engine.replay(pid) == fresh_engine._cache[pid].state
+        assert fresh_engine.replay(pid) == fresh_engine._repository.cache[pid].state
     assert fresh_engine.verify().problems == []
 
 

@@ -58,7 +58,7 @@ def test_a_view_shares_the_engine_and_closing_it_closes_nothing(engine: Engine) 
     engine.deploy(bpmn("pass_through_activities.bpmn"))
     with engine.acting_as("alice") as view:
         started = view.start_process_instance("passThrough")
-        assert started.id in engine._cache  # the view decided through the engine's cache
+        assert started.id in engine._repository.cache  # the view decided through the engine's cache
     assert view.history_mode == engine.history_mode
     # Both still work after the view's close: it owns no connection and no worker.
     task = task_named(view, started.id, "Wait here")
