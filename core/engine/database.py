@@ -8,11 +8,13 @@ import sqlite3
 import time
 from typing import Any
 
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, make_url
 from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.pool import StaticPool
+
+from .checkpointer import Checkpointer
 
 
 def is_memory_url(url: str) -> bool:
@@ -49,7 +51,21 @@ def begin_immediate(dbapi_connection: Any) -> None:
         dbapi_connection.execute(f"PRAGMA busy_timeout={int(WRITE_LOCK_TIMEOUT * 1000)}")
 
 
-def create_database(url: str, sqlite_synchronous: str = "NORMAL") -> SqlEngine:
+AUTOCHECKPOINT_PAGES = 1000  # SQLite's default, restored when the checkpoint thread is gone
+
+
+def sqlite_file(url: str) -> str | None:
+    """The database file of a SQLite URL; None for other databases and in-memory SQLite."""
+    if not url.startswith("sqlite") or is_memory_url(url):
+        return None
+    return make_url(url).database or None
+
+
+def create_database(
+    url: str, sqlite_synchronous: str = "NORMAL", checkpointer: Checkpointer | None = None
+) -> SqlEngine:
+    """`checkpointer`: a running WAL checkpoint thread on the same file; this engine's
+    connections then leave checkpoints to it, and take them back when it stops."""
     if url.startswith("sqlite"):
         memory = is_memory_url(url)
         kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
@@ -71,13 +87,19 @@ def create_database(url: str, sqlite_synchronous: str = "NORMAL") -> SqlEngine:
                 cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute(f"PRAGMA synchronous={synchronous}")
             cursor.execute(f"PRAGMA busy_timeout={int(WRITE_LOCK_TIMEOUT * 1000)}")
+            if checkpointer is not None and checkpointer.running:
+                cursor.execute("PRAGMA wal_autocheckpoint=0")
             cursor.close()
 
         @sa_event.listens_for(db, "begin")
         def _on_begin(conn: Connection) -> None:
             # Commands take the write lock up front so readers never see half-assigned positions.
             if conn.get_execution_options().get("flowledger_write"):
-                begin_immediate(conn.connection.dbapi_connection)
+                dbapi_connection = conn.connection.dbapi_connection
+                if checkpointer is not None and not checkpointer.running:
+                    # the checkpoint thread is gone: commits fold the log in again, as SQLite's do
+                    conn.exec_driver_sql(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")
+                begin_immediate(dbapi_connection)
             else:
                 conn.exec_driver_sql("BEGIN")
 

@@ -29,9 +29,10 @@ from flowledger.projections.changes import SqlRowStore
 
 from .audit import Audit
 from .bus import CommandBus
+from .checkpointer import Checkpointer
 from .codec import make_codec
 from .connections import Connections
-from .database import create_database, is_memory_url
+from .database import create_database, is_memory_url, sqlite_file
 from .handlers import HANDLERS
 from .history_lifecycle import HistoryLifecycle, check_mode
 from .queries import Queries
@@ -67,11 +68,14 @@ class Engine:
         self.clock: Clock = clock or SystemClock()
         self.allow_scripts = allow_scripts
         self.history_level = history_level
-        db = create_database(self.url, sqlite_synchronous)
+        self._checkpointer = _start_checkpointer(self.url)
+        db = create_database(self.url, sqlite_synchronous, self._checkpointer)
         try:
             migrations.upgrade(db)
         except migrations.UnknownSchema as exc:
             db.dispose()
+            if self._checkpointer is not None:
+                self._checkpointer.stop()
             raise SchemaMismatch(str(exc)) from None
         self._store = EventStore(db.dialect.name)
         self._codec = make_codec()
@@ -101,6 +105,8 @@ class Engine:
             allow_scripts,
         )
         self._bus = CommandBus(HANDLERS, self._db, wiring, self.clock)
+        if self._checkpointer is not None:
+            self._bus.add_commit_listener(self._checkpointer.committed)
         self._queries = Queries(self._db, self._repository)
         self._audit = Audit(
             self._db, self._store, self._codec, rows, self._repository, self._history
@@ -122,6 +128,8 @@ class Engine:
         if not self._owner:
             return
         self._history.stop()
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
         self._db.close()
 
     def __enter__(self) -> Engine:
@@ -688,6 +696,15 @@ def _resources(source: Source) -> list[cmd.ResourceInput]:
             raise NotFound("BPMN file", source)
         return [cmd.ResourceInput(path.name, path.read_bytes())]
     return [cmd.ResourceInput(name, data(value)) for name, value in source]
+
+
+def _start_checkpointer(url: str) -> Checkpointer | None:
+    """A WAL checkpoint thread for a SQLite file, started; None elsewhere or when it cannot."""
+    path = sqlite_file(url)
+    if path is None:
+        return None
+    checkpointer = Checkpointer(path)
+    return checkpointer if checkpointer.start() else None
 
 
 def _close_at_exit(ref: weakref.ref[Engine]) -> None:
