@@ -6,7 +6,8 @@ usertask_gateway instance's time). The engine's own connections turn that off (c
 `autocheckpoint=False`) and this thread does the same PASSIVE checkpoint on its own connection,
 a few times a second while commands commit. PASSIVE never waits for readers or writers, so
 neither waits for it. Other processes on the file (the history follower, a CLI) keep SQLite's
-automatic checkpoints.
+automatic checkpoints, and so do engines with synchronous=FULL or EXTRA, where a commit's own
+sync dominates and a checkpoint beside it slows the commits down.
 
 The thread also checkpoints once a second without being told: rebuilds and migrations write
 outside the command path. A checkpoint that fails is logged and retried at the next round; if

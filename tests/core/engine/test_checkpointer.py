@@ -98,3 +98,11 @@ def test_an_engine_whose_thread_cannot_start_keeps_sqlites_own_checkpoints(
 def test_no_thread_for_databases_without_a_wal_file() -> None:
     with Engine("sqlite://") as engine:
         assert engine._checkpointer is None
+
+
+def test_no_thread_when_every_commit_syncs(tmp_path: Path) -> None:
+    with Engine(f"sqlite:///{tmp_path / 'full.db'}", sqlite_synchronous="FULL") as engine:
+        assert engine._checkpointer is None
+        engine.deploy(BPMN)
+        run_instances(engine, 1)
+        assert autocheckpoint(engine) == 1000
