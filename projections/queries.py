@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
+import msgspec
 from sqlalchemy import Select, Table, and_, bindparam, exists, func, or_, select
 from sqlalchemy.engine import Connection
 
@@ -206,21 +207,18 @@ def running_process_instances(
     return [(r[0], r[1]) for r in conn.execute(stmt)]
 
 
+V = TypeVar("V", bound=msgspec.Struct)
+
+
+def view(cls: type[V], row: object) -> V:
+    """The view of a search row: the view's fields, which the row has under the same names."""
+    return cls(**{name: getattr(row, name) for name in cls.__struct_fields__})
+
+
 def executions(conn: Connection, process_instance_id: str) -> list[views.Execution]:
     query = runtime.ExecutionQuery(process_instance_id=process_instance_id)
-    return [
-        views.Execution(
-            id=row.id,
-            process_instance_id=row.process_instance_id,
-            parent_id=row.parent_id,
-            activity_id=row.activity_id,
-            activity_instance_id=row.activity_instance_id,
-            is_active=row.is_active,
-            is_concurrent=row.is_concurrent,
-            is_scope=row.is_scope,
-        )
-        for row in find(conn, runtime.EXECUTIONS, query)
-    ]
+    rows = find(conn, runtime.EXECUTIONS, query)
+    return [view(views.Execution, row) for row in rows]
 
 
 def _task_query(
@@ -475,74 +473,30 @@ def historic_process_instances(
         finished=finished is True,
         unfinished=finished is False,
     )
-    out = []
-    for row in find(conn, historic.PROCESS_INSTANCES, query):
-        out.append(
-            views.HistoricProcessInstance(
-                id=row.id,
-                business_key=row.business_key,
-                process_definition_id=row.process_definition_id,
-                process_definition_key=row.process_definition_key,
-                start_time=row.start_time,
-                end_time=row.end_time,
-                duration_in_millis=row.duration_in_millis,
-                start_activity_id=row.start_activity_id,
-                end_activity_id=row.end_activity_id,
-                delete_reason=row.delete_reason,
-                state=row.state,
-            )
-        )
-    return out
+    return [
+        view(views.HistoricProcessInstance, row)
+        for row in find(conn, historic.PROCESS_INSTANCES, query)
+    ]
 
 
 def historic_activity_instances(
     conn: Connection, process_instance_id: str
 ) -> list[views.HistoricActivityInstance]:
     query = historic.HistoricActivityInstanceQuery(process_instance_id=process_instance_id)
-    out = []
-    for row in find(conn, historic.ACTIVITY_INSTANCES, query):
-        out.append(
-            views.HistoricActivityInstance(
-                id=row.id,
-                activity_id=row.activity_id,
-                activity_name=row.activity_name,
-                activity_type=row.activity_type,
-                parent_activity_instance_id=row.parent_activity_instance_id,
-                execution_id=row.execution_id,
-                process_instance_id=row.process_instance_id,
-                start_time=row.start_time,
-                end_time=row.end_time,
-                duration_in_millis=row.duration_in_millis,
-                task_id=row.task_id,
-                assignee=row.assignee,
-                canceled=row.canceled,
-                complete_scope=row.complete_scope,
-            )
-        )
-    return out
+    return [
+        view(views.HistoricActivityInstance, row)
+        for row in find(conn, historic.ACTIVITY_INSTANCES, query)
+    ]
 
 
 def historic_task_instances(
     conn: Connection, process_instance_id: str | None = None
 ) -> list[views.HistoricTaskInstance]:
     query = historic_tasks.HistoricTaskInstanceQuery(process_instance_id=process_instance_id)
-    out = []
-    for row in find(conn, historic_tasks.TASK_INSTANCES, query):
-        out.append(
-            views.HistoricTaskInstance(
-                id=row.id,
-                name=row.name,
-                task_definition_key=row.task_definition_key,
-                process_instance_id=row.process_instance_id,
-                assignee=row.assignee,
-                start_time=row.start_time,
-                end_time=row.end_time,
-                duration=row.duration,
-                delete_reason=row.delete_reason,
-                task_state=row.task_state,
-            )
-        )
-    return out
+    return [
+        view(views.HistoricTaskInstance, row)
+        for row in find(conn, historic_tasks.TASK_INSTANCES, query)
+    ]
 
 
 def historic_variable_rows(
