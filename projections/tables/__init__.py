@@ -14,6 +14,7 @@ from flowledger.projections.tables.history import (
 )
 from flowledger.projections.tables.repository import (
     ACT_GE_BYTEARRAY,
+    ACT_GE_PROPERTY,
     ACT_RE_DEPLOYMENT,
     ACT_RE_PROCDEF,
 )
@@ -38,6 +39,7 @@ HISTORY_TABLES = (ACT_HI_PROCINST, ACT_HI_ACTINST, ACT_HI_TASKINST, ACT_HI_VARIN
 
 __all__ = [
     "ACT_GE_BYTEARRAY",
+    "ACT_GE_PROPERTY",
     "ACT_HI_ACTINST",
     "ACT_HI_DETAIL",
     "ACT_HI_PROCINST",

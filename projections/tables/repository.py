@@ -1,6 +1,7 @@
-"""Repository tables: ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF and ACT_GE_BYTEARRAY, as in Camunda 7.24.
+"""Repository tables: ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_GE_BYTEARRAY and ACT_GE_PROPERTY.
 
-Definitions only (SQLAlchemy Core); `migrations/versions/0002_act_tables.py` creates them.
+As in Camunda 7.24. Definitions only (SQLAlchemy Core); `migrations/versions/0002_act_tables.py`
+creates the first three, `0005_history_level.py` the property table.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import sqlalchemy as sa
 from flowledger.projections.tables.types import (
     V64,
     V255,
+    V300,
     V4000,
     Blob,
     Bool,
@@ -69,4 +71,13 @@ ACT_RE_PROCDEF = act_table(
     index("ACT_IDX_PROCDEF_VER_TAG", "VERSION_TAG_"),
     # Not in Camunda (which has no unique key here either): latest version of a key.
     index("ACT_IDX_RE_PROCDEF_KEY_VERSION", "KEY_", "VERSION_"),
+)
+
+# Engine properties, as Camunda keeps them. Not a projection of the log: a rebuild keeps it.
+# flowledger writes one row, `historyLevel` (0..3), the level its history tables are built at.
+ACT_GE_PROPERTY = act_table(
+    "ACT_GE_PROPERTY",
+    column("NAME_", V64, primary_key=True),
+    column("VALUE_", V300),
+    column("REV_", sa.Integer),
 )

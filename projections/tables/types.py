@@ -38,6 +38,7 @@ V20 = varchar(20)
 V64 = varchar(64)
 V100 = varchar(100)
 V255 = varchar(255)
+V300 = varchar(300)
 V4000 = varchar(4000)
 
 # Table options for MySQL/MariaDB, as in Camunda's scripts (`ENGINE=InnoDB ... COLLATE utf8_bin`):

@@ -38,6 +38,7 @@ MARIADB_URL = "mysql+pymysql://root@127.0.0.1:3306/test"
 # Copied from shared/reference/camunda7.md §1 (Camunda 7.24's PostgreSQL create scripts), in
 # script order: `NAME_ type [NN] [(unique)] [dflt value]`. A drift of the metadata is caught here.
 CAMUNDA_COLUMNS: dict[str, str] = {
+    "ACT_GE_PROPERTY": "NAME_ v64 NN, VALUE_ v300, REV_ int",
     "ACT_GE_BYTEARRAY": (
         "ID_ v64, REV_ int, NAME_ v255, DEPLOYMENT_ID_ v64, BYTES_ bytea, GENERATED_ bool, "
         "TENANT_ID_ v64, TYPE_ int, CREATE_TIME_ ts, ROOT_PROC_INST_ID_ v64, REMOVAL_TIME_ ts"
@@ -125,6 +126,7 @@ CAMUNDA_COLUMNS: dict[str, str] = {
 # Runtime and history keep only the indexes flowledger queries (migration 0003 dropped others).
 EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
     "ACT_GE_BYTEARRAY": {"ACT_IDX_BYTEAR_DEPL": ("DEPLOYMENT_ID_",)},
+    "ACT_GE_PROPERTY": {},
     "ACT_RE_DEPLOYMENT": {},
     "ACT_RE_PROCDEF": {
         "ACT_IDX_PROCDEF_DEPLOYMENT_ID": ("DEPLOYMENT_ID_",),
@@ -218,7 +220,7 @@ def _type_code(type_: sa.types.TypeEngine[Any]) -> str:
 # Metadata only
 
 
-def test_metadata_holds_the_thirteen_tables_in_their_groups() -> None:
+def test_metadata_holds_the_fourteen_tables_in_their_groups() -> None:
     grouped = [*REPOSITORY_TABLES, *RUNTIME_TABLES, *HISTORY_TABLES]
     assert [t.name for t in grouped] == [
         "ACT_RE_DEPLOYMENT",
@@ -235,7 +237,9 @@ def test_metadata_holds_the_thirteen_tables_in_their_groups() -> None:
         "ACT_HI_VARINST",
         "ACT_HI_DETAIL",
     ]
-    assert set(metadata.tables) == set(CAMUNDA_COLUMNS) == {t.name for t in grouped}
+    # The property table is the engine's configuration, not a projection: no rebuild clears it.
+    projected = {t.name for t in grouped}
+    assert set(metadata.tables) == set(CAMUNDA_COLUMNS) == projected | {"ACT_GE_PROPERTY"}
 
 
 @pytest.mark.parametrize("table_name", sorted(CAMUNDA_COLUMNS))
@@ -247,7 +251,8 @@ def test_metadata_columns_match_camunda(table_name: str) -> None:
         where = f"{table_name}.{column.name}"
         assert _type_code(column.type) == spec["type"], where
         assert column.nullable is not spec["nn"], where
-        assert column.primary_key is (column.name == "ID_"), where
+        key = "NAME_" if table_name == "ACT_GE_PROPERTY" else "ID_"  # camunda7.md §1
+        assert column.primary_key is (column.name == key), where
         default = column.server_default
         if spec["default"] is None:
             assert default is None, where
