@@ -9,6 +9,7 @@ from .clock import ControllableClock, SystemClock
 from .errors import (
     BpmnError,
     FlowledgerError,
+    HistoryLevelMismatch,
     InvalidValue,
     ModelError,
     NotFound,
@@ -23,6 +24,7 @@ __all__ = [
     "BpmnError",
     "ControllableClock",
     "FlowledgerError",
+    "HistoryLevelMismatch",
     "InvalidValue",
     "ModelError",
     "NotFound",

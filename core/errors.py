@@ -10,6 +10,7 @@ from dataclasses import dataclass
 __all__ = [
     "BpmnError",
     "FlowledgerError",
+    "HistoryLevelMismatch",
     "InvalidValue",
     "ModelError",
     "ModelProblem",
@@ -90,6 +91,10 @@ class ProcessEngineError(FlowledgerError):
 
 class SchemaMismatch(FlowledgerError):
     """The database's tables were made by a flowledger version this one cannot work with."""
+
+
+class HistoryLevelMismatch(SchemaMismatch):
+    """The engine asks for another history level than the database's history tables hold."""
 
 
 class BpmnError(Exception):

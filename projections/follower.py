@@ -19,7 +19,8 @@ from flowledger.core.state import InstanceState
 from flowledger.eventlog import EventStore
 
 from .changes import ChangeSet, SqlRowStore, WritePlan
-from .history import HistoryProjector
+from .history import HISTORY_LEVELS, HistoryProjector
+from .properties import stored_history_level
 from .replay import Replayer, state_at
 
 CHECKPOINT = "history"
@@ -87,7 +88,20 @@ class HistoryFollower:
         self._codec = codec
         self._rows = rows
         self._conn: Connection | None = None
+        self.use(history)
+
+    def use(self, history: HistoryProjector) -> None:
+        """Project with `history` from the next batch on (the history level changed)."""
+        self._history = history
         self._replayer = Replayer(self._load, history=history, runtime=False, repository=False)
+
+    def _follow_level(self, conn: Connection) -> None:
+        """Project at the level the tables are built at now: an engine may have rebuilt them at
+        another one (`Engine.set_history_level`) since this follower started. That rebuild also
+        moved the checkpoint, so a batch prepared at the old level is never written."""
+        level = stored_history_level(conn)
+        if level is not None and HISTORY_LEVELS[level] != self._history.level:
+            self.use(HistoryProjector(level))
 
     def start_at_head(self, conn: Connection, now: datetime) -> CheckpointStatus | None:
         """Begin following where the log ends now, unless a checkpoint exists already; a
@@ -142,6 +156,7 @@ class HistoryFollower:
         found = self.status(conn)
         if found is None or found.status == FAILED:
             return None
+        self._follow_level(conn)
         position = found.position
         changes = ChangeSet()
         projected = 0

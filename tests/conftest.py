@@ -29,5 +29,12 @@ def engine(db_url: str, clock: ControllableClock) -> Iterator[Engine]:
         yield e
 
 
+@pytest.fixture
+def full_engine(db_url: str, clock: ControllableClock) -> Iterator[Engine]:
+    """An engine at history level full (the default is audit): ACT_HI_DETAIL rows too."""
+    with Engine(db_url, clock=clock, history_level="full") as e:
+        yield e
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     drop_pooled_databases()

@@ -268,6 +268,19 @@ def cmd_verify(args: argparse.Namespace) -> None:
     raise SystemExit(2)
 
 
+def cmd_history_level(args: argparse.Namespace) -> None:
+    with _engine(args) as engine:
+        if args.level is None:
+            print(engine.history_level)
+            return
+        before = engine.history_level
+        report = engine.set_history_level(args.level)
+    print(
+        f"history level {before} -> {args.level}: rebuilt from {report.commits:,} commits "
+        f"({report.events:,} events, {report.rows_written:,} rows written)"
+    )
+
+
 def cmd_migrate(args: argparse.Namespace) -> None:
     with _engine(args):
         print("database is at the newest schema revision")
@@ -402,6 +415,15 @@ def build_parser() -> argparse.ArgumentParser:
         "that position must still digest to it",
     )
     p.set_defaults(func=cmd_verify)
+    p = sub.add_parser(
+        "history-level",
+        help="show the history level, or rebuild history at another one (nothing is lost)",
+        description="Without LEVEL, print the level the history tables are built at. With it, "
+        "rebuild every table from the event log at LEVEL and record it: raising the level "
+        "fills history for the past too. Stop other engines on the database first.",
+    )
+    p.add_argument("level", nargs="?", choices=["none", "activity", "audit", "full"])
+    p.set_defaults(func=cmd_history_level)
     sub.add_parser("migrate", help="upgrade the database schema").set_defaults(func=cmd_migrate)
     p = sub.add_parser("serve", help="serve the Camunda REST API (engine-rest) over HTTP")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")

@@ -23,6 +23,8 @@ from flowledger.projections import queries
 from flowledger.projections.changes import ChangeSet, SqlRowStore
 from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
 from flowledger.projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
+from flowledger.projections.history import HistoryProjector
+from flowledger.projections.properties import save_history_level
 from flowledger.projections.replay import Replayer
 from flowledger.projections.tables import HISTORY_TABLES, REPOSITORY_TABLES, RUNTIME_TABLES
 
@@ -126,10 +128,17 @@ class Audit:
             self._repository.forget(stream_id)
         return report
 
-    def rebuild_projections(self) -> views.RebuildReport:
+    def rebuild_projections(self, history_level: str | None = None) -> views.RebuildReport:
+        """Every projected table rebuilt from the log; at `history_level` when given, which is
+        then recorded as the level the history tables hold (in the same transaction)."""
         tables = (*HISTORY_TABLES, *RUNTIME_TABLES, *REPOSITORY_TABLES)
+        projector = self._history.projector
+        if history_level is not None:
+            projector = HistoryProjector(history_level)  # refuses an unknown level first
         with self._db.lock, self._db.write() as conn:
             self._store.lock_head(conn)
+            if history_level is not None:
+                save_history_level(conn, history_level)
             # A history follower's batch prepared before the rebuild must not land in it: it
             # waits on this row lock, then finds the checkpoint moved and drops its batch.
             self._store.checkpoint(conn, HISTORY_CHECKPOINT, lock=True)
@@ -151,7 +160,7 @@ class Audit:
 
             replayer = Replayer(
                 load,
-                history=self._history.projector,
+                history=projector,
                 runtime=True,
                 repository=True,
                 keep=CACHE_SIZE,
@@ -178,6 +187,8 @@ class Audit:
                 self._store.save_checkpoint(
                     conn, HISTORY_CHECKPOINT, head, HISTORY_SCHEMA, wall_clock()
                 )
+        if history_level is not None:
+            self._history.use_level(history_level)
         return views.RebuildReport(commits=commits, events=events, rows_written=rows)
 
 

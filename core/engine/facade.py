@@ -34,7 +34,7 @@ from .codec import make_codec
 from .connections import Connections
 from .database import create_database, is_memory_url, sqlite_file
 from .handlers import HANDLERS
-from .history_lifecycle import HistoryLifecycle, check_mode
+from .history_lifecycle import HistoryLifecycle, check_mode, resolve_level
 from .queries import Queries
 from .repository import Repository
 from .state_cache import DEFAULT_MAX_BYTES
@@ -58,7 +58,7 @@ class Engine:
         *,
         clock: Clock | None = None,
         allow_scripts: bool = False,
-        history_level: str = "full",
+        history_level: str | None = None,
         history_mode: str = "inline",
         sqlite_synchronous: str = "NORMAL",
         cache_bytes: int = DEFAULT_MAX_BYTES,
@@ -67,7 +67,6 @@ class Engine:
         self.url = url or DEFAULT_URL
         self.clock: Clock = clock or SystemClock()
         self.allow_scripts = allow_scripts
-        self.history_level = history_level
         self._checkpointer = _start_checkpointer(self.url, sqlite_synchronous)
         db = create_database(self.url, sqlite_synchronous, self._checkpointer)
         try:
@@ -82,6 +81,13 @@ class Engine:
         rows = SqlRowStore()
         self._delegates: dict[str, Any] = {}
         self._db = Connections(db, is_memory_url(self.url))
+        try:
+            level = resolve_level(self._db, history_level)
+        except BaseException:
+            self._db.close()
+            if self._checkpointer is not None:
+                self._checkpointer.stop()
+            raise
         self._repository = Repository(
             self._store, self._codec, allow_scripts=allow_scripts, cache_bytes=cache_bytes
         )
@@ -90,7 +96,7 @@ class Engine:
             self._store,
             self._codec,
             rows,
-            level=history_level,
+            level=level,
             mode=history_mode,
             url=self.url,
             sqlite_synchronous=sqlite_synchronous,
@@ -673,9 +679,26 @@ class Engine:
         return self._audit.verify(expect_anchor, progress)
 
     def rebuild_projections(self) -> views.RebuildReport:
-        """Rewrite every ACT_* table from the log, in one transaction: for a schema change, a new
-        history level, or tables someone edited by hand. Commands wait until it is done."""
+        """Rewrite every ACT_* table from the log, in one transaction: for a schema change, or
+        tables someone edited by hand. Commands wait until it is done."""
         return self._audit.rebuild_projections()
+
+    @property
+    def history_level(self) -> str:
+        """The level the history tables are built at ('none', 'activity', 'audit', 'full'),
+        recorded in the database (ACT_GE_PROPERTY historyLevel)."""
+        return self._history.level
+
+    def set_history_level(self, level: str) -> views.RebuildReport:
+        """Build history at `level` from now on, and for the past: every table is rebuilt from
+        the log at the new level, in one transaction, and the level recorded with it. Raising
+        it loses nothing (the log holds every change); lowering it drops the rows above it.
+
+        Other engines on the database should be stopped first, as for a schema migration: an
+        engine with inline history keeps writing at the level it opened with until it is
+        started again (`verify` would report its rows). Asynchronous followers switch by
+        themselves with their next batch."""
+        return self._audit.rebuild_projections(history_level=level)
 
 
 def _resources(source: Source) -> list[cmd.ResourceInput]:

@@ -11,7 +11,7 @@ import logging
 from datetime import UTC, datetime
 
 from flowledger.core import views
-from flowledger.core.errors import ProcessEngineError
+from flowledger.core.errors import HistoryLevelMismatch, ProcessEngineError
 from flowledger.eventlog import EventCodec, EventStore
 from flowledger.projections.changes import SqlRowStore
 from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
@@ -22,7 +22,8 @@ from flowledger.projections.follower import (
     HistoryFollower,
     ProjectionFailed,
 )
-from flowledger.projections.history import HistoryProjector
+from flowledger.projections.history import HistoryProjector, history_level
+from flowledger.projections.properties import claim_history_level, stored_history_level
 
 from .connections import Connections
 from .history_worker import HEARTBEAT, PASSING, HistoryProcess, HistoryRunner, HistoryThread
@@ -30,6 +31,9 @@ from .history_worker import HEARTBEAT, PASSING, HistoryProcess, HistoryRunner, H
 log = logging.getLogger("flowledger.engine")
 
 HISTORY_MODES = ("inline", "async")
+# Camunda's default. Every history row can be rebuilt from the log, so the level is a projection
+# choice: raised later (`flowledger history-level full`), history is filled for the past too.
+DEFAULT_HISTORY_LEVEL = "audit"
 # A follower that marked the checkpoint within this many seconds is alive (it marks it every
 # HEARTBEAT seconds while idle, and with every batch).
 FOLLOWER_ALIVE_WITHIN = 4 * HEARTBEAT
@@ -60,6 +64,17 @@ class HistoryLifecycle:
         self._follower = HistoryFollower(store, codec, self.projector, rows)
         self._runner = HistoryRunner(self._follower, db.snapshot, db.write)
         self.worker: HistoryThread | HistoryProcess | None = None
+
+    @property
+    def level(self) -> str:
+        return self._level
+
+    def use_level(self, level: str) -> None:
+        """Project at `level` from now on (its tables were just rebuilt at it). A follower in
+        another process notices the recorded level with its next batch."""
+        self._level = level
+        self.projector = HistoryProjector(level)
+        self._follower.use(self.projector)
 
     @property
     def inline_projector(self) -> HistoryProjector | None:
@@ -193,6 +208,27 @@ class HistoryLifecycle:
             restarts,
             detail,
         )
+
+
+def resolve_level(db: Connections, asked: str | None) -> str:
+    """The level the database's history tables are built at: recorded by the first engine that
+    opened it (`asked`, else the default). Asking for another one is refused: the past would
+    stay at the recorded level while the future is written at the new one."""
+    if asked is not None:
+        history_level(asked)  # an unknown name is refused before anything is written
+    with db.read() as conn:
+        stored = stored_history_level(conn)
+    if stored is None:
+        with db.write() as conn:
+            stored = claim_history_level(conn, asked or DEFAULT_HISTORY_LEVEL)
+    if asked is not None and asked != stored:
+        raise HistoryLevelMismatch(
+            f"the history tables of this database are built at history level {stored!r}, "
+            f"not {asked!r}: open it without a history level, or change the level with "
+            f"`flowledger history-level {asked}` (Engine.set_history_level), which rebuilds "
+            "history from the event log at that level, for the past too"
+        )
+    return stored
 
 
 def check_mode(mode: str) -> None:

@@ -16,6 +16,8 @@ Create Date: 2026-12-03
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.sql.elements import quoted_name
@@ -25,7 +27,7 @@ down_revision = "0004_checkpoint_detail"
 branch_labels = None
 depends_on = None
 
-_MYSQL = {
+_MYSQL: dict[str, Any] = {
     f"{dialect}_{option}": value
     for dialect in ("mysql", "mariadb")
     for option, value in (("engine", "InnoDB"), ("charset", "utf8mb4"), ("collate", "utf8mb4_bin"))
@@ -42,6 +44,7 @@ def upgrade() -> None:
         sa.Column(_name("NAME_"), sa.String(64), primary_key=True),
         sa.Column(_name("VALUE_"), sa.String(300)),
         sa.Column(_name("REV_"), sa.Integer),
+        quote=False,
         **_MYSQL,
     )
     conn = op.get_bind()

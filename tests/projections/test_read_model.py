@@ -35,7 +35,8 @@ SEARCHES = dict(_searches())
 
 
 @pytest.fixture
-def populated(engine: Engine, clock: ControllableClock) -> Engine:
+def populated(full_engine: Engine, clock: ControllableClock) -> Engine:
+    engine = full_engine  # details too
     """Instances of three models at different moments: open and completed user tasks, an
     external task locked and one not, variables of several types, history of all of it."""
     engine.deploy(

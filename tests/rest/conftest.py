@@ -20,7 +20,8 @@ from .server import LiveServer, live_server
 def rest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     with (
         fresh_database(selected_kind(), tmp_path_factory.mktemp("rest")) as url,
-        Engine(url) as engine,
+        # The REST tests cover every history endpoint, /history/detail too: level full.
+        Engine(url, history_level="full") as engine,
         live_server(engine) as server,
     ):
         yield server

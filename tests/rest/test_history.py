@@ -289,7 +289,7 @@ def rest(
     """This module's server: an engine on the test clock."""
     with (
         fresh_database(selected_kind(), tmp_path_factory.mktemp("rest-history")) as url,
-        Engine(url, clock=clock) as engine,
+        Engine(url, clock=clock, history_level="full") as engine,  # /history/detail too
         live_server(engine) as server,
     ):
         yield server

@@ -168,7 +168,7 @@ def _body_struct(handler: HTTPRouteHandler) -> type[msgspec.Struct] | None:
 def served_endpoints() -> list[Endpoint]:
     """Every (method, path) the app routes under the base path, with its body Struct."""
     # The routes are built without running anything: an in-memory engine is enough.
-    with Engine("sqlite://") as engine:
+    with Engine("sqlite://", history_level="full") as engine:  # /history/detail has rows
         app = create_litestar(engine)
     found: dict[tuple[str, str], Endpoint] = {}
     for route in app.routes:
