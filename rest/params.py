@@ -85,19 +85,26 @@ def check_query_limits(query: msgspec.Struct) -> None:
     pending: list[msgspec.Struct] = [query]
     while pending:
         struct = pending.pop()
-        for field in msgspec.structs.fields(struct):
-            value = getattr(struct, field.name)
+        for name, wire_name in _field_names(type(struct)):
+            value = getattr(struct, name)
             if isinstance(value, int) and not isinstance(value, bool):
-                _refuse_out_of_range(field.encode_name, value)
+                _refuse_out_of_range(wire_name, value)
             elif isinstance(value, msgspec.Struct):
                 pending.append(value)
             elif isinstance(value, list):
-                _refuse_long_list(field.encode_name, value)
+                _refuse_long_list(wire_name, value)
                 for item in value:
                     if isinstance(item, msgspec.Struct):
                         pending.append(item)
                     elif isinstance(item, int) and not isinstance(item, bool):
-                        _refuse_out_of_range(field.encode_name, item)
+                        _refuse_out_of_range(wire_name, item)
+
+
+@cache
+def _field_names(cls: type[msgspec.Struct]) -> tuple[tuple[str, str], ...]:
+    """(attribute, wire name) of every field: `msgspec.structs.fields` resolves the type hints
+    again on every call (a sixth of a REST server's time went there, measured with py-spy)."""
+    return tuple((f.name, f.encode_name) for f in msgspec.structs.fields(cls))
 
 
 def _refuse_long_list(name: str, values: list[Any]) -> None:
