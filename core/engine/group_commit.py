@@ -1,0 +1,113 @@
+"""Group commit: commands waiting for SQLite's one writer share the transaction ahead of them.
+
+A SQLite commit writes every page the transaction changed to the WAL; commands that commit one
+by one write the pages they share (the log's tail, each table's last index leaf) once each. In
+a server, requests arrive while a command runs: the first waiting one becomes the next leader,
+takes every command waiting then (up to MAX_GROUP), runs each in a savepoint of its own inside
+one write transaction, commits once and wakes them. A command that fails rolls back to its
+savepoint alone; a commit that fails fails every command of the group (none of them happened).
+A lone command is a group of one: it costs one savepoint more than running alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+log = logging.getLogger("flowledger.engine")
+
+MAX_GROUP = 64  # commands in one transaction: bounds the latency of the first of them
+
+Work = Callable[[Connection], Any]
+
+
+@dataclass(eq=False)
+class _Waiting:
+    work: Work
+    done: threading.Event = field(default_factory=threading.Event)
+    lead: bool = False  # woken to lead the next group, not with a result
+    value: Any = None
+    error: BaseException | None = None
+
+
+class CommitGroups:
+    """Runs units of work in shared write transactions, one group at a time."""
+
+    def __init__(self, write: Callable[[], AbstractContextManager[Connection]]) -> None:
+        self._write = write
+        self._mutex = threading.Lock()
+        self._queue: list[_Waiting] = []
+        self._leading = False  # a thread runs a group now, or is about to
+        self.groups = 0  # groups committed, and the commands in them: for the operator's stats
+        self.commands = 0
+
+    def run(self, work: Work) -> Any:
+        """`work(conn)`'s value once the transaction it ran in has committed; its exception
+        (its savepoint rolled back), or the commit's, otherwise."""
+        me = _Waiting(work)
+        with self._mutex:
+            self._queue.append(me)
+            lead = not self._leading
+            self._leading = True
+        if not lead:
+            me.done.wait()
+            if not me.lead:
+                return _outcome(me)
+        while True:
+            with self._mutex:
+                group = self._queue[:MAX_GROUP]
+                del self._queue[:MAX_GROUP]
+            self._commit(group)
+            if me.done.is_set() and not me.lead:
+                break
+        self._hand_over()
+        return _outcome(me)
+
+    def _hand_over(self) -> None:
+        """The next waiting command leads the next group; nobody leads when none waits."""
+        with self._mutex:
+            if not self._queue:
+                self._leading = False
+                return
+            following = self._queue[0]
+        following.lead = True
+        following.done.set()
+
+    def _commit(self, group: list[_Waiting]) -> None:
+        try:
+            with self._write() as conn:
+                # On the DBAPI connection: SQLAlchemy's savepoint objects cost more than the
+                # savepoints themselves, and nothing else here uses them.
+                raw: Any = conn.connection.dbapi_connection
+                for waiting in group:
+                    raw.execute("SAVEPOINT command")
+                    try:
+                        waiting.value = waiting.work(conn)
+                    except BaseException as exc:  # handed to its own thread, raised there
+                        waiting.error = exc
+                        raw.execute("ROLLBACK TO SAVEPOINT command")
+                    raw.execute("RELEASE SAVEPOINT command")
+        except BaseException as exc:
+            log.debug("a group of %d commands failed to commit: %s", len(group), exc)
+            for waiting in group:
+                if waiting.error is None:
+                    waiting.error = exc
+                    waiting.value = None
+        else:
+            self.groups += 1
+            self.commands += len(group)
+        for waiting in group:
+            waiting.lead = False
+            waiting.done.set()
+
+
+def _outcome(waiting: _Waiting) -> Any:
+    if waiting.error is not None:
+        raise waiting.error
+    return waiting.value
