@@ -186,3 +186,13 @@ def task_named(engine: object, process_instance_id: str, name: str) -> str:
         if (task.name or task.task_definition_key) == name:
             return str(task.id)
     raise AssertionError(f"no open task {name!r} in {process_instance_id}")
+
+
+def sql_rows(url: str, sql: str) -> list[tuple[object, ...]]:
+    """The rows of `sql` on the database at `url`, read by a connection of its own."""
+    db = sa.create_engine(url)
+    try:
+        with db.connect() as conn:
+            return [tuple(r) for r in conn.execute(sa.text(sql))]
+    finally:
+        db.dispose()

@@ -8,20 +8,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-import sqlalchemy as sa
 
 import flowledger.core.engine.repository
 from flowledger import ControllableClock, Engine, NotFound, Rejected, TaskAlreadyClaimed, TypedValue
-from tests.support import bpmn, open_task_names, task_named
-
-
-def _rows(db_url: str, sql: str) -> list[tuple[object, ...]]:
-    db = sa.create_engine(db_url)
-    try:
-        with db.connect() as conn:
-            return [tuple(r) for r in conn.execute(sa.text(sql))]
-    finally:
-        db.dispose()
+from tests.support import bpmn, open_task_names, sql_rows, task_named
 
 
 def test_each_deployment_of_a_key_gets_the_next_version(engine: Engine) -> None:
@@ -47,7 +37,7 @@ def test_duplicate_filtering_returns_the_existing_deployment_and_writes_nothing(
     )
     assert again.id == first.id
     assert again.process_definitions == first.process_definitions
-    assert _rows(db_url, "select count(*) from event_log") == [(1,)]
+    assert sql_rows(db_url, "select count(*) from event_log") == [(1,)]
     assert [d.version for d in engine.process_definitions("passThrough")] == [1]
     changed = bpmn("pass_through_activities.bpmn").read_text().replace("Wait here", "Wait")
     third = engine.deploy(
@@ -105,17 +95,17 @@ def test_a_repeated_command_id_returns_the_first_outcome_and_appends_nothing(
     again = engine.start_process_instance("passThrough", command_id="start-order-1")
     assert again == first
     assert len(engine.historic_process_instances()) == 1
-    commits = _rows(db_url, "select count(*) from event_log")
+    commits = sql_rows(db_url, "select count(*) from event_log")
     engine.complete_task(task_named(engine, first.id, "Wait here"), command_id="done-1")
     engine.complete_task("whatever-task", command_id="done-1")  # same id: no-op, first outcome
-    assert _rows(db_url, "select count(*) from event_log") == [(commits[0][0] + 1,)]
+    assert sql_rows(db_url, "select count(*) from event_log") == [(commits[0][0] + 1,)]
 
 
 def test_a_rejected_command_leaves_only_its_command_log_row(engine: Engine, db_url: str) -> None:
     engine.deploy(bpmn("pass_through_activities.bpmn"))
     pi = engine.start_process_instance("passThrough")
     task_id = task_named(engine, pi.id, "Wait here")
-    before = _rows(db_url, "select count(*) from event_log")
+    before = sql_rows(db_url, "select count(*) from event_log")
 
     with pytest.raises(NotFound, match="Task 'missing'"):
         engine.complete_task("missing", command_id="bad-1")
@@ -123,8 +113,8 @@ def test_a_rejected_command_leaves_only_its_command_log_row(engine: Engine, db_u
     with pytest.raises(NotFound):
         engine.complete_task(task_id, command_id="bad-2")
 
-    assert _rows(db_url, "select count(*) from event_log") == [(before[0][0] + 1,)]
-    rejected = _rows(
+    assert sql_rows(db_url, "select count(*) from event_log") == [(before[0][0] + 1,)]
+    rejected = sql_rows(
         db_url,
         "select command_id, command_type, status, reason from command_log "
         "where status = 'rejected' order by command_id",
@@ -228,7 +218,7 @@ def test_a_new_engine_loads_state_from_a_snapshot_and_the_tail(
         first.deploy(bpmn("parallel_gateway_fork_join.bpmn"))
         pi = first.start_process_instance("parallelForkJoin")
         first.complete_task(task_named(first, pi.id, "Ship"))
-    assert _rows(db_url, "select count(*) from instance_snapshot") == [(1,)]
+    assert sql_rows(db_url, "select count(*) from instance_snapshot") == [(1,)]
     with Engine(db_url, clock=clock) as second:
         assert open_task_names(second, pi.id) == ["Bill"]
         second.complete_task(task_named(second, pi.id, "Bill"))
@@ -279,7 +269,7 @@ def test_the_history_level_filters_history_rows_but_never_the_log(
         engine.deploy(bpmn("pass_through_activities.bpmn"))
         pi = engine.start_process_instance("passThrough", {"n": 1})
         engine.set_variables(pi.id, {"n": 2})
-        counts = {table: _rows(db_url, f"select count(*) from {table}")[0][0] for table in expected}
+        counts = {t: sql_rows(db_url, f"select count(*) from {t}")[0][0] for t in expected}
         assert counts == expected
         assert len(engine.events(pi.id)) == 13  # the same log whatever the level
         assert engine.verify().problems == []

@@ -13,28 +13,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 
 import flowledger.core.engine.bus
 from flowledger import ControllableClock, Engine, HistoryLevelMismatch
 from flowledger.projections.tables import ACT_GE_PROPERTY, HISTORY_TABLES
 from tests.projections.test_rebuild import capture, run_mixed_workload
-from tests.support import bpmn, fresh_database, selected_kind
+from tests.support import bpmn, fresh_database, selected_kind, sql_rows
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
-def rows(url: str, sql: str) -> list[tuple[object, ...]]:
-    db = sa.create_engine(url)
-    try:
-        with db.connect() as conn:
-            return [tuple(r) for r in conn.execute(sa.text(sql))]
-    finally:
-        db.dispose()
-
-
 def stored_level(url: str) -> list[tuple[object, ...]]:
-    return rows(url, "select NAME_, VALUE_ from ACT_GE_PROPERTY")
+    return sql_rows(url, "select NAME_, VALUE_ from ACT_GE_PROPERTY")
 
 
 def run_instance(engine: Engine) -> str:
@@ -53,7 +43,7 @@ def test_a_new_database_keeps_history_at_camundas_default_audit(
         assert [v.value for v in engine.historic_variable_instances(pi)] == [2]
         assert engine.verify().problems == []
     assert stored_level(db_url) == [("historyLevel", "2")]  # Camunda's row and number
-    assert rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(0,)]
+    assert sql_rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(0,)]
 
 
 def test_a_database_keeps_the_level_it_was_opened_with_first(
@@ -64,7 +54,7 @@ def test_a_database_keeps_the_level_it_was_opened_with_first(
     with Engine(db_url, clock=clock) as engine:  # no level asked: the recorded one
         assert engine.history_level == "full"
         engine.set_variables(pi, {"n": 3})
-    assert rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(3,)]
+    assert sql_rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(3,)]
 
 
 def test_asking_for_another_level_is_refused_and_changes_nothing(
@@ -72,7 +62,7 @@ def test_asking_for_another_level_is_refused_and_changes_nothing(
 ) -> None:
     with Engine(db_url, clock=clock) as engine:
         run_instance(engine)
-    before = {t.name: rows(db_url, f"select count(*) from {t.name}") for t in HISTORY_TABLES}
+    before = {t.name: sql_rows(db_url, f"select count(*) from {t.name}") for t in HISTORY_TABLES}
 
     with pytest.raises(HistoryLevelMismatch) as refused:
         Engine(db_url, clock=clock, history_level="full")
@@ -81,7 +71,7 @@ def test_asking_for_another_level_is_refused_and_changes_nothing(
     assert "'audit'" in message and "'full'" in message
     assert "flowledger history-level full" in message
     assert stored_level(db_url) == [("historyLevel", "2")]
-    assert {t.name: rows(db_url, f"select count(*) from {t.name}") for t in HISTORY_TABLES} == (
+    assert {t.name: sql_rows(db_url, f"select count(*) from {t.name}") for t in HISTORY_TABLES} == (
         before
     )
 
@@ -131,10 +121,10 @@ def test_lowering_the_level_drops_the_rows_above_it_and_later_commands_follow(
     with Engine(db_url, clock=clock, history_level="full") as engine:
         pi = run_instance(engine)
         engine.set_history_level("activity")
-        assert rows(db_url, "select count(*) from ACT_HI_VARINST") == [(0,)]
-        assert rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(0,)]
+        assert sql_rows(db_url, "select count(*) from ACT_HI_VARINST") == [(0,)]
+        assert sql_rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(0,)]
         engine.set_variables(pi, {"n": 4})
-        assert rows(db_url, "select count(*) from ACT_HI_VARINST") == [(0,)]
+        assert sql_rows(db_url, "select count(*) from ACT_HI_VARINST") == [(0,)]
         assert engine.events(pi)[-1].type == "VariableSet"  # the log keeps every change
         assert engine.verify().problems == []
     with Engine(db_url, clock=clock) as engine:
@@ -147,11 +137,11 @@ def test_an_async_follower_switches_level_with_the_rebuild(
     with Engine(db_url, clock=clock, history_mode="async") as engine:
         pi = run_instance(engine)
         engine.flush_history()
-        assert rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(0,)]
+        assert sql_rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(0,)]
         engine.set_history_level("full")
         engine.set_variables(pi, {"n": 5})
         engine.flush_history()
-        assert rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(3,)]
+        assert sql_rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(3,)]
         assert engine.verify().problems == []
 
 
@@ -170,11 +160,11 @@ def test_the_cli_shows_and_changes_the_level(tmp_path: Path) -> None:
 
     cli("example")
     assert cli("history-level").strip() == "audit"
-    details = rows(url, "select count(*) from ACT_HI_DETAIL")[0][0]
+    details = sql_rows(url, "select count(*) from ACT_HI_DETAIL")[0][0]
     assert details == 0
     said = cli("history-level", "full")
     assert said.startswith("history level audit -> full: rebuilt from ")
     assert cli("history-level").strip() == "full"
-    assert rows(url, "select count(*) from ACT_HI_DETAIL")[0][0] > 0
+    assert sql_rows(url, "select count(*) from ACT_HI_DETAIL")[0][0] > 0
     assert "OK:" in cli("verify")
-    assert rows(url, f"select VALUE_ from {ACT_GE_PROPERTY.name}") == [("3",)]
+    assert sql_rows(url, f"select VALUE_ from {ACT_GE_PROPERTY.name}") == [("3",)]
