@@ -6,7 +6,13 @@ No timing assertions: figures must exist, instances must complete, the reports m
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +21,21 @@ import pytest
 from flowledger import Engine, FlowledgerError
 from flowledger.tools import cli as flowledger_cli
 from flowledger.tools.bench import cli as bench_cli
+from flowledger.tools.bench import (
+    contenders,
+    durable_peer,
+    peer,
+    populated,
+    report,
+    rest_workload,
+    suite,
+    timing,
+    workloads,
+)
 from flowledger.tools.bench import flowledger_runner as fl
-from flowledger.tools.bench import peer, report, rest_workload, suite, workloads
 from flowledger.tools.bench.errors import BenchError
 from flowledger.tools.bench.model_generator import render
-from flowledger.tools.bench.results import BenchReport
+from flowledger.tools.bench.results import BenchReport, SystemResult, WorkloadResult
 
 MODELS_DIR = Path(bench_cli.__file__).resolve().parent / "models"
 PEER_MISSING = peer.missing_reason()
@@ -27,25 +43,37 @@ PEER_MISSING = peer.missing_reason()
 SYSTEM_KEYS = {
     "system",
     "mode",
+    "label",
+    "sqlite_synchronous",
+    "history_level",
+    "uncached",
     "available",
     "reason",
     "completed",
     "instances",
     "repetitions",
     "seconds",
+    "cpu_s",
+    "children_cpu_s",
     "instances_per_s",
     "us_per_activity",
+    "cpu_us_per_instance",
+    "children_cpu_us_per_instance",
+    "cores",
     "history_catch_up_s",
     "history_backlog_events",
     "instances_per_s_with_catch_up",
+    "cpu_us_per_instance_with_catch_up",
     "events_per_instance",
     "runtime_rows_per_instance",
     "history_rows_per_instance",
     "log_bytes_per_instance",
     "database_bytes_per_instance",
+    "saves_per_instance",
     "serialized_state_bytes",
     "peak_memory_bytes",
     "ratio_vs_peer",
+    "ratio_vs_durable_peer",
 }
 WORKLOAD_KEYS = {
     "name",
@@ -55,6 +83,8 @@ WORKLOAD_KEYS = {
     "activities_per_instance",
     "activities_source",
     "systems",
+    "preloaded_finished",
+    "preloaded_active",
 }
 MACHINE_KEYS = {"cpu_model", "nproc", "python", "sqlite", "spiffworkflow", "flowledger_commit"}
 ENGINE_KEYS = {
@@ -80,11 +110,37 @@ def _parse(*argv: str) -> argparse.Namespace:
     return parser.parse_args(list(argv))
 
 
+FLOWLEDGER_MODES = {m.name for m in fl.MODES}
+ALL_SYSTEMS = {("flowledger", m.name) for m in fl.MODES} | {
+    ("spiffworkflow", m) for m in contenders.PEER_MODES
+}
+QUICK_POPULATED = (30, 5)  # --quick's --cold-finished and --cold-active
+
+
 @pytest.fixture(scope="module")
-def quick_report(tmp_path_factory: pytest.TempPathFactory) -> BenchReport:
-    cache = tmp_path_factory.mktemp("bench-cache")
-    settings = bench_cli.settings_from(_parse("--quick", "--cache-dir", str(cache)))
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("bench-cache")
+
+
+@pytest.fixture(scope="module")
+def quick_report(cache_dir: Path) -> BenchReport:
+    argv = ("--quick", "--cache-dir", str(cache_dir), "--populated", "usertask_gateway")
+    settings = bench_cli.settings_from(_parse(*argv))
     return suite.run(settings, "flowledger bench --quick", show_progress=False)
+
+
+def _empty_database_rows(report: BenchReport) -> list[WorkloadResult]:
+    return [w for w in report.workloads if not w.preloaded_finished + w.preloaded_active]
+
+
+def _by_name(report: BenchReport) -> dict[str, WorkloadResult]:
+    return {w.name: w for w in _empty_database_rows(report)}
+
+
+def _system(w: WorkloadResult, system: str, mode: str) -> SystemResult:
+    found = w.result(system, mode)
+    assert found is not None, (w.name, system, mode)
+    return found
 
 
 def test_quick_run_selects_the_base_workloads_and_a_short_scaling_ladder() -> None:
@@ -97,13 +153,18 @@ def test_quick_run_selects_the_base_workloads_and_a_short_scaling_ladder() -> No
 def test_every_workload_completes_on_every_system(quick_report: BenchReport) -> None:
     assert suite.failures(quick_report) == []
     for w in quick_report.workloads:
+        assert {(r.system, r.mode) for r in w.systems} == ALL_SYSTEMS
+        has_user_task = w.name == "usertask_gateway"
         for r in w.systems:
-            if r.system == "spiffworkflow":
-                if PEER_MISSING is None:
-                    assert r.available and r.completed, (w.name, r.reason)
-                    assert r.repetitions == 1
-                else:
-                    assert not r.available
+            if r.system == "spiffworkflow" and PEER_MISSING is not None:
+                assert not r.available
+            elif r.uncached and not has_user_task:
+                # nothing waits, so nothing can be found uncached: reported, not run
+                assert not r.available
+                assert r.reason is not None and "no user task" in r.reason
+            elif r.system == "spiffworkflow":
+                assert r.available and r.completed, (w.name, r.mode, r.reason)
+                assert r.repetitions == 1
             elif w.name.startswith("mi"):
                 # multi-instance is refused at deploy, naming the element: reported, not run
                 assert not r.available
@@ -118,7 +179,7 @@ def test_every_workload_completes_on_every_system(quick_report: BenchReport) -> 
 
 
 def test_flowledger_counts_its_activities_from_history(quick_report: BenchReport) -> None:
-    by_name = {w.name: w for w in quick_report.workloads}
+    by_name = _by_name(quick_report)
     assert by_name["linear10"].activities_per_instance == 12
     assert by_name["usertask_gateway"].activities_per_instance == 6
     # Camunda writes one ACT_HI_ACTINST row per token arriving at a parallel join.
@@ -128,16 +189,163 @@ def test_flowledger_counts_its_activities_from_history(quick_report: BenchReport
     assert by_name["mi50"].activities_per_instance == 53
 
 
+def test_every_mode_runs_at_its_history_level_and_full_writes_more(
+    quick_report: BenchReport,
+) -> None:
+    gateway = _by_name(quick_report)["usertask_gateway"]
+    for mode in fl.MODES:
+        r = _system(gateway, "flowledger", mode.name)
+        # the level the engine recorded for the database, not merely the one asked for
+        assert r.history_level == mode.history_level, mode.name
+        assert r.sqlite_synchronous == mode.synchronous
+    assert {m.history_level for m in fl.MODES} == {"audit", "full"}
+    audit = _system(gateway, "flowledger", "sqlite-normal")
+    full = _system(gateway, "flowledger", "sqlite-normal-full-history")
+    assert audit.history_rows_per_instance and full.history_rows_per_instance
+    # full adds the ACT_HI_DETAIL rows of every variable change; the log is the same
+    assert full.history_rows_per_instance > audit.history_rows_per_instance
+    assert full.events_per_instance == audit.events_per_instance
+
+
+@pytest.mark.skipif(PEER_MISSING is not None, reason=str(PEER_MISSING))
+def test_durable_peer_saves_its_json_at_each_wait_state_and_at_the_end(
+    quick_report: BenchReport,
+) -> None:
+    by_name = _by_name(quick_report)
+    for name, saves in (("usertask_gateway", 2), ("linear10", 1), ("parallel", 1)):
+        durable = _system(by_name[name], "spiffworkflow", durable_peer.CACHED)
+        assert durable.saves_per_instance == saves, name
+        assert durable.sqlite_synchronous == "NORMAL"
+        assert durable.database_bytes_per_instance and durable.database_bytes_per_instance > 0
+        assert durable.serialized_state_bytes and durable.serialized_state_bytes > 0
+        # the durable peer against the one in memory, and flowledger against both
+        assert durable.ratio_vs_peer and durable.ratio_vs_peer > 0
+        for mode in fl.MODES:
+            r = _system(by_name[name], "flowledger", mode.name)
+            if r.available:
+                assert r.ratio_vs_peer and r.ratio_vs_peer > 0
+                assert r.ratio_vs_durable_peer and r.ratio_vs_durable_peer > 0
+    reloaded = _system(by_name["usertask_gateway"], "spiffworkflow", durable_peer.UNCACHED)
+    assert reloaded.completed and reloaded.uncached
+    assert reloaded.saves_per_instance == 2  # at the user task, and at the end
+
+
+def test_uncached_completion_runs_where_a_user_task_waits(quick_report: BenchReport) -> None:
+    by_name = _by_name(quick_report)
+    uncached = _system(by_name["usertask_gateway"], "flowledger", "sqlite-normal-uncached")
+    assert uncached.completed and uncached.uncached and uncached.repetitions == 1
+    cached = _system(by_name["usertask_gateway"], "flowledger", "sqlite-normal")
+    # the same instances leave the same log and history, cached or not
+    assert uncached.events_per_instance == cached.events_per_instance
+    assert uncached.history_rows_per_instance == cached.history_rows_per_instance
+    linear = _system(by_name["linear10"], "flowledger", "sqlite-normal-uncached")
+    assert not linear.available and linear.reason and "no user task" in linear.reason
+
+
+def test_cpu_time_is_reported_next_to_wall_time_for_every_system(
+    quick_report: BenchReport,
+) -> None:
+    for w in quick_report.workloads:
+        for r in w.systems:
+            if not r.repetitions:
+                continue
+            assert len(r.cpu_s) == len(r.seconds) == r.repetitions, (w.name, r.mode)
+            assert all(cpu > 0 for cpu in r.cpu_s)
+            assert len(r.children_cpu_s) == r.repetitions  # /proc is there on Linux
+            assert all(cpu >= 0 for cpu in r.children_cpu_s)
+            assert r.cpu_us_per_instance and r.cpu_us_per_instance.median > 0
+            assert r.children_cpu_us_per_instance is not None
+            assert r.cores and r.cores.median > 0
+            if r.mode.startswith("async-history"):
+                catch_up = r.cpu_us_per_instance_with_catch_up
+                assert catch_up is not None
+                assert catch_up.median >= r.cpu_us_per_instance.median
+            else:
+                assert r.cpu_us_per_instance_with_catch_up is None
+
+
+def test_cpu_of_a_live_child_process_is_counted() -> None:
+    # what the async-history follower is: a child process running while the timed part runs
+    burn = (
+        "import sys, time\n"
+        "while time.process_time() < 0.3: pass\n"
+        "print('done', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    watch = timing.Stopwatch()
+    with watch.running():
+        child = subprocess.Popen(
+            [sys.executable, "-c", burn], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert child.stdout is not None and child.stdout.readline() == "done\n"
+    assert child.stdin is not None
+    child.stdin.close()
+    child.wait()
+    assert watch.children_cpu_s is not None and watch.children_cpu_s >= 0.25
+    assert watch.cpu_s < watch.children_cpu_s  # the parent only waited
+
+
+def test_populated_database_row_counts_only_what_the_run_added(
+    quick_report: BenchReport, cache_dir: Path, tmp_path: Path
+) -> None:
+    rows = [w for w in quick_report.workloads if w.preloaded_finished + w.preloaded_active]
+    assert [w.name for w in rows] == ["usertask_gateway"]
+    on_populated, empty = rows[0], _by_name(quick_report)["usertask_gateway"]
+    assert (on_populated.preloaded_finished, on_populated.preloaded_active) == QUICK_POPULATED
+    assert on_populated.activities_per_instance == empty.activities_per_instance == 6
+    for mode in fl.MODES:
+        r = _system(on_populated, "flowledger", mode.name)
+        assert r.completed and r.history_level == mode.history_level, (mode.name, r.reason)
+        same = _system(empty, "flowledger", mode.name)
+        assert r.events_per_instance == same.events_per_instance, mode.name
+        assert r.history_rows_per_instance == same.history_rows_per_instance, mode.name
+        assert r.runtime_rows_per_instance == 0
+    if PEER_MISSING is None:
+        durable = _system(on_populated, "spiffworkflow", durable_peer.CACHED)
+        assert durable.completed and durable.saves_per_instance == 2
+        assert _system(on_populated, "spiffworkflow", durable_peer.UNCACHED).completed
+    # one database per history level, the level recorded in it; the peer's holds JSON rows
+    finished, active = QUICK_POPULATED
+    (audit,) = cache_dir.glob("cold-*-audit.db")
+    (full,) = cache_dir.glob("cold-*-audit-as-full.db")  # its history rebuilt at level full
+    for level, cached in (("audit", audit), ("full", full)):
+        path = tmp_path / f"{level}.db"  # the cached files are never written to
+        shutil.copyfile(cached, path)
+        with Engine(f"sqlite:///{path}") as engine:
+            assert engine.history_level == level
+            assert len(engine.historic_process_instances(finished=True)) == finished
+    if PEER_MISSING is None:
+        peer_db = cache_dir / f"{populated.peer_key(finished, active)}.db"
+        with closing(sqlite3.connect(peer_db)) as conn:
+            assert conn.execute("SELECT count(*) FROM workflow").fetchone()[0] == finished + active
+
+
+def test_runs_on_a_populated_database_leave_the_cached_file_unchanged(
+    quick_report: BenchReport, cache_dir: Path, tmp_path: Path
+) -> None:
+    (cold,) = cache_dir.glob("cold-*-audit.db")
+    digest = hashlib.sha256(cold.read_bytes()).hexdigest()
+    before = fl.database_figures(cold)
+    gateway = workloads.workload("usertask_gateway")
+    run = fl.timed_run(gateway, fl.MODES[0], 2, tmp_path / "copy.db", cold, before)
+    assert run.figures.completed == 2 and run.figures.instances == 2
+    assert hashlib.sha256(cold.read_bytes()).hexdigest() == digest
+
+
 def test_json_holds_every_figure(quick_report: BenchReport) -> None:
     saved = report.to_json(quick_report)
     assert report.from_json(saved) == quick_report  # --from-json renders exactly what ran
     data: dict[str, Any] = json.loads(saved)
     assert MACHINE_KEYS <= set(data["machine"])
     assert {"async_history", "flush_history", "rebuild_projections"} == set(data["features"])
-    assert len(data["workloads"]) == len(workloads.BASE) + len(workloads.QUICK_SCALING)
+    # the base workloads and the scaling ladder, then usertask_gateway on a populated database
+    assert len(data["workloads"]) == len(workloads.BASE) + len(workloads.QUICK_SCALING) + 1
+    assert data["format_version"] == 2
+    assert data["settings"]["modes"] == list(suite.ALL_MODES)
+    assert data["settings"]["populated"] == ["usertask_gateway"]
     for w in data["workloads"]:
         assert set(w) == WORKLOAD_KEYS
-        assert {(s["system"], s["mode"]) for s in w["systems"]} == set(report.SYSTEMS)
+        assert {(s["system"], s["mode"]) for s in w["systems"]} == ALL_SYSTEMS
         for s in w["systems"]:
             assert set(s) == SYSTEM_KEYS
     for name, keys in ENGINE_KEYS.items():
@@ -150,6 +358,7 @@ def test_json_holds_every_figure(quick_report: BenchReport) -> None:
         linear = next(w for w in data["workloads"] if w["name"] == "linear10")
         normal = next(s for s in linear["systems"] if s["mode"] == "sqlite-normal")
         assert normal["ratio_vs_peer"] > 0
+        assert normal["ratio_vs_durable_peer"] > 0
 
 
 def test_start_with_many_variables_is_measured_at_each_quick_size(
@@ -246,12 +455,40 @@ def test_reports_render(quick_report: BenchReport) -> None:
     assert "### REST API: usertask_gateway over HTTP" in text
     assert "POST /task/{id}/complete" in text
     assert "SpiffWorkflow has no REST API" in text  # why the peer has no REST figures
-    assert "Instances per second" in report.terminal(quick_report)
-    assert "REST API" in report.terminal(quick_report)
+    terminal = report.terminal(quick_report)
+    for shown in (text, terminal):
+        assert "Instances per second" in shown
+        assert "REST API" in shown
+        # both history levels, both peers, the uncached variant, CPU and the populated row
+        assert "| audit |" in text and "| full |" in text
+        for figure in (
+            "÷ Spiff in memory",
+            "÷ Spiff + SQLite",
+            "CPU µs/inst",
+            "cores",
+            "SpiffWorkflow + SQLite JSON, reloaded",
+            "flowledger uncached",
+            "flowledger async history",
+            "usertask_gateway @35",
+            "follower process",
+            "saves/inst",
+        ):
+            assert figure in shown, figure
+
+
+def test_modes_are_chosen_on_the_command_line() -> None:
+    settings = bench_cli.settings_from(_parse("--modes", "sqlite-json, sqlite-normal"))
+    assert settings.modes == ("sqlite-normal", "sqlite-json")  # in the suite's order
+    assert bench_cli.settings_from(_parse()).modes == suite.ALL_MODES
+    with pytest.raises(BenchError, match="--modes: unknown mode sqlite-turbo"):
+        bench_cli.settings_from(_parse("--modes", "sqlite-normal,sqlite-turbo"))
+    with pytest.raises(BenchError, match="unknown workload 'zigzag'"):
+        bench_cli.settings_from(_parse("--populated", "zigzag"))
 
 
 def test_cli_writes_json_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out_json, out_md = tmp_path / "bench.json", tmp_path / "bench.md"
+    modes = "sqlite-normal-uncached,async-history,sqlite-json-uncached"
     flowledger_cli.main(
         [
             "bench",
@@ -259,7 +496,8 @@ def test_cli_writes_json_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixt
             "--quiet",
             "--workloads",
             "usertask_gateway",
-            "--no-peer",
+            "--modes",
+            modes,
             "--no-memory",
             "--skip-engine",
             "--skip-rest",
@@ -271,10 +509,16 @@ def test_cli_writes_json_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixt
     )
     data = json.loads(out_json.read_text())
     assert [w["name"] for w in data["workloads"]] == ["usertask_gateway"]
+    systems = [(s["system"], s["mode"]) for s in data["workloads"][0]["systems"]]
+    assert systems == [
+        ("flowledger", "sqlite-normal-uncached"),
+        ("flowledger", "async-history"),
+        ("spiffworkflow", "sqlite-json-uncached"),
+    ]
     assert data["engine"] is None
     assert data["rest"] is None
     assert data["command"].startswith("flowledger bench --quick")
-    assert "--skip-rest" in data["command"]
+    assert "--skip-rest" in data["command"] and f"--modes {modes}" in data["command"]
     assert "usertask_gateway" in out_md.read_text()
     assert "Instances per second" in capsys.readouterr().out
 

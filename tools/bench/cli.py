@@ -11,7 +11,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import flowledger_runner as fl
 from . import report, suite, workloads
+from .contenders import PEER_MODES
 from .errors import BenchError
 from .model_generator import render
 
@@ -81,6 +83,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="write the results as markdown tables; in a file with the results markers "
         "(docs/benchmarks.md) only the part between them is replaced",
+    )
+    parser.add_argument(
+        "--modes",
+        metavar="LIST",
+        help="comma-separated systems to run: flowledger modes "
+        + ", ".join(m.name for m in fl.MODES)
+        + "; SpiffWorkflow modes "
+        + ", ".join(PEER_MODES)
+        + " (default: all)",
+    )
+    parser.add_argument(
+        "--populated",
+        metavar="LIST",
+        help="comma-separated workloads to run a second time, each repetition on a copy of a "
+        "database already holding --cold-finished + --cold-active instances (the cold-start "
+        "database, cached; the durable peer's holds as many JSON rows); reported as rows of "
+        "their own",
     )
     parser.add_argument("--no-peer", action="store_true", help="do not run SpiffWorkflow")
     parser.add_argument(
@@ -165,6 +184,8 @@ def settings_from(args: argparse.Namespace) -> suite.Settings:
     names = [n for n in (args.workloads or "").split(",") if n.strip()]
     try:
         chosen = workloads.select(names, quick=args.quick)
+        populated_names = [n for n in (args.populated or "").split(",") if n.strip()]
+        populated = workloads.select(populated_names) if populated_names else []
     except ValueError as exc:
         raise BenchError(str(exc)) from None
 
@@ -190,7 +211,24 @@ def settings_from(args: argparse.Namespace) -> suite.Settings:
         rest_instances=pick("rest_instances"),
         rest_clients=pick("rest_clients"),
         variable_counts=_variable_counts(args),
+        modes=_modes(args.modes),
+        populated=tuple(populated),
     )
+
+
+def _modes(text: str | None) -> tuple[str, ...]:
+    """The systems named by --modes, in the suite's order; BenchError names an unknown one."""
+    if text is None:
+        return suite.ALL_MODES
+    names = {n.strip() for n in text.split(",") if n.strip()}
+    unknown = sorted(names - set(suite.ALL_MODES))
+    if unknown:
+        raise BenchError(
+            f"--modes: unknown mode {', '.join(unknown)}; use {', '.join(suite.ALL_MODES)}"
+        )
+    if not names:
+        raise BenchError("--modes: expected at least one mode")
+    return tuple(m for m in suite.ALL_MODES if m in names)
 
 
 def _variable_counts(args: argparse.Namespace) -> tuple[int, ...]:
@@ -213,6 +251,8 @@ def export_models(settings: suite.Settings, directory: Path) -> None:
 # The options in the order `command_line` writes them back.
 _VALUED = (
     "workloads",
+    "modes",
+    "populated",
     "instances",
     "repeat",
     "cold_finished",

@@ -3,14 +3,13 @@
 The peer gets the same graph in its own dialect (script tasks `count = count + 1`, Python
 conditions); the spec is parsed once, and only the instances are timed: create the workflow from
 the spec, run engine steps, complete the ready user tasks, run engine steps, check it completed.
-SpiffWorkflow is optional: `missing_reason()` says why it cannot run.
+SpiffWorkflow is optional: `missing_reason()` says why it cannot run. The same steps with the
+workflow saved to SQLite between them are the durable peer (`durable_peer`).
 """
 
 from __future__ import annotations
 
-import gc
 import importlib.metadata
-import time
 import tracemalloc
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from lxml import etree
 
 from .errors import BenchError
+from .timing import Stopwatch
 from .workloads import Workload
 
 EXPECTED_VERSION = "3.2.0"
@@ -67,32 +67,48 @@ def parse(workload: Workload) -> PeerSpec:
     )
 
 
-def run_instance(peer: PeerSpec, i: int) -> Any:
-    """Run instance number `i` to its end; returns the finished BpmnWorkflow."""
+def start(peer: PeerSpec, i: int) -> Any:
+    """Instance number `i`, created and run until it waits (at its user task) or ends."""
     from SpiffWorkflow.bpmn import BpmnWorkflow
-    from SpiffWorkflow.util.task import TaskState
 
-    workload = peer.workload
     workflow = BpmnWorkflow(peer.spec, peer.subprocess_specs)
-    workflow.task_tree.set_data(**workload.start_variables(i))
+    workflow.task_tree.set_data(**peer.workload.start_variables(i))
     workflow.do_engine_steps()
-    if workload.task_variables is not None:
-        for task in workflow.get_tasks(state=TaskState.READY, manual=True):
-            task.set_data(**workload.task_variables(i))
-            task.run()
-        workflow.do_engine_steps()
-    if not workflow.is_completed():
-        raise BenchError(f"{workload.name} on SpiffWorkflow: instance {i} did not complete")
     return workflow
 
 
-def timed_run(peer: PeerSpec, instances: int) -> float:
-    """Seconds to run `instances` instances to their end."""
-    gc.collect()
-    started = time.perf_counter()
-    for i in range(instances):
-        run_instance(peer, i)
-    return time.perf_counter() - started
+def complete(peer: PeerSpec, workflow: Any, i: int) -> None:
+    """Complete the workflow's ready user tasks with instance `i`'s variables, run it on."""
+    from SpiffWorkflow.util.task import TaskState
+
+    assert peer.workload.task_variables is not None
+    for task in workflow.get_tasks(state=TaskState.READY, manual=True):
+        task.set_data(**peer.workload.task_variables(i))
+        task.run()
+    workflow.do_engine_steps()
+
+
+def check_completed(peer: PeerSpec, workflow: Any, i: int) -> None:
+    if not workflow.is_completed():
+        raise BenchError(f"{peer.workload.name} on SpiffWorkflow: instance {i} did not complete")
+
+
+def run_instance(peer: PeerSpec, i: int) -> Any:
+    """Run instance number `i` to its end; returns the finished BpmnWorkflow."""
+    workflow = start(peer, i)
+    if peer.workload.task_variables is not None:
+        complete(peer, workflow, i)
+    check_completed(peer, workflow, i)
+    return workflow
+
+
+def timed_run(peer: PeerSpec, instances: int) -> Stopwatch:
+    """Wall and CPU seconds to run `instances` instances to their end."""
+    watch = Stopwatch()
+    with watch.running():
+        for i in range(instances):
+            run_instance(peer, i)
+    return watch
 
 
 def peak_memory(peer: PeerSpec, instances: int) -> int:
@@ -106,17 +122,21 @@ def peak_memory(peer: PeerSpec, instances: int) -> int:
         tracemalloc.stop()
 
 
-def serialized_state_bytes(peer: PeerSpec) -> int | None:
-    """Size of one finished workflow as SpiffWorkflow saves it (JSON), or None if it cannot."""
+def serializer() -> Any:
+    """SpiffWorkflow's own serializer, configured for the Camunda parser's spec classes."""
     from SpiffWorkflow.bpmn.serializer import BpmnWorkflowSerializer
     from SpiffWorkflow.bpmn.serializer.config import DEFAULT_CONFIG
     from SpiffWorkflow.camunda.serializer import DEFAULT_CONFIG as CAMUNDA_CONFIG
 
-    workflow = run_instance(peer, 0)
     # Camunda's converters, plus the standard multi-instance ones its script tasks use.
     config = {**DEFAULT_CONFIG, **CAMUNDA_CONFIG}
-    serializer = BpmnWorkflowSerializer(BpmnWorkflowSerializer.configure(config))
+    return BpmnWorkflowSerializer(BpmnWorkflowSerializer.configure(config))
+
+
+def serialized_state_bytes(peer: PeerSpec) -> int | None:
+    """Size of one finished workflow as SpiffWorkflow saves it (JSON), or None if it cannot."""
+    workflow = run_instance(peer, 0)
     try:
-        return len(serializer.serialize_json(workflow).encode())
+        return len(serializer().serialize_json(workflow).encode())
     except Exception:  # the peer's serializer may not know a spec class: report, don't fail
         return None

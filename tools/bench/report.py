@@ -5,23 +5,13 @@ terminal table printed at the end of a run. Formatting only: measures nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 
-from .flowledger_runner import MODES
-from .results import BenchReport, Spread, SystemResult, VariablesFigures, WorkloadResult
-
-NA = "n/a"
-PEER = ("spiffworkflow", "in-memory")
-SYSTEMS = [("flowledger", m.name) for m in MODES] + [PEER]
-HEADINGS = {
-    ("flowledger", "sqlite-normal"): "flowledger NORMAL",
-    ("flowledger", "sqlite-full"): "flowledger FULL",
-    ("flowledger", "async-history"): "flowledger async hist.",
-    PEER: "SpiffWorkflow",
-}
+from .formatting import NA, Table, median, number, spread
+from .results import BenchReport, VariablesFigures
+from .workload_tables import async_table, memory_table, storage_table, throughput_table
 
 
 def to_json(report: BenchReport) -> bytes:
@@ -37,169 +27,7 @@ def from_json(data: bytes) -> BenchReport:
         raise ValueError(f"not a flowledger bench JSON report: {exc}") from None
 
 
-@dataclass
-class Table:
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    notes: list[str] = field(default_factory=list)
-    text_columns: frozenset[int] = frozenset({0})  # left-aligned; the others are numbers
-
-
-# -- number formatting ------------------------------------------------------------------------
-
-
-def number(value: float | None, digits: int = 3) -> str:
-    """`digits` significant digits, thousands separated: 1,234 / 56.7 / 0.891."""
-    if value is None:
-        return NA
-    magnitude = abs(value)
-    if magnitude == 0:
-        return "0"
-    if magnitude >= 10 ** (digits - 1):
-        return f"{value:,.0f}"
-    decimals = 0
-    while magnitude < 10 ** (digits - 1 - decimals) and decimals < 6:
-        decimals += 1
-    return f"{value:,.{decimals}f}"
-
-
-def spread(value: Spread | None) -> str:
-    if value is None:
-        return NA
-    if value.min == value.max:
-        return number(value.median)
-    return f"{number(value.median)} ({number(value.min)}-{number(value.max)})"
-
-
-def median(value: Spread | None) -> str:
-    return NA if value is None else number(value.median)
-
-
-def mebibytes(value: int | None) -> str:
-    return NA if value is None else f"{value / 2**20:.1f}"
-
-
-def ratio(value: float | None) -> str:
-    return NA if value is None else f"{value:.2f}x"
-
-
 # -- tables -----------------------------------------------------------------------------------
-
-
-def _cell(w: WorkloadResult, key: tuple[str, str]) -> SystemResult | None:
-    return w.result(*key)
-
-
-def _systems_label(labels: list[str]) -> str:
-    flowledger = [HEADINGS[("flowledger", m.name)] for m in MODES]
-    if all(label in labels for label in flowledger):
-        labels = ["flowledger (every mode)"] + [x for x in labels if x not in flowledger]
-    return ", ".join(labels)
-
-
-def _unavailable_notes(report: BenchReport) -> list[str]:
-    """Which systems did not run a workload, and why: one line per distinct reason."""
-    grouped: dict[str, list[str]] = {}
-    for w in report.workloads:
-        by_reason: dict[str, list[str]] = {}
-        for r in w.systems:
-            if r.available and r.completed is not False:
-                continue
-            state = "FAILED" if r.completed is False else "not available"
-            label = HEADINGS.get((r.system, r.mode), f"{r.system} {r.mode}")
-            reason = str(r.reason).replace(w.name, "<workload>")
-            by_reason.setdefault(f"{state}: {reason}", []).append(label)
-        for reason, labels in by_reason.items():
-            grouped.setdefault(f"{_systems_label(labels)} {reason}", []).append(w.name)
-    return [f"{', '.join(names)}: {text}" for text, names in grouped.items()]
-
-
-def throughput_table(report: BenchReport) -> Table:
-    headers = ["workload", "activities", "instances"]
-    headers += [HEADINGS[k] + " inst/s" for k in SYSTEMS]
-    headers += ["ratio NORMAL/Spiff", "ratio FULL/Spiff", "ratio async/Spiff"]
-    rows = []
-    for w in report.workloads:
-        row = [w.name, str(w.activities_per_instance), str(w.instances)]
-        row += [spread(r.instances_per_s if r else None) for r in (_cell(w, k) for k in SYSTEMS)]
-        for mode in ("sqlite-normal", "sqlite-full", "async-history"):
-            r = w.result("flowledger", mode)
-            row.append(ratio(r.ratio_vs_peer if r else None))
-        rows.append(row)
-    return Table(
-        "Instances per second (median over repetitions, min-max); the async ratio counts the "
-        "history catch-up after the timed part",
-        headers,
-        rows,
-        _unavailable_notes(report),
-    )
-
-
-def activity_table(report: BenchReport) -> Table:
-    headers = ["workload", "activities", "counted from"]
-    headers += [HEADINGS[k] + " µs/activity" for k in SYSTEMS]
-    rows = []
-    for w in report.workloads:
-        row = [w.name, str(w.activities_per_instance), w.activities_source]
-        row += [median(r.us_per_activity if r else None) for r in (_cell(w, k) for k in SYSTEMS)]
-        rows.append(row)
-    return Table(
-        "Microseconds per activity (median)", headers, rows, text_columns=frozenset({0, 2})
-    )
-
-
-def storage_table(report: BenchReport) -> Table:
-    headers = [
-        "workload",
-        "events/inst",
-        "log bytes/inst",
-        "RU rows/inst",
-        "HI rows/inst",
-        "DB bytes/inst",
-        "Spiff JSON bytes/inst",
-        "async: catch-up s",
-        "async: inst/s incl. catch-up",
-    ]
-    rows = []
-    for w in report.workloads:
-        fl = w.result("flowledger", "sqlite-normal")
-        peer = w.result(*PEER)
-        asynchronous = w.result("flowledger", "async-history")
-        rows.append(
-            [
-                w.name,
-                number(fl.events_per_instance if fl else None),
-                number(fl.log_bytes_per_instance if fl else None),
-                number(fl.runtime_rows_per_instance if fl else None),
-                number(fl.history_rows_per_instance if fl else None),
-                number(fl.database_bytes_per_instance if fl else None),
-                number(peer.serialized_state_bytes if peer else None),
-                spread(asynchronous.history_catch_up_s if asynchronous else None),
-                spread(asynchronous.instances_per_s_with_catch_up if asynchronous else None),
-            ]
-        )
-    return Table(
-        "What one instance leaves behind (flowledger NORMAL; Spiff: its JSON serialization)",
-        headers,
-        rows,
-    )
-
-
-def memory_table(report: BenchReport) -> Table:
-    headers = ["workload", "instances"] + [HEADINGS[k] + " MiB" for k in SYSTEMS]
-    rows = []
-    for w in report.workloads:
-        row = [w.name, str(w.instances)]
-        row += [
-            mebibytes(r.peak_memory_bytes if r else None) for r in (_cell(w, k) for k in SYSTEMS)
-        ]
-        rows.append(row)
-    return Table(
-        "Peak Python memory during one untimed pass (tracemalloc, MiB)",
-        headers,
-        rows,
-    )
 
 
 def engine_table(report: BenchReport) -> Table | None:
@@ -302,8 +130,8 @@ def rest_table(report: BenchReport) -> Table | None:
         f"({r.instances:,} instances per repetition, {r.clients} concurrent clients, "
         f"{r.repetitions} repetition{'' if r.repetitions == 1 else 's'})",
         "server: `flowledger serve`'s app on uvicorn in its own process, one SQLite file "
-        "(WAL, synchronous=NORMAL, history inline); clients: threads with one httpx keep-alive "
-        "connection each, in the benchmark process",
+        "(WAL, synchronous=NORMAL, history inline at level audit); clients: threads with one "
+        "httpx keep-alive connection each, in the benchmark process",
         "SpiffWorkflow has no REST API: the peer takes no part in this workload",
     ]
     if r.completed is False:
@@ -334,7 +162,7 @@ def machine_table(report: BenchReport) -> Table:
 def tables(report: BenchReport) -> list[Table]:
     found = [
         throughput_table(report),
-        activity_table(report),
+        async_table(report),
         storage_table(report),
         memory_table(report),
         engine_table(report),

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMAT_VERSION = 1
+# 2: history level, CPU time, the durable peer, uncached and populated runs
+FORMAT_VERSION = 2
 
 
 @dataclass
@@ -32,29 +33,45 @@ class Spread:
 
 @dataclass
 class SystemResult:
-    """One system (flowledger in one mode, or the peer) on one workload."""
+    """One system (flowledger in one mode, or the peer in one mode) on one workload."""
 
     system: str  # "flowledger" | "spiffworkflow"
-    mode: str  # "sqlite-normal" | "sqlite-full" | "async-history" | "in-memory"
+    mode: str  # flowledger_runner.MODES, or "in-memory" | "sqlite-json" | "sqlite-json-uncached"
+    label: str = ""  # how the reports name it, e.g. "flowledger async history"
+    sqlite_synchronous: str | None = None  # PRAGMA synchronous of its database; None in memory
+    history_level: str | None = None  # flowledger: the level the engine recorded and worked at
+    uncached: bool = False  # the completion found the instance uncached (loaded it back)
     available: bool = True
     reason: str | None = None  # why not available, or what went wrong
     instances: int = 0  # per repetition
     repetitions: int = 0
     completed: bool | None = None  # every instance of every repetition reached its end
     seconds: list[float] = field(default_factory=list)  # per repetition, instance execution only
+    cpu_s: list[float] = field(default_factory=list)  # per repetition: this process, timed part
+    # per repetition: child processes (the async-history follower), timed part; empty when they
+    # could not be read (no /proc)
+    children_cpu_s: list[float] = field(default_factory=list)
     instances_per_s: Spread | None = None
     us_per_activity: Spread | None = None
+    cpu_us_per_instance: Spread | None = None  # CPU of all processes, timed part
+    children_cpu_us_per_instance: Spread | None = None  # of that, child processes
+    cores: Spread | None = None  # CPU of all processes ÷ wall-clock time, timed part
     history_catch_up_s: Spread | None = None  # async history: flush time after the timed part
     history_backlog_events: Spread | None = None  # async history: unprojected events at the end
     instances_per_s_with_catch_up: Spread | None = None  # async history: catch-up included
+    cpu_us_per_instance_with_catch_up: Spread | None = None  # async: all processes, catch-up too
     events_per_instance: float | None = None
     runtime_rows_per_instance: float | None = None  # ACT_RU_* rows left per instance
     history_rows_per_instance: float | None = None  # ACT_HI_* rows per instance
     log_bytes_per_instance: float | None = None  # event_log.events bytes per instance
-    database_bytes_per_instance: float | None = None  # SQLite file size / instances
+    database_bytes_per_instance: float | None = None  # SQLite file growth / instances
+    saves_per_instance: float | None = None  # durable peer: JSON saves (transactions)
     serialized_state_bytes: int | None = None  # peer: JSON of one finished workflow
     peak_memory_bytes: int | None = None  # tracemalloc peak during an untimed pass
-    ratio_vs_peer: float | None = None  # flowledger instances/s ÷ peer instances/s
+    ratio_vs_peer: float | None = None  # instances/s ÷ SpiffWorkflow in memory instances/s
+    # flowledger: instances/s ÷ SpiffWorkflow with its JSON in SQLite (reloaded before the
+    # completion when this mode is uncached)
+    ratio_vs_durable_peer: float | None = None
 
 
 @dataclass
@@ -66,6 +83,9 @@ class WorkloadResult:
     activities_per_instance: int  # what µs/activity divides by (see activities_source)
     activities_source: str  # "ACT_HI_ACTINST" (measured on flowledger) or "model"
     systems: list[SystemResult] = field(default_factory=list)
+    # A run on a copy of a populated database: the instances it held before (0: empty database)
+    preloaded_finished: int = 0
+    preloaded_active: int = 0
 
     def result(self, system: str, mode: str) -> SystemResult | None:
         for r in self.systems:

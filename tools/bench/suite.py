@@ -1,9 +1,11 @@
-"""Runs the whole benchmark: every workload on every system round-robin, then the engine figures,
-then the REST workload (flowledger only: the peer has no REST API).
+"""Runs the whole benchmark: every workload on every system round-robin (on empty databases, then
+the workloads asked for on populated ones), then the engine figures, then the REST workload
+(flowledger only: the peer has no REST API).
 
 Round-robin per repetition (the order rotates each time) so machine drift hits every system
 alike; the median over repetitions is reported with min-max. Only this module decides the order
-of runs; what one run does lives in `flowledger_runner`, `peer` and `rest_workload`.
+of runs; what one run does lives in `contenders`, `flowledger_runner`, `peer`, `durable_peer` and
+`rest_workload`.
 """
 
 from __future__ import annotations
@@ -13,15 +15,26 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from flowledger.core import FlowledgerError
 from flowledger.tools.progress import Progress
 
-from . import cold_start, engine_figures, machine, peer, rest_workload, variable_scaling
+from . import cold_start, durable_peer, engine_figures, machine, rest_workload, variable_scaling
 from . import flowledger_runner as fl
-from .errors import BenchError, NotAvailable
+from .contenders import (
+    IN_MEMORY,
+    PEER_MODES,
+    Contender,
+    DurablePeerContender,
+    FlowledgerContender,
+    PeerContender,
+    parse_peer,
+    remove_database,
+)
+from .errors import BenchError
 from .features import EngineFeatures, detect
+from .populated import Populated, prepare_databases
 from .results import (
     FORMAT_VERSION,
     BenchReport,
@@ -34,6 +47,7 @@ from .results import (
 from .workloads import Workload
 
 ENGINE_FIGURE_STEPS = 5  # append, rebuild, replay, start with many variables, cold start
+ALL_MODES = tuple(m.name for m in fl.MODES) + PEER_MODES
 
 
 @dataclass(frozen=True)
@@ -56,6 +70,8 @@ class Settings:
     rest_instances: int
     rest_clients: int
     variable_counts: tuple[int, ...]  # start variables of the per-variable figure
+    modes: tuple[str, ...] = ALL_MODES  # flowledger modes and peer modes to run (ALL_MODES)
+    populated: tuple[Workload, ...] = ()  # run again on a copy of the populated database
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -75,166 +91,70 @@ class Settings:
             "rest_instances": self.rest_instances,
             "rest_clients": self.rest_clients,
             "variable_counts": list(self.variable_counts),
+            "modes": list(self.modes),
+            "populated": [w.name for w in self.populated],
         }
 
 
-class Contender(Protocol):
-    """One system in one mode on one workload, run repetition by repetition."""
-
-    result: SystemResult
-
-    @property
-    def label(self) -> str: ...
-
-    def run(self, rep: int) -> None: ...
-
-    def finish(self) -> None: ...
-
-    def measured_activities(self) -> int | None: ...
+def selected_modes(settings: Settings) -> list[fl.Mode]:
+    return [m for m in fl.MODES if m.name in settings.modes]
 
 
-class FlowledgerContender:
-    def __init__(
-        self,
-        workload: Workload,
-        mode: fl.Mode,
-        instances: int,
-        workdir: Path,
-        template: Path,
-        settings: Settings,
-    ) -> None:
-        self.workload = workload
-        self.template = template
-        self.mode = mode
-        self.instances = instances
-        self.workdir = workdir
-        self.memory = settings.memory
-        self.result = SystemResult("flowledger", mode.name, instances=instances)
-        self.figures: fl.DatabaseFigures | None = None
-        self.catch_up: list[float] = []
-        self.backlog: list[float] = []
-
-    @property
-    def label(self) -> str:
-        return f"flowledger {self.mode.name}"
-
-    def _path(self, tag: str) -> Path:
-        return self.workdir / f"{self.workload.name}-{self.mode.name}-{tag}.db"
-
-    def run(self, rep: int) -> None:
-        path = self._path(f"rep{rep}")
-        try:
-            run = fl.timed_run(self.workload, self.mode, self.instances, path, self.template)
-        except NotAvailable as exc:
-            self.result.available, self.result.reason = False, str(exc)
-            return
-        except (BenchError, FlowledgerError) as exc:
-            self.result.completed, self.result.reason = False, f"{type(exc).__name__}: {exc}"
-            return
-        finally:
-            _remove_database(path)
-        self.result.seconds.append(run.seconds)
-        self.result.repetitions += 1
-        if run.history_catch_up_s is not None:
-            self.catch_up.append(run.history_catch_up_s)
-        if run.history_backlog_events is not None:
-            self.backlog.append(run.history_backlog_events)
-        self.figures = run.figures
-
-    def measured_activities(self) -> int | None:
-        """Activity instances per instance in ACT_HI_ACTINST (full history, inline), if known."""
-        f = self.figures
-        if f is None or f.instances == 0 or self.mode.async_history:
-            return None
-        return round(f.activity_instances / f.instances)
-
-    def finish(self) -> None:
-        r, figures = self.result, self.figures
-        if r.completed is None:
-            r.completed = True
-        if figures is None:
-            return
-        n = figures.instances or 1
-        r.events_per_instance = round(figures.events / n, 2)
-        r.runtime_rows_per_instance = round(figures.runtime_rows / n, 2)
-        r.history_rows_per_instance = round(figures.history_rows / n, 2)
-        r.log_bytes_per_instance = round(figures.log_bytes / n, 1)
-        r.database_bytes_per_instance = round(figures.file_bytes / n, 1)
-        r.history_catch_up_s = Spread.of(self.catch_up)
-        r.history_backlog_events = Spread.of(self.backlog)
-        if self.catch_up:
-            with_catch_up = zip(r.seconds, self.catch_up, strict=True)
-            r.instances_per_s_with_catch_up = Spread.of(
-                [self.instances / (s + c) for s, c in with_catch_up]
-            )
-        if self.memory:
-            path = self._path("memory")
-            try:
-                r.peak_memory_bytes = fl.peak_memory(
-                    self.workload, self.mode, self.instances, path, self.template
-                )
-            finally:
-                _remove_database(path)
+def _flowledger_contenders(
+    workload: Workload,
+    instances: int,
+    settings: Settings,
+    features: EngineFeatures,
+    workdir: Path,
+    templates: dict[str, Path],
+    populated: Populated | None,
+) -> list[Contender]:
+    contenders: list[Contender] = []
+    for mode in selected_modes(settings):
+        template, before = templates[mode.history_level], None
+        reason = fl.unavailable_reason(mode, features, workload)
+        if populated is not None:
+            template = populated.flowledger.get(mode.history_level, template)
+            before = populated.before.get(mode.history_level)
+            reason = reason or populated.unavailable.get(mode.history_level)
+        contender = FlowledgerContender(
+            workload, mode, instances, workdir, template, settings.memory, before
+        )
+        if reason is not None:
+            contender.result.available, contender.result.reason = False, reason
+        contenders.append(contender)
+    return contenders
 
 
-class PeerContender:
-    def __init__(self, workload: Workload, instances: int, settings: Settings) -> None:
-        self.workload = workload
-        self.instances = instances
-        self.memory = settings.memory
-        self.result = SystemResult("spiffworkflow", "in-memory", instances=instances)
-        self.spec: peer.PeerSpec | None = None
-        if not settings.peer:
-            self.result.available = False
-            self.result.reason = "not run (--no-peer)"
-            return
-        missing = peer.missing_reason()
-        if missing is not None:
-            self.result.available = False
-            self.result.reason = missing
-            return
-        try:
-            self.spec = peer.parse(workload)
-        except Exception as exc:  # the peer's parser raises its own exception types
-            self.result.available = False
-            self.result.reason = f"SpiffWorkflow cannot parse the model: {exc}"
-
-    @property
-    def label(self) -> str:
-        return "SpiffWorkflow"
-
-    def measured_activities(self) -> int | None:
-        return None
-
-    def run(self, rep: int) -> None:
-        if self.spec is None:
-            return
-        try:
-            seconds = peer.timed_run(self.spec, self.instances)
-        except BenchError as exc:
-            self.result.completed = False
-            self.result.reason = str(exc)
-            return
-        self.result.seconds.append(seconds)
-        self.result.repetitions += 1
-
-    def finish(self) -> None:
-        if self.spec is None:
-            return
-        if self.result.completed is None:
-            self.result.completed = True
-        self.result.serialized_state_bytes = peer.serialized_state_bytes(self.spec)
-        if self.memory:
-            self.result.peak_memory_bytes = peer.peak_memory(self.spec, self.instances)
-
-
-def _remove_database(path: Path) -> None:
-    for file in path.parent.glob(path.name + "*"):
-        file.unlink()
-
-
-def _runnable(c: Contender) -> bool:
-    return c.result.available and c.result.completed is not False
+def _peer_contenders(
+    workload: Workload,
+    instances: int,
+    settings: Settings,
+    workdir: Path,
+    populated: Populated | None,
+) -> list[Contender]:
+    peer_modes = [m for m in PEER_MODES if m in settings.modes]
+    if not peer_modes:
+        return []
+    spec, reason = parse_peer(workload, settings.peer)
+    durable_template = None if populated is None else populated.peer
+    durable_reason = reason or (None if populated is None else populated.peer_reason)
+    contenders: list[Contender] = []
+    for mode in peer_modes:
+        if mode == IN_MEMORY:
+            contenders.append(PeerContender(spec, reason, instances, settings.memory))
+            continue
+        contender = DurablePeerContender(
+            spec if durable_reason is None else None,
+            durable_reason,
+            mode == durable_peer.UNCACHED,
+            instances,
+            workdir,
+            durable_template,
+            settings.memory,
+        )
+        contenders.append(contender)
+    return contenders
 
 
 def run_workload(
@@ -242,33 +162,53 @@ def run_workload(
     settings: Settings,
     features: EngineFeatures,
     workdir: Path,
-    template: Path,
+    templates: dict[str, Path],
     progress: Progress,
+    populated: Populated | None = None,
 ) -> WorkloadResult:
+    """Every selected system on `workload`, on empty databases (copies of `templates`, one per
+    history level) or on copies of the `populated` ones."""
     instances = workload.instances_for(settings.instances)
-    contenders: list[Contender] = []
-    for mode in fl.MODES:
-        contender = FlowledgerContender(workload, mode, instances, workdir, template, settings)
-        reason = fl.unavailable_reason(mode, features)
-        if reason is not None:
-            contender.result.available, contender.result.reason = False, reason
-        contenders.append(contender)
-    contenders.append(PeerContender(workload, instances, settings))
+    contenders = _flowledger_contenders(
+        workload, instances, settings, features, workdir, templates, populated
+    )
+    contenders += _peer_contenders(workload, instances, settings, workdir, populated)
+    where = "" if populated is None else f" on {populated.instances:,}"
     for rep in range(settings.repeat):
         shift = rep % len(contenders)
         for c in contenders[shift:] + contenders[:shift]:
             if _runnable(c):
                 progress.phase(
-                    f"{workload.name} x{instances}: {c.label} ({rep + 1}/{settings.repeat})"
+                    f"{workload.name}{where} x{instances}: {c.label} ({rep + 1}/{settings.repeat})"
                 )
                 c.run(rep)
             progress.tick()
     for c in contenders:
         if _runnable(c):
-            progress.phase(f"{workload.name}: {c.label} memory and counts (untimed)")
+            progress.phase(f"{workload.name}{where}: {c.label} memory and counts (untimed)")
             c.finish()
         progress.tick()
-    return _summarise(workload, instances, contenders)
+    result = _summarise(workload, instances, contenders)
+    if populated is not None:
+        result.preloaded_finished, result.preloaded_active = populated.finished, populated.active
+    return result
+
+
+def _runnable(c: Contender) -> bool:
+    return c.result.available and c.result.completed is not False
+
+
+def _rates(r: SystemResult, instances: int, activities: int) -> None:
+    """Per-instance figures from what each repetition measured."""
+    r.instances_per_s = Spread.of([instances / s for s in r.seconds])
+    r.us_per_activity = Spread.of([s * 1e6 / (instances * activities) for s in r.seconds])
+    # Child processes unreadable (no /proc): CPU is this process's alone, and no child figure.
+    children = r.children_cpu_s if len(r.children_cpu_s) == len(r.cpu_s) else [0.0] * len(r.cpu_s)
+    total = [own + child for own, child in zip(r.cpu_s, children, strict=True)]
+    r.cpu_us_per_instance = Spread.of([cpu * 1e6 / instances for cpu in total])
+    if len(r.children_cpu_s) == len(r.cpu_s):
+        r.children_cpu_us_per_instance = Spread.of([c * 1e6 / instances for c in r.children_cpu_s])
+    r.cores = Spread.of([cpu / s for cpu, s in zip(total, r.seconds, strict=True)])
 
 
 def _summarise(workload: Workload, instances: int, contenders: list[Contender]) -> WorkloadResult:
@@ -281,14 +221,23 @@ def _summarise(workload: Workload, instances: int, contenders: list[Contender]) 
     results = [c.result for c in contenders]
     for r in results:
         if r.seconds:
-            r.instances_per_s = Spread.of([instances / s for s in r.seconds])
-            r.us_per_activity = Spread.of([s * 1e6 / (instances * activities) for s in r.seconds])
-    peer_rate = next((r.instances_per_s for r in results if r.system == "spiffworkflow"), None)
+            _rates(r, instances, activities)
+    peers = {
+        r.mode: r.instances_per_s.median
+        for r in results
+        if r.system == "spiffworkflow" and r.instances_per_s is not None
+    }
+    in_memory = peers.get(IN_MEMORY)
     for r in results:
         # Asynchronous history is compared with its catch-up counted: the history rows exist then.
         rate = r.instances_per_s_with_catch_up or r.instances_per_s
-        if r.system == "flowledger" and rate is not None and peer_rate is not None:
-            r.ratio_vs_peer = round(rate.median / peer_rate.median, 3)
+        if rate is None:
+            continue
+        if in_memory is not None and (r.system, r.mode) != ("spiffworkflow", IN_MEMORY):
+            r.ratio_vs_peer = round(rate.median / in_memory, 3)
+        durable = peers.get(durable_peer.UNCACHED if r.uncached else durable_peer.CACHED)
+        if r.system == "flowledger" and durable is not None:
+            r.ratio_vs_durable_peer = round(rate.median / durable, 3)
     return WorkloadResult(
         name=workload.name,
         description=workload.description,
@@ -311,7 +260,7 @@ def run_engine_figures(
     corpus = engine_figures.build_log_corpus(workdir, settings.corpus_instances, progress)
     figures.rebuild = engine_figures.rebuild_rate(corpus, settings.repeat, progress)
     figures.replay = engine_figures.replay_rate(corpus, settings.repeat, progress)
-    _remove_database(corpus.path)
+    remove_database(corpus.path)
     figures.variables = variable_scaling.measure(
         workdir, settings.variable_counts, settings.repeat, progress
     )
@@ -339,18 +288,39 @@ def run(settings: Settings, command: str, *, show_progress: bool = True) -> Benc
         settings=settings.as_dict(),
         features=features.as_dict(),
     )
-    per_workload = (len(fl.MODES) + 1) * (settings.repeat + 1)
-    steps = per_workload * len(settings.workloads)
+    modes = selected_modes(settings)
+    systems = len(modes) + sum(1 for m in PEER_MODES if m in settings.modes)
+    per_workload = systems * (settings.repeat + 1)
+    steps = per_workload * (len(settings.workloads) + len(settings.populated))
     steps += ENGINE_FIGURE_STEPS if settings.engine_figures else 0
     steps += settings.repeat if settings.rest else 0
     progress = Progress(steps, enabled=show_progress)
     workdir = Path(tempfile.mkdtemp(prefix="flowledger-bench-"))
     try:
-        template = fl.make_template(workdir / "template.db")
+        levels = sorted({m.history_level for m in modes} | {fl.MODES[0].history_level})
+        templates = {
+            level: fl.make_template(workdir / f"template-{level}.db", level) for level in levels
+        }
         for workload in settings.workloads:
             report.workloads.append(
-                run_workload(workload, settings, features, workdir, template, progress)
+                run_workload(workload, settings, features, workdir, templates, progress)
             )
+        if settings.populated:
+            databases = prepare_databases(
+                settings.cache_dir,
+                settings.cold_finished,
+                settings.cold_active,
+                levels,
+                settings.peer and any(m in settings.modes for m in durable_peer.MODES),
+                features,
+                progress,
+            )
+            for workload in settings.populated:
+                report.workloads.append(
+                    run_workload(
+                        workload, settings, features, workdir, templates, progress, databases
+                    )
+                )
         if settings.engine_figures:
             report.engine = run_engine_figures(settings, features, workdir, progress)
         if settings.rest:
@@ -367,7 +337,7 @@ def run(settings: Settings, command: str, *, show_progress: bool = True) -> Benc
 def failures(report: BenchReport) -> list[str]:
     """What went wrong (not what is merely unavailable): empty when every run completed."""
     problems = [
-        f"{w.name} on {r.system} ({r.mode}): {r.reason}"
+        f"{w.name}{_on(w)} on {r.system} ({r.mode}): {r.reason}"
         for w in report.workloads
         for r in w.systems
         if r.completed is False
@@ -380,3 +350,8 @@ def failures(report: BenchReport) -> list[str]:
     if rest is not None and rest.completed is False:
         problems.append(f"REST workload: {rest.reason}")
     return problems
+
+
+def _on(w: WorkloadResult) -> str:
+    total = w.preloaded_finished + w.preloaded_active
+    return f" on a database of {total:,} instances" if total else ""

@@ -79,9 +79,7 @@ def run_behind_a_blocked_leader(
 
 def test_commands_waiting_for_the_writer_commit_together(db: Connections) -> None:
     groups = CommitGroups(db.write)
-    results, errors = run_behind_a_blocked_leader(
-        groups, [insert(f"n{i}") for i in range(WAITERS)]
-    )
+    results, errors = run_behind_a_blocked_leader(groups, [insert(f"n{i}") for i in range(WAITERS)])
     assert errors == []
     assert sorted(map(str, results)) == sorted(["first", *(f"did n{i}" for i in range(WAITERS))])
     assert names(db) == {f"n{i}" for i in range(WAITERS)}
