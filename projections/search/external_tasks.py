@@ -198,6 +198,7 @@ EXTERNAL_TASKS: Search[ExternalTaskQuery, ExternalTaskRow] = Search(
     row=_row,
     nulls="low",
     counted=_X,
+    filled=(_X.c.CREATE_TIME_,),  # every external task is created at a moment
 )
 
 

@@ -9,11 +9,16 @@ list means: `one_of` (runtime, repository, external tasks: an empty list matches
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, Select, false, or_
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql import operators
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import BinaryExpression, BooleanClauseList, Null
+from sqlalchemy.sql.visitors import InternalTraversal
 
 # (sortBy, descending) pairs, in order of precedence; rest.params.Sort is one.
 Sorting = Sequence[tuple[str, bool]]
@@ -167,21 +172,110 @@ def flag_fields(q: object, spec: Spec) -> Iterator[Condition]:
 # -- sorting and paging --------------------------------------------------------------------
 
 
+class _NullsPlaced(ColumnElement[Any]):
+    """An ORDER BY term that places nulls the same on every database: "high" (above every
+    value) or low. PostgreSQL sorts nulls high by itself and says otherwise in SQL; SQLite and
+    MySQL/MariaDB sort them low and need a `column IS NULL` term before the column for "high".
+    Where the database's own place is the one asked for, the term is the plain column, so an
+    index on it can give the order (a sort of the whole table otherwise)."""
+
+    inherit_cache = True
+    _traverse_internals = [
+        ("column", InternalTraversal.dp_clauseelement),
+        ("descending", InternalTraversal.dp_boolean),
+        ("high", InternalTraversal.dp_boolean),
+    ]
+
+    def __init__(self, column: ColumnElement[Any], descending: bool, high: bool) -> None:
+        self.column = column
+        self.descending = descending
+        self.high = high
+
+    def plain(self) -> Any:
+        return self.column.desc() if self.descending else self.column.asc()
+
+
+@compiles(_NullsPlaced)
+def _nulls_low_natively(element: _NullsPlaced, compiler: SQLCompiler, **kw: Any) -> str:
+    plain = compiler.process(element.plain(), **kw)
+    if not element.high:
+        return plain
+    missing = element.column.is_(None)
+    # Nulls first when descending, last when ascending: IS NULL (1 for nulls) in the same order.
+    placed = missing.desc() if element.descending else missing.asc()
+    return f"{compiler.process(placed, **kw)}, {plain}"
+
+
+@compiles(_NullsPlaced, "postgresql")
+def _nulls_high_natively(element: _NullsPlaced, compiler: SQLCompiler, **kw: Any) -> str:
+    plain = compiler.process(element.plain(), **kw)
+    if element.high:
+        return plain
+    return f"{plain} NULLS {'LAST' if element.descending else 'FIRST'}"
+
+
+class NotIndexed(ColumnElement[Any]):
+    """`column` as the operand of a condition that SQLite's planner must not look up in an index
+    (SQLite's unary `+`; the plain column elsewhere). SQLite plans without statistics and takes
+    every `column = x` or `column IS NULL` on an indexed column for a few rows: for a condition
+    that holds for a large part of a table (`unfinished`) it would read all of them through that
+    index, rather than the few rows of a selective filter beside it (one process instance's
+    activities) or the list's order from another index."""
+
+    inherit_cache = True
+    _traverse_internals = [("column", InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, column: ColumnElement[Any]) -> None:
+        self.column = column
+        self.type = column.type
+
+
+@compiles(NotIndexed)
+def _indexable_elsewhere(element: NotIndexed, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(element.column, **kw)
+
+
+@compiles(NotIndexed, "sqlite")
+def _not_indexed_on_sqlite(element: NotIndexed, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"+{compiler.process(element.column, **kw)}"
+
+
+def never_null(conditions: Iterable[Any]) -> list[ColumnElement[Any]]:
+    """The columns that `column IS NOT NULL` among these (AND-ed) conditions rules out nulls of."""
+    found: list[ColumnElement[Any]] = []
+    for condition in conditions:
+        if isinstance(condition, BooleanClauseList) and condition.operator is operators.and_:
+            found += never_null(condition.clauses)
+        elif (
+            isinstance(condition, BinaryExpression)
+            and condition.operator is operators.is_not
+            and isinstance(condition.right, Null)
+        ):
+            found.append(condition.left)
+    return found
+
+
 def order(
-    columns: Mapping[str, Any], sorting: Sorting, nulls: Literal["high", "low"] | None = None
+    columns: Mapping[str, Any],
+    sorting: Sorting,
+    nulls: Literal["high", "low"] | None = None,
+    filled: Sequence[ColumnElement[Any]] = (),
 ) -> list[Any]:
     """ORDER BY terms for the requested sorting. `nulls` places nulls the same on every
     database: "high" sorts them as above every value (last ascending, first descending, as
-    PostgreSQL does), "low" as below every value; None leaves it to the database."""
+    PostgreSQL does), "low" as below every value; None leaves it to the database. Columns that
+    hold no null (NOT NULL, or in `filled`: always written, or ruled out by the query) need no
+    place for them."""
     terms: list[Any] = []
     for by, descending in sorting:
         column = columns.get(by)
         if column is None:
             raise InvalidQuery(f"Cannot set query parameter 'sortBy' to value '{by}'")
-        if nulls is not None and getattr(column, "nullable", True):
-            missing = column.is_(None)
-            terms.append(missing.desc() if descending == (nulls == "high") else missing.asc())
-        terms.append(column.desc() if descending else column.asc())
+        nullable = getattr(column, "nullable", True) and not any(column.compare(f) for f in filled)
+        if nulls is not None and nullable:
+            terms.append(_NullsPlaced(column, descending, nulls == "high"))
+        else:
+            terms.append(column.desc() if descending else column.asc())
     return terms
 
 

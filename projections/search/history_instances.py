@@ -19,6 +19,7 @@ from .declaration import Search
 from .filters import (
     LIKE_ESCAPE,
     Condition,
+    NotIndexed,
     Spec,
     equal_fields,
     flag_fields,
@@ -200,7 +201,8 @@ _PI_MEMBER: Spec = (
 _PI_FLAGS: Spec = (
     ("root_process_instances", P.c.SUPER_PROCESS_INSTANCE_ID_.is_(None)),
     ("finished", P.c.END_TIME_.is_not(None)),
-    ("unfinished", P.c.END_TIME_.is_(None)),
+    # Unfinished rows may be many: no index lookup for them (see NotIndexed).
+    ("unfinished", NotIndexed(P.c.END_TIME_).is_(None)),
     ("active", P.c.STATE_ == "ACTIVE"),
     ("suspended", P.c.STATE_ == "SUSPENDED"),
     ("completed", P.c.STATE_ == "COMPLETED"),

@@ -18,6 +18,7 @@ from .declaration import Search
 from .filters import (
     LIKE_ESCAPE,
     Condition,
+    NotIndexed,
     Spec,
     equal_fields,
     flag_fields,
@@ -213,7 +214,7 @@ _TI_FLAGS: Spec = (
     ("assigned", _T.c.ASSIGNEE_.is_not(None)),
     ("unassigned", _T.c.ASSIGNEE_.is_(None)),
     ("finished", _T.c.END_TIME_.is_not(None)),
-    ("unfinished", _T.c.END_TIME_.is_(None)),
+    ("unfinished", NotIndexed(_T.c.END_TIME_).is_(None)),  # see filters.NotIndexed
     ("process_finished", _T.c.PROC_INST_ID_.in_(_ENDED_INSTANCES)),
     ("process_unfinished", _T.c.PROC_INST_ID_.not_in(_ENDED_INSTANCES)),
     ("without_task_due_date", _T.c.DUE_DATE_.is_(None)),

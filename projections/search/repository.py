@@ -309,6 +309,7 @@ DEFINITIONS: Search[ProcessDefinitionQuery, views.ProcessDefinition] = Search(
     sorts=DEFINITION_SORTS,
     then=(_p.c.ID_,),
     row=definition_row,
+    counted=_p,
 )
 
 

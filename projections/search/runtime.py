@@ -525,6 +525,8 @@ def _variable_search(fetch_binary: bool) -> Search[VariableInstanceQuery, Variab
         sorts=VARIABLE_SORTS,
         then=(_v.c.ID_,),
         row=_variable_row,
+        # Outer joins on primary keys add columns, never rows.
+        counted=_v,
     )
 
 

@@ -461,8 +461,12 @@ def _unassigned_unless_included(q: TaskQuery) -> list[Predicate]:
 def _candidate_predicates(q: TaskQuery) -> Iterable[Predicate]:
     groups = _groups(q)
     if q.candidate_user is not None or groups or q.with_candidate_groups or q.with_candidate_users:
-        # One link row must satisfy every candidate condition, as in Camunda's single join.
-        link = [LINK.c.TASK_ID_ == T.c.ID_, LINK.c.TYPE_ == "candidate"]
+        # One link row must satisfy every candidate condition, as in Camunda's single join. The
+        # tasks it names are read once, from the group or user index alone, rather than probed
+        # for each task a list walks in its order: a page of a big group's tasks, or their
+        # count, reads the group's links instead of every unassigned task's. (A definition's
+        # links have no task: left out, they cannot make IN unknown.)
+        link = [LINK.c.TYPE_ == "candidate", LINK.c.TASK_ID_.is_not(None)]
         who = []
         if q.candidate_user is not None:
             who.append(LINK.c.USER_ID_ == q.candidate_user)
@@ -474,7 +478,8 @@ def _candidate_predicates(q: TaskQuery) -> Iterable[Predicate]:
             link.append(LINK.c.GROUP_ID_.is_not(None))
         if q.with_candidate_users:
             link.append(LINK.c.USER_ID_.is_not(None))
-        yield and_(exists(select(LINK.c.ID_).where(*link)), *_unassigned_unless_included(q))
+        candidates = select(LINK.c.TASK_ID_).where(*link)
+        yield and_(T.c.ID_.in_(candidates), *_unassigned_unless_included(q))
     if q.without_candidate_groups or q.without_candidate_users:
         link = [LINK.c.TASK_ID_ == T.c.ID_, LINK.c.TYPE_ == "candidate"]
         if q.without_candidate_groups:
@@ -623,6 +628,9 @@ TASKS: Search[TaskQuery, TaskRow] = Search(
     then=(T.c.ID_,),
     row=_row,
     nulls="high",
+    # Every task is created at a moment (the state's `created`): Tasklist's newest-first list
+    # reads ACT_IDX_TASK_CREATE in order.
+    filled=(T.c.CREATE_TIME_,),
 )
 
 

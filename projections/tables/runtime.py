@@ -18,6 +18,7 @@ from flowledger.projections.tables.types import (
     column,
     index,
     unique,
+    unquoted,
 )
 
 # No foreign keys, unlike Camunda's runtime group (execution -> parent, task -> execution, ...):
@@ -77,9 +78,25 @@ ACT_RU_TASK = act_table(
     column("TENANT_ID_", V64),
     column("TASK_STATE_", V64),
     index("ACT_IDX_TASK_PROCINST", "PROC_INST_ID_"),
-    index("ACT_IDX_TASK_ASSIGNEE", "ASSIGNEE_"),
     # Not in Camunda: task lists filtered by task definition key.
     index("ACT_IDX_RU_TASK_TASK_DEF_KEY", "TASK_DEF_KEY_"),
+)
+
+# Tasklist's lists, newest first (revision 0006, which says why): all tasks, one user's, and
+# the unassigned ones that every candidate list reads; the creation time descending, then the
+# id (the list's tie-breaker, ascending), so that a page is the next entries of the index.
+sa.Index(
+    unquoted("ACT_IDX_TASK_CREATE"),
+    ACT_RU_TASK.c.CREATE_TIME_.desc(),
+    ACT_RU_TASK.c.ID_,
+    quote=False,
+)
+sa.Index(
+    unquoted("ACT_IDX_TASK_ASSIGNEE"),
+    ACT_RU_TASK.c.ASSIGNEE_,
+    ACT_RU_TASK.c.CREATE_TIME_.desc(),
+    ACT_RU_TASK.c.ID_,
+    quote=False,
 )
 
 ACT_RU_IDENTITYLINK = act_table(
@@ -93,8 +110,9 @@ ACT_RU_IDENTITYLINK = act_table(
     column("PROC_DEF_ID_", V64),
     column("TENANT_ID_", V64),
     index("ACT_IDX_TSKASS_TASK", "TASK_ID_"),
-    index("ACT_IDX_IDENT_LNK_GROUP", "GROUP_ID_"),
-    index("ACT_IDX_IDENT_LNK_USER", "USER_ID_"),
+    # The tasks of candidate groups and users, read from the index alone (revision 0006).
+    index("ACT_IDX_IDENT_LNK_USER", "USER_ID_", "TYPE_", "TASK_ID_"),
+    index("ACT_IDX_IDENT_LNK_GROUP", "GROUP_ID_", "TYPE_", "TASK_ID_"),
 )
 
 ACT_RU_VARIABLE = act_table(

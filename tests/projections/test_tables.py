@@ -138,15 +138,18 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
         "ACT_IDX_EXE_PROCINST": ("PROC_INST_ID_",),
         "ACT_IDX_EXEC_BUSKEY": ("BUSINESS_KEY_",),
     },
+    # Revision 0006: an index under Camunda's name starts with Camunda's columns and goes on
+    # with what its list orders by (then the tie-breaking order) or reads from it.
     "ACT_RU_TASK": {
         "ACT_IDX_TASK_PROCINST": ("PROC_INST_ID_",),
-        "ACT_IDX_TASK_ASSIGNEE": ("ASSIGNEE_",),
+        "ACT_IDX_TASK_ASSIGNEE": ("ASSIGNEE_", "CREATE_TIME_", "ID_"),
+        "ACT_IDX_TASK_CREATE": ("CREATE_TIME_", "ID_"),
         "ACT_IDX_RU_TASK_TASK_DEF_KEY": ("TASK_DEF_KEY_",),
     },
     "ACT_RU_IDENTITYLINK": {
         "ACT_IDX_TSKASS_TASK": ("TASK_ID_",),
-        "ACT_IDX_IDENT_LNK_GROUP": ("GROUP_ID_",),
-        "ACT_IDX_IDENT_LNK_USER": ("USER_ID_",),
+        "ACT_IDX_IDENT_LNK_USER": ("USER_ID_", "TYPE_", "TASK_ID_"),
+        "ACT_IDX_IDENT_LNK_GROUP": ("GROUP_ID_", "TYPE_", "TASK_ID_"),
     },
     "ACT_RU_VARIABLE": {
         "ACT_IDX_VAR_PROCINST": ("PROC_INST_ID_",),
@@ -158,14 +161,19 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
         "ACT_IDX_RU_EXT_TASK_PROC_INST_ID": ("PROC_INST_ID_",),
     },
     "ACT_HI_PROCINST": {
-        "ACT_IDX_HI_PRO_INST_END": ("END_TIME_",),
         "ACT_IDX_HI_PRO_I_BUSKEY": ("BUSINESS_KEY_",),
-        "ACT_IDX_HI_PRO_INST_PROC_DEF_KEY": ("PROC_DEF_KEY_",),
+        "ACT_IDX_HI_PRO_INST_START": ("START_TIME_", "ID_", "END_TIME_"),
+        "ACT_IDX_HI_PRO_INST_END": ("END_TIME_", "START_TIME_", "ID_"),
+        "ACT_IDX_HI_PRO_INST_PROC_DEF_KEY": ("PROC_DEF_KEY_", "START_TIME_", "ID_"),
     },
     "ACT_HI_ACTINST": {
         "ACT_IDX_HI_ACT_INST_PROCINST": ("PROC_INST_ID_", "ACT_ID_"),
     },
-    "ACT_HI_TASKINST": {"ACT_IDX_HI_TASKINST_PROCINST": ("PROC_INST_ID_",)},
+    "ACT_HI_TASKINST": {
+        "ACT_IDX_HI_TASKINST_PROCINST": ("PROC_INST_ID_",),
+        "ACT_IDX_HI_TASK_INST_START": ("START_TIME_", "ID_", "END_TIME_"),
+        "ACT_IDX_HI_TASK_INST_END": ("END_TIME_", "START_TIME_", "ID_"),
+    },
     "ACT_HI_VARINST": {"ACT_IDX_HI_VAR_PI_NAME_TYPE": ("PROC_INST_ID_", "NAME_", "VAR_TYPE_")},
     "ACT_HI_DETAIL": {
         "ACT_IDX_HI_DETAIL_PROC_INST": ("PROC_INST_ID_",),
