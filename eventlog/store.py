@@ -116,8 +116,10 @@ class EventStore:
     def reserve(self, conn: Connection, count: int) -> int:
         """Lock the log head and claim `count` positions; returns the first one.
 
-        The row lock is held until commit, so positions are gapless and in commit order.
-        """
+        The row lock is held until commit, so positions are gapless and in commit order: a
+        transaction that claims positions after ours waits for our commit. Callers take it as
+        late as they can (after writing their projection rows) and must not wait for any row
+        another writer may hold while it waits for this one."""
         if self._returning:
             last = self._prepared(conn, "_reserve_returning").execute(conn, {"n": count}).fetchone()
         else:
@@ -128,6 +130,16 @@ class EventStore:
     def lock_head(self, conn: Connection) -> None:
         """Take the log head's row lock without claiming positions (serialises deployments)."""
         conn.execute(self._reserve.values(last_position=log_head.c.last_position))
+
+    def check_heads(self, conn: Connection, commits: Sequence[NewCommit]) -> None:
+        """Raise ConcurrencyError when a stream moved past a commit's `expected_version` (or its
+        head hash is not the commit's `prev_hash`). Takes no lock: a writer racing past this
+        check still loses on UNIQUE(stream_id, first_version) when it appends."""
+        for c in commits:
+            if c.expected_version == 0:
+                continue  # a new stream: UNIQUE(stream_id, first_version) catches a second creator
+            if self.stream_head(conn, c.stream_id) != (c.expected_version, c.prev_hash):
+                raise ConcurrencyError(c.stream_id, c.expected_version)
 
     def append(
         self,
@@ -142,17 +154,13 @@ class EventStore:
         Raises ConcurrencyError when a stream moved past `expected_version`; the caller must
         roll back its transaction then. `check_heads=False` skips reading the heads, for a
         caller that read them in this transaction already; racing writers still collide on
-        UNIQUE(stream_id, first_version).
+        UNIQUE(stream_id, first_version). Claims the positions (`reserve`): the log head stays
+        locked until the caller commits.
         """
         if not commits:
             return []
-        for c in commits:
-            if c.expected_version == 0 or not check_heads:
-                continue  # a new stream: UNIQUE(stream_id, first_version) catches a second creator
-            # The expected version must be the stream's head and the previous hash its hash; a
-            # writer racing us past this check still loses on the unique constraint below.
-            if self.stream_head(conn, c.stream_id) != (c.expected_version, c.prev_hash):
-                raise ConcurrencyError(c.stream_id, c.expected_version)
+        if check_heads:
+            self.check_heads(conn, commits)
         recorded_at = _naive_utc(recorded_at)
         position = self.reserve(conn, sum(c.event_count for c in commits))
         stored: list[StoredCommit] = []

@@ -1,20 +1,28 @@
 """The command bus: runs any command through its one handler, in one transaction.
 
-It owns what every command shares: the repeated-command-id answer, the transaction (decide on a
-snapshot, append under the write lock), retries on a concurrent change, the command log's
-accepted and rejected records, and the commit listeners. What a command does is its handler's.
+It owns what every command shares: the repeated-command-id answer, the transaction, retries on a
+concurrent change, the command log's accepted and rejected records, and the commit listeners.
+What a command does is its handler's.
+
+Two transaction shapes. On SQLite, which has one writer, a command decides inside the write
+transaction, and commands that wait for the writer share one (group commit, `CommitGroups`):
+nothing can move under the decision, so nothing is checked again or retried. On PostgreSQL and
+MariaDB commands decide on a snapshot beside each other and append in a short write transaction
+that checks every stream's head; a decision on moved state is decided again.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 import msgspec
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from flowledger.core.clock import Clock
 from flowledger.core.commands import Command, encode_command, encode_result
@@ -24,7 +32,10 @@ from flowledger.core.limits import MAX_COMMAND_ID, check_text, recordable_actor,
 from flowledger.eventlog import CommandRecord, ConcurrencyError, StoredCommit
 
 from .connections import Connections
+from .group_commit import CommitGroups
 from .unit_of_work import UnitOfWork, Wiring
+
+log = logging.getLogger("flowledger.engine.bus")
 
 C = TypeVar("C", bound=Command)
 R = TypeVar("R")
@@ -65,6 +76,12 @@ class CommandBus:
         self._store = wiring.store
         self._clock = clock
         self._listeners: list[Callable[[], None]] = []
+        self._groups = None if db.concurrent else CommitGroups(db.write)
+
+    @property
+    def groups(self) -> CommitGroups | None:
+        """The group commit of a SQLite engine (its counters tell how well it groups)."""
+        return self._groups
 
     def add_commit_listener(self, listener: Callable[[], None]) -> None:
         self._listeners.append(listener)
@@ -89,38 +106,50 @@ class CommandBus:
             payload: bytes | None = encode_command(command)
         except RecursionError:
             payload = None  # a value nested too deeply: the handler's checks name it
-        with self._db.lock:
+        if self._groups is not None:
+            return self._execute_in_group(handler, command, cid, payload, actor)
+        with self._db.command():
             for attempt in range(MAX_ATTEMPTS):
                 now = self._clock.now()
                 unit: UnitOfWork | None = None
                 try:
                     if payload is not None:
                         refuse_nul_in_ids(payload, command)
-                    if handler.exclusive:
-                        with self._db.write() as conn:
-                            unit = UnitOfWork(self._wiring, conn, now, cid, uuid7)
-                            result = handler.handle(unit, command)
-                            stored = self._commit(
-                                unit, conn, command, payload, result, actor, check_heads=False
-                            )
-                    else:
-                        # Decide on a read snapshot, then append under the write lock; the append
-                        # checks every stream's head, so a decision on moved state is retried.
-                        with self._db.snapshot() as rconn:
-                            unit = UnitOfWork(self._wiring, rconn, now, cid, uuid7)
-                            result = handler.handle(unit, command)
-                        with self._db.write() as conn:
-                            stored = self._commit(
-                                unit, conn, command, payload, result, actor, check_heads=True
-                            )
+                    try:
+                        if handler.exclusive:
+                            with self._db.write() as conn:
+                                unit = UnitOfWork(self._wiring, conn, now, cid, uuid7)
+                                result = handler.handle(unit, command)
+                                stored = self._commit(
+                                    unit, conn, command, payload, result, actor, check_heads=False
+                                )
+                        else:
+                            # Decide on a read snapshot, then append in the write transaction; the
+                            # append checks every stream's head, so a decision on moved state is
+                            # retried.
+                            with self._db.snapshot() as rconn:
+                                unit = UnitOfWork(self._wiring, rconn, now, cid, uuid7)
+                                result = handler.handle(unit, command)
+                            with self._db.write() as conn:
+                                stored = self._commit(
+                                    unit, conn, command, payload, result, actor, check_heads=True
+                                )
+                    except DBAPIError as exc:
+                        lost = self._lost_race(exc, unit, cid)
+                        if lost is None:
+                            raise
+                        raise lost from exc
                     unit.publish(stored)
                     if stored:
                         for listener in self._listeners:
                             listener()
                     return result
-                except ConcurrencyError:
+                except ConcurrencyError as exc:
                     if unit is not None:
                         unit.discard()
+                    log.debug(
+                        "%s lost a race (attempt %d): %s", type(command).__name__, attempt, exc
+                    )
                     if attempt == MAX_ATTEMPTS - 1:
                         if handler.lost_race is not None:
                             return handler.lost_race()
@@ -143,6 +172,79 @@ class CommandBus:
                         unit.discard()
                     raise
         raise AssertionError("unreachable")
+
+    def _execute_in_group(
+        self,
+        handler: Handler[Any, Any],
+        command: Command,
+        cid: str,
+        payload: bytes | None,
+        actor: str | None,
+    ) -> Any:
+        """Decide and append inside a shared write transaction (SQLite): the command sees every
+        commit before it, those of its group included, so it never loses a race."""
+        units: list[UnitOfWork] = []
+
+        def work(conn: Connection) -> tuple[Any, list[StoredCommit]]:
+            # The clock is read in the group's order: recorded times rise with positions.
+            unit = UnitOfWork(self._wiring, conn, self._clock.now(), cid, uuid7)
+            units.append(unit)
+            if payload is not None:
+                refuse_nul_in_ids(payload, command)
+            result = handler.handle(unit, command)
+            stored = self._commit(unit, conn, command, payload, result, actor, check_heads=False)
+            return result, stored
+
+        def undo(conn: Connection, exc: BaseException) -> None:
+            if isinstance(exc, FlowledgerError) and units:
+                # IntegrityError: the same command id was recorded by an earlier attempt.
+                with suppress(IntegrityError):
+                    self._record_rejection(conn, cid, command, exc, units[-1].ctx.now, actor)
+
+        try:
+            assert self._groups is not None
+            result, stored = self._groups.run(work, undo)
+        except IntegrityError:
+            for unit in units:
+                unit.discard()
+            with self._db.read() as conn:
+                record = self._store.find_command(conn, cid)
+            if record is None:
+                raise
+            return _stored_outcome(record, handler.result)
+        except BaseException:
+            for unit in units:
+                unit.discard()
+            raise
+        units[-1].publish(stored)
+        if stored:
+            for listener in self._listeners:
+                listener()
+        return result
+
+    def _lost_race(
+        self, exc: DBAPIError, unit: UnitOfWork | None, cid: str
+    ) -> ConcurrencyError | None:
+        """The ConcurrencyError a failed transaction stands for (decide again), or None when the
+        error is not about a concurrent writer.
+
+        On PostgreSQL and MariaDB commands write their rows before the log head lock: two
+        writers of one stream may deadlock on those rows (the database picks one to fail) or
+        collide on a unique key of a row they both insert, before one of them loses on the
+        log's UNIQUE(stream_id, first_version) as the loser always did."""
+        if unit is None:
+            return None
+        stream, version = next(iter(unit.appends()), (cid, 0))
+        if _deadlock_or_serialization_failure(exc):
+            log.info("command %s: the database undid its transaction, deciding again: %s", cid, exc)
+            return ConcurrencyError(stream, version)
+        if not isinstance(exc, IntegrityError):
+            return None
+        with self._db.read() as conn:
+            # A repeated command id is the caller's integrity error, answered by the caller.
+            if self._store.find_command(conn, cid) is None and unit.moved(conn):
+                return ConcurrencyError(stream, version)
+        return None
 
     def _commit(
         self,
@@ -179,27 +281,39 @@ class CommandBus:
     ) -> None:
         """A rejected command leaves exactly one trace: its row in the command log."""
         try:
+            with self._db.write() as conn:
+                self._record_rejection(conn, cid, command, exc, now, actor)
+        except IntegrityError:
+            pass  # the same command id was recorded by a concurrent attempt
+
+    def _record_rejection(
+        self,
+        conn: Connection,
+        cid: str,
+        command: Command,
+        exc: Exception,
+        now: datetime,
+        actor: str | None,
+    ) -> None:
+        """The rejected command's row in the command log, in `conn`'s transaction."""
+        try:
             payload = encode_command(command)
         except RecursionError:
             payload = msgspec.json.encode(
                 {"type": type(command).__name__, "unrecorded": "input nested too deeply to record"}
             )
-        try:
-            with self._db.write() as conn:
-                self._store.record_command(
-                    conn,
-                    CommandRecord(
-                        command_id=cid,
-                        command_type=type(command).__name__,
-                        payload=payload,
-                        status="rejected",
-                        received_at=now,
-                        reason=f"{type(exc).__name__}: {exc}"[:4000],
-                        actor=recordable_actor(actor),
-                    ),
-                )
-        except IntegrityError:
-            pass  # the same command id was recorded by a concurrent attempt
+        self._store.record_command(
+            conn,
+            CommandRecord(
+                command_id=cid,
+                command_type=type(command).__name__,
+                payload=payload,
+                status="rejected",
+                received_at=now,
+                reason=f"{type(exc).__name__}: {exc}"[:4000],
+                actor=recordable_actor(actor),
+            ),
+        )
 
 
 def _stored_outcome(record: CommandRecord, result_type: Any) -> Any:
@@ -209,3 +323,17 @@ def _stored_outcome(record: CommandRecord, result_type: Any) -> Any:
     if result_type is None or record.result is None:
         return None
     return msgspec.json.decode(record.result, type=result_type)
+
+
+# SQLSTATEs (PostgreSQL; psycopg's `sqlstate`) and MySQL/MariaDB error numbers (the driver's first
+# argument) of a transaction the database undid because of a concurrent one.
+_RETRY_SQLSTATES = frozenset({"40001", "40P01"})  # serialization failure, deadlock detected
+_RETRY_MYSQL_ERRORS = frozenset({1213})  # ER_LOCK_DEADLOCK
+
+
+def _deadlock_or_serialization_failure(exc: DBAPIError) -> bool:
+    orig = exc.orig
+    if getattr(orig, "sqlstate", None) in _RETRY_SQLSTATES:
+        return True
+    args: tuple[Any, ...] = getattr(orig, "args", ())
+    return bool(args) and args[0] in _RETRY_MYSQL_ERRORS

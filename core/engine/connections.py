@@ -1,48 +1,229 @@
-"""The engine's connections to its database and the lock that serialises its commands.
+"""The engine's connections to its database and the lock that orders its commands.
 
-One writer and one decider connection are kept open for the engine's serialised commands; reads
-take a pooled connection. Opens no tables and runs no statements of its own.
+SQLite has one writer at a time: the engine runs one command at a time, on one writer and one
+decider connection kept open. PostgreSQL and MariaDB run several commands of one engine at once
+(`SERVER_COMMANDS`), each on kept connections of its own; the database orders their appends.
+Reads take a pooled connection. Opens no tables and runs no statements of its own.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
 from sqlalchemy.engine import Connection
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.exc import DBAPIError
 
+# Commands of one engine in flight at once on a server database. Each holds at most one
+# connection at a time (deciding, then writing); the pool's default 5 + 10 leaves room for reads.
+SERVER_COMMANDS = 4
 
-class Connections:
-    """Write, decide and read transactions on one database, under one re-entrant lock."""
 
-    def __init__(self, db: SqlEngine, memory: bool) -> None:
-        self.db = db
-        self.memory = memory
-        self.lock = threading.RLock()
-        self._writer: Connection | None = None
-        self._decider: Connection | None = None
+class _Waiter:
+    __slots__ = ("alone", "granted", "thread")
+
+    def __init__(self, thread: int, alone: bool) -> None:
+        self.thread = thread
+        self.alone = alone
+        self.granted = False
+
+
+class CommandLock:
+    """Commands of one engine: up to `slots` at once in `shared()`, or one thread alone while it
+    holds the lock itself (`with lock:`, re-entrant; it waits for the commands in flight, and new
+    ones wait for it). Whoever holds it alone sees no command between two of its reads. Waiters
+    are served in the order they came, so a thread that takes the lock again and again (verify
+    in a loop) does not starve the commands, nor they it."""
+
+    def __init__(self, slots: int) -> None:
+        self._slots = slots
+        self._mutex = threading.Lock()  # entered directly: Condition's own __enter__ is Python
+        self._changed = threading.Condition(self._mutex)
+        self._owner: int | None = None  # the thread holding the lock alone
+        self._depth = 0
+        self._shared: dict[int, int] = {}  # thread -> depth of its shared holds
+        self._queue: deque[_Waiter] = deque()
+
+    def _grant(self) -> None:
+        """Let in the waiters at the head of the queue that may hold the lock now."""
+        granted = False
+        while self._queue:
+            head = self._queue[0]
+            if self._owner is not None:
+                break
+            if head.alone:
+                if self._shared:
+                    break
+                self._owner, self._depth = head.thread, 1
+            elif len(self._shared) < self._slots:
+                self._shared[head.thread] = 1
+            else:
+                break
+            head.granted = granted = True
+            self._queue.popleft()
+        if granted:
+            self._changed.notify_all()
+
+    def _wait_in_line(self, me: int, alone: bool) -> None:
+        waiter = _Waiter(me, alone)
+        self._queue.append(waiter)
+        self._grant()
+        while not waiter.granted:
+            self._changed.wait()
+
+    def acquire(self) -> None:
+        me = threading.get_ident()
+        with self._mutex:
+            if self._owner == me:
+                self._depth += 1
+                return
+            if me in self._shared:
+                raise RuntimeError(
+                    "a command of this engine waits for all its commands to finish: it would "
+                    "wait for itself (a commit listener must not call back into the engine)"
+                )
+            if self._owner is None and not self._shared and not self._queue:
+                self._owner, self._depth = me, 1
+                return
+            self._wait_in_line(me, alone=True)
+
+    def release(self) -> None:
+        with self._mutex:
+            if self._owner != threading.get_ident():
+                raise RuntimeError("release of an engine lock this thread does not hold")
+            self._depth -= 1
+            if self._depth == 0:
+                self._owner = None
+                if self._queue:
+                    self._grant()
+
+    def __enter__(self) -> CommandLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
-        """A write transaction on the engine's one writer connection.
+    def shared(self) -> Iterator[None]:
+        """One command's hold: beside other commands, never beside a holder of the lock."""
+        me = threading.get_ident()
+        with self._mutex:
+            counted = self._owner != me  # the lock's own holder runs commands uncounted
+            if counted:
+                if me in self._shared:
+                    self._shared[me] += 1
+                elif self._owner is None and not self._queue and len(self._shared) < self._slots:
+                    self._shared[me] = 1
+                else:
+                    self._wait_in_line(me, alone=False)
+        try:
+            yield
+        finally:
+            if counted:
+                with self._mutex:
+                    depth = self._shared[me] - 1
+                    if depth:
+                        self._shared[me] = depth
+                    else:
+                        del self._shared[me]
+                        if self._queue:
+                            self._grant()
 
-        Writes are serialised by the engine lock anyway, so one connection kept open spares
-        every command a pool checkout, its reset and its return."""
-        with self.lock:
-            conn = self._writer
+
+class _KeptConnections:
+    """Connections kept open between transactions (at most `keep` idle), so that a command
+    costs no pool checkout, reset and return. Under `lock` (SQLite: one transaction at a time)
+    or beside each other (`lock` None)."""
+
+    def __init__(
+        self,
+        db: SqlEngine,
+        keep: int,
+        lock: CommandLock | threading.RLock | None,
+        **options: Any,
+    ) -> None:
+        self._db = db
+        self._keep = keep
+        self._lock = lock
+        self._options = options
+        self._idle: list[Connection] = []
+        self._guard = threading.Lock()
+        self._closed = False
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        lock = self._lock
+        if lock is not None:
+            lock.acquire()
+        try:
+            with self._guard:
+                conn = self._idle.pop() if self._idle else None
             if conn is None or conn.closed or conn.invalidated:
-                conn = self.db.connect().execution_options(flowledger_write=True)
-                self._writer = conn
+                conn = self._db.connect()
+                if self._options:
+                    conn = conn.execution_options(**self._options)
             try:
                 with conn.begin():
                     yield conn
             except DBAPIError as exc:
                 if exc.connection_invalidated:
-                    self._writer = None
+                    conn.close()
                 raise
+            finally:
+                self._give_back(conn)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _give_back(self, conn: Connection) -> None:
+        if conn.closed:
+            return
+        if not conn.invalidated:
+            with self._guard:
+                if not self._closed and len(self._idle) < self._keep:
+                    self._idle.append(conn)
+                    return
+        conn.close()
+
+    def close(self) -> None:
+        with self._guard:
+            idle, self._idle = self._idle, []
+            self._closed = True
+        for conn in idle:
+            conn.close()
+
+
+class Connections:
+    """Write, decide and read transactions on one database, and the engine's command lock."""
+
+    def __init__(self, db: SqlEngine, memory: bool) -> None:
+        self.db = db
+        self.memory = memory
+        # One writer at a time on SQLite: its commands run one by one under the lock alone.
+        self.concurrent = db.dialect.name != "sqlite"
+        slots = SERVER_COMMANDS if self.concurrent else 1
+        # SQLite needs no shared holds: a plain re-entrant lock wakes one waiter, not all of them.
+        self.lock: CommandLock | threading.RLock = (
+            CommandLock(slots) if self.concurrent else threading.RLock()
+        )
+        alone = None if self.concurrent else self.lock
+        self._writers = _KeptConnections(db, slots, alone, flowledger_write=True)
+        self._deciders = _KeptConnections(db, slots, alone)
+        # Write and decide transactions: on SQLite, under the lock (SQLite's write lock is taken
+        # at BEGIN); elsewhere beside the other commands' (their number bounded by `command`).
+        self.write = self._writers.transaction
+        self.snapshot = self._deciders.transaction
+
+    def command(self) -> AbstractContextManager[Any]:
+        """Hold while running one command: beside the engine's other commands on a server
+        database, alone on SQLite."""
+        lock = self.lock
+        return lock.shared() if isinstance(lock, CommandLock) else lock
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -55,28 +236,9 @@ class Connections:
         with self.db.connect() as conn:
             yield conn
 
-    @contextmanager
-    def snapshot(self) -> Iterator[Connection]:
-        """A read transaction for deciding a command: one consistent view, no write lock.
-
-        Like the writer, one connection kept open for the engine's serialised commands."""
-        with self.lock:
-            conn = self._decider
-            if conn is None or conn.closed or conn.invalidated:
-                conn = self._decider = self.db.connect()
-            try:
-                with conn.begin():
-                    yield conn
-            except DBAPIError as exc:
-                if exc.connection_invalidated:
-                    self._decider = None
-                raise
-
     def close(self) -> None:
         """Close the kept connections and release the pool."""
         with self.lock:
-            for conn in (self._writer, self._decider):
-                if conn is not None:
-                    conn.close()
-            self._writer = self._decider = None
+            self._writers.close()
+            self._deciders.close()
         self.db.dispose()

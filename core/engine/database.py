@@ -87,6 +87,9 @@ def create_database(
                 cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute(f"PRAGMA synchronous={synchronous}")
             cursor.execute(f"PRAGMA busy_timeout={int(WRITE_LOCK_TIMEOUT * 1000)}")
+            # Group commit runs each command in a savepoint: the pages it changes are copied to a
+            # statement journal, which SQLite spills to a temporary file past 64 KiB otherwise.
+            cursor.execute("PRAGMA temp_store=MEMORY")
             if checkpointer is not None and checkpointer.running:
                 cursor.execute("PRAGMA wal_autocheckpoint=0")
             cursor.close()

@@ -5,8 +5,9 @@ by one write the pages they share (the log's tail, each table's last index leaf)
 a server, requests arrive while a command runs: the first waiting one becomes the next leader,
 takes every command waiting then (up to MAX_GROUP), runs each in a savepoint of its own inside
 one write transaction, commits once and wakes them. A command that fails rolls back to its
-savepoint alone; a commit that fails fails every command of the group (none of them happened).
-A lone command is a group of one: it costs one savepoint more than running alone.
+savepoint alone (its `undo` may then write what a failure leaves behind, such as a rejection
+record, in the same transaction); a commit that fails fails every command of the group (none of
+them happened). A lone command is a group of one: it costs one savepoint more than running alone.
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ log = logging.getLogger("flowledger.engine")
 MAX_GROUP = 64  # commands in one transaction: bounds the latency of the first of them
 
 Work = Callable[[Connection], Any]
+Undo = Callable[[Connection, BaseException], None]
 
 
 @dataclass(eq=False)
 class _Waiting:
     work: Work
+    undo: Undo | None = None
     done: threading.Event = field(default_factory=threading.Event)
     lead: bool = False  # woken to lead the next group, not with a result
     value: Any = None
@@ -46,11 +49,16 @@ class CommitGroups:
         self._leading = False  # a thread runs a group now, or is about to
         self.groups = 0  # groups committed, and the commands in them: for the operator's stats
         self.commands = 0
+        self._inside = threading.local()
 
-    def run(self, work: Work) -> Any:
+    def run(self, work: Work, undo: Undo | None = None) -> Any:
         """`work(conn)`'s value once the transaction it ran in has committed; its exception
-        (its savepoint rolled back), or the commit's, otherwise."""
-        me = _Waiting(work)
+        (its savepoint rolled back, then `undo(conn, exception)` run), or the commit's,
+        otherwise."""
+        if getattr(self._inside, "work", False):
+            # It would wait for the group it runs in to commit: for itself.
+            raise RuntimeError("a command cannot run inside another command of the same engine")
+        me = _Waiting(work, undo)
         with self._mutex:
             self._queue.append(me)
             lead = not self._leading
@@ -80,6 +88,9 @@ class CommitGroups:
         following.done.set()
 
     def _commit(self, group: list[_Waiting]) -> None:
+        if len(group) == 1:
+            self._commit_alone(group[0])
+            return
         try:
             with self._write() as conn:
                 # On the DBAPI connection: SQLAlchemy's savepoint objects cost more than the
@@ -87,11 +98,16 @@ class CommitGroups:
                 raw: Any = conn.connection.dbapi_connection
                 for waiting in group:
                     raw.execute("SAVEPOINT command")
+                    self._inside.work = True
                     try:
                         waiting.value = waiting.work(conn)
                     except BaseException as exc:  # handed to its own thread, raised there
                         waiting.error = exc
                         raw.execute("ROLLBACK TO SAVEPOINT command")
+                        if waiting.undo is not None:
+                            _undo(waiting.undo, conn, exc)
+                    finally:
+                        self._inside.work = False
                     raw.execute("RELEASE SAVEPOINT command")
         except BaseException as exc:
             log.debug("a group of %d commands failed to commit: %s", len(group), exc)
@@ -105,6 +121,41 @@ class CommitGroups:
         for waiting in group:
             waiting.lead = False
             waiting.done.set()
+
+    def _commit_alone(self, waiting: _Waiting) -> None:
+        """A group of one needs no savepoint (SQLite copies every page a savepoint changes):
+        its failure rolls back the whole transaction, and its `undo` runs in a new one."""
+        failed: BaseException | None = None  # the command's own failure, not its commit's
+        try:
+            with self._write() as conn:
+                self._inside.work = True
+                try:
+                    waiting.value = waiting.work(conn)
+                except BaseException as exc:
+                    failed = exc
+                    raise
+                finally:
+                    self._inside.work = False
+        except BaseException as exc:
+            waiting.error, waiting.value = exc, None
+            if failed is not None and waiting.undo is not None:
+                try:
+                    with self._write() as conn:
+                        _undo(waiting.undo, conn, exc)
+                except Exception:
+                    log.exception("recording the failure of a command failed (its error: %s)", exc)
+        else:
+            self.groups += 1
+            self.commands += 1
+        waiting.lead = False
+        waiting.done.set()
+
+
+def _undo(undo: Undo, conn: Connection, exc: BaseException) -> None:
+    try:
+        undo(conn, exc)
+    except Exception:  # the command's own error is what its caller must see
+        log.exception("recording the failure of a command failed (the command's error: %s)", exc)
 
 
 def _outcome(waiting: _Waiting) -> Any:

@@ -2,7 +2,8 @@
 
 Only here is a stream read, decoded and folded: states come from the cache or from snapshot +
 tail (hash-chain checked), models from their deployment's stream, replays and audit listings
-from the log. Writes nothing but the snapshots of long instances; decides nothing.
+from the log. Writes nothing but the snapshots of long instances; decides nothing. Shared by the
+engine's threads: the state cache is thread-safe, and a command's state is its own (`checkout`).
 """
 
 from __future__ import annotations
@@ -77,6 +78,36 @@ class Repository:
         cached = self.cache.get(stream_id)
         if cached is not None:
             return cached
+        loaded = self._read(conn, stream_id)
+        if loaded is not None:
+            self.remember(stream_id, loaded)
+        return loaded
+
+    def load_fresh(self, conn: Connection, stream_id: str) -> Cached | None:
+        """The cached state only if no other engine appended to the stream since (one query)."""
+        cached = self.cache.get(stream_id)
+        if cached is not None:
+            if self._is_head(conn, stream_id, cached):
+                return cached
+            self.forget(stream_id)
+        return self.load(conn, stream_id)
+
+    def checkout(self, conn: Connection, stream_id: str) -> Cached | None:
+        """The instance's state for a command to decide on, fresh as `load_fresh` and the
+        command's own: taken out of the cache (or read, not cached), so that another command of
+        this engine running at the same time never sees it half decided. The command gives it
+        back with `remember` once it committed (or decided nothing)."""
+        cached = self.cache.take(stream_id)
+        if cached is not None and self._is_head(conn, stream_id, cached):
+            return cached
+        return self._read(conn, stream_id)
+
+    def _is_head(self, conn: Connection, stream_id: str, cached: Cached) -> bool:
+        head = self._store.stream_head(conn, stream_id)
+        return head is None or head == (cached.version, cached.head_hash)
+
+    def _read(self, conn: Connection, stream_id: str) -> Cached | None:
+        """Newest snapshot + the commits after it, hash chain checked; the cache untouched."""
         state: InstanceState | None = None
         version = 0
         head: str | None = None
@@ -102,19 +133,7 @@ class Repository:
         if head is None:
             stream_head = self._store.stream_head(conn, stream_id)
             head = stream_head[1] if stream_head else None
-        loaded = Cached(state, version, head)
-        self.remember(stream_id, loaded)
-        return loaded
-
-    def load_fresh(self, conn: Connection, stream_id: str) -> Cached | None:
-        """The cached state only if no other engine appended to the stream since (one query)."""
-        cached = self.cache.get(stream_id)
-        if cached is not None:
-            head = self._store.stream_head(conn, stream_id)
-            if head is None or head == (cached.version, cached.head_hash):
-                return cached
-            self.forget(stream_id)
-        return self.load(conn, stream_id)
+        return Cached(state, version, head)
 
     def snapshot_if_due(
         self,

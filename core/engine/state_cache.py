@@ -4,10 +4,15 @@ A count bound alone lets twenty instances with a 10 MB variable each take hundre
 byte bound keeps the cache near its budget whatever the states hold. The estimate counts what
 grows with input (variable values, error details) and a fixed cost per element; it is cheap (one
 pass over the variables, on the command that changed them) and errs on the high side.
+
+Safe to share between threads: several commands of one engine may run at once on a server
+database. A command takes the state it decides on out of the cache (`take`), so no state in the
+cache is ever changed in place, and a command puts back only what it committed.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -56,6 +61,7 @@ class StateCache:
         self.max_states = max_states
         self.max_bytes = max_bytes
         self._entries: OrderedDict[str, Cached] = OrderedDict()
+        self._guard = threading.Lock()
         self.bytes = 0
 
     def __len__(self) -> int:
@@ -68,34 +74,56 @@ class StateCache:
         return self._entries[stream_id]
 
     def items(self) -> list[tuple[str, Cached]]:
-        return list(self._entries.items())
+        with self._guard:
+            return list(self._entries.items())
 
     def clear(self) -> None:
-        self._entries.clear()
-        self.bytes = 0
+        with self._guard:
+            self._entries.clear()
+            self.bytes = 0
 
     def peek(self, stream_id: str) -> Cached | None:
         """The entry without marking it used."""
         return self._entries.get(stream_id)
 
     def get(self, stream_id: str) -> Cached | None:
-        cached = self._entries.get(stream_id)
-        if cached is not None:
-            self._entries.move_to_end(stream_id)
-        return cached
+        with self._guard:
+            cached = self._entries.get(stream_id)
+            if cached is not None:
+                self._entries.move_to_end(stream_id)
+            return cached
+
+    def take(self, stream_id: str) -> Cached | None:
+        """The entry, removed: the caller may change its state, nobody else sees it meanwhile."""
+        with self._guard:
+            cached = self._entries.pop(stream_id, None)
+            if cached is not None:
+                self.bytes -= cached.size
+            return cached
 
     def put(self, stream_id: str, cached: Cached) -> None:
-        self.pop(stream_id)
-        cached.size = state_size(cached.state)
-        if cached.size > self.max_bytes // 8:
-            return
-        self._entries[stream_id] = cached
-        self.bytes += cached.size
-        while len(self._entries) > self.max_states or self.bytes > self.max_bytes:
-            _, evicted = self._entries.popitem(last=False)
-            self.bytes -= evicted.size
+        """Keep `cached`, unless the cache holds a later version of the stream already (two
+        commands of the stream that committed one after the other may publish in either order)."""
+        size = state_size(cached.state)  # outside the guard: a pass over the variables
+        with self._guard:
+            held = self._entries.get(stream_id)
+            if held is not None and held.version > cached.version:
+                return
+            self._pop(stream_id)
+            cached.size = size
+            if size > self.max_bytes // 8:
+                return
+            self._entries[stream_id] = cached
+            self.bytes += size
+            while len(self._entries) > self.max_states or self.bytes > self.max_bytes:
+                _, evicted = self._entries.popitem(last=False)
+                self.bytes -= evicted.size
 
     def pop(self, stream_id: str) -> None:
+        with self._guard:
+            self._pop(stream_id)
+
+    def _pop(self, stream_id: str) -> None:
         cached = self._entries.pop(stream_id, None)
         if cached is not None:
             self.bytes -= cached.size

@@ -2,6 +2,8 @@
 
 Handlers decide through it (instance sessions, new deployment events, guards); the command bus
 flushes it in the write transaction and publishes it after commit. It never commits or retries.
+The states it decides on are its own (checked out of the engine's cache), so commands of one
+engine may run in several threads at once.
 """
 
 from __future__ import annotations
@@ -69,10 +71,13 @@ class UnitOfWork:
         self.command_id = command_id
         self.changes = ChangeSet()
         self.instances: dict[str, tuple[InstanceSession, int, str | None, RuntimeBatch]] = {}
+        # The cached states checked out for deciding: handed back as they were when the command
+        # emitted nothing on them.
+        self._checked_out: dict[str, Cached] = {}
         # Deployment streams: (stream id, expected version, head hash, events).
         self._other_streams: list[tuple[str, int, str | None, list[ev.Event]]] = []
-        # Checks run after the append, when the log head lock orders this command after every
-        # command that committed before; a failed check raises ConcurrencyError (decide again).
+        # Checks run after the positions are assigned, when the log head lock orders this command
+        # after every command that committed before; a failed check raises ConcurrencyError.
         self.guards: list[Callable[[Connection], None]] = []
 
     def _session(
@@ -103,9 +108,10 @@ class UnitOfWork:
             return self.instances[instance_id][0]
         # Fresh, not merely cached: another engine on the database may have moved the instance,
         # and a decision on stale state could refuse a task that exists or miss one.
-        cached = self.repository.load_fresh(self.conn, instance_id)
+        cached = self.repository.checkout(self.conn, instance_id)
         if cached is None:
             raise NotFound("Process instance", instance_id)
+        self._checked_out[instance_id] = cached
         if cached.state.ended and not ended_ok:
             raise NotFound("Process instance", instance_id, "it has already ended")
         state = cached.state
@@ -127,7 +133,13 @@ class UnitOfWork:
     def flush(
         self, conn: Connection, command_type: str, actor: str | None, check_heads: bool
     ) -> list[StoredCommit]:
-        """Append one commit per touched stream, then write the rows and due snapshots."""
+        """Write the rows, then append one commit per touched stream, then run the guards and
+        write due snapshots: the log head's lock is taken at the append and held until commit,
+        so it covers only assigning positions and what must be ordered with them.
+
+        `check_heads`: the command decided on a snapshot, so the streams' heads are checked and
+        the guards run. A command that decided in this write transaction (SQLite's one writer, or
+        under the log head lock) saw every commit before it: neither is needed."""
         wiring = self._wiring
         commits: list[NewCommit] = []
         for stream_id, (session, version, head, batch) in self.instances.items():
@@ -140,10 +152,17 @@ class UnitOfWork:
         # After the instances: a deployment deleted with cascade ends its instances first.
         for stream_id, version, head, events in self._other_streams:
             commits.append(self._commit(stream_id, version, head, events, command_type, actor))
-        stored = self.store.append(conn, commits, self.ctx.now, check_heads=check_heads)
-        for guard in self.guards:
-            guard(conn)
+        if check_heads:
+            # A stream that moved since the decision: retry before writing anything.
+            self.store.check_heads(conn, commits)
+        # Rows before the log head: other commands keep appending while these statements run. A
+        # writer racing us on a stream waits for our rows here, then loses on a unique key of a
+        # row we both insert or on the log's UNIQUE(stream_id, first_version) below.
         wiring.rows.apply(conn, self.changes)
+        stored = self.store.append(conn, commits, self.ctx.now, check_heads=False)
+        if check_heads:
+            for guard in self.guards:
+                guard(conn)
         by_stream = {c.stream_id: c for c in stored}
         for stream_id, (session, _v, _h, _b) in self.instances.items():
             commit = by_stream.get(stream_id)
@@ -152,6 +171,21 @@ class UnitOfWork:
                     conn, session.state, len(session.events), commit, self.ctx.now
                 )
         return stored
+
+    def appends(self) -> list[tuple[str, int]]:
+        """(stream id, version decided on) of every stream this command appends to."""
+        streams = [
+            (sid, v) for sid, (session, v, _h, _b) in self.instances.items() if session.events
+        ]
+        return streams + [(sid, v) for sid, v, _h, _e in self._other_streams]
+
+    def moved(self, conn: Connection) -> bool:
+        """Whether a stream this command appends to moved past the version it decided on."""
+        for stream_id, version in self.appends():
+            head = self.store.stream_head(conn, stream_id)
+            if (0 if head is None else head[0]) != version:
+                return True
+        return False
 
     def _commit(
         self,
@@ -176,7 +210,8 @@ class UnitOfWork:
         )
 
     def publish(self, stored: list[StoredCommit]) -> None:
-        """After commit: the decided states become the cached truth."""
+        """After commit: the decided states become the cached truth; states the command emitted
+        nothing on go back as they were."""
         by_stream = {c.stream_id: c for c in stored}
         for stream_id, (session, _v, _h, _b) in self.instances.items():
             commit = by_stream.get(stream_id)
@@ -184,8 +219,14 @@ class UnitOfWork:
                 self.repository.remember(
                     stream_id, Cached(session.state, commit.last_version, commit.hash)
                 )
+            elif not session.events and stream_id in self._checked_out:
+                self.repository.remember(stream_id, self._checked_out[stream_id])
 
     def discard(self) -> None:
-        """After a failure: the sessions' states may be half decided, so none is kept."""
-        for stream_id in self.instances:
-            self.repository.forget(stream_id)
+        """After a failure: states the command emitted events on may be half decided and stay
+        out of the cache (the next command reads them from the log); the others go back."""
+        for stream_id, cached in self._checked_out.items():
+            entry = self.instances.get(stream_id)
+            if entry is None or not entry[0].events:
+                self.repository.remember(stream_id, cached)
+        self._checked_out.clear()

@@ -339,6 +339,35 @@ class EventStoreContract:
         assert log.read_all()[-1] == won[0]
         assert log.head_position() == 2
 
+    def test_checking_heads_does_not_wait_for_a_writer_holding_the_log_head(self, log: Log) -> None:
+        """Callers check their streams' heads before they write rows and only then claim
+        positions: the check itself waits for nobody, and names the stream that moved."""
+        if self.kind == "sqlite":
+            pytest.skip("SQLite has one writer at a time: a second writer waits at BEGIN")
+        first = log.append_next("order-1", items(1))
+        log.append_next("order-2", items(1))
+        stale = new_commit("order-2", 1, "0" * 64, items(1))  # not the head's hash
+        fresh = new_commit("order-1", first.last_version, first.hash, items(1))
+        checked: list[BaseException | None] = []
+
+        def check() -> None:
+            try:
+                with log.db.begin() as conn:
+                    log.store.check_heads(conn, [fresh])
+                    checked.append(None)
+                    log.store.check_heads(conn, [stale])
+            except BaseException as exc:
+                checked.append(exc)
+
+        with log.db.connect() as holder, holder.begin():
+            log.store.append(holder, [new_commit("order-3", 0, None, items(2))], NOW)
+            thread = threading.Thread(target=check)
+            thread.start()
+            thread.join(30)  # only a bound: the check must finish while the log head is held
+            assert not thread.is_alive(), "checking heads waited for the log head"
+        assert checked[0] is None
+        assert isinstance(checked[1], ConcurrencyError) and checked[1].stream_id == "order-2"
+
     def test_positions_follow_commit_order(self, log: Log) -> None:
         """A writer that starts while another holds positions gets the positions after it."""
         finished = threading.Event()

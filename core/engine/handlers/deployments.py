@@ -1,7 +1,10 @@
 """Handlers of the repository's commands: deploy BPMN resources, delete a deployment.
 
 Both decide under the log head lock (exclusive): versions per key are numbered there, and no start
-slips in between a deletion's check for running instances and the deletion.
+slips in between a deletion's check for running instances and the deletion. Other commands write
+their rows before they take that lock; a deployment writes only rows of its own, but a deletion
+with cascade writes the rows of running instances, which a command on one of them may hold while
+it waits for the lock. The database fails one of the two (deadlock) and the bus decides it again.
 """
 
 from __future__ import annotations

@@ -1,0 +1,149 @@
+"""Commands of one SQLite engine that wait for its writer commit together: each decides inside
+the shared transaction (seeing the commands before it in the group), a rejected one leaves its
+rejection record and nothing else, and the log stays gapless and verifiable."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from flowledger import Engine, NotFound
+
+MODEL = b"""<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
+             xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="gated" isExecutable="true">
+    <startEvent id="start"/>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="gate"/>
+    <serviceTask id="gate" camunda:delegateExpression="${gate}"/>
+    <sequenceFlow id="f2" sourceRef="gate" targetRef="review"/>
+    <userTask id="review"/>
+    <sequenceFlow id="f3" sourceRef="review" targetRef="end"/>
+    <endEvent id="end"/>
+  </process>
+</definitions>"""
+
+WAITERS = 6
+
+
+class Gate:
+    """A delegate that holds the first command inside the write transaction until the other
+    commands wait behind it, so that they form one group."""
+
+    def __init__(self) -> None:
+        self.hold = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, execution: Any) -> None:
+        if self.hold.is_set():
+            self.hold.clear()
+            assert self.release.wait(timeout=30)
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[tuple[Engine, Gate]]:
+    engine = Engine(f"sqlite:///{tmp_path / 'groups.db'}")
+    gate = Gate()
+    engine.register_delegate("gate", gate)
+    engine.deploy({"gated.bpmn": MODEL})
+    yield engine, gate
+    engine.close()
+
+
+def run_grouped(engine: Engine, gate: Gate, calls: list[Any]) -> tuple[list[Any], list[Any]]:
+    """Start one instance that holds the writer, queue `calls` behind it, then let it go."""
+    groups = engine._bus.groups
+    assert groups is not None
+    results: list[Any] = [None] * len(calls)
+    errors: list[Any] = [None] * len(calls)
+
+    def call(i: int) -> None:
+        try:
+            results[i] = calls[i]()
+        except Exception as exc:
+            errors[i] = exc
+
+    gate.hold.set()
+    leader = threading.Thread(target=lambda: engine.start_process_instance("gated"))
+    leader.start()
+    while gate.hold.is_set():
+        threading.Event().wait(0.001)
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    while len(groups._queue) < len(calls):
+        threading.Event().wait(0.001)
+    gate.release.set()
+    for t in [leader, *threads]:
+        t.join(timeout=30)
+    assert not any(t.is_alive() for t in [leader, *threads])
+    return results, errors
+
+
+def command_rows(engine: Engine) -> list[tuple[str, str]]:
+    with sa.create_engine(engine.url).connect() as conn:
+        rows = conn.execute(sa.text("SELECT command_type, status FROM command_log"))
+        return [(r[0], r[1]) for r in rows]
+
+
+def test_waiting_commands_commit_in_one_group_and_see_each_other(
+    engine: tuple[Engine, Gate],
+) -> None:
+    fl, gate = engine
+    first = fl.start_process_instance("gated")
+    (task,) = fl.tasks(process_instance_id=first.id)
+    groups = fl._bus.groups
+    assert groups is not None
+    before = groups.groups
+    # The completion and a second completion of the same task wait in one group: the second
+    # decides after the first in the same transaction, and finds the task gone.
+    calls: list[Any] = [lambda: fl.start_process_instance("gated") for _ in range(WAITERS)]
+    calls += [lambda: fl.complete_task(task.id), lambda: fl.complete_task(task.id)]
+    results, errors = run_grouped(fl, gate, calls)
+
+    assert groups.groups - before == 2, "the leader's group, then one group of every waiter"
+    assert all(e is None for e in errors[:WAITERS])
+    completions = errors[WAITERS:]
+    assert completions.count(None) == 1
+    (refused,) = [e for e in completions if e is not None]
+    assert isinstance(refused, NotFound)
+    finished = fl.historic_process_instances(process_instance_id=first.id)
+    assert [h.end_time is not None for h in finished] == [True]
+    started = {r.id for r in results[:WAITERS]}
+    assert len(started) == WAITERS
+    for pi in started:
+        assert [t.task_definition_key for t in fl.tasks(process_instance_id=pi)] == ["review"]
+    # Every committed command recorded once; the refused completion as rejected, with no events.
+    rows = command_rows(fl)
+    assert rows.count(("CompleteTask", "accepted")) == 1
+    assert rows.count(("CompleteTask", "rejected")) == 1
+    assert rows.count(("StartProcessInstance", "accepted")) == WAITERS + 2
+    assert fl.verify().problems == []
+
+
+def test_a_command_failing_in_a_group_leaves_the_others_committed(
+    engine: tuple[Engine, Gate],
+) -> None:
+    fl, gate = engine
+    calls: list[Any] = [lambda: fl.start_process_instance("gated") for _ in range(3)]
+    calls.insert(1, lambda: fl.complete_task("no-such-task"))
+    _, errors = run_grouped(fl, gate, calls)
+    assert isinstance(errors[1], NotFound) and "no-such-task" in str(errors[1])
+    assert [e for i, e in enumerate(errors) if i != 1] == [None, None, None]
+    assert len(fl.historic_process_instances()) == 4
+    assert fl.verify().problems == []
+
+
+def test_a_command_run_from_inside_a_command_is_refused_not_deadlocked(tmp_path: Path) -> None:
+    fl = Engine(f"sqlite:///{tmp_path / 'nested.db'}")
+    fl.deploy({"gated.bpmn": MODEL})
+    fl.register_delegate("gate", lambda execution: fl.start_process_instance("gated"))
+    with pytest.raises(Exception, match="inside another command"):
+        fl.start_process_instance("gated")
+    assert fl.historic_process_instances() == []
+    fl.close()
