@@ -220,18 +220,19 @@ class RuntimeBatch:
         for vid, existed in self.touched[_VAR].items():
             var = s.variables.get(vid)
             had_bytes = self.had_bytes.get(vid, False)
-            blob_id = runtime_bytearray_id(vid)
             if var is None:
                 if existed:
                     changes.delete(ACT_RU_VARIABLE, vid)
                     if had_bytes:
-                        changes.delete(ACT_GE_BYTEARRAY, blob_id)
+                        changes.delete(ACT_GE_BYTEARRAY, runtime_bytearray_id(vid))
                 continue
             row, data = variable_row(s, var)
             _put(changes, ACT_RU_VARIABLE, vid, existed, row)
+            if data is None and not had_bytes:
+                continue  # no byte array before or after: not even its (hashed) id is needed
             sync_bytearray(
                 changes,
-                blob_id,
+                runtime_bytearray_id(vid),
                 var.name,
                 data,
                 had_bytes and existed,

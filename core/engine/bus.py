@@ -154,14 +154,10 @@ class CommandBus:
                         if handler.lost_race is not None:
                             return handler.lost_race()
                         raise
-                except IntegrityError:
+                except IntegrityError as exc:
                     if unit is not None:
                         unit.discard()
-                    with self._db.read() as conn:
-                        record = self._store.find_command(conn, cid)
-                    if record is None:
-                        raise
-                    return _stored_outcome(record, handler.result)
+                    return self._recorded_outcome(cid, handler, exc)
                 except FlowledgerError as exc:
                     if unit is not None:
                         unit.discard()
@@ -204,14 +200,10 @@ class CommandBus:
         try:
             assert self._groups is not None
             result, stored = self._groups.run(work, undo)
-        except IntegrityError:
+        except IntegrityError as exc:
             for unit in units:
                 unit.discard()
-            with self._db.read() as conn:
-                record = self._store.find_command(conn, cid)
-            if record is None:
-                raise
-            return _stored_outcome(record, handler.result)
+            return self._recorded_outcome(cid, handler, exc)
         except BaseException:
             for unit in units:
                 unit.discard()
@@ -221,6 +213,15 @@ class CommandBus:
             for listener in self._listeners:
                 listener()
         return result
+
+    def _recorded_outcome(self, cid: str, handler: Handler[Any, Any], error: IntegrityError) -> Any:
+        """After an integrity error: the outcome of the command recorded under the same id (a
+        concurrent attempt won), or the error itself when no command holds the id."""
+        with self._db.read() as conn:
+            record = self._store.find_command(conn, cid)
+        if record is None:
+            raise error
+        return _stored_outcome(record, handler.result)
 
     def _lost_race(
         self, exc: DBAPIError, unit: UnitOfWork | None, cid: str

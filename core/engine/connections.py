@@ -21,6 +21,9 @@ from sqlalchemy.exc import DBAPIError
 # Commands of one engine in flight at once on a server database. Each holds at most one
 # connection at a time (deciding, then writing); the pool's default 5 + 10 leaves room for reads.
 SERVER_COMMANDS = 4
+# Read connections kept open between reads on SQLite; more readers at once take pooled ones. On a
+# server database the kept writers and deciders hold enough of the pool's 15 already.
+KEPT_READERS = 4
 
 
 class _Waiter:
@@ -161,12 +164,7 @@ class _KeptConnections:
         if lock is not None:
             lock.acquire()
         try:
-            with self._guard:
-                conn = self._idle.pop() if self._idle else None
-            if conn is None or conn.closed or conn.invalidated:
-                conn = self._db.connect()
-                if self._options:
-                    conn = conn.execution_options(**self._options)
+            conn = self._take()
             try:
                 with conn.begin():
                     yield conn
@@ -179,6 +177,35 @@ class _KeptConnections:
         finally:
             if lock is not None:
                 lock.release()
+
+    @contextmanager
+    def connection(self) -> Iterator[Connection]:
+        """A kept connection as the pool hands one out: it begins on first use (the caller may
+        commit), and what is left open is rolled back when it comes back."""
+        conn = self._take()
+        try:
+            yield conn
+        except DBAPIError as exc:
+            if exc.connection_invalidated:
+                conn.close()
+            raise
+        finally:
+            if not conn.closed and conn.in_transaction():
+                try:
+                    conn.rollback()
+                except DBAPIError:
+                    conn.close()
+                    raise
+            self._give_back(conn)
+
+    def _take(self) -> Connection:
+        with self._guard:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None or conn.closed or conn.invalidated:
+            conn = self._db.connect()
+            if self._options:
+                conn = conn.execution_options(**self._options)
+        return conn
 
     def _give_back(self, conn: Connection) -> None:
         if conn.closed:
@@ -218,6 +245,9 @@ class Connections:
         # at BEGIN); elsewhere beside the other commands' (their number bounded by `command`).
         self.write = self._writers.transaction
         self.snapshot = self._deciders.transaction
+        # Reads run beside everything (a snapshot each): kept too, as a pool checkout, its reset
+        # and a new Connection object cost a short read more than its query (py-spy).
+        self._readers = _KeptConnections(db, 0 if self.concurrent else KEPT_READERS, None)
 
     def command(self) -> AbstractContextManager[Any]:
         """Hold while running one command: beside the engine's other commands on a server
@@ -233,7 +263,7 @@ class Connections:
             with self.lock, self.db.connect() as conn:
                 yield conn
             return
-        with self.db.connect() as conn:
+        with self._readers.connection() as conn:
             yield conn
 
     def close(self) -> None:
@@ -241,4 +271,5 @@ class Connections:
         with self.lock:
             self._writers.close()
             self._deciders.close()
+            self._readers.close()
         self.db.dispose()

@@ -69,8 +69,10 @@ class Queries:
         for task_id, instance_id in tasks.items():
             wanted.setdefault(instance_id, []).append(task_id)
         keys: dict[str, str | None] = {}
-        # A command evolves the cached state in place: read it under the engine lock.
-        with self._db.lock, self._db.read() as conn:
+        # Not under the engine lock (a task list would wait for a commit group): a command may
+        # evolve a state we hold in place, but a task's form key never changes once it exists,
+        # and one lookup in the task map sees the task either open or gone.
+        with self._db.read() as conn:
             for instance_id, task_ids in wanted.items():
                 cached = self._repository.load_fresh(conn, instance_id)
                 open_tasks = cached.state.tasks if cached is not None else {}

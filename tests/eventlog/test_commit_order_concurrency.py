@@ -173,6 +173,20 @@ def stream_event_types(url: str) -> dict[str, list[str]]:
         db.dispose()
 
 
+def fork_join_instances(engine: Engine, count: int) -> tuple[list[str], dict[str, list[str]]]:
+    """`count` instances of the fork-join model, and the ids of their two open tasks by name."""
+    engine.deploy(FORK_JOIN)
+    instances = [engine.start_process_instance("parallelForkJoin").id for _ in range(count)]
+    tasks = {
+        name: [
+            next(t.id for t in engine.tasks(process_instance_id=pi) if t.name == name)
+            for pi in instances
+        ]
+        for name in ("Ship", "Bill")
+    }
+    return instances, tasks
+
+
 def test_a_follower_sees_a_gapless_log_in_commit_order_while_processes_and_threads_write(
     db_url: str,
 ) -> None:
@@ -211,15 +225,7 @@ def test_commands_racing_on_one_instance_are_decided_again_and_lose_nothing(
     creating the same process variable: the one that loses the race (on the log, on the
     variable's unique key, or in a deadlock) decides again, and both completions count."""
     with Engine(db_url) as engine:
-        engine.deploy(FORK_JOIN)
-        instances = [engine.start_process_instance("parallelForkJoin").id for _ in range(12)]
-        tasks = {
-            name: [
-                next(t.id for t in engine.tasks(process_instance_id=pi) if t.name == name)
-                for pi in instances
-            ]
-            for name in ("Ship", "Bill")
-        }
+        instances, tasks = fork_join_instances(engine, 12)
     context = multiprocessing.get_context("spawn")
     together, out = context.Barrier(2), context.Queue()
     racers = [
@@ -246,15 +252,7 @@ def test_threads_of_one_engine_racing_on_one_instance_are_decided_again(db_url: 
     """The same race inside one engine: each thread decides on a state of its own (never the
     other's half-decided one), and the loser decides again on the winner's."""
     with Engine(db_url) as engine:
-        engine.deploy(FORK_JOIN)
-        instances = [engine.start_process_instance("parallelForkJoin").id for _ in range(12)]
-        tasks = {
-            name: [
-                next(t.id for t in engine.tasks(process_instance_id=pi) if t.name == name)
-                for pi in instances
-            ]
-            for name in ("Ship", "Bill")
-        }
+        instances, tasks = fork_join_instances(engine, 12)
         together = threading.Barrier(2)
 
         def complete(name: str) -> None:

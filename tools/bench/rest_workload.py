@@ -59,6 +59,7 @@ def serve(database: Path) -> None:
     import uvicorn
 
     from flowledger.rest import create_app
+    from flowledger.rest.server import http_protocol
 
     bench = workload(WORKLOAD)
     engine = fl.open_engine(database, fl.MODES[0])
@@ -79,6 +80,8 @@ def serve(database: Path) -> None:
             lifespan="on",
             timeout_graceful_shutdown=5,
             server_header=False,
+            http=http_protocol(),  # as `flowledger serve` runs it
+            loop="auto",
         )
         uvicorn.Server(config).run(sockets=[sock])
     finally:
