@@ -72,10 +72,24 @@ class Queries:
         # Not under the engine lock (a task list would wait for a commit group): a command may
         # evolve a state we hold in place, but a task's form key never changes once it exists,
         # and one lookup in the task map sees the task either open or gone.
+        stale: dict[str, list[str]] = {}
+        for instance_id, task_ids in wanted.items():
+            # A cached state holding the task answers without a query, however old it is: the
+            # list came from the task table, and a task's form key never changes.
+            cached = self._repository.cache.peek(instance_id)
+            open_tasks = cached.state.tasks if cached is not None else {}
+            # One lookup per task: a command may be ending one of them meanwhile.
+            found = {t: task for t in task_ids if (task := open_tasks.get(t)) is not None}
+            if len(found) == len(task_ids):
+                keys.update((t, task.form_key) for t, task in found.items())
+            else:
+                stale[instance_id] = task_ids
+        if not stale:
+            return keys
         with self._db.read() as conn:
-            for instance_id, task_ids in wanted.items():
-                cached = self._repository.load_fresh(conn, instance_id)
-                open_tasks = cached.state.tasks if cached is not None else {}
+            for instance_id, task_ids in stale.items():
+                loaded = self._repository.load_fresh(conn, instance_id)
+                open_tasks = loaded.state.tasks if loaded is not None else {}
                 for task_id in task_ids:
                     task = open_tasks.get(task_id)
                     keys[task_id] = task.form_key if task is not None else None

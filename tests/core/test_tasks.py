@@ -248,3 +248,32 @@ def test_a_thousand_iteration_loop_runs_in_one_command(engine: Engine) -> None:
     assert (
         sum(1 for a in engine.historic_activity_instances(pi.id) if a.activity_id == "inc") == 1000
     )
+
+
+FORM_STEPS = b"""<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
+             xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="formSteps" isExecutable="true">
+    <startEvent id="start"/>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="first"/>
+    <userTask id="first" camunda:formKey="app:first"/>
+    <sequenceFlow id="f2" sourceRef="first" targetRef="second"/>
+    <userTask id="second" camunda:formKey="app:${'sec'}ond"/>
+    <sequenceFlow id="f3" sourceRef="second" targetRef="end"/>
+    <endEvent id="end"/>
+  </process>
+</definitions>"""
+
+
+def test_form_keys_of_tasks_another_engine_created(db_url: str, engine: Engine) -> None:
+    """The task list's form keys come from the cached state when it holds the task, and from
+    the log when another engine created the task after this one cached the instance."""
+    engine.deploy({"form_steps.bpmn": FORM_STEPS})
+    pi = engine.start_process_instance("formSteps")
+    (first,) = engine.tasks(process_instance_id=pi.id)
+    assert engine.task_form_keys({first.id: pi.id}) == {first.id: "app:first"}
+    with Engine(db_url) as other:
+        other.complete_task(first.id)
+    (second,) = engine.tasks(process_instance_id=pi.id)
+    assert engine.task_form_keys({second.id: pi.id}) == {second.id: "app:second"}
+    assert engine.task_form_keys({"no-such-task": pi.id}) == {"no-such-task": None}
