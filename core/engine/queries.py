@@ -12,7 +12,7 @@ from typing import Any
 from flowledger.core import views
 from flowledger.core.errors import NotFound
 from flowledger.core.model import ProcessModel
-from flowledger.core.state import InstanceState, copy_state
+from flowledger.core.state import InstanceState
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.projections import queries as tables
 
@@ -48,16 +48,20 @@ class Queries:
             return tables.executions(conn, process_instance_id)
 
     def activity_instance_tree(self, process_instance_id: str) -> views.ActivityInstanceNode:
-        # A command evolves the cached state in place: read and copy it under the engine lock.
-        with self._db.lock, self._db.read() as conn:
-            cached = self._repository.load_fresh(conn, process_instance_id)
+        # Checked out of the cache as a command does: no command evolves it meanwhile (one that
+        # wants it reads the log), and the engine's commands do not wait for this read.
+        with self._db.read() as conn:
+            cached = self._repository.checkout(conn, process_instance_id)
             if cached is None:
                 raise NotFound("Process instance", process_instance_id)
-            state = copy_state(cached.state)
-            if state.ended:
-                raise NotFound("Process instance", process_instance_id, "it has already ended")
-            model = self._repository.model(conn, state.definition_id)
-        return _activity_tree(state, model)
+            try:
+                state = cached.state
+                if state.ended:
+                    raise NotFound("Process instance", process_instance_id, "it has already ended")
+                model = self._repository.model(conn, state.definition_id)
+                return _activity_tree(state, model)
+            finally:
+                self._repository.remember(process_instance_id, cached)
 
     # -- variables -------------------------------------------------------------------------
 

@@ -147,3 +147,29 @@ def test_a_command_run_from_inside_a_command_is_refused_not_deadlocked(tmp_path:
         fl.start_process_instance("gated")
     assert fl.historic_process_instances() == []
     fl.close()
+
+
+def test_reading_an_activity_tree_does_not_wait_for_a_command_in_flight(
+    engine: tuple[Engine, Gate],
+) -> None:
+    fl, gate = engine
+    waiting = fl.start_process_instance("gated")
+    gate.hold.set()
+    held = threading.Thread(target=lambda: fl.start_process_instance("gated"))
+    held.start()
+    try:
+        while gate.hold.is_set():  # the second start holds the writer, inside its transaction
+            threading.Event().wait(0.001)
+        read: list[Any] = []
+        reader = threading.Thread(target=lambda: read.append(fl.activity_instance_tree(waiting.id)))
+        reader.start()
+        reader.join(timeout=10)  # a bound only: the read must not wait for the command
+        assert not reader.is_alive(), "the activity tree waited for a command in flight"
+        assert [child.activity_id for child in read[0].child_activity_instances] == ["review"]
+    finally:
+        gate.release.set()
+        held.join(timeout=30)
+    # The tree's state went back to the cache: the next command on the instance decides on it.
+    (task,) = fl.tasks(process_instance_id=waiting.id)
+    fl.complete_task(task.id)
+    assert fl.verify().problems == []
