@@ -164,16 +164,8 @@ class _KeptConnections:
         if lock is not None:
             lock.acquire()
         try:
-            conn = self._take()
-            try:
-                with conn.begin():
-                    yield conn
-            except DBAPIError as exc:
-                if exc.connection_invalidated:
-                    conn.close()
-                raise
-            finally:
-                self._give_back(conn)
+            with self.connection() as conn, conn.begin():
+                yield conn
         finally:
             if lock is not None:
                 lock.release()
