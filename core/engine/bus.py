@@ -80,7 +80,7 @@ class CommandBus:
 
     @property
     def groups(self) -> CommitGroups | None:
-        """The group commit of a SQLite engine (its counters tell how well it groups)."""
+        """The group commit of a SQLite engine; None on a server database."""
         return self._groups
 
     def add_commit_listener(self, listener: Callable[[], None]) -> None:
@@ -107,7 +107,7 @@ class CommandBus:
         except RecursionError:
             payload = None  # a value nested too deeply: the handler's checks name it
         if self._groups is not None:
-            return self._execute_in_group(handler, command, cid, payload, actor)
+            return self._execute_in_group(self._groups, handler, command, cid, payload, actor)
         with self._db.command():
             for attempt in range(MAX_ATTEMPTS):
                 now = self._clock.now()
@@ -171,6 +171,7 @@ class CommandBus:
 
     def _execute_in_group(
         self,
+        groups: CommitGroups,
         handler: Handler[Any, Any],
         command: Command,
         cid: str,
@@ -179,12 +180,12 @@ class CommandBus:
     ) -> Any:
         """Decide and append inside a shared write transaction (SQLite): the command sees every
         commit before it, those of its group included, so it never loses a race."""
-        units: list[UnitOfWork] = []
+        unit: UnitOfWork | None = None  # made by `work`, which the group runs once
 
         def work(conn: Connection) -> tuple[Any, list[StoredCommit]]:
+            nonlocal unit
             # The clock is read in the group's order: recorded times rise with positions.
             unit = UnitOfWork(self._wiring, conn, self._clock.now(), cid, uuid7)
-            units.append(unit)
             if payload is not None:
                 refuse_nul_in_ids(payload, command)
             result = handler.handle(unit, command)
@@ -192,23 +193,23 @@ class CommandBus:
             return result, stored
 
         def undo(conn: Connection, exc: BaseException) -> None:
-            if isinstance(exc, FlowledgerError) and units:
+            if isinstance(exc, FlowledgerError) and unit is not None:
                 # IntegrityError: the same command id was recorded by an earlier attempt.
                 with suppress(IntegrityError):
-                    self._record_rejection(conn, cid, command, exc, units[-1].ctx.now, actor)
+                    self._record_rejection(conn, cid, command, exc, unit.ctx.now, actor)
 
         try:
-            assert self._groups is not None
-            result, stored = self._groups.run(work, undo)
+            result, stored = groups.run(work, undo)
         except IntegrityError as exc:
-            for unit in units:
+            if unit is not None:
                 unit.discard()
             return self._recorded_outcome(cid, handler, exc)
         except BaseException:
-            for unit in units:
+            if unit is not None:
                 unit.discard()
             raise
-        units[-1].publish(stored)
+        assert unit is not None  # work ran: the group committed it
+        unit.publish(stored)
         if stored:
             for listener in self._listeners:
                 listener()

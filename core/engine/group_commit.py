@@ -47,7 +47,7 @@ class CommitGroups:
         self._mutex = threading.Lock()
         self._queue: list[_Waiting] = []
         self._leading = False  # a thread runs a group now, or is about to
-        self.groups = 0  # groups committed, and the commands in them: for the operator's stats
+        self.groups = 0  # groups committed, and the commands in them (tests read how it grouped)
         self.commands = 0
         self._inside = threading.local()
 
