@@ -85,8 +85,10 @@ def check_query_limits(query: msgspec.Struct) -> None:
     pending: list[msgspec.Struct] = [query]
     while pending:
         struct = pending.pop()
-        for name, wire_name in _field_names(type(struct)):
-            value = getattr(struct, name)
+        names = _field_names(type(struct))
+        for (_name, wire_name), value in zip(names, msgspec.structs.astuple(struct), strict=True):
+            if value is None:  # most filters of a query are unset
+                continue
             if isinstance(value, int) and not isinstance(value, bool):
                 _refuse_out_of_range(wire_name, value)
             elif isinstance(value, msgspec.Struct):

@@ -409,32 +409,29 @@ def _date_predicates(q: TaskQuery) -> Iterable[Predicate]:
 
 
 def _related_predicates(q: TaskQuery) -> Iterable[Predicate]:
-    """Filters on the task's process definition, process instance or execution."""
+    """Filters on the task's process definition, process instance or execution. Each condition
+    is built only for a filter that is set: building one costs more than running the query."""
     d, e = ACT_RE_PROCDEF, ACT_RU_EXECUTION
-    definitions = (
-        ("process_definition_key", d.c.KEY_ == q.process_definition_key),
-        ("process_definition_key_in", d.c.KEY_.in_(q.process_definition_key_in or [])),
-        ("process_definition_name", d.c.NAME_ == q.process_definition_name),
-        ("process_definition_name_like", _like(d.c.NAME_, q.process_definition_name_like)),
+    definitions: tuple[tuple[str, Callable[[Any], Predicate]], ...] = (
+        ("process_definition_key", lambda v: d.c.KEY_ == v),
+        ("process_definition_key_in", lambda v: d.c.KEY_.in_(v)),
+        ("process_definition_name", lambda v: d.c.NAME_ == v),
+        ("process_definition_name_like", lambda v: _like(d.c.NAME_, v)),
     )
     for field, condition in definitions:
-        if _value(q, field) not in (None, []):
-            yield T.c.PROC_DEF_ID_.in_(select(d.c.ID_).where(condition))
-    instances = (
-        ("process_instance_business_key", e.c.BUSINESS_KEY_ == q.process_instance_business_key),
-        (
-            "process_instance_business_key_in",
-            e.c.BUSINESS_KEY_.in_(q.process_instance_business_key_in or []),
-        ),
-        (
-            "process_instance_business_key_like",
-            _like(e.c.BUSINESS_KEY_, q.process_instance_business_key_like),
-        ),
+        value = _value(q, field)
+        if value not in (None, []):
+            yield T.c.PROC_DEF_ID_.in_(select(d.c.ID_).where(condition(value)))
+    instances: tuple[tuple[str, Callable[[Any], Predicate]], ...] = (
+        ("process_instance_business_key", lambda v: e.c.BUSINESS_KEY_ == v),
+        ("process_instance_business_key_in", lambda v: e.c.BUSINESS_KEY_.in_(v)),
+        ("process_instance_business_key_like", lambda v: _like(e.c.BUSINESS_KEY_, v)),
     )
     for field, condition in instances:
-        if _value(q, field) not in (None, []):
+        value = _value(q, field)
+        if value not in (None, []):
             # The instance's own execution row (ID_ = PROC_INST_ID_) carries its business key.
-            yield T.c.PROC_INST_ID_.in_(select(e.c.ID_).where(condition))
+            yield T.c.PROC_INST_ID_.in_(select(e.c.ID_).where(condition(value)))
     if q.activity_instance_id_in:
         # A user task's execution stands in its activity instance (Camunda joins the same way).
         executions = select(e.c.ID_).where(e.c.ACT_INST_ID_.in_(q.activity_instance_id_in))
