@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from lxml import etree
 
 from ..model import ErrorEventDefinition, EventDefinition, EventSpec, TerminateEventDefinition
+from ..timers import KINDS as TIMER_KINDS
+from ..timers import TimerError, parse_timer
 from .context import BPMN, ParseContext, ParsedElement, local, ns
 
 
@@ -96,6 +98,7 @@ def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
     elif definitions or activity_type is None:
         what = local(definitions[0]) if definitions else "no event definition"
         ctx.problem(f"{kind.plural} with {kind.article}{what} are not supported yet", el)
+    check_timers(ctx, el)
     spec = EventSpec(definition)
     if kind.attached:
         cancel = (el.get("cancelActivity") or "true").lower() != "false"
@@ -103,3 +106,31 @@ def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
             definition, attached_to=el.get("attachedToRef") or "", cancel_activity=cancel
         )
     return ParsedElement(activity_type or tag, spec)
+
+
+def check_timers(ctx: ParseContext, event: etree._Element) -> None:
+    """The timer definitions of `event`, each as Camunda would read it."""
+    for definition in event:
+        if ns(definition) == BPMN and local(definition) == "timerEventDefinition":
+            check_timer(ctx, definition)
+
+
+def check_timer(ctx: ParseContext, definition: etree._Element) -> None:
+    """A timer's value as Camunda would read it: exactly one of timeDate, timeDuration and
+    timeCycle, and a literal value (an expression is read when the timer starts) that parses,
+    so that a typo is refused at deployment, naming the value, not when the timer is due."""
+    values = [c for c in definition if ns(c) == BPMN and local(c) in TIMER_KINDS]
+    if len(values) != 1:
+        ctx.problem(
+            "a timerEventDefinition needs exactly one of timeDate, timeDuration and timeCycle "
+            f"(found {len(values)})",
+            definition,
+        )
+        return
+    text = values[0].text or ""
+    if "${" in text or "#{" in text:
+        return
+    try:
+        parse_timer(local(values[0]), text)
+    except TimerError as exc:
+        ctx.problem(str(exc), values[0])

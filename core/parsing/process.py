@@ -14,6 +14,7 @@ from lxml import etree
 from ..model import Activity, ProcessModel, SequenceFlow
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
 from .elements import ELEMENTS, NOT_YET
+from .events import check_timers
 
 # Elements that carry no execution semantics: documentation, diagrams, data, grouping.
 _IGNORED = {
@@ -137,6 +138,7 @@ class ProcessBuilder:
             if kind is None:
                 if name in NOT_YET:
                     ctx.problem(f"<{name}>: {NOT_YET[name]} are not supported yet", el)
+                    check_timers(ctx, el)
                 else:
                     ctx.problem(f"unsupported element <{name}>", el)
                 continue

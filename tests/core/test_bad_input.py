@@ -199,3 +199,64 @@ def test_a_database_from_an_unknown_schema_version_is_refused_by_name(db_url: st
     db.dispose()
     with pytest.raises(SchemaMismatch, match="9999_from_the_future"):
         Engine(db_url)
+
+
+@pytest.mark.parametrize(
+    ("event", "value", "message"),
+    [
+        (
+            '<intermediateCatchEvent id="wait">{}</intermediateCatchEvent>',
+            "<timeDuration>PT5X</timeDuration>",
+            "timeDuration 'PT5X' is not an ISO 8601 duration",
+        ),
+        (
+            '<boundaryEvent id="wait" attachedToRef="t">{}</boundaryEvent>',
+            "<timeCycle>0 0 25 * * ?</timeCycle>",
+            "hour 25 is out of range 0-23",
+        ),
+        (
+            '<boundaryEvent id="wait" attachedToRef="t">{}</boundaryEvent>',
+            "<timeDate>next monday</timeDate>",
+            "timeDate 'next monday' is not an ISO 8601 date",
+        ),
+        (
+            '<boundaryEvent id="wait" attachedToRef="t">{}</boundaryEvent>',
+            "<timeCycle>R3/PT0S</timeCycle>",
+            "the period of a repeating interval must be positive",
+        ),
+        (
+            '<boundaryEvent id="wait" attachedToRef="t">{}</boundaryEvent>',
+            "<timeDuration>PT1H</timeDuration><timeDate>2027-01-01</timeDate>",
+            "exactly one of timeDate, timeDuration and timeCycle",
+        ),
+    ],
+)
+def test_a_bad_timer_value_is_refused_naming_the_element_and_the_value(
+    engine: Engine, db_url: str, event: str, value: str, message: str
+) -> None:
+    timer = event.format(f"<timerEventDefinition>{value}</timerEventDefinition>")
+    source = _process(
+        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'
+        '<userTask id="t"/><sequenceFlow id="f2" sourceRef="t" targetRef="e"/><endEvent id="e"/>'
+        + timer
+    )
+    error = _refused(engine, db_url, source, message.replace("(", r"\(").replace("*", r"\*"))
+    timer_problems = [p for p in error.problems if message.split("'")[0] in p.message]
+    assert timer_problems, error.problems
+    assert timer_problems[0].element_id == "wait"
+    assert timer_problems[0].line == 4  # the line of the process body, after the header
+
+
+def test_a_timer_value_given_as_an_expression_is_left_to_when_it_is_evaluated(
+    engine: Engine, db_url: str
+) -> None:
+    source = _process(
+        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'
+        '<userTask id="t"/><sequenceFlow id="f2" sourceRef="t" targetRef="e"/><endEvent id="e"/>'
+        '<boundaryEvent id="wait" attachedToRef="t"><timerEventDefinition>'
+        "<timeDuration>${reminderDelay}</timeDuration></timerEventDefinition></boundaryEvent>"
+    )
+    error = _refused(engine, db_url, source, "not supported yet")
+    assert [p.message for p in error.problems] == [
+        "boundary events with timerEventDefinition are not supported yet"
+    ]

@@ -131,4 +131,11 @@ def test_a_tag_absent_from_the_table_is_refused_with_its_id_and_line() -> None:
             "wait",
             8,
         ),
+        # Its timer is checked all the same: an empty one is refused as Camunda refuses it.
+        (
+            "a timerEventDefinition needs exactly one of timeDate, timeDuration and timeCycle "
+            "(found 0)",
+            "wait",
+            8,
+        ),
     ]
