@@ -147,7 +147,7 @@ class Cycle:
     def _forward(self, start: datetime, moment: datetime) -> datetime | None:
         step = 0
         point: datetime | None = start
-        if point is not None and point <= moment and self.period.is_fixed():
+        if start <= moment and self.period.is_fixed():
             # Whole steps at once: a per-second cycle started years ago is a jump, not a loop.
             step = (moment - start) // self.period.fixed()
             point = _step(self.period, start, step)
@@ -166,7 +166,8 @@ class Cycle:
         if self.period.is_fixed():
             steps = (end - moment - _TICK) // self.period.fixed()  # points strictly after
             steps = steps if limit is None else min(steps, limit)
-            return _step(back, end, steps) or end
+            # Never off the calendar: the point lies between `moment` and `end`.
+            return end - steps * self.period.fixed()
         earliest, step = end, 0
         while limit is None or step < limit:
             before = _step(back, earliest)

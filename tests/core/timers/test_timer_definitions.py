@@ -144,6 +144,20 @@ def test_a_cycle_with_an_end_counts_back_from_it() -> None:
     assert parse_timer("timeCycle", "R3/PT1H/2026-12-01T00:00:00Z").first_due(NOW) is None
 
 
+def test_a_cycle_back_from_an_end_without_a_count_starts_at_the_next_point() -> None:
+    assert parse_timer("timeCycle", "R/PT1H/2026-12-03T20:00:00Z").first_due(
+        at(2026, 12, 3, 10, 30)
+    ) == at(2026, 12, 3, 11)
+
+
+def test_a_monthly_cycle_back_from_an_end_steps_month_by_month() -> None:
+    assert firings("R2/P1M/2027-03-31T00:00:00Z", at(2027, 1, 1)) == [
+        at(2027, 1, 28),
+        at(2027, 2, 28),
+        at(2027, 3, 31),
+    ]
+
+
 def test_a_cycle_between_two_dates_repeats_their_distance() -> None:
     assert firings("R2/2026-12-24T08:00:00Z/2026-12-24T08:30:00Z", NOW) == [
         at(2026, 12, 24, 8),
