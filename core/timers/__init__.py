@@ -6,8 +6,9 @@ and, for a cycle, the next one each time it fires. Due dates are decided once an
 events: replay never recomputes them, and nothing here reads a clock (the caller passes `now`).
 
 Cycles come in two notations, told apart as Camunda does: a value starting with `R` is an
-ISO 8601 repeating interval (`iso.Cycle`), anything else a Quartz cron expression
-(`cron.Cron`, seconds first, days of the week numbered from 1 = Sunday).
+ISO 8601 repeating interval (`iso.Cycle`), anything else a cron expression (`cron.Cron`, seconds
+first), read as Quartz (Camunda through 7.23) when it holds a `?` or a year and as Spring 5.3
+(Camunda 7.24 on) otherwise.
 """
 
 from __future__ import annotations

@@ -1,22 +1,43 @@
-"""Quartz cron expressions as Camunda 7 evaluates them in `timeCycle` values.
+"""Cron expressions as Camunda 7 evaluates them in `timeCycle` values: Quartz and Spring 5.3.
 
-Camunda 7 hands every `timeCycle` that does not start with `R` to
-`org.camunda.bpm.engine.impl.calendar.CronExpression`, its copy of Quartz's `CronExpression`.
-This module reads the same language and gives the same fire times:
+Camunda up to 7.23 hands every `timeCycle` that does not start with `R` to its copy of Quartz's
+`CronExpression`; from 7.24 on, cron-utils reads it with the Spring 5.3 definition
+(`org.springframework.scheduling.support.CronExpression`). The two languages share most of their
+text but not its meaning, so this module reads both and tells them apart by one rule:
 
-    seconds minutes hours day-of-month month day-of-week [year]
+    7 fields, or a `?` anywhere              -> Quartz   (`Cron.dialect == "quartz"`)
+    6 fields without `?`, or an `@` macro    -> Spring   (`Cron.dialect == "spring"`)
 
-with `*`, `?`, lists `a,b`, ranges `a-b` (a reversed range wraps: hours `22-2`), increments
-`a/n`, `*/n`, `/n`, `a-b/n`, month and day names (case-insensitive), and the day specials
-`L`, `L-n`, `nW`, `LW`, `L-nW` (day-of-month) and `L`, `nL`, `n#k` (day-of-week).
+Every valid Quartz expression holds exactly one `?` (one of the day fields must be `?`), and a
+Spring expression normally holds none, so every model written for Camunda <= 7.23 keeps its
+meaning, and the modern forms (`0 0 9 * * MON-FRI`, `0 */5 * * * *`) now work. A Spring
+expression that uses `?` as its synonym of `*` is read as Quartz (and refused if it is not valid
+Quartz); write `*` instead.
 
-Days of the week are numbered the Quartz way: 1 = SUNDAY, 2 = MONDAY ... 7 = SATURDAY,
-not Unix cron's 0/7 = Sunday, 1 = Monday. Exactly one of day-of-month and day-of-week must be
-`?`, as in Quartz (`0 0 12 * * MON` is refused there too).
+Quartz: `seconds minutes hours day-of-month month day-of-week [year]`, with `*`, `?`, lists
+`a,b`, ranges `a-b` (a reversed range wraps: hours `22-2`), increments `a/n`, `*/n`, `/n`,
+`a-b/n`, month and day names (case-insensitive), and the day specials `L`, `L-n`, `nW`, `LW`,
+`L-nW` (day-of-month) and `L`, `nL`, `n#k` (day-of-week). Days of the week are numbered
+1 = SUNDAY, 2 = MONDAY ... 7 = SATURDAY. Exactly one of day-of-month and day-of-week must be `?`.
 
-Where Quartz accepts text it then ignores (`MON-FRI/2` as `MON-FRI`, `15W,20` as `15W`,
-`*/0` as `*`) or that breaks its own evaluation, this module refuses with a CronError instead
-of guessing; the docstrings of `parse_cron` and `Cron.next_after` list those cases.
+Spring 5.3: `seconds minutes hours day-of-month month day-of-week`, no year. Days of the week are
+numbered 0 or 7 = SUNDAY, 1 = MONDAY ... 6 = SATURDAY (names MON-SUN), a range starting at 7
+starts at Sunday 0 (`SUN-SAT` is every day), and `*/n` counts from Monday. Ranges do not wrap
+(`FRI-MON` is refused, as Spring does), names may mix with numbers (`MON-5`) and take increments
+(`MON-FRI/2`). Both day fields may be restricted, and a day must then match both (Spring matches
+every field: `0 0 12 13 * FRI` is Friday the 13th). Day specials: `L`, `L-n`, `nW`, `LW`
+(day-of-month) and `nL` / `DDDL` (the last such day, `5L` = last Friday), `n#k` / `DDD#k` (the
+k-th such day, `FRI#2`). Macros: `@yearly`/`@annually` (`0 0 0 1 1 *`), `@monthly`
+(`0 0 0 1 * *`), `@weekly` (`0 0 0 * * 0`), `@daily`/`@midnight` (`0 0 0 * * *`) and `@hourly`
+(`0 0 * * * *`).
+
+Both dialects are stored alike: `Cron.days_of_week` always uses Quartz's numbering (1 = Sunday),
+so a Spring `MON` and a Quartz `2` are the same value there.
+
+Where Quartz or Spring accepts text it then ignores (`MON-FRI/2` in Quartz as `MON-FRI`, `15W,20`
+as `15W`, `*/0` as `*`) or that breaks its own evaluation, this module refuses with a CronError
+instead of guessing; the docstrings of `parse_cron` and `Cron.next_after` list those cases.
+A 5-field Unix expression is refused with a hint to put the seconds first.
 
 Pure: nothing here reads a clock; `next_after` takes the moment it starts from.
 """
@@ -31,7 +52,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Literal, TypedDict
 
-__all__ = ["MAX_YEAR", "MIN_YEAR", "Cron", "CronError", "parse_cron"]
+__all__ = ["MAX_YEAR", "MIN_YEAR", "Cron", "CronError", "Dialect", "parse_cron"]
 
 # Quartz documents years 1970-2199. (Camunda's copy stops searching at the current year + 100,
 # which would make the answer depend on the clock; the documented bound does not.)
@@ -43,7 +64,9 @@ _ONE_SECOND = timedelta(seconds=1)
 _SATURDAY = 5  # date.weekday()
 _SUNDAY = 6
 
-DayField = Literal["day-of-month", "day-of-week"]
+# "both" only in Spring, where a day must match a restricted day-of-month and day-of-week.
+DayField = Literal["day-of-month", "day-of-week", "both"]
+Dialect = Literal["quartz", "spring"]
 
 
 class _CommonFields(TypedDict):
@@ -53,6 +76,27 @@ class _CommonFields(TypedDict):
     hours: frozenset[int]
     months: frozenset[int]
     years: frozenset[int]
+    dialect: Dialect
+
+
+class _MonthDays(TypedDict):
+    """What a day-of-month field sets on a Cron."""
+
+    days_of_month: frozenset[int]
+    last_day_offset: int | None
+    nearest_weekday: bool
+
+
+class _WeekDays(TypedDict):
+    """What a day-of-week field sets on a Cron (days in Quartz numbering)."""
+
+    days_of_week: frozenset[int]
+    last_weekday: bool
+    nth_weekday: int | None
+
+
+_NO_MONTH_DAYS = _MonthDays(days_of_month=frozenset(), last_day_offset=None, nearest_weekday=False)
+_NO_WEEK_DAYS = _WeekDays(days_of_week=frozenset(), last_weekday=False, nth_weekday=None)
 
 
 class CronError(ValueError):
@@ -75,10 +119,10 @@ class _Field:
     max_step: int
     names: Mapping[str, int] | None = None
     wraps: bool = True  # a reversed range runs over the end of the cycle; not for years
+    hint: str = ""  # added to the range in messages, for the numbering of the days of the week
 
     def span(self) -> str:
-        hint = " (1 = SUN ... 7 = SAT)" if self.name == "day-of-week" else ""
-        return f"{self.low}-{self.high}{hint}"
+        return f"{self.low}-{self.high}{self.hint}"
 
 
 # Spelled out: `calendar.month_abbr` follows the process's locale.
@@ -93,8 +137,32 @@ _MINUTE = _Field("minute", 0, 59, 59)
 _HOUR = _Field("hour", 0, 23, 23)
 _DAY_OF_MONTH = _Field("day-of-month", 1, 31, 31)
 _MONTH = _Field("month", 1, 12, 12, names=_MONTH_NAMES)
-_DAY_OF_WEEK = _Field("day-of-week", 1, 7, 7, names=_DAY_NAMES)
+_DAY_OF_WEEK = _Field("day-of-week", 1, 7, 7, names=_DAY_NAMES, hint=" (1 = SUN ... 7 = SAT)")
 _YEAR = _Field("year", MIN_YEAR, MAX_YEAR, MAX_YEAR - MIN_YEAR, wraps=False)
+
+# Spring names the days after java.time's DayOfWeek (MONDAY = 1 ... SUNDAY = 7) and also takes
+# cron's 0 for Sunday.
+_SPRING_DAY_NAMES = {"MON": 1, "TUE": 2, "WED": 3, "THU": 4, "FRI": 5, "SAT": 6, "SUN": 7}
+_SPRING_DAY_OF_WEEK = _Field(
+    "day-of-week",
+    0,
+    7,
+    7,
+    names=_SPRING_DAY_NAMES,
+    wraps=False,
+    hint=" (0 or 7 = SUN, 1 = MON ... 6 = SAT)",
+)
+_SPRING_WEEK = (1, 7)  # what Spring's `*` in day-of-week covers: `*/2` is MON, WED, FRI, SUN
+_SPRING_FIELDS_HINT = "seconds minutes hours day-of-month month day-of-week"
+_MACROS = {
+    "@YEARLY": "0 0 0 1 1 *",
+    "@ANNUALLY": "0 0 0 1 1 *",
+    "@MONTHLY": "0 0 0 1 * *",
+    "@WEEKLY": "0 0 0 * * 0",
+    "@DAILY": "0 0 0 * * *",
+    "@MIDNIGHT": "0 0 0 * * *",
+    "@HOURLY": "0 0 * * * *",
+}
 
 _FIELD_SEPARATOR = re.compile(r"[ \t]+")
 # One list item of any field. ASCII digits only: `str.isdigit` and `\d` take other scripts too.
@@ -106,6 +174,8 @@ _LAST_DAY = re.compile(r"L(?:-([0-9]+))?(W?)")
 _NEAREST_WEEKDAY = re.compile(r"([0-9]+)W")
 _LAST_WEEKDAY = re.compile(r"([0-9]+|[A-Z]{3})L")
 _NTH_WEEKDAY = re.compile(r"([0-9]+|[A-Z]{3})#([0-9]+)")
+# One Spring list item: a start (`*`, number or name), an optional end, an optional increment.
+_SPRING_ITEM = re.compile(r"(\*|[0-9]+|[A-Z]+)(?:-([0-9]+|[A-Z]+))?(?:/([0-9]+))?")
 
 
 @dataclass(frozen=True)
@@ -113,8 +183,10 @@ class Cron:
     """A parsed cron expression; build it with `parse_cron`.
 
     Each plain field is the frozenset of the values it allows. Of the two day fields the one in
-    force is `day_field`; the other was `?` and its set is empty. Day-of-week values use
-    Quartz's numbering, 1 = Sunday ... 7 = Saturday.
+    force is `day_field`; the other was `?` (or, in Spring, `*`) and its set is empty. Only a
+    Spring expression can restrict both: `day_field` is then "both" and a day must match both.
+    Day-of-week values use Quartz's numbering, 1 = Sunday ... 7 = Saturday, in both dialects.
+    `dialect` says which language the text was read in (see the module docstring).
     """
 
     text: str
@@ -126,6 +198,7 @@ class Cron:
     days_of_week: frozenset[int]  # plain days, or the single day n of `nL` / `n#k`
     years: frozenset[int]
     day_field: DayField
+    dialect: Dialect
     last_day_offset: int | None = None  # `L` (0) or `L-n` (n) in day-of-month
     nearest_weekday: bool = False  # `W`: with `last_day_offset` that is `LW` / `L-nW`
     last_weekday: bool = False  # `nL` in day-of-week: the last day n of the month
@@ -220,20 +293,33 @@ class Cron:
         return None
 
     def _days(self, year: int, month: int, *, quartz_skips: bool = False) -> tuple[int, ...]:
-        """The days of the month that match the day field in force, in order."""
+        """The days of the month that match the day field(s) in force, in order."""
         last = calendar.monthrange(year, month)[1]
         if self.day_field == "day-of-month":
-            if self.last_day_offset is not None:
-                day = last - self.last_day_offset
-                if self.nearest_weekday:
-                    return _just(_nearest_weekday(year, month, day, last))
-                return (day,) if day >= 1 else ()
+            return self._month_days(year, month, last, quartz_skips=quartz_skips)
+        if self.day_field == "day-of-week":
+            return self._week_days(year, month, last)
+        weekdays = set(self._week_days(year, month, last))  # Spring: both must match
+        return tuple(day for day in self._month_days(year, month, last) if day in weekdays)
+
+    def _month_days(
+        self, year: int, month: int, last: int, *, quartz_skips: bool = False
+    ) -> tuple[int, ...]:
+        if self.last_day_offset is not None:
+            day = last - self.last_day_offset
             if self.nearest_weekday:
-                (day,) = self._days_of_month
-                if quartz_skips and day > last:
-                    return ()
                 return _just(_nearest_weekday(year, month, day, last))
-            return tuple(day for day in self._days_of_month if day <= last)
+            return (day,) if day >= 1 else ()
+        if self.nearest_weekday:
+            (day,) = self._days_of_month
+            # Quartz works out `31W` in April from the weekday of "April 31" (see
+            # `_month_quartz_skips`); Spring only looks at months that have the day.
+            if day > last and (quartz_skips or self.dialect == "spring"):
+                return ()
+            return _just(_nearest_weekday(year, month, day, last))
+        return tuple(day for day in self._days_of_month if day <= last)
+
+    def _week_days(self, year: int, month: int, last: int) -> tuple[int, ...]:
         first = _quartz_weekday(date(year, month, 1))
         if self.last_weekday:
             (wanted,) = self.days_of_week
@@ -258,7 +344,9 @@ class Cron:
         the start month's `nW` day already passed, it moves on to "day n of the next month",
         which the calendar rolls over into the month after: that next month is then skipped.
         """
-        if self.day_field != "day-of-month" or not self.nearest_weekday:
+        if self.dialect != "quartz" or self.day_field != "day-of-month":
+            return None
+        if not self.nearest_weekday:
             return None
         if self.last_day_offset is not None:  # `LW` moves on to the 1st: nothing is skipped
             return None
@@ -320,7 +408,7 @@ def _nearest_weekday(year: int, month: int, day: int, last: int) -> int | None:
 
 
 def parse_cron(text: str) -> Cron:
-    """Parse or raise CronError.
+    """Parse or raise CronError; Quartz or Spring by the rule in the module docstring.
 
     Refused although Quartz accepts it (it would ignore part of the text, or misbehave):
     more than 7 fields, trailing text after a value (`5X`, `MONDAY`, `?X`), an increment
@@ -328,6 +416,10 @@ def parse_cron(text: str) -> Cron:
     it too), an increment of 0 or larger than the field (`0/0`, `0/75`), `?` or a day special
     inside a list (`15W,20`, `6#3,2`), `W` after a range, values out of range in `nW`/`n#k`,
     empty list items (`1,,2`), and years outside 1970-2199.
+
+    Refused although Spring accepts it: an increment larger than the field (`*/75`, which
+    Spring reads as the start alone), a day special inside a list (`L,15`), `n#k` with k above
+    5 (no month has a sixth Friday) and `L-n` with n above 30.
     """
     try:
         return _parse(text)
@@ -339,9 +431,36 @@ def _parse(text: str) -> Cron:
     # Quartz separates fields by spaces and tabs; other whitespace only around the whole text,
     # where XML indentation puts it, is let go.
     stripped = text.strip().upper()
+    if stripped.startswith("@"):
+        return _parse_spring(text, _expand_macro(text.strip()))
     parts = _FIELD_SEPARATOR.split(stripped) if stripped else []
     if len(parts) not in (6, 7):
-        raise _Refusal(f"expected 6 or 7 fields ({_FIELDS_HINT}), got {len(parts)}")
+        raise _Refusal(_field_count_problem(text, len(parts)))
+    # The dialect rule: every valid Quartz expression holds a `?`, a Spring one has no year.
+    if len(parts) == 7 or "?" in stripped:
+        return _parse_quartz(text, parts)
+    return _parse_spring(text, parts)
+
+
+def _field_count_problem(text: str, count: int) -> str:
+    problem = f"expected 6 or 7 fields ({_FIELDS_HINT}), got {count}"
+    if count == 5:  # most likely Unix cron, which has no seconds
+        return f"{problem}; cron here starts with seconds: did you mean '0 {text.strip()}'?"
+    return problem
+
+
+def _expand_macro(macro: str) -> list[str]:
+    expansion = _MACROS.get(macro.upper())
+    if expansion is None:
+        names = ", ".join(name.lower() for name in _MACROS)
+        raise _Refusal(f"unknown macro '{macro}' (expected one of {names})")
+    return expansion.split(" ")
+
+
+# -- parsing Quartz ------------------------------------------------------------------------
+
+
+def _parse_quartz(text: str, parts: list[str]) -> Cron:
     seconds = _parse_plain(_SECOND, parts[0])
     minutes = _parse_plain(_MINUTE, parts[1])
     hours = _parse_plain(_HOUR, parts[2])
@@ -361,67 +480,177 @@ def _parse(text: str) -> Cron:
     months = _parse_plain(_MONTH, month_text)
     years = _parse_plain(_YEAR, parts[6]) if len(parts) == 7 else _all(_YEAR)
     common = _CommonFields(
-        text=text, seconds=seconds, minutes=minutes, hours=hours, months=months, years=years
+        text=text,
+        seconds=seconds,
+        minutes=minutes,
+        hours=hours,
+        months=months,
+        years=years,
+        dialect="quartz",
     )
     if dow_text == "?":
-        return _day_of_month_cron(dom_text, common)
-    return _day_of_week_cron(dow_text, common)
+        return Cron(
+            **common, **_quartz_month_days(dom_text), **_NO_WEEK_DAYS, day_field="day-of-month"
+        )
+    return Cron(**common, **_NO_MONTH_DAYS, **_quartz_week_days(dow_text), day_field="day-of-week")
 
 
-def _day_of_month_cron(raw: str, common: _CommonFields) -> Cron:
+def _quartz_month_days(raw: str) -> _MonthDays:
     fld = _DAY_OF_MONTH
     if match := _LAST_DAY.fullmatch(raw):
         offset = int(match[1] or 0)
         if offset > 30:
             raise _Refusal(f"day-of-month '{raw}': offset {offset} is out of range 0-30")
-        return Cron(
-            **common,
-            days_of_month=frozenset(),
-            days_of_week=frozenset(),
-            day_field="day-of-month",
-            last_day_offset=offset,
-            nearest_weekday=bool(match[2]),
+        return _MonthDays(
+            days_of_month=frozenset(), last_day_offset=offset, nearest_weekday=bool(match[2])
         )
     if match := _NEAREST_WEEKDAY.fullmatch(raw):
         day = _number(fld, match[1], raw)
-        return Cron(
-            **common,
-            days_of_month=frozenset({day}),
-            days_of_week=frozenset(),
-            day_field="day-of-month",
-            nearest_weekday=True,
+        return _MonthDays(
+            days_of_month=frozenset({day}), last_day_offset=None, nearest_weekday=True
         )
     _refuse_specials_in_list(fld, raw, (_LAST_DAY, _NEAREST_WEEKDAY))
-    return Cron(
-        **common,
-        days_of_month=_parse_plain(fld, raw),
-        days_of_week=frozenset(),
-        day_field="day-of-month",
+    return _MonthDays(
+        days_of_month=_parse_plain(fld, raw), last_day_offset=None, nearest_weekday=False
     )
 
 
-def _day_of_week_cron(raw: str, common: _CommonFields) -> Cron:
+def _quartz_week_days(raw: str) -> _WeekDays:
     fld = _DAY_OF_WEEK
     if raw == "L":  # alone, Quartz's `L` in day-of-week is just 7, Saturday
         days, last, nth = frozenset({7}), False, None
     elif match := _LAST_WEEKDAY.fullmatch(raw):
         days, last, nth = frozenset({_value(fld, match[1], raw)}), True, None
     elif match := _NTH_WEEKDAY.fullmatch(raw):
-        days, last = frozenset({_value(fld, match[1], raw)}), False
-        nth = int(match[2])
-        if not 1 <= nth <= 5:
-            raise _Refusal(f"day-of-week '{raw}': occurrence {nth} after '#' is out of range 1-5")
+        days, last, nth = frozenset({_value(fld, match[1], raw)}), False, _occurrence(raw, match[2])
     else:
         _refuse_specials_in_list(fld, raw, (re.compile("L"), _LAST_WEEKDAY, _NTH_WEEKDAY))
         days, last, nth = _parse_plain(fld, raw), False, None
-    return Cron(
-        **common,
-        days_of_month=frozenset(),
-        days_of_week=days,
-        day_field="day-of-week",
-        last_weekday=last,
-        nth_weekday=nth,
+    return _WeekDays(days_of_week=days, last_weekday=last, nth_weekday=nth)
+
+
+def _occurrence(raw: str, digits: str) -> int:
+    """k in `n#k`: no month has a sixth of any day of the week."""
+    nth = int(digits)
+    if not 1 <= nth <= 5:
+        raise _Refusal(f"day-of-week '{raw}': occurrence {nth} after '#' is out of range 1-5")
+    return nth
+
+
+# -- parsing Spring ------------------------------------------------------------------------
+
+
+def _parse_spring(text: str, parts: list[str]) -> Cron:
+    common = _CommonFields(
+        text=text,
+        seconds=_spring_plain(_SECOND, parts[0]),
+        minutes=_spring_plain(_MINUTE, parts[1]),
+        hours=_spring_plain(_HOUR, parts[2]),
+        months=_spring_plain(_MONTH, parts[4]),
+        years=_all(_YEAR),
+        dialect="spring",
     )
+    month_days = _spring_month_days(parts[3])
+    week_days = _spring_week_days(parts[5])
+    # A day field that allows every day restricts nothing (Spring ANDs the two), so it is
+    # stored the way Quartz's `?` is: `0 0 9 * * MON-FRI` is `0 0 9 ? * MON-FRI`.
+    if week_days is None:
+        days = month_days or _MonthDays(
+            days_of_month=_all(_DAY_OF_MONTH), last_day_offset=None, nearest_weekday=False
+        )
+        return Cron(**common, **days, **_NO_WEEK_DAYS, day_field="day-of-month")
+    if month_days is None:
+        return Cron(**common, **_NO_MONTH_DAYS, **week_days, day_field="day-of-week")
+    return Cron(**common, **month_days, **week_days, day_field="both")
+
+
+def _spring_month_days(raw: str) -> _MonthDays | None:
+    """The day-of-month field, or None when it allows every day."""
+    fld = _DAY_OF_MONTH
+    if match := _LAST_DAY.fullmatch(raw):
+        offset = int(match[1] or 0)
+        if match[1] is not None and not 1 <= offset <= 30:
+            raise _Refusal(f"day-of-month '{raw}': offset {offset} is out of range 1-30")
+        if match[1] is not None and match[2]:
+            raise _Refusal(f"day-of-month '{raw}': Spring takes 'L', 'L-n' and 'LW', not 'L-nW'")
+        return _MonthDays(
+            days_of_month=frozenset(), last_day_offset=offset, nearest_weekday=bool(match[2])
+        )
+    if match := _NEAREST_WEEKDAY.fullmatch(raw):
+        day = _number(fld, match[1], raw)
+        return _MonthDays(
+            days_of_month=frozenset({day}), last_day_offset=None, nearest_weekday=True
+        )
+    _refuse_specials_in_list(fld, raw, (_LAST_DAY, _NEAREST_WEEKDAY))
+    days = _spring_plain(fld, raw)
+    if days == _all(fld):
+        return None
+    return _MonthDays(days_of_month=days, last_day_offset=None, nearest_weekday=False)
+
+
+def _spring_week_days(raw: str) -> _WeekDays | None:
+    """The day-of-week field in Quartz numbering, or None when it allows every day."""
+    fld = _SPRING_DAY_OF_WEEK
+    if match := _LAST_WEEKDAY.fullmatch(raw):
+        day = _quartz_day(_value(fld, match[1], raw))
+        return _WeekDays(days_of_week=frozenset({day}), last_weekday=True, nth_weekday=None)
+    if match := _NTH_WEEKDAY.fullmatch(raw):
+        day, nth = _quartz_day(_value(fld, match[1], raw)), _occurrence(raw, match[2])
+        return _WeekDays(days_of_week=frozenset({day}), last_weekday=False, nth_weekday=nth)
+    _refuse_specials_in_list(fld, raw, (_LAST_WEEKDAY, _NTH_WEEKDAY))
+    days = frozenset(_quartz_day(day) for day in _spring_plain(fld, raw))
+    if len(days) == 7:
+        return None
+    return _WeekDays(days_of_week=days, last_weekday=False, nth_weekday=None)
+
+
+def _quartz_day(spring_day: int) -> int:
+    """Spring's 0 or 7 = Sunday, 1 = Monday ... 6 = Saturday as Quartz's 1 = Sunday ... 7."""
+    return spring_day % 7 + 1
+
+
+def _spring_plain(fld: _Field, raw: str) -> frozenset[int]:
+    values: set[int] = set()
+    for item in raw.split(","):
+        if not item:
+            raise _Refusal(f"{fld.name} '{raw}': empty value in the list")
+        values |= _spring_item(fld, item)
+    return frozenset(values)
+
+
+def _spring_item(fld: _Field, item: str) -> set[int]:
+    match = _SPRING_ITEM.fullmatch(item)
+    if match is None or (match[1] == "*" and match[2] is not None):
+        raise _Refusal(_diagnose(fld, item, "spring"))
+    first, last, increment = match.groups()
+    step = _step(fld, increment, item) if increment is not None else 1
+    if first == "*":
+        start, end = _SPRING_WEEK if fld is _SPRING_DAY_OF_WEEK else (fld.low, fld.high)
+    else:
+        start = _spring_value(fld, first, item)
+        if last is not None:
+            end = _spring_value(fld, last, item)
+            if fld is _SPRING_DAY_OF_WEEK and start == 7:
+                start = 0  # Spring: Sunday starting a range is 0, so `SUN-SAT` is every day
+        else:
+            end = fld.high if increment is not None else start  # `a/n` runs to the field's end
+    if end < start:
+        raise _Refusal(f"{fld.name} '{item}': the range runs backwards (Spring does not wrap)")
+    return set(range(start, end + 1, step))
+
+
+def _spring_value(fld: _Field, token: str, item: str) -> int:
+    if token.isdigit():
+        return _number(fld, token, item)
+    names = fld.names or {}
+    if token not in names and any(special in token for special in "LW"):
+        raise _Refusal(_diagnose(fld, item, "spring"))  # a misplaced `L`/`W`, not a bad name
+    if fld.names is None:
+        raise _Refusal(f"{fld.name} '{item}': names are only allowed in month and day-of-week")
+    return _name(fld, token)
+
+
+# -- parsing, both dialects ------------------------------------------------------------------
 
 
 def _refuse_specials_in_list(fld: _Field, raw: str, specials: tuple[re.Pattern[str], ...]) -> None:
@@ -502,28 +731,33 @@ def _value(fld: _Field, text: str, item: str) -> int:
     return _number(fld, text, item) if text.isascii() and text.isdigit() else _name(fld, text)
 
 
-def _diagnose(fld: _Field, item: str) -> str:
+def _diagnose(fld: _Field, item: str, dialect: Dialect = "quartz") -> str:
     """Why an item matched none of the forms its field takes."""
-    day_fields = (_DAY_OF_MONTH, _DAY_OF_WEEK)
+    day_fields = ("day-of-month", "day-of-week")
     prefix = f"{fld.name} '{item}'"
     if "?" in item:
-        if fld in day_fields:
+        if fld.name in day_fields:
             return f"{prefix}: '?' must be the whole field"
         return f"{prefix}: '?' is only allowed in day-of-month and day-of-week"
-    if "W" in item and fld is not _DAY_OF_MONTH and not _has_name(fld, item):
+    if "W" in item and fld.name != "day-of-month" and not _has_name(fld, item):
         return f"{prefix}: 'W' (nearest weekday) is only allowed in day-of-month"
-    if "#" in item and fld is not _DAY_OF_WEEK:
+    if "#" in item and fld.name != "day-of-week":
         return f"{prefix}: '#' (n-th day of the week) is only allowed in day-of-week"
-    if "L" in item and fld not in day_fields and not _has_name(fld, item):
+    if "L" in item and fld.name not in day_fields and not _has_name(fld, item):
         return f"{prefix}: 'L' (last) is only allowed in day-of-month and day-of-week"
-    if fld is _DAY_OF_MONTH and "L" in item:
-        return f"{prefix}: 'L' in day-of-month must be written 'L', 'L-n', 'LW' or 'L-nW'"
-    if fld is _DAY_OF_MONTH and "W" in item:
+    if fld.name == "day-of-month" and "L" in item:
+        forms = "'L', 'L-n', 'LW' or 'L-nW'" if dialect == "quartz" else "'L', 'L-n' or 'LW'"
+        return f"{prefix}: 'L' in day-of-month must be written {forms}"
+    if fld.name == "day-of-month" and "W" in item:
         return f"{prefix}: 'W' must follow a single day, as in '15W', or 'L', as in 'LW'"
-    if fld is _DAY_OF_WEEK and "#" in item:
+    if fld.name == "day-of-week" and "#" in item:
         return f"{prefix}: '#' must be written 'n#k', the k-th day n of the month"
-    if fld is _DAY_OF_WEEK and "L" in item and not _has_name(fld, item):
+    if fld.name == "day-of-week" and "L" in item and not _has_name(fld, item):
+        if dialect == "spring":
+            return f"{prefix}: 'L' in day-of-week must follow a day, as in '5L' (the last Friday)"
         return f"{prefix}: 'L' in day-of-week must be 'L' (Saturday) or 'nL' (the last day n)"
+    if dialect == "spring" and item.startswith("/"):
+        return f"{prefix}: an increment needs a start, as in '*{item}' or '0{item}'"
     if fld.names is not None and re.fullmatch(r"[A-Z]+(?:-[A-Z]+)?/[0-9]+", item):
         return f"{prefix}: an increment cannot follow a name (Quartz would ignore it); use numbers"
     if fld.names is None and _NAMES.fullmatch(item):

@@ -1,14 +1,20 @@
-"""Quartz cron expressions as Camunda 7 evaluates them in a `timeCycle`: when they fire, and how
-an expression Camunda would refuse is refused (naming the field and the text).
+"""Cron expressions as Camunda 7 evaluates them in a `timeCycle`: Quartz (Camunda <= 7.23, any
+expression with a `?` or a year) and Spring 5.3 (Camunda 7.24 on, 6 fields without `?`, and the
+`@` macros). When they fire, and how an expression Camunda would refuse is refused (naming the
+field and the text).
 
 Expected dates are worked out from the calendar: 2026-12-03 is a Thursday, 2026-12-31 a
-Thursday, 2027-01-31 a Sunday, 2027-05-01 and 2027-05-15 Saturdays, 2027-08-15 a Sunday.
-Days of the week use Quartz's numbering: 1 = Sunday, 2 = Monday ... 7 = Saturday.
+Thursday, 2027-01-31 a Sunday, 2027-05-01 and 2027-05-15 Saturdays, 2027-08-15 a Sunday,
+2027-08-13 a Friday (the first Friday the 13th after 2026-12-03), 2027-07-31 a Saturday.
+Days of the week use Quartz's numbering (1 = Sunday, 2 = Monday ... 7 = Saturday) in Quartz
+expressions, Spring's (0 or 7 = Sunday, 1 = Monday ... 6 = Saturday) in Spring ones; a parsed
+Cron stores them in Quartz's numbering either way.
 """
 
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
@@ -88,10 +94,13 @@ def test_office_hours_skip_the_weekend() -> None:
     assert fires("0 0 9-17 ? * 2-6", at(2026, 12, 5, 12)) == [at(2026, 12, 7, 9)]
 
 
-def test_office_hours_with_a_day_of_month_too_are_refused_as_camunda_does() -> None:
-    # Quartz demands '?' in one of the two day fields: `* * MON-FRI` is refused there as well.
+def test_office_hours_with_a_day_of_month_too_are_spring_and_fire_on_weekdays() -> None:
+    # Quartz demanded '?' in one of the two day fields; without one, it is Spring 5.3 (7.24 on).
+    assert parse_cron("0 0 9-17 * * MON-FRI").dialect == "spring"
+    assert fires("0 0 9-17 * * MON-FRI", at(2026, 12, 4, 17)) == [at(2026, 12, 7, 9)]
+    # With a year it is still Quartz, which refuses both days set.
     with pytest.raises(CronError, match=r"both a day-of-month \('\*'\) and a day-of-week"):
-        parse_cron("0 0 9-17 * * MON-FRI")
+        parse_cron("0 0 9-17 * * MON-FRI 2027")
 
 
 def test_two_is_monday_and_one_is_sunday() -> None:
@@ -264,9 +273,9 @@ def test_a_naive_moment_is_refused() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("0 0 12 * * MON", r"both a day-of-month \('\*'\) and a day-of-week \('MON'\)"),
+        ("0 0 12 * * MON 2027", r"both a day-of-month \('\*'\) and a day-of-week \('MON'\)"),
         ("0 0 12 ? * ?", r"cannot both be '\?'"),
-        ("0 0 12 * *", r"expected 6 or 7 fields .*, got 5"),
+        ("0 0 12 * *", r"expected 6 or 7 fields .*, got 5; .*did you mean '0 0 0 12 \* \*'"),
         ("0 0 12 1 1 ? 2030 5", r"expected 6 or 7 fields .*, got 8"),
         ("", r"expected 6 or 7 fields .*, got 0"),
         ("0 0 24 * * ?", r"hour 24 is out of range 0-23"),
@@ -289,7 +298,7 @@ def test_a_naive_moment_is_refused() -> None:
         ("0 0 12 ? * FOO", r"day-of-week: unknown name 'FOO'"),
         ("0 0 12 ? * MONDAY", r"day-of-week: unknown name 'MONDAY'"),
         ("0 0 MON * * ?", r"hour 'MON': names are only allowed in month and day-of-week"),
-        ("0 0 12 L * 6L", r"both a day-of-month \('L'\)"),
+        ("0 0 12 L * 6L 2027", r"both a day-of-month \('L'\)"),
         ("0 0 12 ? * MON-FRI/2", r"increment cannot follow a name"),
         ("0 0 12 15W,20 * ?", r"'15W' must be the whole field"),
         ("0 0 12 L,15 * ?", r"'L' must be the whole field"),
@@ -330,6 +339,169 @@ def test_what_a_cron_keeps() -> None:
     assert (last.day_field, last.last_day_offset, last.nearest_weekday) == ("day-of-month", 2, True)
 
 
+# -- Spring 5.3 (Camunda 7.24 on): 6 fields without `?`, and the macros ---------------------------
+
+
+def test_the_dialect_is_quartz_with_a_question_mark_or_a_year_and_spring_otherwise() -> None:
+    assert parse_cron("0 0 12 ? * 2").dialect == "quartz"
+    assert parse_cron("0 0 12 1 1 ? 2030").dialect == "quartz"
+    assert parse_cron("0 0 12 * * 1").dialect == "spring"
+    assert parse_cron("0 */5 * * * *").dialect == "spring"
+    assert parse_cron("@daily").dialect == "spring"
+
+
+def test_spring_weekdays_skip_the_weekend() -> None:
+    assert fires("0 0 9 * * MON-FRI", NOW, 3) == [
+        at(2026, 12, 4, 9),  # Friday
+        at(2026, 12, 7, 9),  # Monday
+        at(2026, 12, 8, 9),
+    ]
+
+
+def test_spring_every_five_minutes() -> None:
+    assert fires("0 */5 * * * *", at(2026, 12, 3, 10, 2, 30), 3) == [
+        at(2026, 12, 3, 10, 5),
+        at(2026, 12, 3, 10, 10),
+        at(2026, 12, 3, 10, 15),
+    ]
+    assert fires("0 */5 * * * *", at(2026, 12, 31, 23, 57)) == [at(2027, 1, 1, 0, 0)]
+
+
+def test_spring_one_is_monday_while_quartz_two_is() -> None:
+    assert fires("0 0 12 * * 1", NOW) == [at(2026, 12, 7, 12)]  # Spring: Monday
+    assert fires("0 0 12 ? * 2", NOW) == [at(2026, 12, 7, 12)]  # Quartz: Monday
+    assert fires("0 0 12 * * 6", NOW) == [at(2026, 12, 5, 12)]  # Spring: Saturday
+    assert parse_cron("0 0 12 * * 1").days_of_week == parse_cron("0 0 12 ? * 2").days_of_week
+
+
+def test_spring_zero_and_seven_are_both_sunday() -> None:
+    assert fires("0 0 12 * * 0", NOW) == [at(2026, 12, 6, 12)]
+    assert fires("0 0 12 * * 7", NOW) == [at(2026, 12, 6, 12)]
+    assert fires("0 0 12 * * SUN", NOW) == [at(2026, 12, 6, 12)]
+
+
+def test_spring_ranges_names_and_increments_of_days_of_the_week() -> None:
+    # `SUN-SAT` starts at Sunday 0: every day, stored as no day-of-week restriction at all.
+    every_day = parse_cron("0 0 12 * * SUN-SAT")
+    assert (every_day.day_field, every_day.days_of_week) == ("day-of-month", frozenset())
+    assert parse_cron("0 0 12 * * 7-1").days_of_week == frozenset({1, 2})  # Sunday, Monday
+    # Spring's `*` runs Monday to Sunday: `*/2` is MON, WED, FRI, SUN (Quartz numbers 2, 4, 6, 1).
+    assert parse_cron("0 0 12 * * */2").days_of_week == frozenset({2, 4, 6, 1})
+    assert parse_cron("0 0 12 * * MON-FRI/2").days_of_week == frozenset({2, 4, 6})
+    assert parse_cron("0 0 12 * * MON-5").days_of_week == frozenset(range(2, 7))
+    assert parse_cron("0 0 12 * * mon,wed").days_of_week == frozenset({2, 4})
+
+
+def test_spring_and_quartz_forms_of_the_same_schedule_agree() -> None:
+    spring, quartz = parse_cron("0 0 9 * * MON-FRI"), parse_cron("0 0 9 ? * MON-FRI")
+    assert (spring.dialect, quartz.dialect) == ("spring", "quartz")
+    assert spring == replace(quartz, text=spring.text, dialect="spring")
+
+
+def test_spring_last_friday_of_the_month() -> None:
+    assert fires("0 0 12 * * 5L", NOW, 2) == [at(2026, 12, 25, 12), at(2027, 1, 29, 12)]
+    assert fires("0 0 12 * * FRIL", NOW) == [at(2026, 12, 25, 12)]
+    assert fires("0 0 12 * * 0L", NOW) == [at(2026, 12, 27, 12)]  # last Sunday
+
+
+def test_spring_second_friday_of_the_month() -> None:
+    assert fires("0 0 12 * * FRI#2", NOW, 2) == [at(2026, 12, 11, 12), at(2027, 1, 8, 12)]
+    assert fires("0 0 12 * * 5#2", NOW) == [at(2026, 12, 11, 12)]
+
+
+def test_spring_both_day_fields_must_match() -> None:
+    cron = parse_cron("0 0 12 13 * FRI")
+    assert (cron.day_field, cron.days_of_month, cron.days_of_week) == ("both", {13}, {6})
+    assert fires("0 0 12 13 * FRI", NOW) == [at(2027, 8, 13, 12)]  # Friday the 13th
+    assert fires("0 0 12 1-7 * MON", NOW, 2) == [at(2026, 12, 7, 12), at(2027, 1, 4, 12)]
+    # The last day of the month when it is also the last Saturday: the month ends on a Saturday.
+    assert fires("0 0 12 L * 6L", NOW) == [at(2027, 7, 31, 12)]
+
+
+def test_spring_last_day_and_last_weekday_of_the_month() -> None:
+    assert fires("0 0 12 L * *", NOW, 3) == [
+        at(2026, 12, 31, 12),
+        at(2027, 1, 31, 12),
+        at(2027, 2, 28, 12),
+    ]
+    assert fires("0 0 12 LW * *", NOW, 3) == [
+        at(2026, 12, 31, 12),  # a Thursday
+        at(2027, 1, 29, 12),  # 31 January is a Sunday
+        at(2027, 2, 26, 12),  # 28 February is a Sunday
+    ]
+    assert fires("0 0 12 L-3 * *", NOW) == [at(2026, 12, 28, 12)]
+    assert fires("0 0 12 15W * *", at(2027, 5, 1)) == [at(2027, 5, 14, 12)]  # Sat 15th: Friday
+
+
+def test_spring_nearest_weekday_only_in_months_that_have_the_day() -> None:
+    # Quartz reads "April 31" as Saturday 1 May and fires on Friday 30 April; Spring skips April.
+    assert fires("0 0 12 31W * ?", at(2027, 3, 31, 12)) == [at(2027, 4, 30, 12)]
+    assert fires("0 0 12 31W * *", at(2027, 3, 31, 12)) == [at(2027, 5, 31, 12)]
+
+
+@pytest.mark.parametrize(
+    ("macro", "same_as", "first"),
+    [
+        ("@yearly", "0 0 0 1 1 *", at(2027, 1, 1)),
+        ("@annually", "0 0 0 1 1 *", at(2027, 1, 1)),
+        ("@monthly", "0 0 0 1 * *", at(2027, 1, 1)),
+        ("@weekly", "0 0 0 * * 0", at(2026, 12, 6)),  # Sunday midnight
+        ("@daily", "0 0 0 * * *", at(2026, 12, 4)),
+        ("@midnight", "0 0 0 * * *", at(2026, 12, 4)),
+        ("@hourly", "0 0 * * * *", at(2026, 12, 3, 11)),
+        ("  @Daily\n", "0 0 0 * * *", at(2026, 12, 4)),
+    ],
+)
+def test_spring_macros(macro: str, same_as: str, first: datetime) -> None:
+    cron = parse_cron(macro)
+    assert (cron.text, cron.dialect) == (macro, "spring")
+    assert cron == replace(parse_cron(same_as), text=macro)
+    assert fires(macro, NOW) == [first]
+
+
+def test_the_next_hourly_and_monthly_macro_times() -> None:
+    assert fires("@hourly", NOW, 2) == [at(2026, 12, 3, 11), at(2026, 12, 3, 12)]
+    assert fires("@monthly", NOW, 2) == [at(2027, 1, 1), at(2027, 2, 1)]
+    assert fires("@yearly", NOW, 2) == [at(2027, 1, 1), at(2028, 1, 1)]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("0 0 12 * * 8", r"day-of-week 8 is out of range 0-7 \(0 or 7 = SUN, 1 = MON"),
+        ("0 0 12 * * 1#6", r"day-of-week '1#6': occurrence 6 after '#' is out of range 1-5"),
+        ("0 0 12 * * 1#0", r"occurrence 0 after '#' is out of range 1-5"),
+        ("0 0 12 * * 8L", r"day-of-week 8 in '8L' is out of range 0-7"),
+        ("*/5 * * * *", r"got 5; cron here starts with seconds: did you mean '0 \*/5 \* \* \* \*'"),
+        ("@often", r"unknown macro '@often' \(expected one of @yearly, .*@hourly\)"),
+        ("@daily 2027", r"unknown macro '@daily 2027'"),
+        ("0 0 12 * * FRI-MON", r"day-of-week 'FRI-MON': the range runs backwards"),
+        ("0 0 22-2 * * *", r"hour '22-2': the range runs backwards"),
+        ("0 0 12 * * L", r"day-of-week 'L': 'L' in day-of-week must follow a day"),
+        ("0 0 12 L-2W * *", r"Spring takes 'L', 'L-n' and 'LW', not 'L-nW'"),
+        ("0 0 12 L-0 * *", r"offset 0 is out of range 1-30"),
+        ("0 0 12 L-31 * *", r"offset 31 is out of range 1-30"),
+        ("0 0 12 32 * *", r"day-of-month 32 is out of range 1-31"),
+        ("0 0 12 W * *", r"'W' must follow a single day"),
+        ("0 0 12 15W,20 * *", r"'15W' must be the whole field"),
+        ("0 0 12 * * 5L,1", r"'5L' must be the whole field"),
+        ("/5 * * * * *", r"second '/5': an increment needs a start, as in '\*/5' or '0/5'"),
+        ("*/0 * * * * *", r"second '\*/0': increment 0 is out of range 1-59"),
+        ("0 0 MON * * *", r"hour 'MON': names are only allowed in month and day-of-week"),
+        ("0 0 12 * * MONDAY", r"day-of-week: unknown name 'MONDAY' \(expected MON-SUN\)"),
+        ("0 0 12 * FOO *", r"month: unknown name 'FOO'"),
+        ("0 0 12 * * 5W", r"'W' \(nearest weekday\) is only allowed in day-of-month"),
+        ("0 0 L * * *", r"hour 'L': 'L' \(last\) is only allowed"),
+        ("1,,2 * * * * *", r"second '1,,2': empty value"),
+    ],
+)
+def test_refused_spring_expressions_name_the_field_and_the_text(text: str, message: str) -> None:
+    with pytest.raises(CronError, match=message) as refusal:
+        parse_cron(text)
+    assert str(refusal.value).startswith(f"cron expression '{text}': ")
+    assert "must be ?" not in str(refusal.value) and "put '?'" not in str(refusal.value)
+
+
 # -- properties -----------------------------------------------------------------------------------
 
 
@@ -338,11 +510,14 @@ def _quartz_weekday(day: date) -> int:
 
 
 def _matches(cron: Cron, moment: datetime) -> bool:
-    day_ok = (
-        moment.day in cron.days_of_month
-        if cron.day_field == "day-of-month"
-        else _quartz_weekday(moment.date()) in cron.days_of_week
-    )
+    """For plain day fields; days of the week are stored in Quartz's numbering in both dialects."""
+    month_day_ok = moment.day in cron.days_of_month
+    week_day_ok = _quartz_weekday(moment.date()) in cron.days_of_week
+    day_ok = {
+        "day-of-month": month_day_ok,
+        "day-of-week": week_day_ok,
+        "both": month_day_ok and week_day_ok,  # Spring: a day must match both fields
+    }[cron.day_field]
     return (
         day_ok
         and moment.second in cron.seconds
@@ -383,6 +558,20 @@ def simple_expressions(draw: st.DrawFn) -> str:
     return f"{field(seconds)} {field(minutes)} {field(hours)} {days}"
 
 
+@st.composite
+def spring_expressions(draw: st.DrawFn) -> str:
+    """6 fields without `?`: Spring, with `*` or values in each day field (0-7 for weekdays)."""
+
+    def field(values: list[int]) -> str:
+        return ",".join(map(str, values))
+
+    seconds, minutes, hours = draw(_values(0, 59)), draw(_values(0, 59)), draw(_values(0, 23))
+    month_days = draw(st.one_of(st.just("*"), _values(1, 28).map(field)))
+    months = draw(st.one_of(st.just("*"), _values(1, 12).map(field)))
+    week_days = draw(st.one_of(st.just("*"), _values(0, 7).map(field)))
+    return f"{field(seconds)} {field(minutes)} {field(hours)} {month_days} {months} {week_days}"
+
+
 moments = st.datetimes(
     min_value=datetime(1970, 1, 1), max_value=datetime(2190, 12, 31), timezones=st.just(UTC)
 )
@@ -409,3 +598,32 @@ def test_asking_again_from_just_before_gives_the_same_time(text: str, moment: da
     assert cron.next_after(result - timedelta(seconds=1)) == result
     following = cron.next_after(result)
     assert following is not None and following > result
+
+
+def _spring_weekday(day: date) -> int:
+    return day.isoweekday() % 7  # Spring: Sunday 0 (or 7), Monday 1 ... Saturday 6
+
+
+# Both day fields restricted can leave years between fire times (a Friday the 13th in February):
+# stay well before 2199, after which nothing fires.
+spring_moments = st.datetimes(
+    min_value=datetime(1970, 1, 1), max_value=datetime(2150, 12, 31), timezones=st.just(UTC)
+)
+
+
+@given(spring_expressions(), spring_moments)
+def test_spring_next_after_matches_both_day_fields_and_skips_nothing(
+    text: str, moment: datetime
+) -> None:
+    cron = parse_cron(text)
+    assert cron.dialect == "spring"
+    result = cron.next_after(moment)
+    assert result is not None and result > moment
+    assert _matches(cron, result)
+    # Against the text itself, in Spring's numbering: every field must match (AND).
+    _, _, _, month_days, _, week_days = text.split(" ")
+    if month_days != "*":
+        assert result.day in {int(day) for day in month_days.split(",")}
+    if week_days != "*":
+        assert _spring_weekday(result.date()) in {int(day) % 7 for day in week_days.split(",")}
+    assert result == _brute_force_next(cron, moment)
