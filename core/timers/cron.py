@@ -490,17 +490,22 @@ def _parse_quartz(text: str, parts: list[str]) -> Cron:
     )
     if dow_text == "?":
         return Cron(
-            **common, **_quartz_month_days(dom_text), **_NO_WEEK_DAYS, day_field="day-of-month"
+            **common, **_month_days(dom_text, "quartz"), **_NO_WEEK_DAYS, day_field="day-of-month"
         )
     return Cron(**common, **_NO_MONTH_DAYS, **_quartz_week_days(dow_text), day_field="day-of-week")
 
 
-def _quartz_month_days(raw: str) -> _MonthDays:
+def _month_days(raw: str, dialect: Dialect) -> _MonthDays:
+    """A day-of-month field: `L`, `L-n`, `LW` (Quartz also `L-nW`), `nW`, or plain values.
+    The dialects differ only in the offsets they take and in how plain values read."""
     fld = _DAY_OF_MONTH
     if match := _LAST_DAY.fullmatch(raw):
         offset = int(match[1] or 0)
-        if offset > 30:
-            raise _Refusal(f"day-of-month '{raw}': offset {offset} is out of range 0-30")
+        low = 0 if dialect == "quartz" else 1
+        if match[1] is not None and not low <= offset <= 30:
+            raise _Refusal(f"day-of-month '{raw}': offset {offset} is out of range {low}-30")
+        if dialect == "spring" and match[1] is not None and match[2]:
+            raise _Refusal(f"day-of-month '{raw}': Spring takes 'L', 'L-n' and 'LW', not 'L-nW'")
         return _MonthDays(
             days_of_month=frozenset(), last_day_offset=offset, nearest_weekday=bool(match[2])
         )
@@ -510,9 +515,8 @@ def _quartz_month_days(raw: str) -> _MonthDays:
             days_of_month=frozenset({day}), last_day_offset=None, nearest_weekday=True
         )
     _refuse_specials_in_list(fld, raw, (_LAST_DAY, _NEAREST_WEEKDAY))
-    return _MonthDays(
-        days_of_month=_parse_plain(fld, raw), last_day_offset=None, nearest_weekday=False
-    )
+    plain = _parse_plain if dialect == "quartz" else _spring_plain
+    return _MonthDays(days_of_month=plain(fld, raw), last_day_offset=None, nearest_weekday=False)
 
 
 def _quartz_week_days(raw: str) -> _WeekDays:
@@ -566,26 +570,10 @@ def _parse_spring(text: str, parts: list[str]) -> Cron:
 
 def _spring_month_days(raw: str) -> _MonthDays | None:
     """The day-of-month field, or None when it allows every day."""
-    fld = _DAY_OF_MONTH
-    if match := _LAST_DAY.fullmatch(raw):
-        offset = int(match[1] or 0)
-        if match[1] is not None and not 1 <= offset <= 30:
-            raise _Refusal(f"day-of-month '{raw}': offset {offset} is out of range 1-30")
-        if match[1] is not None and match[2]:
-            raise _Refusal(f"day-of-month '{raw}': Spring takes 'L', 'L-n' and 'LW', not 'L-nW'")
-        return _MonthDays(
-            days_of_month=frozenset(), last_day_offset=offset, nearest_weekday=bool(match[2])
-        )
-    if match := _NEAREST_WEEKDAY.fullmatch(raw):
-        day = _number(fld, match[1], raw)
-        return _MonthDays(
-            days_of_month=frozenset({day}), last_day_offset=None, nearest_weekday=True
-        )
-    _refuse_specials_in_list(fld, raw, (_LAST_DAY, _NEAREST_WEEKDAY))
-    days = _spring_plain(fld, raw)
-    if days == _all(fld):
+    days = _month_days(raw, "spring")
+    if days["last_day_offset"] is None and days["days_of_month"] == _all(_DAY_OF_MONTH):
         return None
-    return _MonthDays(days_of_month=days, last_day_offset=None, nearest_weekday=False)
+    return days
 
 
 def _spring_week_days(raw: str) -> _WeekDays | None:
