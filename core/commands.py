@@ -5,6 +5,7 @@ Pure data; each is written to the command log (accepted or rejected) for the aud
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -147,6 +148,32 @@ class SetExternalTaskRetries(Command, tag=True, frozen=True):
 class SetExternalTaskPriority(Command, tag=True, frozen=True):
     external_task_id: str
     priority: int
+
+
+class ExecuteJob(Command, tag=True, frozen=True):
+    """Run a job now (the job executor's, or managementService.executeJob)."""
+
+    job_id: str
+
+
+class HandleJobFailure(Command, tag=True, frozen=True):
+    """Record that running the job raised (its own work was rolled back): the engine issues it
+    after a failed ExecuteJob, with what the failure said."""
+
+    job_id: str
+    error_message: str | None = None
+    stacktrace: str | None = None
+    failed_activity_id: str | None = None
+
+
+class SetJobRetries(Command, tag=True, frozen=True):
+    job_id: str
+    retries: int
+
+
+class SetJobDueDate(Command, tag=True, frozen=True):
+    job_id: str
+    due_date: datetime | None = None
 
 
 def _json_safe(obj: Any) -> Any:

@@ -8,18 +8,30 @@ from a command on an existing instance to its decision, for the engine and the d
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from types import MappingProxyType
 from typing import Any, TypeVar
 
 from . import commands as cmd
 from . import events as ev
 from .behaviors.errors import throw_error
+from .behaviors.events import fire_boundary
+from .behaviors.incidents import FAILED_EXTERNAL_TASK, FAILED_JOB, close_incidents, open_incident
+from .behaviors.jobs import (
+    ASYNC,
+    BEFORE,
+    PROCESS_START,
+    TIMER_INTERMEDIATE,
+    TIMER_TRANSITION,
+    schedule_follow_up,
+)
 from .errors import NotFound, Rejected, TaskAlreadyClaimed
 from .flow import Flow
 from .limits import (
     MAX_BUSINESS_KEY,
     MAX_DELETE_REASON,
     MAX_ERROR_CODE,
+    MAX_STACKTRACE,
     MAX_TEXT,
     MAX_USER_ID,
     MAX_WORKER_ID,
@@ -29,7 +41,7 @@ from .limits import (
     check_variable_count,
     external_error_message,
 )
-from .model import ProcessModel
+from .model import EventSpec, ProcessModel
 from .scope import (
     find_task_local,
     remove_variable,
@@ -38,7 +50,8 @@ from .scope import (
     set_variable_local,
 )
 from .session import InstanceSession
-from .state import ExternalTask, UserTask
+from .state import ExternalTask, Job, UserTask
+from .timers import TimerError, parse_retry_cycle
 
 
 def start_instance(
@@ -257,6 +270,7 @@ def complete_external_task(
         set_variable(session, ext.execution_id, name, value)
     for name, value in local_variables.items():
         set_variable_local(session, ext.execution_id, name, value)
+    close_incidents(session, external_task_id, resolved=True)
     session.emit(
         ev.ExternalTaskCompleted(
             external_task_id=external_task_id, worker_id=worker_id, time=session.ctx.now
@@ -307,6 +321,21 @@ def fail_external_task(
             time=now,
         )
     )
+    if retries == 0:
+        _external_incident(session, ext, error_message)
+
+
+def _external_incident(session: InstanceSession, ext: ExternalTask, message: str | None) -> None:
+    """Camunda's failedExternalTask incident: the task has no retries left."""
+    open_incident(
+        session,
+        FAILED_EXTERNAL_TASK,
+        ext.id,
+        execution_id=ext.execution_id,
+        activity_id=ext.activity_id,
+        failed_activity_id=ext.activity_id,
+        message=message,
+    )
 
 
 def external_task_bpmn_error(
@@ -324,6 +353,7 @@ def external_task_bpmn_error(
     _locked_by(ext, worker_id, "reported as a BPMN error")
     for name, value in variables.items():
         set_variable(session, ext.execution_id, name, value)
+    close_incidents(session, external_task_id, resolved=True)
     session.emit(
         ev.ExternalTaskBpmnErrorReported(
             external_task_id=external_task_id,
@@ -361,20 +391,22 @@ def extend_external_task_lock(
 def set_external_task_retries(
     session: InstanceSession, external_task_id: str, retries: int
 ) -> None:
-    """Camunda's externalTaskService.setRetries. At 0 the task is no longer fetchable.
-
-    Camunda also opens a `failedExternalTask` incident when retries drop to 0 and resolves it
-    when they rise again; incidents are not built yet, so nothing else happens here (when they
-    are, this is where the incident events belong, as in fail_external_task)."""
+    """Camunda's externalTaskService.setRetries. At 0 the task is no longer fetchable and a
+    `failedExternalTask` incident opens; above 0 an open one is resolved."""
     if retries < 0:
         raise Rejected(f"The number of retries cannot be negative (got {retries})")
     check_java_int("retries", retries)
-    _external(session, external_task_id)
+    ext = _external(session, external_task_id)
+    before = ext.retries
     session.emit(
         ev.ExternalTaskRetriesSet(
             external_task_id=external_task_id, retries=retries, time=session.ctx.now
         )
     )
+    if retries == 0 and before != 0:
+        _external_incident(session, ext, ext.error_message)
+    elif retries > 0 and before == 0:
+        close_incidents(session, external_task_id, resolved=True)
 
 
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1  # PRIORITY_ is Camunda's Java long
@@ -396,6 +428,132 @@ def set_external_task_priority(
 def unlock_external_task(session: InstanceSession, external_task_id: str) -> None:
     _external(session, external_task_id)
     session.emit(ev.ExternalTaskUnlocked(external_task_id=external_task_id, time=session.ctx.now))
+
+
+# -- jobs -----------------------------------------------------------------------------------------
+
+
+def _job(session: InstanceSession, job_id: str) -> Job:
+    job = None if session.state.ended else session.state.jobs.get(job_id)
+    if job is None:
+        raise NotFound("Job", job_id, "it does not exist or has already run")
+    return job
+
+
+def execute_job(session: InstanceSession, job_id: str) -> bool:
+    """Run the job: fire its timer or continue its flow. A job that is gone (run already by
+    another executor, or its activity ended) is no work: False, and nothing is recorded, so
+    running a job twice after a lost lease changes nothing twice."""
+    state = session.state
+    job = None if state.ended else state.jobs.get(job_id)
+    if job is None:
+        return False
+    flow = Flow(session)
+    now = session.ctx.now
+    event = session.model.activities.get(job.activity_id)
+    if event is None:
+        raise NotFound("Activity", job.activity_id, "the job's definition does not have it")
+    spec = event.spec
+    repeats = isinstance(spec, EventSpec) and not spec.cancel_activity
+    if job.handler_type == TIMER_TRANSITION and repeats:
+        schedule_follow_up(flow, job)
+    close_incidents(session, job_id, resolved=True)
+    session.emit(ev.JobExecuted(job_id=job_id, time=now))
+    if job.handler_type == TIMER_INTERMEDIATE:
+        flow.leave(job.execution_id)
+    elif job.handler_type == TIMER_TRANSITION:
+        fire_boundary(flow, job.execution_id, event)
+    elif job.handler_type == ASYNC and job.handler_configuration in (BEFORE, PROCESS_START):
+        flow.enter(job.execution_id, job.activity_id, None, resumed=True)
+    elif job.handler_type == ASYNC:
+        flow.resume_after(job.execution_id, job.handler_configuration)
+    else:
+        raise Rejected(f"Job '{job_id}' has the handler type '{job.handler_type}', unknown here")
+    flow.run()
+    return True
+
+
+def _retry_wait(session: InstanceSession, job: Job) -> tuple[int, datetime | None]:
+    """Retries left after this failure, and when the job may run again (Camunda's
+    DefaultJobRetryCmd: without a retry cycle, at once)."""
+    activity = session.model.activities.get(job.activity_id)
+    text = activity.jobs.retry_cycle if activity is not None else None
+    retries = max(job.retries - 1, 0)
+    if text is None:
+        return retries, job.due_date
+    try:
+        cycle = parse_retry_cycle(text)
+    except TimerError:
+        return retries, job.due_date
+    return retries, cycle.wait_until(job.retries, session.ctx.now)
+
+
+def fail_job(
+    session: InstanceSession,
+    job_id: str,
+    error_message: str | None,
+    stacktrace: str | None,
+    failed_activity_id: str | None,
+) -> None:
+    """Running the job raised: retries go down (waiting as a retry cycle says); at 0 a
+    `failedJob` incident opens. A job gone meanwhile has nothing to record."""
+    state = session.state
+    job = None if state.ended else state.jobs.get(job_id)
+    if job is None:
+        return
+    message = None if error_message is None else error_message[:MAX_TEXT]
+    trace = None if stacktrace is None else stacktrace[:MAX_STACKTRACE]
+    retries, due = _retry_wait(session, job)
+    now = session.ctx.now
+    session.emit(
+        ev.JobFailed(
+            job_id=job_id,
+            retries=retries,
+            error_message=message,
+            stacktrace=trace,
+            failed_activity_id=failed_activity_id,
+            due_date=due,
+            time=now,
+        )
+    )
+    if retries == 0:
+        _open_incident(session, job, message, failed_activity_id)
+
+
+def _open_incident(
+    session: InstanceSession, job: Job, message: str | None, failed_activity_id: str | None
+) -> None:
+    open_incident(
+        session,
+        FAILED_JOB,
+        job.id,
+        execution_id=job.execution_id,
+        activity_id=job.activity_id,
+        failed_activity_id=failed_activity_id or job.activity_id,
+        message=message,
+        job_definition_id=job.job_definition_id,
+    )
+
+
+def set_job_retries(session: InstanceSession, job_id: str, retries: int) -> None:
+    """managementService.setJobRetries: from 0 up resolves the job's incident, down to 0 opens
+    one (Camunda's JobEntity.setRetries)."""
+    if retries < 0:
+        raise Rejected(f"The number of job retries must be a non-negative Integer, but '{retries}'")
+    check_java_int("retries", retries)
+    job = _job(session, job_id)
+    now = session.ctx.now
+    before = job.retries
+    session.emit(ev.JobRetriesSet(job_id=job_id, retries=retries, time=now))
+    if before == 0 and retries > 0:
+        close_incidents(session, job_id, resolved=True)
+    elif before > 0 and retries == 0:
+        _open_incident(session, job, job.error_message, job.failed_activity_id)
+
+
+def set_job_due_date(session: InstanceSession, job_id: str, due_date: datetime | None) -> None:
+    _job(session, job_id)
+    session.emit(ev.JobDueDateSet(job_id=job_id, due_date=due_date, time=session.ctx.now))
 
 
 # -- the commands on one existing instance, each read into its decision --------------------------
@@ -517,3 +675,23 @@ def _(session: InstanceSession, c: cmd.SetExternalTaskRetries) -> None:
 @decides(cmd.SetExternalTaskPriority)
 def _(session: InstanceSession, c: cmd.SetExternalTaskPriority) -> None:
     set_external_task_priority(session, c.external_task_id, c.priority)
+
+
+@decides(cmd.ExecuteJob)
+def _(session: InstanceSession, c: cmd.ExecuteJob) -> None:
+    execute_job(session, c.job_id)
+
+
+@decides(cmd.HandleJobFailure)
+def _(session: InstanceSession, c: cmd.HandleJobFailure) -> None:
+    fail_job(session, c.job_id, c.error_message, c.stacktrace, c.failed_activity_id)
+
+
+@decides(cmd.SetJobRetries)
+def _(session: InstanceSession, c: cmd.SetJobRetries) -> None:
+    set_job_retries(session, c.job_id, c.retries)
+
+
+@decides(cmd.SetJobDueDate)
+def _(session: InstanceSession, c: cmd.SetJobDueDate) -> None:
+    set_job_due_date(session, c.job_id, c.due_date)

@@ -12,6 +12,7 @@ __all__ = [
     "FlowledgerError",
     "HistoryLevelMismatch",
     "InvalidValue",
+    "JobFailure",
     "ModelError",
     "ModelProblem",
     "NotFound",
@@ -104,3 +105,17 @@ class BpmnError(Exception):
         self.error_code = error_code
         self.error_message = message
         super().__init__(message or error_code)
+
+
+class JobFailure(FlowledgerError):
+    """Running a job raised: nothing it did was kept. The engine records the failure on the job
+    (its retries go down) with what this carries; the caller of `execute_job` gets this error."""
+
+    def __init__(
+        self, job_id: str, message: str, stacktrace: str, failed_activity_id: str | None
+    ) -> None:
+        self.job_id = job_id
+        self.message = message
+        self.stacktrace = stacktrace
+        self.failed_activity_id = failed_activity_id
+        super().__init__(f"Job '{job_id}' failed: {message}")

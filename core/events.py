@@ -67,8 +67,80 @@ class DeploymentDeleted(Event, tag=True, frozen=True):
     time: datetime
 
 
+class StartTimerScheduled(Event, tag=True, frozen=True):
+    """A timer start event's job (handler `timer-start-event`): due at `due_date`, it starts an
+    instance of `definition_id`. Kept in the stream of the definition's deployment, as the
+    definition's other facts are; `repeat` is its cycle, anchored at its first scheduling."""
+
+    job_id: str
+    job_definition_id: str
+    deployment_id: str
+    definition_id: str
+    definition_key: str
+    activity_id: str
+    due_date: datetime
+    retries: int
+    time: datetime
+    repeat: str | None = None
+
+
+class StartTimerFired(Event, tag=True, frozen=True):
+    """The job ran: it started `process_instance_id` (that instance's stream has the rest).
+    `had_stacktrace`: an earlier failure's stack trace goes with it."""
+
+    job_id: str
+    process_instance_id: str
+    time: datetime
+    had_stacktrace: bool = False
+
+
+class StartTimerFailed(Event, tag=True, frozen=True):
+    """Starting the instance raised: nothing of it was kept; the job may run again at
+    `due_date` while `retries` remain."""
+
+    job_id: str
+    retries: int
+    error_message: str | None
+    stacktrace: str | None
+    due_date: datetime | None
+    time: datetime
+    had_stacktrace: bool = False  # an earlier failure's, replaced by this one's
+
+
+class StartTimerRetriesSet(Event, tag=True, frozen=True):
+    job_id: str
+    retries: int
+    time: datetime
+
+
+class StartTimerDueDateSet(Event, tag=True, frozen=True):
+    job_id: str
+    due_date: datetime | None
+    time: datetime
+
+
+class StartTimerRemoved(Event, tag=True, frozen=True):
+    """A newer version of the definition replaced it, or its deployment was deleted."""
+
+    job_id: str
+    time: datetime
+    had_stacktrace: bool = False
+
+
+START_TIMER_EVENTS: tuple[type[Event], ...] = (
+    StartTimerScheduled,
+    StartTimerFired,
+    StartTimerFailed,
+    StartTimerRetriesSet,
+    StartTimerDueDateSet,
+    StartTimerRemoved,
+)
 # Events of deployment streams: they have no instance state and go to the repository projector.
-DEPLOYMENT_EVENTS: tuple[type[Event], ...] = (DeploymentCreated, DeploymentDeleted)
+DEPLOYMENT_EVENTS: tuple[type[Event], ...] = (
+    DeploymentCreated,
+    DeploymentDeleted,
+    *START_TIMER_EVENTS,
+)
 
 
 # -- process instance stream: lifecycle -------------------------------------------------------
@@ -329,9 +401,116 @@ class ExternalTaskCanceled(Event, tag=True, frozen=True):
     time: datetime
 
 
+# -- jobs: timers and asynchronous continuations ------------------------------------------------
+
+
+class JobCreated(Event, tag=True, frozen=True):
+    """Work for the job executor: a timer (due at `due_date`) or an asynchronous continuation.
+
+    `handler_type` and `handler_configuration` are Camunda's (ACT_RU_JOB.HANDLER_TYPE_/_CFG_);
+    the job ends with its `activity_instance_id` (a timer of that activity) or, when that is None,
+    with its execution (a continuation waiting before or after an activity). `repeat` is a
+    cycle's definition anchored at its first creation, so each firing knows the next."""
+
+    job_id: str
+    job_type: str  # timer | message (ACT_RU_JOB.TYPE_)
+    handler_type: str
+    handler_configuration: str
+    job_definition_id: str
+    execution_id: str
+    activity_id: str
+    activity_instance_id: str | None
+    due_date: datetime | None
+    retries: int
+    priority: int
+    exclusive: bool
+    time: datetime
+    repeat: str | None = None
+
+
+class JobExecuted(Event, tag=True, frozen=True):
+    """The job ran to its end: what it did are the events after this one."""
+
+    job_id: str
+    time: datetime
+
+
+class JobDeleted(Event, tag=True, frozen=True):
+    """The job went away unexecuted: its activity ended or its scope was cancelled."""
+
+    job_id: str
+    time: datetime
+
+
+class JobFailed(Event, tag=True, frozen=True):
+    """Running the job raised: its work was rolled back, this records the failure.
+
+    `due_date` is when it may run again (a retry cycle's interval), `retries` what is left."""
+
+    job_id: str
+    retries: int
+    error_message: str | None
+    stacktrace: str | None
+    failed_activity_id: str | None
+    due_date: datetime | None
+    time: datetime
+
+
+class JobRetriesSet(Event, tag=True, frozen=True):
+    job_id: str
+    retries: int
+    time: datetime
+
+
+class JobDueDateSet(Event, tag=True, frozen=True):
+    job_id: str
+    due_date: datetime | None
+    time: datetime
+
+
+# -- incidents ----------------------------------------------------------------------------------
+
+
+class IncidentCreated(Event, tag=True, frozen=True):
+    """Something needs a person: a job or an external task ran out of retries.
+
+    `incident_type` is Camunda's (`failedJob`, `failedExternalTask`); `configuration` the id of
+    the job or external task."""
+
+    incident_id: str
+    incident_type: str
+    configuration: str
+    execution_id: str
+    activity_id: str | None
+    failed_activity_id: str | None
+    message: str | None
+    time: datetime
+    job_definition_id: str | None = None
+
+
+class IncidentResolved(Event, tag=True, frozen=True):
+    """Its cause is gone: retries were set above 0 (HI state resolved)."""
+
+    incident_id: str
+    time: datetime
+
+
+class IncidentDeleted(Event, tag=True, frozen=True):
+    """Its job or task went away with its activity or instance (HI state deleted)."""
+
+    incident_id: str
+    time: datetime
+
+
 EngineEvent = (
     DeploymentCreated
     | DeploymentDeleted
+    | StartTimerScheduled
+    | StartTimerFired
+    | StartTimerFailed
+    | StartTimerRetriesSet
+    | StartTimerDueDateSet
+    | StartTimerRemoved
     | ProcessInstanceStarted
     | ProcessInstanceCompleted
     | ProcessInstanceTerminated
@@ -362,6 +541,15 @@ EngineEvent = (
     | ExternalTaskRetriesSet
     | ExternalTaskPrioritySet
     | ExternalTaskCanceled
+    | JobCreated
+    | JobExecuted
+    | JobDeleted
+    | JobFailed
+    | JobRetriesSet
+    | JobDueDateSet
+    | IncidentCreated
+    | IncidentResolved
+    | IncidentDeleted
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)

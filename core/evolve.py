@@ -14,7 +14,9 @@ from .state import (
     ActivityInstance,
     Execution,
     ExternalTask,
+    Incident,
     InstanceState,
+    Job,
     UserTask,
     Variable,
     forget_variable_index,
@@ -101,6 +103,8 @@ def _clear_runtime(s: InstanceState) -> None:
     forget_variable_index(s)
     s.tasks.clear()
     s.external_tasks.clear()
+    s.jobs.clear()
+    s.incidents.clear()
 
 
 @applies(ev.ProcessInstanceCompleted)
@@ -127,16 +131,23 @@ def _history_deleted(s: InstanceState, e: ev.HistoricProcessInstanceDeleted) -> 
 # -- execution tree ---------------------------------------------------------------------------
 
 
-def _move_attachments(s: InstanceState, source: str, target: str) -> None:
-    """Tasks, external tasks and open activity instances of `source` now belong to `target`."""
+def _move_attachments(s: InstanceState, source: str, target: str, keep: str | None = None) -> None:
+    """Tasks, external tasks, jobs, incidents and open activity instances of `source` now
+    belong to `target` (all but the activity instance `keep`, which stays with `source`)."""
     for task in s.tasks.values():
         if task.execution_id == source:
             task.execution_id = target
     for ext in s.external_tasks.values():
         if ext.execution_id == source:
             ext.execution_id = target
+    for job in s.jobs.values():
+        if job.execution_id == source and (keep is None or job.activity_instance_id != keep):
+            job.execution_id = target
+    for incident in s.incidents.values():
+        if incident.execution_id == source:
+            incident.execution_id = target
     for ai in s.activity_instances.values():
-        if ai.execution_id == source:
+        if ai.execution_id == source and ai.id != keep:
             ai.execution_id = target
 
 
@@ -154,16 +165,13 @@ def _execution_created(s: InstanceState, e: ev.ExecutionCreated) -> None:
         child.activity_id = replaced.activity_id
         child.activity_instance_id = replaced.activity_instance_id
         child.is_active = replaced.is_active
-        scope_ai = replaced.scope_activity_instance_id
-        for ai in s.activity_instances.values():
-            if ai.execution_id == replaced.id and ai.id != scope_ai:
-                ai.execution_id = child.id
-        for task in s.tasks.values():
-            if task.execution_id == replaced.id:
-                task.execution_id = child.id
-        for ext in s.external_tasks.values():
-            if ext.execution_id == replaced.id:
-                ext.execution_id = child.id
+        _move_attachments(s, replaced.id, child.id, keep=replaced.scope_activity_instance_id)
+        # The scope's children (a scope activity's execution) move under the new concurrent
+        # execution too: a non-interrupting event forks beside a scope activity (tree expansion).
+        for moved in replaced.children:
+            s.executions[moved].parent_id = child.id
+            child.children.append(moved)
+        replaced.children = []
     s.executions[child.id] = child
     parent.children.append(child.id)
     parent.is_active = False
@@ -415,6 +423,88 @@ def _ext_canceled(s: InstanceState, e: ev.ExternalTaskCanceled) -> None:
     del s.external_tasks[e.external_task_id]
 
 
+# -- jobs and incidents -----------------------------------------------------------------------
+
+
+@applies(ev.JobCreated)
+def _job_created(s: InstanceState, e: ev.JobCreated) -> None:
+    if e.activity_instance_id is None:
+        # A continuation: its execution waits at the activity, with no activity instance (Camunda
+        # shows a transition instance there).
+        s.executions[e.execution_id].activity_id = e.activity_id
+    s.jobs[e.job_id] = Job(
+        id=e.job_id,
+        job_type=e.job_type,
+        handler_type=e.handler_type,
+        handler_configuration=e.handler_configuration,
+        job_definition_id=e.job_definition_id,
+        execution_id=e.execution_id,
+        activity_id=e.activity_id,
+        activity_instance_id=e.activity_instance_id,
+        due_date=e.due_date,
+        retries=e.retries,
+        priority=e.priority,
+        exclusive=e.exclusive,
+        created=e.time,
+        repeat=e.repeat,
+    )
+
+
+@applies(ev.JobExecuted)
+def _job_executed(s: InstanceState, e: ev.JobExecuted) -> None:
+    del s.jobs[e.job_id]
+
+
+@applies(ev.JobDeleted)
+def _job_deleted(s: InstanceState, e: ev.JobDeleted) -> None:
+    del s.jobs[e.job_id]
+
+
+@applies(ev.JobFailed)
+def _job_failed(s: InstanceState, e: ev.JobFailed) -> None:
+    job = s.jobs[e.job_id]
+    job.retries = e.retries
+    job.error_message = e.error_message
+    job.stacktrace = e.stacktrace
+    job.failed_activity_id = e.failed_activity_id
+    job.due_date = e.due_date
+
+
+@applies(ev.JobRetriesSet)
+def _job_retries_set(s: InstanceState, e: ev.JobRetriesSet) -> None:
+    s.jobs[e.job_id].retries = e.retries
+
+
+@applies(ev.JobDueDateSet)
+def _job_due_date_set(s: InstanceState, e: ev.JobDueDateSet) -> None:
+    s.jobs[e.job_id].due_date = e.due_date
+
+
+@applies(ev.IncidentCreated)
+def _incident_created(s: InstanceState, e: ev.IncidentCreated) -> None:
+    s.incidents[e.incident_id] = Incident(
+        id=e.incident_id,
+        incident_type=e.incident_type,
+        configuration=e.configuration,
+        execution_id=e.execution_id,
+        activity_id=e.activity_id,
+        failed_activity_id=e.failed_activity_id,
+        message=e.message,
+        created=e.time,
+        job_definition_id=e.job_definition_id,
+    )
+
+
+@applies(ev.IncidentResolved)
+def _incident_resolved(s: InstanceState, e: ev.IncidentResolved) -> None:
+    del s.incidents[e.incident_id]
+
+
+@applies(ev.IncidentDeleted)
+def _incident_deleted(s: InstanceState, e: ev.IncidentDeleted) -> None:
+    del s.incidents[e.incident_id]
+
+
 @applies(ev.DeploymentCreated)
 def _deployment(s: InstanceState, e: ev.DeploymentCreated) -> None:
     raise ValueError("DeploymentCreated belongs to a deployment stream, not an instance stream")
@@ -423,6 +513,14 @@ def _deployment(s: InstanceState, e: ev.DeploymentCreated) -> None:
 @applies(ev.DeploymentDeleted)
 def _deployment_deleted(s: InstanceState, e: ev.DeploymentDeleted) -> None:
     raise ValueError("DeploymentDeleted belongs to a deployment stream, not an instance stream")
+
+
+def _deployment_stream_only(s: InstanceState, e: ev.Event) -> None:
+    raise ValueError(f"{type(e).__name__} belongs to a deployment stream, not an instance stream")
+
+
+for _event_type in ev.START_TIMER_EVENTS:
+    APPLIERS[_event_type] = _deployment_stream_only
 
 
 def declared_event_types() -> frozenset[type[ev.Event]]:

@@ -9,17 +9,27 @@ Decide-side: every change is an emitted event.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Set
+from functools import partial
 from typing import Any
 
 from . import events as ev
 from .behaviors import behavior_for
 from .behaviors.base import refuse_trigger
+from .behaviors.jobs import (
+    AFTER_END,
+    AFTER_TAKE,
+    BEFORE,
+    PROCESS_START,
+    continue_async,
+    drop_jobs,
+    schedule_boundary_timers,
+)
 from .errors import ProcessEngineError
 from .model import Activity, ProcessModel, SequenceFlow
 from .scope import evaluate, find_local, local_variables
 from .session import InstanceSession
-from .state import Execution
+from .state import Execution, Job
 
 
 class Flow:
@@ -82,12 +92,19 @@ class Flow:
         self._in_transit[execution_id] = flow.target
         self._agenda.append(lambda: self.enter(execution_id, flow.target, flow.id))
 
-    def enter(self, execution_id: str, activity_id: str, via: str | None) -> None:
+    def enter(
+        self, execution_id: str, activity_id: str, via: str | None, *, resumed: bool = False
+    ) -> None:
+        """The token arrives at the activity; `resumed`: its asyncBefore job is running."""
         execution_id = self.resolve(execution_id)
         self._in_transit.pop(execution_id, None)
         if execution_id not in self.executions:
             return  # cancelled while the token was on its way
         activity = self.model.activities[activity_id]
+        if activity.async_before and not resumed:
+            starting = via is None and execution_id == self.session.state.id
+            continue_async(self, execution_id, activity, PROCESS_START if starting else BEFORE)
+            return
         parent_ai = self.flow_scope_execution(execution_id).scope_activity_instance_id or ""
         token = execution_id
         if activity.is_scope:
@@ -112,6 +129,9 @@ class Flow:
                 flow_id=via,
             )
         )
+        ai_id = self.executions[token].activity_instance_id
+        if activity.boundary_events and ai_id is not None:
+            schedule_boundary_timers(self, token, activity, ai_id)
         behavior_for(activity).execute(self, token, activity)
 
     def enter_later(self, execution_id: str, activity_id: str) -> None:
@@ -179,6 +199,7 @@ class Flow:
             propagating = execution.parent_id
         ends_scope = not flows and not self.executions[propagating].is_concurrent
         if ai is not None:
+            drop_jobs(self, lambda job: job.activity_instance_id == ai)
             self.emit(
                 ev.ActivityCompleted(
                     activity_instance_id=ai,
@@ -188,14 +209,53 @@ class Flow:
             )
         if propagating != execution_id:
             self.emit(ev.ExecutionRemoved(execution_id=execution_id))
-        if not flows:
+        if activity.async_after:
+            self._continue_after(propagating, activity, flows)
+        elif not flows:
             self.end(propagating, activity)
         elif len(flows) == 1:
             self.take(propagating, flows[0])
         else:
             self.fork(propagating, flows)
 
+    def _continue_after(
+        self, execution_id: str, activity: Activity, flows: list[SequenceFlow]
+    ) -> None:
+        """asyncAfter: the activity ended; a job per chosen flow continues from here (Camunda
+        forks first, so each concurrent token waits for its own job), or one ends the path."""
+        if not flows:
+            continue_async(self, execution_id, activity, AFTER_END)
+            return
+        targets = (
+            [(execution_id, flows[0])]
+            if len(flows) == 1
+            else self._fork_targets(execution_id, flows)
+        )
+        for target, flow in targets:
+            continue_async(self, target, activity, AFTER_TAKE + flow.id)
+
+    def resume_after(self, execution_id: str, configuration: str) -> None:
+        """Run an asyncAfter job: take the flow it names, or end the path."""
+        activity = self.activity_of(execution_id)
+        if configuration == AFTER_END:
+            self.end(execution_id, activity)
+            return
+        flow_id = configuration.removeprefix(AFTER_TAKE)
+        if flow_id not in self.model.flows:
+            raise ProcessEngineError(
+                f"the continuation of '{activity.id}' names the flow '{flow_id}', which the "
+                "deployed model does not have"
+            )
+        self.take(execution_id, self.model.flows[flow_id])
+
     def fork(self, execution_id: str, flows: list[SequenceFlow]) -> None:
+        for target, flow in self._fork_targets(execution_id, flows):
+            self.take(target, flow)
+
+    def _fork_targets(
+        self, execution_id: str, flows: list[SequenceFlow]
+    ) -> list[tuple[str, SequenceFlow]]:
+        """One concurrent execution per flow, the first taking the forking token's place."""
         execution = self.executions[execution_id]
         if execution.is_concurrent:
             assert execution.parent_id is not None
@@ -221,8 +281,7 @@ class Flow:
                 )
             )
             targets.append((concurrent, flow))
-        for target, flow in targets:
-            self.take(target, flow)
+        return targets
 
     def end(self, execution_id: str, activity: Activity) -> None:
         """A token reached the end of a path: an end event, or an activity with no outgoing flow."""
@@ -366,6 +425,8 @@ class Flow:
             for ai in open_ais:
                 activity = self.model.activities[ai.activity_id]
                 behavior_for(activity).cancel(self, current, activity, ai.id, reason)
+            ending = {ai.id for ai in open_ais}
+            drop_jobs(self, partial(_ends_with, ending, current))
             for ai in open_ais:
                 self.emit(ev.ActivityCanceled(activity_instance_id=ai.id, time=now))
             if execution.parent_id is not None:
@@ -379,3 +440,11 @@ class Flow:
                 return execution
             current = execution.parent_id
         return None
+
+
+def _ends_with(activity_instances: Set[str], execution_id: str, job: Job) -> bool:
+    """Whether the job ends when these activity instances of the execution are cancelled: their
+    timers, and the continuations waiting on the execution."""
+    if job.activity_instance_id is None:
+        return job.execution_id == execution_id
+    return job.activity_instance_id in activity_instances

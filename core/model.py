@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from types import CodeType
 
 from .expressions import Expression
+from .timers import TimerDefinition
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +76,18 @@ class TerminateEventDefinition:
     """Reaching the event ends its whole scope at once, cancelling every other token in it."""
 
 
-EventDefinition = ErrorEventDefinition | TerminateEventDefinition
+@dataclass(frozen=True, slots=True)
+class TimerEventDefinition:
+    """When a timer event fires: `kind` is timeDate, timeDuration or timeCycle. A literal value
+    is parsed at deployment (`timer`); an expression (`expression`) when the timer starts."""
+
+    kind: str
+    text: str
+    timer: TimerDefinition | None = None
+    expression: Expression | None = None
+
+
+EventDefinition = ErrorEventDefinition | TerminateEventDefinition | TimerEventDefinition
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +106,20 @@ Spec = UserTaskSpec | ServiceTaskSpec | ScriptTaskSpec | EventSpec | None
 
 
 @dataclass(frozen=True, slots=True)
+class JobSettings:
+    """How the jobs of an activity run: `camunda:exclusive`, `camunda:jobPriority` and
+    `camunda:failedJobRetryTimeCycle` (a text or an expression, read when a job fails)."""
+
+    exclusive: bool = True
+    priority: Expression | None = None
+    retry_cycle: str | None = None
+    retry_cycle_expression: Expression | None = None
+
+
+DEFAULT_JOB_SETTINGS = JobSettings()
+
+
+@dataclass(frozen=True, slots=True)
 class Activity:
     """A flow node. `type` is Camunda's activity type name (ACT_HI_ACTINST.ACT_TYPE_)."""
 
@@ -108,6 +134,10 @@ class Activity:
     boundary_events: tuple[str, ...] = ()
     line: int | None = None
     spec: Spec = None
+    # camunda:asyncBefore (or camunda:async) / camunda:asyncAfter: a job continues the flow
+    async_before: bool = False
+    async_after: bool = False
+    jobs: JobSettings = DEFAULT_JOB_SETTINGS
 
 
 @dataclass(frozen=True)
@@ -116,12 +146,21 @@ class ProcessModel:
     name: str | None
     activities: Mapping[str, Activity]
     flows: Mapping[str, SequenceFlow]
-    start_events: Mapping[str, str]  # flow scope id -> its none start event
+    # flow scope id -> where its instances start: its none start event (or a process's one
+    # timer start event)
+    start_events: Mapping[str, str]
     version_tag: str | None = None
     history_ttl: int | None = None
     startable: bool = True
     category: str | None = None
+    job_priority: Expression | None = None  # camunda:jobPriority of the process
     _reach: dict[tuple[str, str], bool] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def start_timer(self) -> Activity | None:
+        """The process's timer start event, if it starts on a timer."""
+        start = self.activities.get(self.start_events.get(self.id, ""))
+        return start if start is not None and start.type == "startTimerEvent" else None
 
     def activity(self, activity_id: str) -> Activity:
         return self.activities[activity_id]

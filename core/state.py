@@ -16,7 +16,8 @@ from .variables import StoredValue
 
 # Bump when the shape or the meaning of the state changes: stored snapshots are then ignored.
 # 2: `history_deleted`; a failure report without details keeps the earlier details (Camunda's).
-STATE_SCHEMA = 2
+# 3: jobs and incidents.
+STATE_SCHEMA = 3
 
 
 class Execution(msgspec.Struct):
@@ -88,6 +89,40 @@ class ExternalTask(msgspec.Struct):
     error_details: str | None = None
 
 
+class Job(msgspec.Struct):
+    """A timer or asynchronous continuation waiting for the job executor (ACT_RU_JOB)."""
+
+    id: str
+    job_type: str
+    handler_type: str
+    handler_configuration: str
+    job_definition_id: str
+    execution_id: str
+    activity_id: str
+    activity_instance_id: str | None
+    due_date: datetime | None
+    retries: int
+    priority: int
+    exclusive: bool
+    created: datetime
+    repeat: str | None = None
+    error_message: str | None = None
+    stacktrace: str | None = None
+    failed_activity_id: str | None = None
+
+
+class Incident(msgspec.Struct):
+    id: str
+    incident_type: str
+    configuration: str
+    execution_id: str
+    activity_id: str | None
+    failed_activity_id: str | None
+    message: str | None
+    created: datetime
+    job_definition_id: str | None = None
+
+
 class InstanceState(msgspec.Struct, dict=True):
     """Everything the engine knows about one running (or ended) process instance.
 
@@ -117,6 +152,8 @@ class InstanceState(msgspec.Struct, dict=True):
     variables: dict[str, Variable] = {}
     tasks: dict[str, UserTask] = {}
     external_tasks: dict[str, ExternalTask] = {}
+    jobs: dict[str, Job] = {}
+    incidents: dict[str, Incident] = {}
     version: int = 0  # number of events folded into this state
 
     @property

@@ -94,6 +94,104 @@ class ExternalTask(msgspec.Struct, frozen=True):
     variables: dict[str, Any] = {}
 
 
+class Job(msgspec.Struct, frozen=True):
+    """A timer or asynchronous continuation (ACT_RU_JOB), as Camunda's JobDto and a bit more."""
+
+    id: str
+    job_definition_id: str | None
+    process_instance_id: str | None  # None: a timer start event's (a definition's) job
+    process_definition_id: str
+    process_definition_key: str
+    execution_id: str | None
+    activity_id: str | None
+    handler_type: str | None
+    handler_configuration: str | None
+    job_type: str  # timer | message
+    exception_message: str | None
+    failed_activity_id: str | None
+    retries: int
+    due_date: datetime | None
+    suspended: bool
+    priority: int
+    created: datetime
+    repeat: str | None = None
+    exclusive: bool = True
+    lock_owner: str | None = None
+    lock_expiration_time: datetime | None = None
+
+
+class Incident(msgspec.Struct, frozen=True):
+    """An open incident (ACT_RU_INCIDENT), as Camunda's IncidentDto."""
+
+    id: str
+    process_definition_id: str
+    process_instance_id: str
+    execution_id: str | None
+    incident_timestamp: datetime
+    incident_type: str
+    activity_id: str | None
+    failed_activity_id: str | None
+    cause_incident_id: str | None
+    root_cause_incident_id: str | None
+    configuration: str | None
+    incident_message: str | None
+    job_definition_id: str | None = None
+    annotation: str | None = None
+
+
+class HistoricIncident(msgspec.Struct, frozen=True):
+    """An incident, open or ended (ACT_HI_INCIDENT), as Camunda's HistoricIncidentDto."""
+
+    id: str
+    process_definition_key: str | None
+    process_definition_id: str | None
+    process_instance_id: str | None
+    root_process_instance_id: str | None
+    execution_id: str | None
+    create_time: datetime
+    end_time: datetime | None
+    incident_type: str
+    activity_id: str | None
+    failed_activity_id: str | None
+    cause_incident_id: str | None
+    root_cause_incident_id: str | None
+    configuration: str | None
+    incident_message: str | None
+    job_definition_id: str | None
+    open: bool
+    resolved: bool
+    deleted: bool
+    annotation: str | None = None
+    removal_time: datetime | None = None
+
+
+class HistoricJobLog(msgspec.Struct, frozen=True):
+    """One entry of a job's history (ACT_HI_JOB_LOG), as Camunda's HistoricJobLogDto."""
+
+    id: str
+    timestamp: datetime
+    job_id: str
+    job_due_date: datetime | None
+    job_retries: int | None
+    job_priority: int
+    job_exception_message: str | None
+    job_definition_id: str | None
+    job_definition_type: str | None
+    job_definition_configuration: str | None
+    activity_id: str | None
+    failed_activity_id: str | None
+    execution_id: str | None
+    root_process_instance_id: str | None
+    process_instance_id: str | None
+    process_definition_id: str | None
+    process_definition_key: str | None
+    deployment_id: str | None
+    creation_log: bool
+    failure_log: bool
+    success_log: bool
+    deletion_log: bool
+
+
 class HistoricProcessInstance(msgspec.Struct, frozen=True):
     id: str
     business_key: str | None

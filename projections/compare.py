@@ -16,6 +16,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.elements import ColumnElement
 
 from .changes import ChangeSet, Purge, SqlRowStore, normalise, pk_name
+from .tables import UNPROJECTED_COLUMNS
 
 DIFF_LIMIT = 20  # differences shown per table
 READ_BATCH = 5000
@@ -79,11 +80,12 @@ def compare_tables(
     conn: Connection, live: Table, rebuilt: Table, limit: int = DIFF_LIMIT
 ) -> tuple[int, list[str]]:
     """(live rows read, differences) between a live table and its rebuild, as readable lines;
-    both are read in primary-key order and merged, so neither is held in memory."""
+    both are read in primary-key order and merged, so neither is held in memory. Columns no
+    projector writes (a job's lease) are not compared."""
     problems: list[str] = []
-    names = [c.name for c in live.columns]
-    live_rows = _ordered(conn, live)
-    rebuilt_rows = _ordered(conn, rebuilt)
+    names = _compared(live)
+    live_rows = _ordered(conn, live, names)
+    rebuilt_rows = _ordered(conn, rebuilt, names)
     act = next(live_rows, None)
     exp = next(rebuilt_rows, None)
     count = 0
@@ -122,15 +124,23 @@ def _row_difference(table: str, names: list[str], exp: _Keyed, act: _Keyed) -> s
 _Keyed = tuple[str, tuple[Any, ...]]
 
 
-def _ordered(conn: Connection, table: Table) -> Iterator[_Keyed]:
-    """(key, row) in binary key order, which is Python's order of the key strings, read in
-    batches by key (no cursor stays open: the caller reads another table meanwhile)."""
+def _compared(table: Table) -> list[str]:
+    """The names of the columns of `table` a rebuild reproduces (shadows have the live names)."""
+    skipped = UNPROJECTED_COLUMNS.get(table.name, frozenset())
+    return [c.name for c in table.columns if c.name not in skipped]
+
+
+def _ordered(conn: Connection, table: Table, names: list[str]) -> Iterator[_Keyed]:
+    """(key, row of the columns `names`) in binary key order, which is Python's order of the key
+    strings, read in batches by key (no cursor stays open: the caller reads another table
+    meanwhile)."""
     pk = table.c[pk_name(table)]
-    at = list(table.columns).index(pk)
+    at = names.index(pk.name)
     key = _binary(conn, pk)
+    columns = [table.c[name] for name in names]
     after: Any = None
     while True:
-        stmt = select(table).order_by(key).limit(READ_BATCH)
+        stmt = select(*columns).order_by(key).limit(READ_BATCH)
         if after is not None:
             stmt = stmt.where(key > _binary(conn, bindparam("after", after, type_=pk.type)))
         rows = conn.execute(stmt).all()

@@ -1,4 +1,5 @@
-"""Projector of instance events onto ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST and _DETAIL.
+"""Projector of instance events onto ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST, _DETAIL,
+_INCIDENT and _JOB_LOG (the last two at level full, as Camunda writes them; rows built in `jobs`).
 
 Event (with the state before it) in, row changes out; the history level filters what is written,
 never what the log keeps. Rebuilding at a higher level fills history for the past too. Deleting
@@ -16,11 +17,25 @@ from flowledger.core.state import InstanceState
 from flowledger.core.variables import storage_columns
 
 from .changes import ChangeSet, Purge, UnhandledEvent, blank_row, db_time, duration_ms
+from .jobs import (
+    INCIDENT_DELETED,
+    INCIDENT_RESOLVED,
+    JOB_CREATED,
+    JOB_DELETED,
+    JOB_EXCEPTION_NAME,
+    JOB_FAILED,
+    JOB_SUCCESSFUL,
+    historic_incident_row,
+    job_log_id,
+    job_log_row,
+)
 from .runtime import bytearray_row, sync_bytearray
 from .tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_ACTINST,
     ACT_HI_DETAIL,
+    ACT_HI_INCIDENT,
+    ACT_HI_JOB_LOG,
     ACT_HI_PROCINST,
     ACT_HI_TASKINST,
     ACT_HI_VARINST,
@@ -46,14 +61,36 @@ def history_bytearray_id(variable_id: str) -> str:
     return derived_id(variable_id, "history-value")
 
 
+# The job log names the instance and definition as ACT_RU_JOB does, not PROC_INST_ID_/_DEF_ID_.
+_JOB_LOG_COLUMNS = {"PROC_INST_ID_": "PROCESS_INSTANCE_ID_", "PROC_DEF_ID_": "PROCESS_DEF_ID_"}
+
+
 def purge_history(changes: ChangeSet, column: str, value: str) -> None:
     """Delete every history row whose `column` is `value` (PROC_INST_ID_: one instance's,
-    PROC_DEF_ID_: a definition's), with the byte arrays of its variable values and details:
-    Camunda's deleteHistoricProcessInstanceByIds, table by table."""
+    PROC_DEF_ID_: a definition's), with the byte arrays of its variable values, details and job
+    failures: Camunda's deleteHistoricProcessInstanceByIds, table by table."""
+    job_log_column = _JOB_LOG_COLUMNS[column]
+    # First: the byte arrays are found through the rows that name them.
     for owner in (ACT_HI_VARINST, ACT_HI_DETAIL):
-        # First: they are found through the rows that name them.
         changes.purge(Purge(ACT_GE_BYTEARRAY, column, value, via=owner, ref="BYTEARRAY_ID_"))
-    for table in (ACT_HI_DETAIL, ACT_HI_VARINST, ACT_HI_TASKINST, ACT_HI_ACTINST, ACT_HI_PROCINST):
+    changes.purge(
+        Purge(
+            ACT_GE_BYTEARRAY,
+            job_log_column,
+            value,
+            via=ACT_HI_JOB_LOG,
+            ref="JOB_EXCEPTION_STACK_ID_",
+        )
+    )
+    changes.purge(Purge(ACT_HI_JOB_LOG, job_log_column, value))
+    for table in (
+        ACT_HI_INCIDENT,
+        ACT_HI_DETAIL,
+        ACT_HI_VARINST,
+        ACT_HI_TASKINST,
+        ACT_HI_ACTINST,
+        ACT_HI_PROCINST,
+    ):
         changes.purge(Purge(table, column, value))
 
 
@@ -89,6 +126,12 @@ class HistoryProjector:
             ev.ExternalTaskPrioritySet,
             ev.ExternalTaskCanceled,
             ev.DeploymentCreated,  # the repository projector's
+            # start timers are jobs of no instance: the job log of instances does not take them
+            *ev.START_TIMER_EVENTS,
+            # Camunda's job log has no state for these: the next failure or run logs the job
+            # with its retries and due date as they then are
+            ev.JobRetriesSet,
+            ev.JobDueDateSet,
         }
     )
 
@@ -134,7 +177,69 @@ class HistoryProjector:
         if level >= 2:
             handlers[ev.VariableSet] = self._variable_set
             handlers[ev.VariableDeleted] = self._variable_deleted
+        if level >= 3:
+            handlers[ev.JobCreated] = self._job_created
+            handlers[ev.JobFailed] = self._job_failed
+            handlers[ev.JobExecuted] = self._job_executed
+            handlers[ev.JobDeleted] = self._job_deleted
+            handlers[ev.IncidentCreated] = self._incident_created
+            handlers[ev.IncidentResolved] = self._incident_resolved
+            handlers[ev.IncidentDeleted] = self._incident_deleted
         return handlers
+
+    # -- jobs and incidents (level full) ---------------------------------------------------
+
+    def _job_created(self, e: ev.JobCreated, s: InstanceState, changes: ChangeSet) -> None:
+        log_id = job_log_id(e.job_id, s)
+        changes.insert(ACT_HI_JOB_LOG, log_id, job_log_row(s, log_id, e, JOB_CREATED, e.time))
+
+    def _job_failed(self, e: ev.JobFailed, s: InstanceState, changes: ChangeSet) -> None:
+        log_id = job_log_id(e.job_id, s)
+        row = job_log_row(s, log_id, s.jobs[e.job_id], JOB_FAILED, e.time, failure=e)
+        changes.insert(ACT_HI_JOB_LOG, log_id, row)
+        stack_id = row["JOB_EXCEPTION_STACK_ID_"]
+        if stack_id is not None and e.stacktrace is not None:
+            data = e.stacktrace.encode()
+            blob = bytearray_row(
+                stack_id, JOB_EXCEPTION_NAME, data, BYTEARRAY_HISTORY, s.root_process_instance_id
+            )
+            changes.insert(ACT_GE_BYTEARRAY, stack_id, blob)
+
+    def _job_executed(self, e: ev.JobExecuted, s: InstanceState, changes: ChangeSet) -> None:
+        log_id = job_log_id(e.job_id, s)
+        row = job_log_row(s, log_id, s.jobs[e.job_id], JOB_SUCCESSFUL, e.time)
+        changes.insert(ACT_HI_JOB_LOG, log_id, row)
+
+    def _job_deleted(self, e: ev.JobDeleted, s: InstanceState, changes: ChangeSet) -> None:
+        log_id = job_log_id(e.job_id, s)
+        row = job_log_row(s, log_id, s.jobs[e.job_id], JOB_DELETED, e.time)
+        changes.insert(ACT_HI_JOB_LOG, log_id, row)
+
+    def _incident_created(
+        self, e: ev.IncidentCreated, s: InstanceState, changes: ChangeSet
+    ) -> None:
+        changes.insert(ACT_HI_INCIDENT, e.incident_id, historic_incident_row(s, e))
+
+    def _incident_resolved(self, e: Any, s: Any, changes: ChangeSet) -> None:
+        self._incident_ended(s, e.incident_id, e.time, INCIDENT_RESOLVED, changes)
+
+    def _incident_deleted(self, e: Any, s: Any, changes: ChangeSet) -> None:
+        self._incident_ended(s, e.incident_id, e.time, INCIDENT_DELETED, changes)
+
+    def _incident_ended(
+        self, s: InstanceState, incident_id: str, time: Any, state: int, changes: ChangeSet
+    ) -> None:
+        incident = s.incidents[incident_id]
+        changes.update(
+            ACT_HI_INCIDENT,
+            incident_id,
+            {
+                "END_TIME_": db_time(time),
+                "INCIDENT_STATE_": state,
+                # its execution may have moved since (tree expansion or compaction)
+                "EXECUTION_ID_": incident.execution_id,
+            },
+        )
 
     def _activity_completed(self, e: Any, s: Any, changes: ChangeSet) -> None:
         state = ACTIVITY_STATE_SCOPE_COMPLETE if e.completes_scope else ACTIVITY_STATE_DEFAULT

@@ -15,13 +15,20 @@ from functools import partial
 from typing import Any, TypeVar, cast
 
 import msgspec
-from sqlalchemy import Select, Table, and_, bindparam, exists, func, or_, select
+from sqlalchemy import Integer, Select, Table, and_, bindparam, exists, func, or_, select
 from sqlalchemy.engine import Connection
 
 from flowledger.core import views
 from flowledger.core.variables import StoredValue
 from flowledger.eventlog.fastsql import PreparedCache
 
+from .job_queries import due_order, runnable
+from .job_queries import historic_incidents as historic_incidents
+from .job_queries import historic_job_logs as historic_job_logs
+from .job_queries import incidents as incidents
+from .job_queries import job as job
+from .job_queries import job_stacktrace as job_stacktrace
+from .job_queries import jobs as jobs
 from .search import external_tasks as external_search
 from .search import history_instances as historic
 from .search import history_tasks as historic_tasks
@@ -38,6 +45,8 @@ from .tables import (
     ACT_RU_EXECUTION,
     ACT_RU_EXT_TASK,
     ACT_RU_IDENTITYLINK,
+    ACT_RU_INCIDENT,
+    ACT_RU_JOB,
     ACT_RU_TASK,
     ACT_RU_VARIABLE,
 )
@@ -74,6 +83,41 @@ def instance_of_execution(conn: Connection, execution_id: str) -> str | None:
 
 def instance_of_external_task(conn: Connection, external_task_id: str) -> str | None:
     return _owner(conn, ACT_RU_EXT_TASK, external_task_id)
+
+
+def instance_of_job(conn: Connection, job_id: str) -> str | None:
+    j = ACT_RU_JOB
+    row = _lookup(
+        conn,
+        "owner:ACT_RU_JOB",
+        lambda: select(j.c.PROCESS_INSTANCE_ID_).where(j.c.ID_ == bindparam("id")),
+        id=job_id,
+    )
+    return None if row is None else cast(str | None, row["PROCESS_INSTANCE_ID_"])
+
+
+def instance_of_incident(conn: Connection, incident_id: str) -> str | None:
+    return _owner(conn, ACT_RU_INCIDENT, incident_id)
+
+
+def _due_jobs() -> Select[Any]:
+    j = ACT_RU_JOB
+    return (
+        select(j.c.ID_, j.c.PROCESS_INSTANCE_ID_)
+        .where(*runnable(bindparam("now", type_=j.c.DUEDATE_.type)))
+        .order_by(*due_order())
+        .limit(bindparam("limit", type_=Integer))
+    )
+
+
+def due_jobs(conn: Connection, now: datetime, limit: int) -> list[tuple[str, str]]:
+    """(job id, process instance id) of up to `limit` jobs the job executor may run at `now`
+    (retries left, due, active), due date first (jobs without one first), then id. Leases are
+    not looked at: acquiring one is the executor's own statement."""
+    rows = _prepared.get(conn.dialect, "due-jobs", _due_jobs).all(
+        conn, {"now": now.astimezone(UTC).replace(tzinfo=None), "limit": limit}
+    )
+    return [(r["ID_"], r["PROCESS_INSTANCE_ID_"]) for r in rows]
 
 
 def execution_chain(conn: Connection, execution_id: str) -> list[str]:

@@ -1,13 +1,15 @@
-"""Projector of the deployment stream: ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF and ACT_GE_BYTEARRAY rows.
+"""Projector of the deployment stream: ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF and ACT_GE_BYTEARRAY rows,
+and the start timers of its definitions (`start_timers`).
 
 Event in, row changes out; no reads.
 """
 
 from __future__ import annotations
 
-from flowledger.core.events import DeploymentCreated, DeploymentDeleted, Event
+from flowledger.core.events import START_TIMER_EVENTS, DeploymentCreated, DeploymentDeleted, Event
 
 from .changes import ChangeSet, Purge, UnhandledEvent, db_time
+from .start_timers import project_start_timer
 from .tables import ACT_GE_BYTEARRAY, ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF
 
 BYTEARRAY_REPOSITORY = 1
@@ -20,6 +22,8 @@ def project_repository(event: Event, changes: ChangeSet) -> None:
         project_deployment(event, changes)
     elif isinstance(event, DeploymentDeleted):
         project_deployment_deleted(event, changes)
+    elif isinstance(event, START_TIMER_EVENTS):
+        project_start_timer(event, changes)
     else:
         raise UnhandledEvent("project_repository", type(event))
 

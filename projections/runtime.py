@@ -1,5 +1,6 @@
-"""Projector of instance state onto ACT_RU_EXECUTION, _TASK, _IDENTITYLINK, _VARIABLE, _EXT_TASK
-(and the ACT_GE_BYTEARRAY rows of variable values and external task error details).
+"""Projector of instance state onto ACT_RU_EXECUTION, _TASK, _IDENTITYLINK, _VARIABLE, _EXT_TASK,
+_JOB and _INCIDENT (and the ACT_GE_BYTEARRAY rows of variable values, external task error details
+and job stack traces; the job and incident rows are built in `jobs`).
 
 A runtime row is a function of the state: events only say which entities they touch; at the end
 of a command the touched entities are written as they now are (insert, update or delete).
@@ -16,11 +17,14 @@ from flowledger.core.state import ExternalTask, InstanceState, UserTask, Variabl
 from flowledger.core.variables import storage_columns
 
 from .changes import ChangeSet, Row, UnhandledEvent, blank_row, db_time
+from .jobs import JOB_EXCEPTION_NAME, incident_row, job_row, job_stacktrace_bytearray_id
 from .tables import (
     ACT_GE_BYTEARRAY,
     ACT_RU_EXECUTION,
     ACT_RU_EXT_TASK,
     ACT_RU_IDENTITYLINK,
+    ACT_RU_INCIDENT,
+    ACT_RU_JOB,
     ACT_RU_TASK,
     ACT_RU_VARIABLE,
 )
@@ -31,6 +35,7 @@ ERROR_DETAILS_NAME = "externalTask.exceptionByteArray"  # Camunda's name for the
 CACHED_ENTITY_STATE = 0b1011_1111
 
 _EXEC, _TASK, _VAR, _EXT = "execution", "task", "variable", "external_task"
+_JOB, _INC = "job", "incident"
 
 
 _EXECUTION_ROW = blank_row(ACT_RU_EXECUTION)
@@ -61,6 +66,7 @@ class RuntimeBatch:
             ev.HistoricProcessInstanceDeleted,  # history only: the runtime rows are long gone
             ev.DeploymentCreated,  # deployment streams: the repository projector's
             ev.DeploymentDeleted,
+            *ev.START_TIMER_EVENTS,
         }
     )
 
@@ -69,13 +75,22 @@ class RuntimeBatch:
         return frozenset(_TOUCHES)
 
     def __init__(self) -> None:
-        self.touched: dict[str, dict[str, bool]] = {_EXEC: {}, _TASK: {}, _VAR: {}, _EXT: {}}
+        self.touched: dict[str, dict[str, bool]] = {
+            _EXEC: {},
+            _TASK: {},
+            _VAR: {},
+            _EXT: {},
+            _JOB: {},
+            _INC: {},
+        }
         # variables: whether the pre-command value lived in a byte array row
         self.had_bytes: dict[str, bool] = {}
         # tasks: their identity links before the command (a finished task takes them along)
         self.links: dict[str, list[str]] = {}
         # external tasks: their error details before the command (kept in a byte array row)
         self.details: dict[str, str | None] = {}
+        # jobs: their stack traces before the command (kept in a byte array row)
+        self.stacktraces: dict[str, str | None] = {}
 
     def _touch(self, kind: str, entity_id: str, existed: bool) -> None:
         seen = self.touched[kind]
@@ -97,6 +112,15 @@ class RuntimeBatch:
             self.touched[_EXT][xid] = ext is not None
             self.details[xid] = None if ext is None else ext.error_details
 
+    def _job(self, s: InstanceState, job_id: str) -> None:
+        if job_id not in self.touched[_JOB]:
+            job = s.jobs.get(job_id)
+            self.touched[_JOB][job_id] = job is not None
+            self.stacktraces[job_id] = None if job is None else job.stacktrace
+
+    def _incident(self, s: InstanceState, incident_id: str) -> None:
+        self._touch(_INC, incident_id, incident_id in s.incidents)
+
     def _variable(self, s: InstanceState, var_id: str) -> None:
         if var_id not in self.touched[_VAR]:
             var = s.variables.get(var_id)
@@ -104,13 +128,20 @@ class RuntimeBatch:
             self.had_bytes[var_id] = var is not None and storage_columns(var.value).data is not None
 
     def _attached(self, s: InstanceState, eid: str) -> None:
-        """Tasks, external tasks and variables of an execution (they move or vanish with it)."""
+        """Tasks, external tasks, jobs, incidents and variables of an execution (they move or
+        vanish with it)."""
         for task in s.tasks.values():
             if task.execution_id == eid:
                 self._task(s, task.id)
         for ext in s.external_tasks.values():
             if ext.execution_id == eid:
                 self._ext(s, ext.id)
+        for job in s.jobs.values():
+            if job.execution_id == eid:
+                self._job(s, job.id)
+        for incident in s.incidents.values():
+            if incident.execution_id == eid:
+                self._incident(s, incident.id)
         for vid in variable_index(s).of_execution(eid):
             self._variable(s, vid)
 
@@ -147,11 +178,20 @@ class RuntimeBatch:
     def _on_external_task(self, e: Any, s: Any) -> None:
         self._ext(s, e.external_task_id)
 
+    def _on_job(self, e: Any, s: Any) -> None:
+        self._job(s, e.job_id)
+
+    def _on_incident(self, e: Any, s: Any) -> None:
+        self._incident(s, e.incident_id)
+
     def _on_execution_created(self, e: Any, s: Any) -> None:
         self._execution(s, e.execution_id)
         self._execution(s, e.parent_id)
         if e.replaces is not None:
             self._attached(s, e.replaces)
+            # the replaced execution's children move under the new one (a new PARENT_ID_)
+            for child in s.executions[e.replaces].children:
+                self._execution(s, child)
 
     def _on_execution_removed(self, e: Any, s: Any) -> None:
         self._execution(s, e.execution_id)
@@ -174,6 +214,10 @@ class RuntimeBatch:
             self._task(s, tid)
         for xid in s.external_tasks:
             self._ext(s, xid)
+        for job_id in s.jobs:
+            self._job(s, job_id)
+        for incident_id in s.incidents:
+            self._incident(s, incident_id)
         for vid in s.variables:
             self._variable(s, vid)
 
@@ -217,6 +261,7 @@ class RuntimeBatch:
                     BYTEARRAY_RUNTIME,
                     s.root_process_instance_id,
                 )
+        self._finish_jobs(s, changes)
         for vid, existed in self.touched[_VAR].items():
             var = s.variables.get(vid)
             had_bytes = self.had_bytes.get(vid, False)
@@ -239,6 +284,36 @@ class RuntimeBatch:
                 BYTEARRAY_RUNTIME,
                 s.root_process_instance_id,
             )
+
+    def _finish_jobs(self, s: InstanceState, changes: ChangeSet) -> None:
+        """Touched jobs (with their stack trace byte arrays) and incidents, as they now are."""
+        for job_id, existed in self.touched[_JOB].items():
+            job = s.jobs.get(job_id)
+            if job is None:
+                if existed:
+                    changes.delete(ACT_RU_JOB, job_id)
+            else:
+                # Every column is written, the lease columns as NULL: this write ends a lease.
+                _put(changes, ACT_RU_JOB, job_id, existed, job_row(s, job))
+            before = self.stacktraces.get(job_id)
+            after = None if job is None else job.stacktrace
+            if after != before:  # written only when the text changed, as for external tasks
+                sync_bytearray(
+                    changes,
+                    job_stacktrace_bytearray_id(job_id),
+                    JOB_EXCEPTION_NAME,
+                    None if after is None else after.encode(),
+                    before is not None,
+                    BYTEARRAY_RUNTIME,
+                    s.root_process_instance_id,
+                )
+        for incident_id, existed in self.touched[_INC].items():
+            incident = s.incidents.get(incident_id)
+            if incident is None:
+                if existed:
+                    changes.delete(ACT_RU_INCIDENT, incident_id)
+            else:
+                _put(changes, ACT_RU_INCIDENT, incident_id, existed, incident_row(s, incident))
 
 
 def _put(changes: ChangeSet, table: Any, pk: str, existed: bool, row: Row) -> None:
@@ -419,6 +494,15 @@ _TOUCHES: dict[type[ev.Event], Callable[[RuntimeBatch, Any, Any], None]] = {
     ev.ExternalTaskRetriesSet: RuntimeBatch._on_external_task,
     ev.ExternalTaskPrioritySet: RuntimeBatch._on_external_task,
     ev.ExternalTaskCanceled: RuntimeBatch._on_external_task,
+    ev.JobCreated: RuntimeBatch._on_job,
+    ev.JobExecuted: RuntimeBatch._on_job,
+    ev.JobDeleted: RuntimeBatch._on_job,
+    ev.JobFailed: RuntimeBatch._on_job,
+    ev.JobRetriesSet: RuntimeBatch._on_job,
+    ev.JobDueDateSet: RuntimeBatch._on_job,
+    ev.IncidentCreated: RuntimeBatch._on_incident,
+    ev.IncidentResolved: RuntimeBatch._on_incident,
+    ev.IncidentDeleted: RuntimeBatch._on_incident,
     ev.ExecutionCreated: RuntimeBatch._on_execution_created,
     ev.ExecutionRemoved: RuntimeBatch._on_execution_removed,
     ev.ExecutionReplaced: RuntimeBatch._on_execution_replaced,

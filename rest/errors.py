@@ -17,6 +17,7 @@ from sqlalchemy.exc import DataError
 
 from flowledger.core import (
     InvalidValue,
+    JobFailure,
     ModelError,
     NotFound,
     ProcessEngineError,
@@ -153,6 +154,10 @@ def to_response(request: Request[Any, Any, Any], exc: Exception) -> Response[Exc
                 f"{MAX_JSON_NESTING} levels",
             ),
         )
+    if isinstance(exc, JobFailure):
+        # What the job's work raised, as Camunda's JobResource answers a failed executeJob: the
+        # failure is recorded on the job; its stack trace is there, not in the answer.
+        return _answer(500, ExceptionDto("RestException", exc.message))
     if isinstance(exc, ConcurrencyError):
         return _answer(500, ExceptionDto("OptimisticLockingException", str(exc), code=1))
     if isinstance(exc, ProcessEngineError | SchemaMismatch):

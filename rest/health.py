@@ -1,4 +1,5 @@
-"""`GET /actuator/health`: is this server's engine writing history? For probes and operators.
+"""`GET /actuator/health`: is this server's engine writing history and running its jobs? For
+probes and operators.
 
 Not part of Camunda's engine-rest contract (so outside `/engine-rest` and its OpenAPI
 document); its shape is the Spring Boot actuator's that Camunda Run serves at the same path:
@@ -42,11 +43,24 @@ def health(engine: NamedDependency[Engine]) -> Response[HealthDto]:
         details["restarts"] = history.restarts
     if history.detail is not None:
         details["detail"] = history.detail
-    body = HealthDto(
-        status=history.status,
-        components={"history": ComponentDto(history.status, details)},
-    )
-    return Response(body, status_code=200 if history.status == "UP" else 503)
+    components = {"history": ComponentDto(history.status, details)}
+    jobs = engine.job_executor_health()
+    status = history.status
+    if jobs is not None:
+        job_status = "UP" if jobs.running else "DOWN"
+        components["jobExecutor"] = ComponentDto(
+            job_status,
+            {
+                "owner": jobs.owner,
+                "jobsRun": jobs.jobs_run,
+                "jobsFailed": jobs.jobs_failed,
+                "acquisitionErrors": jobs.acquisition_errors,
+                **({"lastError": jobs.last_error} if jobs.last_error else {}),
+            },
+        )
+        status = "UP" if status == "UP" and job_status == "UP" else "DOWN"
+    body = HealthDto(status=status, components=components)
+    return Response(body, status_code=200 if status == "UP" else 503)
 
 
 routes: list[Any] = [health]

@@ -296,7 +296,12 @@ def cmd_serve(args: argparse.Namespace) -> None:
         require_private(args.users)  # before reading it, as ssh does a private key
         users = Users.load(args.users)
     check_binding(args.host, users, args.insecure)  # refuse before touching the database
-    engine = Engine(args.db, allow_scripts=args.allow_scripts, history_mode=args.history_mode)
+    engine = Engine(
+        args.db,
+        allow_scripts=args.allow_scripts,
+        history_mode=args.history_mode,
+        job_executor=not args.no_job_executor,
+    )
     try:
         serve(
             engine,
@@ -436,6 +441,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--history-mode", choices=["inline", "async"], default="inline")
     p.add_argument("--max-body-mb", type=int, default=16, help="request body limit (MiB)")
+    p.add_argument(
+        "--no-job-executor",
+        action="store_true",
+        help="run no timers or asynchronous jobs in this process (another one runs them)",
+    )
     p.set_defaults(func=cmd_serve)
     p = sub.add_parser("users", help="manage the users file of `serve --users`")
     users_sub = p.add_subparsers(dest="users_command", required=True)

@@ -11,13 +11,20 @@ from collections.abc import Mapping
 
 from ..model import Activity
 from .base import Behavior
-from .events import BoundaryEvent, ErrorEndEvent, NoneEndEvent, TerminateEndEvent
+from .events import (
+    BoundaryEvent,
+    ErrorEndEvent,
+    IntermediateTimer,
+    NoneEndEvent,
+    TerminateEndEvent,
+)
 from .gateways import ExclusiveGateway, InclusiveGateway, ParallelGateway
 from .subprocess import EmbeddedSubprocess
 from .tasks import PassThrough, ReceiveTask, ScriptTask, ServiceTask, UserTask
 
 REGISTRY: Mapping[str, Behavior] = {
     "startEvent": PassThrough(),
+    "startTimerEvent": PassThrough(),
     "intermediateNoneThrowEvent": PassThrough(),
     "task": PassThrough(),
     "manualTask": PassThrough(),
@@ -25,6 +32,8 @@ REGISTRY: Mapping[str, Behavior] = {
     "terminateEndEvent": TerminateEndEvent(),
     "errorEndEvent": ErrorEndEvent(),
     "boundaryError": BoundaryEvent(),
+    "boundaryTimer": BoundaryEvent(),
+    "intermediateTimer": IntermediateTimer(),
     "userTask": UserTask(),
     "serviceTask": ServiceTask(),
     "sendTask": ServiceTask(),

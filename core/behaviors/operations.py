@@ -50,8 +50,14 @@ class FlowOperations(Protocol):
         """Camunda's default choice: all true or unconditional flows, else the default flow."""
         ...
 
-    def enter(self, execution_id: str, activity_id: str, via: str | None) -> None:
-        """Start the activity on the execution now (its behaviour executes)."""
+    def enter(
+        self, execution_id: str, activity_id: str, via: str | None, *, resumed: bool = False
+    ) -> None:
+        """Start the activity on the token (`resumed`: its asyncBefore job runs)."""
+        ...
+
+    def resume_after(self, execution_id: str, configuration: str) -> None:
+        """Continue after an asyncAfter activity as its job's configuration says."""
         ...
 
     def enter_later(self, execution_id: str, activity_id: str) -> None:

@@ -17,6 +17,7 @@ from ..model import Activity, ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
 from ..scope import ExecutionFacade, evaluate, set_variable, visible_variables
 from .base import Behavior
 from .errors import throw_error
+from .incidents import close_incidents
 from .operations import FlowOperations
 
 
@@ -200,6 +201,7 @@ class ServiceTask(Behavior):
     ) -> None:
         external = flow.session.state.external_tasks.values()
         for ext in [x for x in external if x.activity_instance_id == activity_instance_id]:
+            close_incidents(flow.session, ext.id, resolved=False)
             flow.emit(ev.ExternalTaskCanceled(external_task_id=ext.id, time=flow.session.ctx.now))
 
     def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:

@@ -12,6 +12,7 @@ import copy
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
@@ -20,8 +21,8 @@ from sqlalchemy.engine import Connection
 from flowledger import migrations
 from flowledger.core import commands as cmd
 from flowledger.core import views
-from flowledger.core.clock import Clock, SystemClock
-from flowledger.core.errors import NotFound, Rejected, SchemaMismatch
+from flowledger.core.clock import Clock, SystemClock, truncate_ms
+from flowledger.core.errors import JobFailure, NotFound, Rejected, SchemaMismatch
 from flowledger.core.state import InstanceState
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.eventlog import EventStore
@@ -35,6 +36,7 @@ from .connections import Connections
 from .database import create_database, is_memory_url, sqlite_file
 from .handlers import HANDLERS
 from .history_lifecycle import HistoryLifecycle, check_mode, resolve_level
+from .job_executor import JobExecutor, JobExecutorHealth, JobExecutorSettings
 from .queries import Queries
 from .repository import Repository
 from .state_cache import DEFAULT_MAX_BYTES
@@ -62,6 +64,8 @@ class Engine:
         history_mode: str = "inline",
         sqlite_synchronous: str = "NORMAL",
         cache_bytes: int = DEFAULT_MAX_BYTES,
+        job_executor: bool = False,
+        job_executor_settings: JobExecutorSettings | None = None,
     ) -> None:
         check_mode(history_mode)
         self.url = url or DEFAULT_URL
@@ -119,6 +123,10 @@ class Engine:
         )
         self._actor: str | None = None  # recorded with commands that name no actor of their own
         self._owner = True  # False for a view (acting_as): it closes nothing
+        # Threads that run due jobs in the background (`flowledger serve` turns them on).
+        self._job_executor: JobExecutor | None = None
+        if job_executor:
+            self.start_job_executor(job_executor_settings)
         if self._history.start():
             # A script that never calls close() still leaves history complete when it exits.
             atexit.register(_close_at_exit, weakref.ref(self))
@@ -133,6 +141,8 @@ class Engine:
         Closing a view (`acting_as`) leaves the engine it views open."""
         if not self._owner:
             return
+        if self._job_executor is not None:
+            self._job_executor.stop()
         self._history.stop()
         if self._checkpointer is not None:
             self._checkpointer.stop()
@@ -605,7 +615,7 @@ class Engine:
         actor: str | None = None,
     ) -> None:
         """Camunda's externalTaskService.setRetries: negative is refused; at 0 the task is no
-        longer fetched (Camunda would also open an incident: not built yet)."""
+        longer fetched and a `failedExternalTask` incident opens, above 0 it is resolved."""
         command = cmd.SetExternalTaskRetries(external_task_id=external_task_id, retries=retries)
         self._run(command, command_id, actor)
 
@@ -625,6 +635,136 @@ class Engine:
         """The error details of the task's last failure report that had any (Camunda's
         getExternalTaskErrorDetails), read from its ACT_GE_BYTEARRAY row; None if never."""
         return self._queries.external_task_error_details(external_task_id)
+
+    # -- jobs and incidents ----------------------------------------------------------------
+
+    def jobs(self, **filters: Any) -> list[views.Job]:
+        """Timers and asynchronous continuations waiting to run. Filters: job_id,
+        process_instance_id, execution_id, activity_id, handler_type, timers, messages,
+        with_retries_left, no_retries_left, executable, with_exception."""
+        if filters.get("executable"):
+            filters["now"] = self.clock.now()
+        return self._queries.jobs(**filters)
+
+    def job(self, job_id: str) -> views.Job:
+        return self._queries.job(job_id)
+
+    def job_stacktrace(self, job_id: str) -> str | None:
+        """The stack trace of the job's last failure (managementService.getJobExceptionStack-
+        trace); None when it has not failed."""
+        return self._queries.job_stacktrace(job_id)
+
+    def execute_job(
+        self, job_id: str, *, command_id: str | None = None, actor: str | None = None
+    ) -> None:
+        """Run the job now, due or not (managementService.executeJob). When its work raises,
+        nothing of it is kept, the failure is recorded on the job (retries down, an incident at
+        0) and JobFailure is raised to the caller."""
+        try:
+            self._run(cmd.ExecuteJob(job_id=job_id), command_id, actor)
+        except JobFailure as failure:
+            self._record_failure(failure, actor)
+            raise
+
+    def _record_failure(self, failure: JobFailure, actor: str | None) -> None:
+        command = cmd.HandleJobFailure(
+            job_id=failure.job_id,
+            error_message=failure.message,
+            stacktrace=failure.stacktrace,
+            failed_activity_id=failure.failed_activity_id,
+        )
+        self._run(command, None, actor)
+
+    def start_job_executor(self, settings: JobExecutorSettings | None = None) -> None:
+        """Run due jobs in background threads from now on (`Engine(job_executor=True)` does this
+        at once; an application that registers delegates first starts it after them)."""
+        if self._job_executor is not None:
+            return
+        self._job_executor = JobExecutor(
+            self._run_leased_job, self._db.write, self._db.read, self.clock, settings
+        )
+        self._bus.add_commit_listener(self._job_executor.wake)
+        self._job_executor.start()
+
+    def _run_leased_job(self, job_id: str) -> bool:
+        """The job executor's way to run a job it leased: False when it failed (recorded)."""
+        try:
+            self._run(cmd.ExecuteJob(job_id=job_id), None, None)
+        except JobFailure as failure:
+            self._record_failure(failure, None)
+            return False
+        except NotFound:
+            pass  # gone meanwhile: another executor ran it, or its activity ended
+        return True
+
+    def job_executor_health(self) -> JobExecutorHealth | None:
+        """What the background job executor did so far; None when this engine runs none."""
+        return None if self._job_executor is None else self._job_executor.health()
+
+    def run_due_jobs(self, *, max_jobs: int = 100_000) -> int:
+        """Run every job that is due by the engine's clock, and those the runs make due, until
+        none is left; failures are recorded on their jobs, not raised. For tests and scripts
+        on a controllable clock (a serving engine's job executor does this in the background).
+        Returns how many jobs ran, failed ones included; stops after `max_jobs`."""
+        ran = 0
+        while ran < max_jobs:
+            due = self._queries.due_jobs(self.clock.now(), min(max_jobs - ran, 1000))
+            if not due:
+                return ran
+            for job_id in due:
+                ran += 1
+                self._run_leased_job(job_id)
+        return ran
+
+    def set_job_retries(
+        self,
+        job_id: str,
+        retries: int,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """managementService.setJobRetries: above 0 a failed job runs again and its incident
+        is resolved; 0 opens one."""
+        self._run(cmd.SetJobRetries(job_id=job_id, retries=retries), command_id, actor)
+
+    def set_job_due_date(
+        self,
+        job_id: str,
+        due_date: datetime | None,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        if due_date is not None and due_date.tzinfo is None:
+            due_date = due_date.replace(tzinfo=UTC)
+        command = cmd.SetJobDueDate(
+            job_id=job_id, due_date=None if due_date is None else truncate_ms(due_date)
+        )
+        self._run(command, command_id, actor)
+
+    def incidents(self, **filters: Any) -> list[views.Incident]:
+        """Open incidents. Filters: incident_id, incident_type, process_instance_id,
+        execution_id, activity_id, configuration."""
+        return self._queries.incidents(**filters)
+
+    def resolve_incident(self, incident_id: str, *, actor: str | None = None) -> None:
+        """runtimeService.resolveIncident: only custom incidents are resolved by hand; a failed
+        job's is resolved by giving the job retries, a failed external task's likewise."""
+        found = self._queries.incidents(incident_id=incident_id)
+        if not found:
+            raise NotFound("Incident", incident_id)
+        raise Rejected(
+            f"Cannot resolve an incident of type {found[0].incident_type}: set the retries of "
+            f"its {'job' if found[0].incident_type == 'failedJob' else 'external task'} "
+            f"'{found[0].configuration}' above 0 instead"
+        )
+
+    def historic_incidents(self, **filters: Any) -> list[views.HistoricIncident]:
+        return self._queries.historic_incidents(**filters)
+
+    def historic_job_logs(self, **filters: Any) -> list[views.HistoricJobLog]:
+        return self._queries.historic_job_logs(**filters)
 
     # -- history ---------------------------------------------------------------------------
 

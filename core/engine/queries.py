@@ -7,6 +7,7 @@ Reads only, each on a connection of its own; never appends, never decides.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from flowledger.core import views
@@ -144,7 +145,47 @@ class Queries:
             raise NotFound("External task", external_task_id)
         return details
 
+    # -- jobs and incidents ----------------------------------------------------------------
+
+    def jobs(self, **filters: Any) -> list[views.Job]:
+        """Filters of `projections.job_queries.jobs`; `executable=True` needs `now`."""
+        with self._db.read() as conn:
+            return tables.jobs(conn, **filters)
+
+    def due_jobs(self, now: datetime, limit: int) -> list[str]:
+        """The ids of up to `limit` jobs that may run at `now`, due date first (leases not
+        looked at: see `projections.queries.due_jobs`)."""
+        with self._db.read() as conn:
+            return [job_id for job_id, _instance in tables.due_jobs(conn, now, limit)]
+
+    def job(self, job_id: str) -> views.Job:
+        with self._db.read() as conn:
+            found = tables.job(conn, job_id)
+        if found is None:
+            raise NotFound("Job", job_id)
+        return found
+
+    def job_stacktrace(self, job_id: str) -> str | None:
+        """The stack trace of the job's last failure (None before any failure)."""
+        with self._db.read() as conn:
+            exists, stacktrace = tables.job_stacktrace(conn, job_id)
+        if not exists:
+            raise NotFound("Job", job_id)
+        return stacktrace
+
+    def incidents(self, **filters: Any) -> list[views.Incident]:
+        with self._db.read() as conn:
+            return tables.incidents(conn, **filters)
+
     # -- history ---------------------------------------------------------------------------
+
+    def historic_incidents(self, **filters: Any) -> list[views.HistoricIncident]:
+        with self._db.read() as conn:
+            return tables.historic_incidents(conn, **filters)
+
+    def historic_job_logs(self, **filters: Any) -> list[views.HistoricJobLog]:
+        with self._db.read() as conn:
+            return tables.historic_job_logs(conn, **filters)
 
     def historic_process_instances(self, **filters: Any) -> list[views.HistoricProcessInstance]:
         with self._db.read() as conn:

@@ -44,11 +44,13 @@ SNAPSHOT_EVERY = 500  # events between stored snapshots of a long instance
 CACHE_SIZE = 10_000  # instance states kept at most (the byte budget usually bounds it first)
 
 # What a command may name to find its instance by; also the kind its NotFound names.
-Owned = Literal["Execution", "Task", "External task"]
+Owned = Literal["Execution", "Task", "External task", "Job", "Incident"]
 _OWNER_QUERIES: dict[Owned, Callable[[Connection, str], str | None]] = {
     "Execution": queries.instance_of_execution,
     "Task": queries.instance_of_task,
     "External task": queries.instance_of_external_task,
+    "Job": queries.instance_of_job,
+    "Incident": queries.instance_of_incident,
 }
 
 

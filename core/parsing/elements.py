@@ -72,8 +72,6 @@ ELEMENTS: Mapping[str, ElementKind] = {
 
 # Tags absent from ELEMENTS that users commonly try: the problem says what they are.
 NOT_YET: Mapping[str, str] = {
-    "intermediateCatchEvent": "intermediate catch events (timer, message, signal, conditional, "
-    "link)",
     "eventBasedGateway": "event-based gateways",
     "complexGateway": "complex gateways",
     "callActivity": "call activities",

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from ..model import ErrorEventDefinition, EventDefinition, EventSpec, TerminateEventDefinition
+from ..model import (
+    ErrorEventDefinition,
+    EventDefinition,
+    EventSpec,
+    TerminateEventDefinition,
+    TimerEventDefinition,
+)
 from ..timers import KINDS as TIMER_KINDS
 from ..timers import TimerError, parse_timer
 from .context import BPMN, ParseContext, ParsedElement, local, ns
@@ -36,6 +42,7 @@ EVENT_KINDS: Mapping[str, EventKind] = {
     "intermediateThrowEvent": EventKind(
         "intermediate throw events", "a ", False, "intermediateNoneThrowEvent"
     ),
+    "intermediateCatchEvent": EventKind("intermediate catch events", "a ", True, None),
     "boundaryEvent": EventKind("boundary events", "", True, None, attached=True),
 }
 
@@ -65,6 +72,10 @@ def _error(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefin
     )
 
 
+def _timer(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDefinition:
+    return read_timer(ctx, el) or TimerEventDefinition("timeDuration", "")
+
+
 def _terminate(_ctx: ParseContext, _el: etree._Element, _kind: EventKind) -> EventDefinition:
     return TerminateEventDefinition()
 
@@ -74,6 +85,14 @@ EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
         _error, {"endEvent": "errorEndEvent", "boundaryEvent": "boundaryError"}
     ),
     "terminateEventDefinition": DefinitionKind(_terminate, {"endEvent": "terminateEndEvent"}),
+    "timerEventDefinition": DefinitionKind(
+        _timer,
+        {
+            "startEvent": "startTimerEvent",
+            "intermediateCatchEvent": "intermediateTimer",
+            "boundaryEvent": "boundaryTimer",
+        },
+    ),
 }
 
 
@@ -95,10 +114,11 @@ def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
     if supported is not None and tag in supported.activity_types:
         activity_type = supported.activity_types[tag]
         definition = supported.parse(ctx, definitions[0], kind)
-    elif definitions or activity_type is None:
-        what = local(definitions[0]) if definitions else "no event definition"
-        ctx.problem(f"{kind.plural} with {kind.article}{what} are not supported yet", el)
-    check_timers(ctx, el)
+    else:
+        if definitions or activity_type is None:
+            what = local(definitions[0]) if definitions else "no event definition"
+            ctx.problem(f"{kind.plural} with {kind.article}{what} are not supported yet", el)
+        check_timers(ctx, el)  # a refused timer's value is still worth naming
     spec = EventSpec(definition)
     if kind.attached:
         cancel = (el.get("cancelActivity") or "true").lower() != "false"
@@ -116,6 +136,10 @@ def check_timers(ctx: ParseContext, event: etree._Element) -> None:
 
 
 def check_timer(ctx: ParseContext, definition: etree._Element) -> None:
+    read_timer(ctx, definition)
+
+
+def read_timer(ctx: ParseContext, definition: etree._Element) -> TimerEventDefinition | None:
     """A timer's value as Camunda would read it: exactly one of timeDate, timeDuration and
     timeCycle, and a literal value (an expression is read when the timer starts) that parses,
     so that a typo is refused at deployment, naming the value, not when the timer is due."""
@@ -126,11 +150,13 @@ def check_timer(ctx: ParseContext, definition: etree._Element) -> None:
             f"(found {len(values)})",
             definition,
         )
-        return
-    text = values[0].text or ""
+        return None
+    kind, text = local(values[0]), (values[0].text or "").strip()
     if "${" in text or "#{" in text:
-        return
+        expression = ctx.expression(text, values[0], f"the {kind}")
+        return None if expression is None else TimerEventDefinition(kind, text, None, expression)
     try:
-        parse_timer(local(values[0]), text)
+        return TimerEventDefinition(kind, text, parse_timer(kind, text))
     except TimerError as exc:
         ctx.problem(str(exc), values[0])
+        return None

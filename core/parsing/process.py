@@ -11,10 +11,10 @@ from types import MappingProxyType
 
 from lxml import etree
 
-from ..model import Activity, ProcessModel, SequenceFlow
+from ..model import Activity, EventSpec, ProcessModel, SequenceFlow, TimerEventDefinition
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
 from .elements import ELEMENTS, NOT_YET
-from .events import check_timers
+from .jobs import read_async, read_job_settings
 
 # Elements that carry no execution semantics: documentation, diagrams, data, grouping.
 _IGNORED = {
@@ -37,22 +37,14 @@ _IGNORED = {
     "multiInstanceLoopCharacteristics",
     "standardLoopCharacteristics",
 }
-# camunda: attributes/elements whose semantics the engine does not implement yet: refusing them is
-# safer than running the model with different transaction boundaries or missing side effects.
-_UNSUPPORTED_ATTRIBUTES = {
-    "asyncBefore": "asynchronous continuations (camunda:asyncBefore)",
-    "async": "asynchronous continuations (camunda:async)",
-    "asyncAfter": "asynchronous continuations (camunda:asyncAfter)",
-    "exclusive": None,
-    "jobPriority": None,
-}
+# camunda: elements whose semantics the engine does not implement yet: refusing them is safer than
+# running the model with missing side effects.
 _UNSUPPORTED_EXTENSIONS = {
     "executionListener": "execution listeners",
     "taskListener": "task listeners",
     "inputOutput": "input/output mappings",
     "field": "field injection",
     "connector": "connectors",
-    "failedJobRetryTimeCycle": None,
     "in": "call activity variable mappings",
     "out": "call activity variable mappings",
 }
@@ -103,6 +95,9 @@ class ProcessBuilder:
             history_ttl=_history_ttl(ttl_text),
             startable=startable,
             category=self.category,
+            job_priority=ctx.expression(
+                ctx.camunda(self.el, "jobPriority"), self.el, "camunda:jobPriority"
+            ),
         )
 
     # -- pass 1: ids and nesting ----------------------------------------------------------
@@ -138,7 +133,6 @@ class ProcessBuilder:
             if kind is None:
                 if name in NOT_YET:
                     ctx.problem(f"<{name}>: {NOT_YET[name]} are not supported yet", el)
-                    check_timers(ctx, el)
                 else:
                     ctx.problem(f"unsupported element <{name}>", el)
                 continue
@@ -266,23 +260,47 @@ class ProcessBuilder:
             self.process_id,
             *(n for n, (e, _s) in self.nodes.items() if ELEMENTS[local(e)].container),
         ]:
-            starts = [
-                a.id
-                for a in self.activities.values()
-                if a.scope_id == scope_id and a.type == "startEvent"
-            ]
-            el = self.el if scope_id == self.process_id else self.nodes[scope_id][0]
-            kind = "process" if scope_id == self.process_id else "subprocess"
-            if not starts:
-                self.ctx.problem(f"{kind} '{scope_id}' has no none start event", el, scope_id)
-            elif len(starts) > 1:
+            self._start_of(scope_id)
+
+    def _start_of(self, scope_id: str) -> None:
+        """A scope starts at its one none start event; a process may instead have one timer
+        start event (Camunda allows one none-or-timer start: the timer's is the initial one)."""
+        in_scope = [a for a in self.activities.values() if a.scope_id == scope_id]
+        nones = [a.id for a in in_scope if a.type == "startEvent"]
+        timers = [a for a in in_scope if a.type == "startTimerEvent"]
+        el = self.el if scope_id == self.process_id else self.nodes[scope_id][0]
+        kind = "process" if scope_id == self.process_id else "subprocess"
+        if timers and kind == "subprocess":
+            for timer in timers:
                 self.ctx.problem(
-                    f"{kind} '{scope_id}' has more than one none start event: {', '.join(starts)}",
-                    el,
-                    scope_id,
+                    "a timer start event in an embedded subprocess is not allowed (only event "
+                    "subprocesses start on a timer, and they are not supported yet)",
+                    self.nodes[timer.id][0],
+                    timer.id,
                 )
-            else:
-                self.start_events[scope_id] = starts[0]
+            return
+        for timer in timers:
+            spec = timer.spec
+            assert isinstance(spec, EventSpec) and isinstance(spec.definition, TimerEventDefinition)
+            if spec.definition.expression is not None:
+                self.ctx.problem(
+                    "the timer of a start event must be a literal value: no variables exist "
+                    "before the instance does",
+                    self.nodes[timer.id][0],
+                    timer.id,
+                )
+        starts = nones + [t.id for t in timers]
+        if not starts:
+            self.ctx.problem(f"{kind} '{scope_id}' has no none start event", el, scope_id)
+        elif len(starts) > 1:
+            self.ctx.problem(
+                f"{kind} '{scope_id}' has more than one none or timer start event: "
+                f"{', '.join(starts)}",
+                el,
+                scope_id,
+            )
+        else:
+            self.start_events[scope_id] = starts[0]
 
     def _activity(
         self,
@@ -295,10 +313,7 @@ class ProcessBuilder:
     ) -> Activity:
         """What every flow node shares; the element's own settings come from its parser."""
         ctx = self.ctx
-        for attr, what in _UNSUPPORTED_ATTRIBUTES.items():
-            value = ctx.camunda(el, attr)
-            if what and value is not None and value.strip().lower() not in ("false", ""):
-                ctx.problem(f"{what} are not supported yet", el)
+        async_before, async_after = read_async(ctx, el)
         for child in el:
             if ns(child) == BPMN and local(child) == "extensionElements":
                 self._check_extensions(child, node_id)
@@ -324,4 +339,7 @@ class ProcessBuilder:
             boundary_events=boundaries,
             line=line(el),
             spec=parsed.spec,
+            async_before=async_before,
+            async_after=async_after,
+            jobs=read_job_settings(ctx, el),
         )

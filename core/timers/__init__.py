@@ -19,15 +19,18 @@ from typing import Literal
 
 from .cron import Cron, CronError, parse_cron
 from .iso import Cycle, Duration, TimerError, parse_cycle, parse_date, parse_duration
+from .retries import RetryCycle, parse_retry_cycle
 
 __all__ = [
     "KINDS",
     "Cron",
     "Cycle",
     "Duration",
+    "RetryCycle",
     "TimerDefinition",
     "TimerError",
     "TimerKind",
+    "parse_retry_cycle",
     "parse_timer",
 ]
 
@@ -58,6 +61,21 @@ class TimerDefinition:
         if isinstance(schedule, Cycle):
             return schedule.anchored(created).next_after(created)
         return schedule.next_after(created)
+
+    def anchored_text(self, created: datetime) -> str | None:
+        """What a repeating timer records as its cycle (ACT_RU_JOB.REPEAT_): an ISO cycle
+        without dates gets its creation as start, as Camunda anchors `R3/PT2H` to
+        `R3/<created>/PT2H`, so every later firing counts on the same grid. None when the timer
+        does not repeat."""
+        schedule = self.schedule
+        if isinstance(schedule, Cron):
+            return self.text
+        if not isinstance(schedule, Cycle):
+            return None
+        if schedule.start is not None or schedule.end is not None:
+            return self.text
+        count, _, period = self.text.partition("/")
+        return f"{count}/{created.isoformat(timespec='milliseconds')}/{period}"
 
     def next_due(self, created: datetime, fired: datetime) -> datetime | None:
         """After a firing at `fired`, the next due date of a cycle created at `created` (the

@@ -8,6 +8,8 @@ from __future__ import annotations
 from flowledger.projections.tables.history import (
     ACT_HI_ACTINST,
     ACT_HI_DETAIL,
+    ACT_HI_INCIDENT,
+    ACT_HI_JOB_LOG,
     ACT_HI_PROCINST,
     ACT_HI_TASKINST,
     ACT_HI_VARINST,
@@ -22,6 +24,9 @@ from flowledger.projections.tables.runtime import (
     ACT_RU_EXECUTION,
     ACT_RU_EXT_TASK,
     ACT_RU_IDENTITYLINK,
+    ACT_RU_INCIDENT,
+    ACT_RU_JOB,
+    ACT_RU_JOBDEF,
     ACT_RU_TASK,
     ACT_RU_VARIABLE,
 )
@@ -34,14 +39,32 @@ RUNTIME_TABLES = (
     ACT_RU_IDENTITYLINK,
     ACT_RU_VARIABLE,
     ACT_RU_EXT_TASK,
+    ACT_RU_JOB,
+    ACT_RU_JOBDEF,  # not projected yet: empty, in the rebuild and in verify alike
+    ACT_RU_INCIDENT,
 )
-HISTORY_TABLES = (ACT_HI_PROCINST, ACT_HI_ACTINST, ACT_HI_TASKINST, ACT_HI_VARINST, ACT_HI_DETAIL)
+HISTORY_TABLES = (
+    ACT_HI_PROCINST,
+    ACT_HI_ACTINST,
+    ACT_HI_TASKINST,
+    ACT_HI_VARINST,
+    ACT_HI_DETAIL,
+    ACT_HI_INCIDENT,
+    ACT_HI_JOB_LOG,
+)
+# Columns a replay cannot reproduce and comparisons skip: a job executor's lease is operational
+# (who works on the job right now), written by the executor alone, never by a projector.
+UNPROJECTED_COLUMNS: dict[str, frozenset[str]] = {
+    "ACT_RU_JOB": frozenset({"LOCK_OWNER_", "LOCK_EXP_TIME_"}),
+}
 
 __all__ = [
     "ACT_GE_BYTEARRAY",
     "ACT_GE_PROPERTY",
     "ACT_HI_ACTINST",
     "ACT_HI_DETAIL",
+    "ACT_HI_INCIDENT",
+    "ACT_HI_JOB_LOG",
     "ACT_HI_PROCINST",
     "ACT_HI_TASKINST",
     "ACT_HI_VARINST",
@@ -50,10 +73,14 @@ __all__ = [
     "ACT_RU_EXECUTION",
     "ACT_RU_EXT_TASK",
     "ACT_RU_IDENTITYLINK",
+    "ACT_RU_INCIDENT",
+    "ACT_RU_JOB",
+    "ACT_RU_JOBDEF",
     "ACT_RU_TASK",
     "ACT_RU_VARIABLE",
     "HISTORY_TABLES",
     "REPOSITORY_TABLES",
     "RUNTIME_TABLES",
+    "UNPROJECTED_COLUMNS",
     "metadata",
 ]

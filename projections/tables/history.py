@@ -1,6 +1,8 @@
-"""History tables: ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST, _DETAIL, as in Camunda 7.24.
+"""History tables: ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST, _DETAIL, _INCIDENT and _JOB_LOG,
+as in Camunda 7.24.
 
-Definitions only (SQLAlchemy Core); `migrations/versions/0002_act_tables.py` creates them.
+Definitions only (SQLAlchemy Core); revisions `0002_act_tables` and `0007_jobs_incidents` in
+`migrations/versions/` create them.
 """
 
 from __future__ import annotations
@@ -173,6 +175,62 @@ ACT_HI_DETAIL = act_table(
     column("REMOVAL_TIME_", Timestamp),
     column("INITIAL_", Bool),
     index("ACT_IDX_HI_DETAIL_PROC_INST", "PROC_INST_ID_"),
+)
+
+ACT_HI_INCIDENT = act_table(
+    "ACT_HI_INCIDENT",
+    column("ID_", V64, primary_key=True),
+    column("PROC_DEF_KEY_", V255),
+    column("PROC_DEF_ID_", V64),
+    column("ROOT_PROC_INST_ID_", V64),
+    column("PROC_INST_ID_", V64),
+    column("EXECUTION_ID_", V64),
+    column("CREATE_TIME_", Timestamp, nullable=False),
+    column("END_TIME_", Timestamp),
+    column("INCIDENT_MSG_", V4000),
+    column("INCIDENT_TYPE_", V255, nullable=False),
+    column("ACTIVITY_ID_", V255),
+    column("FAILED_ACTIVITY_ID_", V255),
+    column("CAUSE_INCIDENT_ID_", V64),
+    column("ROOT_CAUSE_INCIDENT_ID_", V64),
+    column("CONFIGURATION_", V255),
+    column("HISTORY_CONFIGURATION_", V255),
+    column("INCIDENT_STATE_", sa.Integer),
+    column("TENANT_ID_", V64),
+    column("JOB_DEF_ID_", V64),
+    column("ANNOTATION_", V4000),
+    column("REMOVAL_TIME_", Timestamp),
+    index("ACT_IDX_HI_INCIDENT_PROCINST", "PROC_INST_ID_"),
+)
+
+ACT_HI_JOB_LOG = act_table(
+    "ACT_HI_JOB_LOG",
+    column("ID_", V64, primary_key=True),
+    column("TIMESTAMP_", Timestamp, nullable=False),
+    column("JOB_ID_", V64, nullable=False),
+    column("JOB_DUEDATE_", Timestamp),
+    column("JOB_RETRIES_", sa.Integer),
+    column("JOB_PRIORITY_", sa.BigInteger, nullable=False, server_default=sa.text("0")),
+    column("JOB_EXCEPTION_MSG_", V4000),
+    column("JOB_EXCEPTION_STACK_ID_", V64),
+    column("JOB_STATE_", sa.Integer),
+    column("JOB_DEF_ID_", V64),
+    column("JOB_DEF_TYPE_", V255),
+    column("JOB_DEF_CONFIGURATION_", V255),
+    column("ACT_ID_", V255),
+    column("FAILED_ACT_ID_", V255),
+    column("HOSTNAME_", V255),
+    column("EXECUTION_ID_", V64),
+    column("ROOT_PROC_INST_ID_", V64),
+    column("PROCESS_INSTANCE_ID_", V64),
+    column("PROCESS_DEF_ID_", V64),
+    column("PROCESS_DEF_KEY_", V255),
+    column("DEPLOYMENT_ID_", V64),
+    column("SEQUENCE_COUNTER_", sa.BigInteger),
+    column("TENANT_ID_", V64),
+    column("REMOVAL_TIME_", Timestamp),
+    index("ACT_IDX_HI_JOB_LOG_PROCINST", "PROCESS_INSTANCE_ID_"),
+    index("ACT_IDX_HI_JOB_LOG_JOB_ID", "JOB_ID_"),
 )
 
 # The lists Cockpit reads newest first (revision 0006, which says why): the sorted column

@@ -1,6 +1,8 @@
-"""Runtime tables: ACT_RU_EXECUTION, _TASK, _IDENTITYLINK, _VARIABLE, _EXT_TASK, as in Camunda 7.24.
+"""Runtime tables: ACT_RU_EXECUTION, _TASK, _IDENTITYLINK, _VARIABLE, _EXT_TASK, _JOB, _JOBDEF and
+_INCIDENT, as in Camunda 7.24.
 
-Definitions only (SQLAlchemy Core); `migrations/versions/0002_act_tables.py` creates them.
+Definitions only (SQLAlchemy Core); revisions `0002_act_tables` and `0007_jobs_incidents` in
+`migrations/versions/` create them.
 """
 
 from __future__ import annotations
@@ -167,4 +169,85 @@ ACT_RU_EXT_TASK = act_table(
     index("ACT_IDX_EXT_TASK_EXEC", "EXECUTION_ID_"),
     # Not in Camunda: external tasks of one process instance.
     index("ACT_IDX_RU_EXT_TASK_PROC_INST_ID", "PROC_INST_ID_"),
+)
+
+ACT_RU_JOB = act_table(
+    "ACT_RU_JOB",
+    column("ID_", V64, primary_key=True),
+    column("REV_", sa.Integer),
+    column("TYPE_", V255, nullable=False),
+    # The lease of a job executor: written by the executor alone, never by the projection
+    # (a projected write of the job ends the lease), and ignored by replay comparisons.
+    column("LOCK_EXP_TIME_", Timestamp),
+    column("LOCK_OWNER_", V255),
+    column("EXCLUSIVE_", Bool),
+    column("EXECUTION_ID_", V64),
+    column("ROOT_PROC_INST_ID_", V64),
+    column("PROCESS_INSTANCE_ID_", V64),
+    column("PROCESS_DEF_ID_", V64),
+    column("PROCESS_DEF_KEY_", V255),
+    column("RETRIES_", sa.Integer),
+    column("EXCEPTION_STACK_ID_", V64),
+    column("EXCEPTION_MSG_", V4000),
+    column("FAILED_ACT_ID_", V255),
+    column("DUEDATE_", Timestamp),
+    column("REPEAT_", V255),
+    column("REPEAT_OFFSET_", sa.BigInteger, server_default=sa.text("0")),
+    column("HANDLER_TYPE_", V255),
+    column("HANDLER_CFG_", V4000),
+    column("DEPLOYMENT_ID_", V64),
+    column("SUSPENSION_STATE_", sa.Integer, nullable=False, server_default=sa.text("1")),
+    column("JOB_DEF_ID_", V64),
+    column("PRIORITY_", sa.BigInteger, nullable=False, server_default=sa.text("0")),
+    column("SEQUENCE_COUNTER_", sa.BigInteger),
+    column("TENANT_ID_", V64),
+    column("CREATE_TIME_", Timestamp),
+    column("LAST_FAILURE_LOG_ID_", V64),
+    column("BATCH_ID_", V64),
+    # Not in Camunda (which finds a job's activity through its job definition): the activity
+    # the job belongs to, for the job query's activityId filter.
+    column("ACT_ID_", V255),
+    index("ACT_IDX_JOB_PROCINST", "PROCESS_INSTANCE_ID_"),
+    index("ACT_IDX_JOB_EXECUTION_ID", "EXECUTION_ID_"),
+    # Not in Camunda: the job executor's acquisition reads due jobs in due-date order (revision
+    # 0007 says why this shape).
+    index("ACT_IDX_JOB_DUEDATE", "DUEDATE_", "ID_"),
+)
+
+# Created for Camunda's schema; not projected yet (the job definitions of a deployment).
+ACT_RU_JOBDEF = act_table(
+    "ACT_RU_JOBDEF",
+    column("ID_", V64, primary_key=True),
+    column("REV_", sa.Integer),
+    column("PROC_DEF_ID_", V64),
+    column("PROC_DEF_KEY_", V255),
+    column("ACT_ID_", V255),
+    column("JOB_TYPE_", V255, nullable=False),
+    column("JOB_CONFIGURATION_", V255),
+    column("SUSPENSION_STATE_", sa.Integer),
+    column("JOB_PRIORITY_", sa.BigInteger),
+    column("TENANT_ID_", V64),
+    column("DEPLOYMENT_ID_", V64),
+)
+
+ACT_RU_INCIDENT = act_table(
+    "ACT_RU_INCIDENT",
+    column("ID_", V64, primary_key=True),
+    column("REV_", sa.Integer, nullable=False),
+    column("INCIDENT_TIMESTAMP_", Timestamp, nullable=False),
+    column("INCIDENT_MSG_", V4000),
+    column("INCIDENT_TYPE_", V255, nullable=False),
+    column("EXECUTION_ID_", V64),
+    column("ACTIVITY_ID_", V255),
+    column("FAILED_ACTIVITY_ID_", V255),
+    column("PROC_INST_ID_", V64),
+    column("PROC_DEF_ID_", V64),
+    column("CAUSE_INCIDENT_ID_", V64),
+    column("ROOT_CAUSE_INCIDENT_ID_", V64),
+    column("CONFIGURATION_", V255),
+    column("TENANT_ID_", V64),
+    column("JOB_DEF_ID_", V64),
+    column("ANNOTATION_", V4000),
+    index("ACT_IDX_INC_PROCINSTID", "PROC_INST_ID_"),
+    index("ACT_IDX_INC_CONFIGURATION", "CONFIGURATION_"),
 )

@@ -8,6 +8,9 @@ from . import (
     execution,
     external_task,
     history,
+    history_jobs,
+    incident,
+    job,
     process_definition,
     process_instance,
     task,
@@ -23,5 +26,8 @@ MODULES: tuple[ModuleType, ...] = (
     task,
     external_task,
     variable_instance,
+    job,
+    incident,
     history,
+    history_jobs,
 )

@@ -269,28 +269,75 @@ def test_row_09_event_based_gateway() -> None:
     removes both others and `afterMessage` is active."""
 
 
-@NOT_IMPLEMENTED
-def test_row_10_multiple_boundary_timers() -> None:
+def test_row_10_multiple_boundary_timers(engine: Engine, clock: ControllableClock) -> None:
     """event_timer_BoundaryTimerEventTest.testMultipleTimersOnUserTask: 3 boundary timers (PT2H,
     PT1H, PT3H) -> 3 jobs; at +1h05s only PT1H fires, all jobs gone, "Third Task" active."""
+    deploy(engine, "event_timer_BoundaryTimerEventTest.testMultipleTimersOnUserTask")
+    pi = engine.start_process_instance("multipleTimersOnUserTask")
+    assert len(engine.jobs(process_instance_id=pi.id)) == 3
+    clock.advance(hours=1, seconds=5)
+    assert engine.run_due_jobs() == 1
+    assert engine.jobs(process_instance_id=pi.id) == []
+    assert single_task(engine, pi.id).name == "Third Task"
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_11_non_interrupting_timer_cycle() -> None:
+def test_row_11_non_interrupting_timer_cycle(engine: Engine, clock: ControllableClock) -> None:
     """event_timer_BoundaryTimerNonInterruptingEventTest.testTimerWithCycle: `R/PT1H`
     non-interrupting: +1h -> 1 `timerFiredTask`, +2h -> 2; after `task` completes no more fire."""
+    deploy(engine, "event_timer_BoundaryTimerNonInterruptingEventTest.testTimerWithCycle")
+    pi = engine.start_process_instance("nonInterruptingCycle")
+
+    def fired() -> int:
+        return len(engine.tasks(process_instance_id=pi.id, task_definition_key="timerFiredTask"))
+
+    assert len(engine.jobs(process_instance_id=pi.id)) == 1
+    clock.advance(hours=1)
+    engine.run_due_jobs()
+    assert fired() == 1
+    clock.advance(hours=1)
+    engine.run_due_jobs()
+    assert fired() == 2
+    (task,) = engine.tasks(process_instance_id=pi.id, task_definition_key="task")
+    engine.complete_task(task.id)
+    assert engine.jobs(process_instance_id=pi.id) == []
+    clock.advance(hours=1)
+    assert engine.run_due_jobs() == 0
+    assert fired() == 2
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_12_intermediate_timer() -> None:
+def test_row_12_intermediate_timer(engine: Engine, clock: ControllableClock) -> None:
     """event_timer_IntermediateTimerEventTest.testCatchingTimerEvent: PT5M catch -> 1 job; after
     the clock passes it and jobs run, the instance ended."""
+    deploy(engine, "event_timer_IntermediateTimerEventTest.testCatchingTimerEvent")
+    (definition,) = engine.process_definitions()
+    pi = engine.start_process_instance(definition.key)
+    (job,) = engine.jobs(process_instance_id=pi.id)
+    assert job.due_date == clock.now() + timedelta(minutes=5)
+    clock.advance(minutes=4)
+    assert engine.run_due_jobs() == 0
+    clock.advance(minutes=1, seconds=1)
+    assert engine.run_due_jobs() == 1
+    assert_process_ended(engine, pi.id)
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_13_start_timer_cycle_with_limit() -> None:
+def test_row_13_start_timer_cycle_with_limit(engine: Engine, clock: ControllableClock) -> None:
     """event_timer_StartTimerEventTest.testCycleWithLimitStartTimerEvent: `R2/PT5M` start: after
     deploy 1 job, 0 instances; +5 min -> 1 instance + new job; +5 min -> 2 instances, 0 jobs."""
+    deploy(engine, "event_timer_StartTimerEventTest.testCycleWithLimitStartTimerEvent")
+    assert len(engine.jobs()) == 1
+    assert engine.historic_process_instances() == []
+    clock.advance(minutes=5)
+    assert engine.run_due_jobs() == 1
+    assert len(engine.historic_process_instances()) == 1
+    assert len(engine.jobs()) == 1
+    clock.advance(minutes=5)
+    assert engine.run_due_jobs() == 1
+    assert len(engine.historic_process_instances()) == 2
+    assert engine.jobs() == []
+    assert_verified(engine)
 
 
 @NOT_IMPLEMENTED
@@ -510,16 +557,30 @@ def test_row_33_async_after_manual_task() -> None:
     the task; executing it ends the instance."""
 
 
-@NOT_IMPLEMENTED
-def test_row_34_async_script_task() -> None:
+def test_row_34_async_script_task(engine: Engine) -> None:
     """async_AsyncTaskTest.testAsyncScript: after start 1 job and no `invoked`; after jobs run 0
     jobs, `invoked="true"`, the instance waits in a receive task."""
+    deploy(engine, "async_AsyncTaskTest.testAsyncScript")
+    pi = engine.start_process_instance("asyncScript")
+    assert len(engine.jobs(process_instance_id=pi.id)) == 1
+    assert "invoked" not in engine.get_variables(pi.id)
+    assert engine.run_due_jobs() == 1
+    assert engine.jobs(process_instance_id=pi.id) == []
+    assert engine.get_variable(pi.id, "invoked") == "true"
+    assert [e.activity_id for e in engine.executions(pi.id)] == ["wait"]
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_35_async_start_event() -> None:
+def test_row_35_async_start_event(engine: Engine) -> None:
     """async_AsyncStartEventTest.testAsyncStartEvent: no task until the job runs (one execution at
     the start event); then the user task exists."""
+    deploy(engine, "async_AsyncStartEventTest.testAsyncStartEvent")
+    pi = engine.start_process_instance("asyncStartEvent")
+    assert engine.tasks(process_instance_id=pi.id) == []
+    assert [e.activity_id for e in engine.executions(pi.id)] == ["startEvent"]
+    engine.run_due_jobs()
+    assert single_task(engine, pi.id).task_definition_key == "task"
+    assert_verified(engine)
 
 
 @NOT_IMPLEMENTED

@@ -5,10 +5,12 @@ Covers malformed XML, DTD/entity attacks, unsupported elements, broken reference
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import sqlalchemy as sa
 
-from flowledger import Engine, ModelError, SchemaMismatch
+from flowledger import Engine, ModelError, ProcessEngineError, SchemaMismatch
 from tests.support import bpmn
 
 HEAD = (
@@ -96,10 +98,9 @@ def test_an_external_entity_is_never_fetched(engine: Engine, db_url: str) -> Non
 def test_an_unsupported_element_is_named_with_its_id(engine: Engine, db_url: str) -> None:
     source = _process(
         '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="wait"/>'
-        '<intermediateCatchEvent id="wait"><timerEventDefinition><timeDuration>PT5M'
-        "</timeDuration></timerEventDefinition></intermediateCatchEvent>"
+        '<intermediateCatchEvent id="wait"><messageEventDefinition/></intermediateCatchEvent>'
     )
-    error = _refused(engine, db_url, source, "intermediateCatchEvent")
+    error = _refused(engine, db_url, source, "intermediate catch events with a message")
     assert error.problems[0].element_id == "wait"
     assert "element 'wait'" in str(error)
 
@@ -107,10 +108,41 @@ def test_an_unsupported_element_is_named_with_its_id(engine: Engine, db_url: str
 def test_an_unsupported_camunda_extension_is_named(engine: Engine, db_url: str) -> None:
     source = _process(
         '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'
-        '<userTask id="t" camunda:asyncBefore="true"/>'
+        '<userTask id="t"><extensionElements><camunda:taskListener event="create" '
+        'expression="${x}"/></extensionElements></userTask>'
         '<sequenceFlow id="f2" sourceRef="t" targetRef="e"/><endEvent id="e"/>'
     )
-    error = _refused(engine, db_url, source, "asynchronous continuations")
+    error = _refused(engine, db_url, source, "task listeners")
+    assert error.problems[0].element_id == "t"
+
+
+@pytest.mark.parametrize(
+    ("attributes", "extension", "message"),
+    [
+        ('camunda:asyncBefore="yes"', "", "camunda:asyncBefore must be true or false, not 'yes'"),
+        ('camunda:exclusive="maybe"', "", "camunda:exclusive must be true or false"),
+        (
+            'camunda:asyncBefore="true"',
+            "<camunda:failedJobRetryTimeCycle>R5/PT5X</camunda:failedJobRetryTimeCycle>",
+            "failedJobRetryTimeCycle 'R5/PT5X'",
+        ),
+        (
+            'camunda:asyncBefore="true"',
+            "<camunda:failedJobRetryTimeCycle>PT5M</camunda:failedJobRetryTimeCycle>",
+            "names no retry count: write R<retries>/PT5M",
+        ),
+    ],
+)
+def test_bad_job_settings_are_refused_naming_the_element(
+    engine: Engine, db_url: str, attributes: str, extension: str, message: str
+) -> None:
+    source = _process(
+        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'
+        f'<serviceTask id="t" camunda:expression="${{1}}" {attributes}>'
+        f"<extensionElements>{extension}</extensionElements></serviceTask>"
+        '<sequenceFlow id="f2" sourceRef="t" targetRef="e"/><endEvent id="e"/>'
+    )
+    error = _refused(engine, db_url, source, re.escape(message))
     assert error.problems[0].element_id == "t"
 
 
@@ -162,17 +194,28 @@ def test_a_good_deployment_after_bad_ones_starts_cleanly(engine: Engine) -> None
     assert [d.version for d in deployment.process_definitions] == [1]
 
 
-def test_a_timer_boundary_event_is_refused_with_a_clear_message(
-    engine: Engine, db_url: str
+@pytest.mark.parametrize(
+    ("starts", "message"),
+    [
+        (
+            '<startEvent id="s"><timerEventDefinition><timeDuration>${later}</timeDuration>'
+            "</timerEventDefinition></startEvent>",
+            "the timer of a start event must be a literal value",
+        ),
+        (
+            '<startEvent id="s"/><startEvent id="t"><timerEventDefinition><timeDuration>PT1H'
+            "</timeDuration></timerEventDefinition></startEvent>",
+            "more than one none or timer start event: s, t",
+        ),
+    ],
+)
+def test_a_timer_start_event_it_cannot_run_is_refused(
+    engine: Engine, db_url: str, starts: str, message: str
 ) -> None:
     source = _process(
-        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'
-        '<userTask id="t"/><sequenceFlow id="f2" sourceRef="t" targetRef="e"/><endEvent id="e"/>'
-        '<boundaryEvent id="late" attachedToRef="t"><timerEventDefinition><timeDuration>PT1H'
-        "</timeDuration></timerEventDefinition></boundaryEvent>"
+        starts + '<sequenceFlow id="f1" sourceRef="s" targetRef="e"/><endEvent id="e"/>'
     )
-    error = _refused(engine, db_url, source, "timerEventDefinition are not supported yet")
-    assert error.problems[0].element_id == "late"
+    _refused(engine, db_url, source, message)
 
 
 def test_a_long_activity_id_gets_an_activity_instance_id_that_fits(engine: Engine) -> None:
@@ -248,7 +291,7 @@ def test_a_bad_timer_value_is_refused_naming_the_element_and_the_value(
 
 
 def test_a_timer_value_given_as_an_expression_is_left_to_when_it_is_evaluated(
-    engine: Engine, db_url: str
+    engine: Engine,
 ) -> None:
     source = _process(
         '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'
@@ -256,7 +299,10 @@ def test_a_timer_value_given_as_an_expression_is_left_to_when_it_is_evaluated(
         '<boundaryEvent id="wait" attachedToRef="t"><timerEventDefinition>'
         "<timeDuration>${reminderDelay}</timeDuration></timerEventDefinition></boundaryEvent>"
     )
-    error = _refused(engine, db_url, source, "not supported yet")
-    assert [p.message for p in error.problems] == [
-        "boundary events with timerEventDefinition are not supported yet"
-    ]
+    engine.deploy(source)  # the value is only known when the timer starts
+    with pytest.raises(ProcessEngineError, match=r"timeDuration of 'wait' .*'PT1X'"):
+        engine.start_process_instance("p", variables={"reminderDelay": "PT1X"})
+    assert engine.historic_process_instances() == []  # nothing of the failed start was kept
+    instance = engine.start_process_instance("p", variables={"reminderDelay": "PT1H"})
+    (job,) = engine.jobs(process_instance_id=instance.id)
+    assert job.activity_id == "wait"

@@ -4,6 +4,7 @@ without overlap or gap (its tie-breaking order ends with a key) on every databas
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import pkgutil
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from flowledger import ControllableClock, Engine
+from flowledger.core import JobFailure
 from flowledger.projections import search as read_model
 from flowledger.projections.search import tasks
 from flowledger.projections.search.declaration import Search, count, find, first, first_where
@@ -37,8 +39,9 @@ SEARCHES = dict(_searches())
 @pytest.fixture
 def populated(full_engine: Engine, clock: ControllableClock) -> Engine:
     engine = full_engine  # details too
-    """Instances of three models at different moments: open and completed user tasks, an
-    external task locked and one not, variables of several types, history of all of it."""
+    """Instances of four models at different moments: open and completed user tasks, an
+    external task locked and one not, variables of several types, jobs and incidents, history
+    of all of it."""
     engine.deploy(
         [
             (name, bpmn(name).read_bytes())
@@ -67,7 +70,25 @@ def populated(full_engine: Engine, clock: ControllableClock) -> Engine:
         engine.start_process_instance("restExtWorker", {"topic": f"topic-{i % 2}"})
     engine.complete_task(engine.tasks(name="beta")[0].id, {"amount": 12.5})
     engine.fetch_and_lock("worker", {"topic-0": 60_000}, max_tasks=1)
+    _add_jobs_and_incidents(engine, clock)
     return engine
+
+
+def _add_jobs_and_incidents(engine: Engine, clock: ControllableClock) -> None:
+    """Continuations waiting, failed (one out of retries: an incident, one resolved since),
+    run (a timer waiting after them), and their job log."""
+    engine.deploy(bpmn("rest_async_script_then_timer.bpmn"), "read-model-jobs")
+    for divisor in (None, None, None, 2, 5):
+        clock.advance(seconds=2)
+        engine.start_process_instance("restJobs", {} if divisor is None else {"divisor": divisor})
+    for job in engine.jobs():
+        clock.advance(seconds=1)
+        with contextlib.suppress(JobFailure):
+            engine.execute_job(job.id)
+    failed = engine.jobs(with_exception=True)
+    engine.set_job_retries(failed[0].id, 0)
+    engine.set_job_retries(failed[1].id, 0)
+    engine.set_job_retries(failed[1].id, 2)
 
 
 @pytest.mark.parametrize("name", sorted(SEARCHES))

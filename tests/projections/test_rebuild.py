@@ -56,6 +56,7 @@ MODELS = (
     "error_boundary_on_subprocess.bpmn",
     "error_boundary_on_service_task.bpmn",
     "external_task.bpmn",
+    "timers_and_async.bpmn",
 )
 BLOB = b"\x00\x01binary\xfe\xff"
 DOC = {"a": 1, "b": [True, None, "x"], "c": {"d": 2.5}}
@@ -66,6 +67,14 @@ class Charger:
 
     def execute(self, execution: Any) -> None:
         raise BpmnError("DECLINED", "card declined by issuer")
+
+
+class Booker:
+    """The `${booker}` delegate of timers_and_async.bpmn: fails for bookings marked so."""
+
+    def execute(self, execution: Any) -> None:
+        if execution.get_variable("fail"):
+            raise RuntimeError("the booking system is down")
 
 
 @dataclass
@@ -106,6 +115,7 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
         clock.advance(milliseconds=1234)
 
     flow.register_delegate("charger", Charger())
+    flow.register_delegate("booker", Booker())
     for model in MODELS:
         flow.deploy(bpmn(model), deployment_source="tests")
         tick()
@@ -221,6 +231,38 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     flow.delete_process_instance(n, "cancelled by customer")
     tick()
     deleted.extend([m, n])
+
+    # jobs: an async step that fails and is retried, a repeating boundary timer, a timer catch,
+    # asyncAfter on an end event, a job out of retries with its incident, a timer start event
+    p = flow.start_process_instance("timersAndAsync", {"fail": True}).id
+    tick()
+    flow.run_due_jobs()  # fails: 1 retry left, due again in 5 minutes
+    tick()
+    flow.set_variables(p, {"fail": False})
+    clock.advance(minutes=5)
+    flow.run_due_jobs()  # books
+    tick()
+    clock.advance(hours=1)
+    flow.run_due_jobs()  # the first reminder
+    tick()
+    flow.complete_task(task_named(flow, p, "Confirm booking"))
+    tick()
+    clock.advance(minutes=30)
+    flow.run_due_jobs()  # the timer catch, then the end event's asyncAfter job
+    tick()
+    flow.run_due_jobs()
+    running.append(p)  # the nudge task is still open
+    q = flow.start_process_instance("timersAndAsync", {"fail": True}).id
+    tick()
+    for _ in range(2):
+        flow.run_due_jobs()
+        clock.advance(minutes=5)
+    running.append(q)  # its job is out of retries, with an incident
+    clock.advance(hours=1)
+    flow.run_due_jobs()  # the hourly report starts an instance (it started some before)
+    reports = sorted({t.process_instance_id for t in flow.tasks() if t.name == "Read report"})
+    assert reports
+    running.extend(reports)
     return Workload(completed, running, deleted, open_approve=a, locked_external=k)
 
 
@@ -271,10 +313,15 @@ def workload(engine: Engine, clock: ControllableClock) -> Workload:
     return run_mixed_workload(engine, clock)
 
 
+# Tables the workload leaves empty: ACT_RU_JOBDEF is not projected yet.
+NOT_IN_THE_WORKLOAD = {"ACT_RU_JOBDEF"}
+
+
 def test_the_workload_leaves_every_kind_of_row_behind(engine: Engine, workload: Workload) -> None:
     tables = capture(engine)
     for table in ALL_TABLES:
-        assert tables[table.name], f"{table.name} is empty: the workload misses it"
+        if table.name not in NOT_IN_THE_WORKLOAD:
+            assert tables[table.name], f"{table.name} is empty: the workload misses it"
     states = {r["STATE_"] for r in tables[ACT_HI_PROCINST.name].values()}
     assert states == {"ACTIVE", "COMPLETED", "EXTERNALLY_TERMINATED"}
     assert {r["REV_"] for r in tables[ACT_RU_EXECUTION.name].values()} - {1}, "no update seen"

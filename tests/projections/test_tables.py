@@ -81,6 +81,29 @@ CAMUNDA_COLUMNS: dict[str, str] = {
         "PROC_DEF_KEY_ v255, ACT_ID_ v255, ACT_INST_ID_ v64, TENANT_ID_ v64, "
         "PRIORITY_ big NN dflt 0, LAST_FAILURE_LOG_ID_ v64"
     ),
+    # ACT_ID_ at the end is not Camunda's: the activity of the job (revision 0007).
+    "ACT_RU_JOB": (
+        "ID_ v64 NN, REV_ int, TYPE_ v255 NN, LOCK_EXP_TIME_ ts, LOCK_OWNER_ v255, "
+        "EXCLUSIVE_ bool, EXECUTION_ID_ v64, ROOT_PROC_INST_ID_ v64, PROCESS_INSTANCE_ID_ v64, "
+        "PROCESS_DEF_ID_ v64, PROCESS_DEF_KEY_ v255, RETRIES_ int, EXCEPTION_STACK_ID_ v64, "
+        "EXCEPTION_MSG_ v4000, FAILED_ACT_ID_ v255, DUEDATE_ ts, REPEAT_ v255, "
+        "REPEAT_OFFSET_ big dflt 0, HANDLER_TYPE_ v255, HANDLER_CFG_ v4000, DEPLOYMENT_ID_ v64, "
+        "SUSPENSION_STATE_ int NN dflt 1, JOB_DEF_ID_ v64, PRIORITY_ big NN dflt 0, "
+        "SEQUENCE_COUNTER_ big, TENANT_ID_ v64, CREATE_TIME_ ts, LAST_FAILURE_LOG_ID_ v64, "
+        "BATCH_ID_ v64, ACT_ID_ v255"
+    ),
+    "ACT_RU_JOBDEF": (
+        "ID_ v64 NN, REV_ int, PROC_DEF_ID_ v64, PROC_DEF_KEY_ v255, ACT_ID_ v255, "
+        "JOB_TYPE_ v255 NN, JOB_CONFIGURATION_ v255, SUSPENSION_STATE_ int, JOB_PRIORITY_ big, "
+        "TENANT_ID_ v64, DEPLOYMENT_ID_ v64"
+    ),
+    "ACT_RU_INCIDENT": (
+        "ID_ v64 NN, REV_ int NN, INCIDENT_TIMESTAMP_ ts NN, INCIDENT_MSG_ v4000, "
+        "INCIDENT_TYPE_ v255 NN, EXECUTION_ID_ v64, ACTIVITY_ID_ v255, FAILED_ACTIVITY_ID_ v255, "
+        "PROC_INST_ID_ v64, PROC_DEF_ID_ v64, CAUSE_INCIDENT_ID_ v64, "
+        "ROOT_CAUSE_INCIDENT_ID_ v64, CONFIGURATION_ v255, TENANT_ID_ v64, JOB_DEF_ID_ v64, "
+        "ANNOTATION_ v4000"
+    ),
     "ACT_HI_PROCINST": (
         "ID_ v64 NN, PROC_INST_ID_ v64 NN (unique), BUSINESS_KEY_ v255, PROC_DEF_KEY_ v255, "
         "PROC_DEF_ID_ v64 NN, START_TIME_ ts NN, END_TIME_ ts, REMOVAL_TIME_ ts, DURATION_ big, "
@@ -119,6 +142,24 @@ CAMUNDA_COLUMNS: dict[str, str] = {
         "VAR_INST_ID_ v64, NAME_ v255 NN, VAR_TYPE_ v64, REV_ int, TIME_ ts NN, "
         "BYTEARRAY_ID_ v64, DOUBLE_ dbl, LONG_ big, TEXT_ v4000, TEXT2_ v4000, "
         "SEQUENCE_COUNTER_ big, TENANT_ID_ v64, OPERATION_ID_ v64, REMOVAL_TIME_ ts, INITIAL_ bool"
+    ),
+    "ACT_HI_INCIDENT": (
+        "ID_ v64 NN, PROC_DEF_KEY_ v255, PROC_DEF_ID_ v64, ROOT_PROC_INST_ID_ v64, "
+        "PROC_INST_ID_ v64, EXECUTION_ID_ v64, CREATE_TIME_ ts NN, END_TIME_ ts, "
+        "INCIDENT_MSG_ v4000, INCIDENT_TYPE_ v255 NN, ACTIVITY_ID_ v255, "
+        "FAILED_ACTIVITY_ID_ v255, CAUSE_INCIDENT_ID_ v64, ROOT_CAUSE_INCIDENT_ID_ v64, "
+        "CONFIGURATION_ v255, HISTORY_CONFIGURATION_ v255, INCIDENT_STATE_ int, TENANT_ID_ v64, "
+        "JOB_DEF_ID_ v64, ANNOTATION_ v4000, REMOVAL_TIME_ ts"
+    ),
+    # camunda7.md lists its key columns only: these are Camunda 7.24's PostgreSQL script's.
+    "ACT_HI_JOB_LOG": (
+        "ID_ v64 NN, TIMESTAMP_ ts NN, JOB_ID_ v64 NN, JOB_DUEDATE_ ts, JOB_RETRIES_ int, "
+        "JOB_PRIORITY_ big NN dflt 0, JOB_EXCEPTION_MSG_ v4000, JOB_EXCEPTION_STACK_ID_ v64, "
+        "JOB_STATE_ int, JOB_DEF_ID_ v64, JOB_DEF_TYPE_ v255, JOB_DEF_CONFIGURATION_ v255, "
+        "ACT_ID_ v255, FAILED_ACT_ID_ v255, HOSTNAME_ v255, EXECUTION_ID_ v64, "
+        "ROOT_PROC_INST_ID_ v64, PROCESS_INSTANCE_ID_ v64, PROCESS_DEF_ID_ v64, "
+        "PROCESS_DEF_KEY_ v255, DEPLOYMENT_ID_ v64, SEQUENCE_COUNTER_ big, TENANT_ID_ v64, "
+        "REMOVAL_TIME_ ts"
     ),
 }
 
@@ -160,6 +201,17 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
         "ACT_IDX_EXT_TASK_EXEC": ("EXECUTION_ID_",),
         "ACT_IDX_RU_EXT_TASK_PROC_INST_ID": ("PROC_INST_ID_",),
     },
+    # Revision 0007: the job executor's acquisition reads ACT_IDX_JOB_DUEDATE in order.
+    "ACT_RU_JOB": {
+        "ACT_IDX_JOB_PROCINST": ("PROCESS_INSTANCE_ID_",),
+        "ACT_IDX_JOB_EXECUTION_ID": ("EXECUTION_ID_",),
+        "ACT_IDX_JOB_DUEDATE": ("DUEDATE_", "ID_"),
+    },
+    "ACT_RU_JOBDEF": {},
+    "ACT_RU_INCIDENT": {
+        "ACT_IDX_INC_PROCINSTID": ("PROC_INST_ID_",),
+        "ACT_IDX_INC_CONFIGURATION": ("CONFIGURATION_",),
+    },
     "ACT_HI_PROCINST": {
         "ACT_IDX_HI_PRO_I_BUSKEY": ("BUSINESS_KEY_",),
         "ACT_IDX_HI_PRO_INST_START": ("START_TIME_", "ID_", "END_TIME_"),
@@ -177,6 +229,11 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
     "ACT_HI_VARINST": {"ACT_IDX_HI_VAR_PI_NAME_TYPE": ("PROC_INST_ID_", "NAME_", "VAR_TYPE_")},
     "ACT_HI_DETAIL": {
         "ACT_IDX_HI_DETAIL_PROC_INST": ("PROC_INST_ID_",),
+    },
+    "ACT_HI_INCIDENT": {"ACT_IDX_HI_INCIDENT_PROCINST": ("PROC_INST_ID_",)},
+    "ACT_HI_JOB_LOG": {
+        "ACT_IDX_HI_JOB_LOG_PROCINST": ("PROCESS_INSTANCE_ID_",),
+        "ACT_IDX_HI_JOB_LOG_JOB_ID": ("JOB_ID_",),
     },
 }
 
@@ -228,7 +285,7 @@ def _type_code(type_: sa.types.TypeEngine[Any]) -> str:
 # Metadata only
 
 
-def test_metadata_holds_the_fourteen_tables_in_their_groups() -> None:
+def test_metadata_holds_the_act_tables_in_their_groups() -> None:
     grouped = [*REPOSITORY_TABLES, *RUNTIME_TABLES, *HISTORY_TABLES]
     assert [t.name for t in grouped] == [
         "ACT_RE_DEPLOYMENT",
@@ -239,11 +296,16 @@ def test_metadata_holds_the_fourteen_tables_in_their_groups() -> None:
         "ACT_RU_IDENTITYLINK",
         "ACT_RU_VARIABLE",
         "ACT_RU_EXT_TASK",
+        "ACT_RU_JOB",
+        "ACT_RU_JOBDEF",
+        "ACT_RU_INCIDENT",
         "ACT_HI_PROCINST",
         "ACT_HI_ACTINST",
         "ACT_HI_TASKINST",
         "ACT_HI_VARINST",
         "ACT_HI_DETAIL",
+        "ACT_HI_INCIDENT",
+        "ACT_HI_JOB_LOG",
     ]
     # The property table is the engine's configuration, not a projection: no rebuild clears it.
     projected = {t.name for t in grouped}

@@ -28,10 +28,29 @@ class Handler:
 
 
 @dataclass(frozen=True)
+class Timer:
+    """A timer boundary event: interrupting ones merge back like an error handler; a
+    non-interrupting cycle (`R<count>/PT<minutes>M`) leads each firing to an end of its own."""
+
+    minutes: int
+    interrupting: bool
+    count: int
+    body: Block
+
+
+@dataclass(frozen=True)
 class UserTask:
     name: str | None = None
     assignee: str | None = None
     candidate_groups: str | None = None
+    timer: Timer | None = None
+
+
+@dataclass(frozen=True)
+class TimerCatch:
+    """An intermediate timer catch event waiting `minutes`."""
+
+    minutes: int
 
 
 @dataclass(frozen=True)
@@ -49,6 +68,7 @@ class ServiceTask:
     """`${execution.setVariable('n', n + 1)}`-style expression."""
 
     expression: str
+    asynchronous: str = ""  # "", "before", "after" or "both": which continuations are jobs
 
 
 @dataclass(frozen=True)
@@ -57,6 +77,7 @@ class ScriptTask:
 
     script: str
     result_variable: str
+    asynchronous: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +124,7 @@ class Escape:
 
 Node = (
     UserTask
+    | TimerCatch
     | ExternalTask
     | ReceiveTask
     | ServiceTask
@@ -141,7 +163,8 @@ _SCRIPTS = (
     ("${x > 5}", ("r",)),
     ("n is ${n}", ("r",)),
 )
-_LEAVES = ("user", "service", "script", "external", "receive")
+_LEAVES = ("user", "service", "script", "external", "receive", "timer")
+_ASYNC = ("", "", "before", "after", "both")  # no continuation job as often as one
 _COMPOUNDS = ("exclusive", "parallel", "inclusive", "subprocess", "escape")
 
 
@@ -190,20 +213,33 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
     if kind == "user":
         if not budget.take(1):
             return None
+        timer = None
+        if draw(st.integers(0, 3)) == 0 and budget.take(2):  # boundary event + merge or end
+            timer = Timer(
+                minutes=draw(st.sampled_from((1, 30, 60))),
+                interrupting=draw(st.booleans()),
+                count=draw(st.integers(1, 3)),
+                body=draw(_block(budget, where.deeper(), min_size=0, max_size=1)),
+            )
         return UserTask(
             name=draw(st.sampled_from((None, "Review", "Approve ${x}"))),
             assignee=draw(st.sampled_from((None, "alice", "${'bob'}"))),
             candidate_groups=draw(st.sampled_from((None, "sales", "sales,ops"))),
+            timer=timer,
         )
+    if kind == "timer":
+        return TimerCatch(draw(st.sampled_from((1, 30, 60)))) if budget.take(1) else None
     if kind == "service":
         if not budget.take(1):
             return None
-        return ServiceTask(draw(st.sampled_from(_SERVICE_EXPRESSIONS)))
+        return ServiceTask(
+            draw(st.sampled_from(_SERVICE_EXPRESSIONS)), draw(st.sampled_from(_ASYNC))
+        )
     if kind == "script":
         if not budget.take(1):
             return None
         script, targets = draw(st.sampled_from(_SCRIPTS))
-        return ScriptTask(script, draw(st.sampled_from(targets)))
+        return ScriptTask(script, draw(st.sampled_from(targets)), draw(st.sampled_from(_ASYNC)))
     if kind == "receive":
         return ReceiveTask() if budget.take(1) else None
     if kind == "external":
@@ -392,6 +428,16 @@ class _Renderer:
             if node.candidate_groups:
                 attrs += f" camunda:candidateGroups={quoteattr(node.candidate_groups)}"
             scope.add(f'<bpmn:userTask id="{node_id}"{attrs} />')
+            if node.timer is None:
+                return node_id, node_id
+            return node_id, self._timer(scope, node_id, node.timer)
+        if isinstance(node, TimerCatch):
+            node_id = self.new_id("Timer")
+            scope.add(
+                f'<bpmn:intermediateCatchEvent id="{node_id}"><bpmn:timerEventDefinition>'
+                f"<bpmn:timeDuration>PT{node.minutes}M</bpmn:timeDuration>"
+                "</bpmn:timerEventDefinition></bpmn:intermediateCatchEvent>"
+            )
             return node_id, node_id
         if isinstance(node, ExternalTask):
             node_id = self.new_id("ExternalTask")
@@ -409,14 +455,14 @@ class _Renderer:
         if isinstance(node, ServiceTask):
             node_id = self.new_id("ServiceTask")
             scope.add(
-                f'<bpmn:serviceTask id="{node_id}"'
+                f'<bpmn:serviceTask id="{node_id}"{_async(node.asynchronous)}'
                 f" camunda:expression={quoteattr(node.expression)} />"
             )
             return node_id, node_id
         if isinstance(node, ScriptTask):
             node_id = self.new_id("ScriptTask")
             scope.add(
-                f'<bpmn:scriptTask id="{node_id}" scriptFormat="juel"'
+                f'<bpmn:scriptTask id="{node_id}" scriptFormat="juel"{_async(node.asynchronous)}'
                 f' camunda:resultVariable="{node.result_variable}">'
                 f"<bpmn:script>{_escape(node.script)}</bpmn:script></bpmn:scriptTask>"
             )
@@ -511,6 +557,33 @@ class _Renderer:
         self._chain(scope, boundary, handler.body, merge)
         scope.add(f'<bpmn:exclusiveGateway id="{merge}" />')
         return merge
+
+    def _timer(self, scope: _Scope, attached: str, timer: Timer) -> str:
+        """A timer boundary event on the user task `attached`; returns the id the main flow goes
+        on from (a merge when the timer interrupts, else the task itself)."""
+        boundary = self.new_id("Boundary")
+        value = f"<bpmn:timeCycle>R{timer.count}/PT{timer.minutes}M</bpmn:timeCycle>"
+        if timer.interrupting:
+            value = f"<bpmn:timeDuration>PT{timer.minutes}M</bpmn:timeDuration>"
+        cancel = "" if timer.interrupting else ' cancelActivity="false"'
+        scope.add(
+            f'<bpmn:boundaryEvent id="{boundary}" attachedToRef="{attached}"{cancel}>'
+            f"<bpmn:timerEventDefinition>{value}</bpmn:timerEventDefinition></bpmn:boundaryEvent>"
+        )
+        after = self.new_id("Gateway") if timer.interrupting else self.new_id("End")
+        if timer.interrupting:
+            scope.flow(attached, after)
+            self._chain(scope, boundary, timer.body, after)
+            scope.add(f'<bpmn:exclusiveGateway id="{after}" />')
+            return after
+        self._chain(scope, boundary, timer.body, after)
+        scope.add(f'<bpmn:endEvent id="{after}" />')
+        return attached
+
+
+def _async(which: str) -> str:
+    attrs = ' camunda:asyncBefore="true"' if which in ("before", "both") else ""
+    return attrs + (' camunda:asyncAfter="true"' if which in ("after", "both") else "")
 
 
 def _escape(text: str) -> str:

@@ -95,9 +95,18 @@ def _sequential_ids() -> Callable[[], str]:
 def _leaf_at_wait_state(state: InstanceState, execution_id: str) -> str | None:
     """Why the leaf execution is not resting at a wait state (None when it is)."""
     execution = state.executions[execution_id]
+    if any(
+        j.execution_id == execution_id and j.handler_type == "async-continuation"
+        for j in state.jobs.values()
+    ):
+        return None  # a continuation job carries the token on
     ai = state.activity_instances.get(execution.activity_instance_id or "")
     if ai is None:
         return f"leaf execution {execution_id} is at no activity instance"
+    if ai.activity_type == "intermediateTimer":
+        if not any(j.activity_instance_id == ai.id for j in state.jobs.values()):
+            return f"timer {ai.activity_id} has no job"
+        return None
     if ai.activity_type == "userTask":
         if not any(t.activity_instance_id == ai.id for t in state.tasks.values()):
             return f"user task {ai.activity_id} has no open task"
@@ -194,6 +203,9 @@ class EngineMachine(RuleBasedStateMachine):
             for x in s.external_tasks.values()
             if locked is None or (x.worker_id is not None) == locked
         ]
+
+    def jobs(self) -> list[tuple[str, str]]:
+        return [(pid, job_id) for pid, s in self.active() for job_id in s.jobs]
 
     def waiting_receives(self) -> list[tuple[str, str]]:
         return [
@@ -432,6 +444,22 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(milliseconds=st.sampled_from((1, 999, 1000, 60_000, 3_600_000)))
     def advance_clock(self, milliseconds: int) -> None:
         self.clock.advance(milliseconds=milliseconds)
+
+    @precondition(lambda self: self.jobs())
+    @rule(data=st.data())
+    def execute_job(self, data: st.DataObject) -> None:
+        """A job runs now, due or not (an operator's executeJob)."""
+        pid, job_id = data.draw(st.sampled_from(self.jobs()), label="job")
+        self.command(pid, lambda: self.engine.execute_job(job_id), may_fail=False)
+
+    @rule()
+    def run_due_jobs(self) -> None:
+        """The due jobs run, as the job executor would run them."""
+        self.touched.update(self.instances)
+        try:
+            self.engine.run_due_jobs()
+        finally:
+            self.changed()
 
     @rule(restart=st.booleans())
     def reload(self, restart: bool) -> None:

@@ -8,8 +8,9 @@ success status Camunda does not document is wrong; an error status it does not d
 compared with Camunda's `ExceptionDto`, the body of every Camunda error.
 
 Camunda 7.15's OpenAPI document leaves out some operations its REST API has (historic tasks,
-variables and details): those are compared with the field lists of the REST reference
-(shared/reference/camunda7.md §4.3), listed in DOCUMENTED_ELSEWHERE.
+variables, details, incidents and the job log): those are compared with the field lists of the
+REST reference (shared/reference/camunda7.md §4.3, and Camunda's REST documentation for the
+historic incident and job log DTOs), listed in DOCUMENTED_ELSEWHERE.
 
 Camunda's document lives beside the project, never in it (like the conformance models):
 `../shared/reference/`, or the directory named by FLOWLEDGER_REFERENCE_DIR; absent, these
@@ -124,6 +125,63 @@ HISTORIC_DETAIL = frozenset(
         "fieldValue",
     ]
 )
+# HistoricIncidentDto and HistoricJobLogDto.
+HISTORIC_INCIDENT = frozenset(
+    [
+        "id",
+        "processDefinitionKey",
+        "processDefinitionId",
+        "processInstanceId",
+        "executionId",
+        "rootProcessInstanceId",
+        "createTime",
+        "endTime",
+        "removalTime",
+        "incidentType",
+        "activityId",
+        "failedActivityId",
+        "causeIncidentId",
+        "rootCauseIncidentId",
+        "configuration",
+        "historyConfiguration",
+        "incidentMessage",
+        "tenantId",
+        "jobDefinitionId",
+        "open",
+        "deleted",
+        "resolved",
+        "annotation",
+    ]
+)
+HISTORIC_JOB_LOG = frozenset(
+    [
+        "id",
+        "timestamp",
+        "removalTime",
+        "jobId",
+        "jobDueDate",
+        "jobRetries",
+        "jobPriority",
+        "jobExceptionMessage",
+        "jobDefinitionId",
+        "jobDefinitionType",
+        "jobDefinitionConfiguration",
+        "activityId",
+        "failedActivityId",
+        "executionId",
+        "processInstanceId",
+        "processDefinitionId",
+        "processDefinitionKey",
+        "deploymentId",
+        "rootProcessInstanceId",
+        "tenantId",
+        "hostname",
+        "creationLog",
+        "failureLog",
+        "successLog",
+        "deletionLog",
+    ]
+)
 COUNT = frozenset({"count"})
 BINARY: frozenset[str] = frozenset()
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
@@ -142,6 +200,14 @@ DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/history/detail/count"): COUNT,
     ("GET", "/history/detail/{id}"): HISTORIC_DETAIL,
     ("GET", "/history/detail/{id}/data"): BINARY,
+    ("GET", "/history/incident"): HISTORIC_INCIDENT,
+    ("GET", "/history/incident/count"): COUNT,
+    ("GET", "/history/job-log"): HISTORIC_JOB_LOG,
+    ("POST", "/history/job-log"): HISTORIC_JOB_LOG,
+    ("GET", "/history/job-log/count"): COUNT,
+    ("POST", "/history/job-log/count"): COUNT,
+    ("GET", "/history/job-log/{id}"): HISTORIC_JOB_LOG,
+    ("GET", "/history/job-log/{id}/stacktrace"): BINARY,
 }
 
 Schema = dict[str, Any]

@@ -13,7 +13,7 @@ from typing import Any
 from flowledger.core.commands import Command
 
 from ..bus import Handler
-from . import deployments, external_tasks, instances, tasks, variables
+from . import deployments, external_tasks, instances, jobs, tasks, variables
 
 
 def by_command(handlers: Iterable[Handler[Any, Any]]) -> Mapping[type[Command], Handler[Any, Any]]:
@@ -33,5 +33,6 @@ HANDLERS = by_command(
         *variables.HANDLERS,
         *tasks.HANDLERS,
         *external_tasks.HANDLERS,
+        *jobs.HANDLERS,
     )
 )

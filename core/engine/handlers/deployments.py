@@ -17,11 +17,13 @@ from flowledger.core import events as ev
 from flowledger.core.deployments import changed_only, deployment_created, parse_resources, unchanged
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.limits import check_deployment
+from flowledger.core.model import ProcessModel
 from flowledger.projections import queries
 from flowledger.projections.repository import project_deployment, project_repository
 
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
+from . import start_timers
 
 DELETED_DEPLOYMENT = "deleted deployment"  # Camunda's delete reason for a cascade
 
@@ -53,8 +55,7 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
         new_id=unit.ctx.new_id,
         latest_versions=queries.latest_versions(conn, keys),
     )
-    unit.append(created.deployment_id, 0, None, [created])
-    project_deployment(created, unit.changes)
+    models: dict[str, ProcessModel] = {}
     for resource_name, result in parsed.items():
         for process in result.processes:
             meta = next(
@@ -62,7 +63,13 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
                 for d in created.process_definitions
                 if d.key == process.id and d.resource_name == resource_name
             )
-            unit.repository.models[meta.id] = process
+            models[meta.id] = process
+    timers = start_timers.scheduled(unit, created, models)
+    unit.append(created.deployment_id, 0, None, [created, *timers])
+    project_deployment(created, unit.changes)
+    for timer in timers:
+        project_repository(timer, unit.changes)
+    unit.repository.models.update(models)
     return views.Deployment(
         id=created.deployment_id,
         name=name,
@@ -111,7 +118,10 @@ def delete_deployment(unit: UnitOfWork, command: cmd.DeleteDeployment) -> None:
         process_definition_ids=definition_ids,
         time=unit.ctx.now,
     )
-    unit.append(deployment_id, head[0], head[1], [deleted])
+    removed = start_timers.removed_with(unit, deployment_id)
+    unit.append(deployment_id, head[0], head[1], [*removed, deleted])
+    for event in removed:
+        project_repository(event, unit.changes)
     project_repository(deleted, unit.changes)
     if unit.history is not None:
         unit.history.observe(deleted, None, unit.changes)

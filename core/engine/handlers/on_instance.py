@@ -7,9 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from sqlalchemy.exc import DBAPIError
+
 from flowledger.core.commands import Command
 from flowledger.core.decide import decide_on
+from flowledger.core.errors import NotFound
 from flowledger.core.session import InstanceSession
+from flowledger.eventlog import ConcurrencyError
 
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
@@ -18,11 +22,33 @@ C = TypeVar("C", bound=Command)
 
 
 def decided_on(
-    command: type[C], owner: Callable[[UnitOfWork, C], InstanceSession]
+    command: type[C],
+    owner: Callable[[UnitOfWork, C], InstanceSession],
+    failed: Callable[[InstanceSession, C, Exception], Exception] | None = None,
+    elsewhere: Callable[[UnitOfWork, C], bool] | None = None,
 ) -> Handler[C, None]:
-    """The handler of `command`: the session `owner` finds for it, decided on by the domain."""
+    """The handler of `command`: the session `owner` finds for it, decided on by the domain.
+
+    `failed` turns an exception of the decision into the error the command fails with (a job's
+    work raised: the engine records the failure on the job). `elsewhere` handles the command
+    when no instance owns what it names (a job of a definition, not of an instance): True when
+    it did, False to let NotFound stand."""
 
     def handle(unit: UnitOfWork, cmd: C) -> None:
-        decide_on(owner(unit, cmd), cmd)
+        try:
+            session = owner(unit, cmd)
+        except NotFound:
+            if elsewhere is not None and elsewhere(unit, cmd):
+                return
+            raise
+        if failed is None:
+            decide_on(session, cmd)
+            return
+        try:
+            decide_on(session, cmd)
+        except (DBAPIError, ConcurrencyError):
+            raise
+        except Exception as exc:
+            raise failed(session, cmd, exc) from exc
 
     return Handler(command, handle)

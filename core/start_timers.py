@@ -1,0 +1,153 @@
+"""Timer start events: the definition-level jobs that start instances on a schedule.
+
+A start timer belongs to a process definition, not to an instance: its events live in the stream
+of the definition's deployment (scheduled at deployment, fired, failed, removed when a newer
+version replaces the definition or the deployment is deleted). Pure: the engine hands in what
+the job's row says (`StartTimer`) and appends the events these functions return.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from . import events as ev
+from .behaviors.jobs import DEFAULT_RETRIES, job_definition_id
+from .errors import Rejected
+from .limits import MAX_STACKTRACE, MAX_TEXT, check_java_int
+from .model import EventSpec, ProcessModel, TimerEventDefinition
+from .timers import parse_retry_cycle, parse_timer
+
+TIMER_START = "timer-start-event"  # ACT_RU_JOB.HANDLER_TYPE_; its configuration is the key
+
+
+@dataclass(frozen=True, slots=True)
+class StartTimer:
+    """A scheduled start timer, as its ACT_RU_JOB row holds it."""
+
+    job_id: str
+    deployment_id: str
+    definition_id: str
+    definition_key: str
+    activity_id: str
+    due_date: datetime | None
+    repeat: str | None
+    retries: int
+    created: datetime
+    has_stacktrace: bool = False  # a failure's stack trace is stored with it
+
+
+def schedule(
+    model: ProcessModel,
+    deployment_id: str,
+    definition_id: str,
+    now: datetime,
+    new_id: Callable[[], str],
+) -> ev.StartTimerScheduled | None:
+    """The first job of the definition's timer start event, if it has one and it fires."""
+    start = model.start_timer
+    if start is None:
+        return None
+    spec = start.spec
+    assert isinstance(spec, EventSpec) and isinstance(spec.definition, TimerEventDefinition)
+    definition = spec.definition
+    assert definition.timer is not None  # the parser refuses expressions on start timers
+    due = definition.timer.first_due(now)
+    if due is None:
+        return None  # a cycle wholly in the past: nothing to start
+    cycle = start.jobs.retry_cycle
+    return ev.StartTimerScheduled(
+        job_id=new_id(),
+        job_definition_id=job_definition_id(definition_id, start.id, TIMER_START),
+        deployment_id=deployment_id,
+        definition_id=definition_id,
+        definition_key=model.id,
+        activity_id=start.id,
+        due_date=due,
+        retries=DEFAULT_RETRIES if cycle is None else parse_retry_cycle(cycle).retries,
+        time=now,
+        repeat=definition.timer.anchored_text(now),
+    )
+
+
+def fire(
+    job: StartTimer, instance_id: str, now: datetime, new_id: Callable[[], str]
+) -> list[ev.Event]:
+    """The job started `instance_id`; a cycle schedules its next firing first."""
+    fired: list[ev.Event] = []
+    if job.repeat is not None:
+        due = parse_timer("timeCycle", job.repeat).next_due(
+            job.created, max(now, job.due_date or now)
+        )
+        if due is not None:
+            fired.append(
+                ev.StartTimerScheduled(
+                    job_id=new_id(),
+                    job_definition_id=job_definition_id(
+                        job.definition_id, job.activity_id, TIMER_START
+                    ),
+                    deployment_id=job.deployment_id,
+                    definition_id=job.definition_id,
+                    definition_key=job.definition_key,
+                    activity_id=job.activity_id,
+                    due_date=due,
+                    retries=job.retries,
+                    time=now,
+                    repeat=job.repeat,
+                )
+            )
+    fired.append(
+        ev.StartTimerFired(
+            job_id=job.job_id,
+            process_instance_id=instance_id,
+            time=now,
+            had_stacktrace=job.has_stacktrace,
+        )
+    )
+    return fired
+
+
+def fail(
+    job: StartTimer,
+    model: ProcessModel,
+    message: str | None,
+    stacktrace: str | None,
+    now: datetime,
+) -> ev.StartTimerFailed:
+    """Retries go down, waiting as the start event's retry cycle says (at once without one)."""
+    due = job.due_date
+    start = model.activities.get(job.activity_id)
+    cycle = None if start is None else start.jobs.retry_cycle
+    if cycle is not None:
+        due = parse_retry_cycle(cycle).wait_until(job.retries, now)
+    return ev.StartTimerFailed(
+        job_id=job.job_id,
+        retries=max(job.retries - 1, 0),
+        error_message=None if message is None else message[:MAX_TEXT],
+        stacktrace=None if stacktrace is None else stacktrace[:MAX_STACKTRACE],
+        due_date=due,
+        time=now,
+        had_stacktrace=job.has_stacktrace,
+    )
+
+
+def set_retries(job: StartTimer, retries: int, now: datetime) -> ev.StartTimerRetriesSet:
+    if retries < 0:
+        raise Rejected(f"The number of job retries must be a non-negative Integer, but '{retries}'")
+    check_java_int("retries", retries)
+    return ev.StartTimerRetriesSet(job_id=job.job_id, retries=retries, time=now)
+
+
+def set_due_date(
+    job: StartTimer, due_date: datetime | None, now: datetime
+) -> ev.StartTimerDueDateSet:
+    return ev.StartTimerDueDateSet(job_id=job.job_id, due_date=due_date, time=now)
+
+
+def remove(jobs: list[tuple[str, bool]], now: datetime) -> list[ev.Event]:
+    """Remove these (job id, has a stack trace) start timers."""
+    return [
+        ev.StartTimerRemoved(job_id=job_id, time=now, had_stacktrace=has_stacktrace)
+        for job_id, has_stacktrace in sorted(jobs)
+    ]

@@ -1,0 +1,53 @@
+"""engine-rest: the incident resource — open incidents: the query (`GET /incident`, `/count`;
+7.15 has no JSON form) and one incident.
+
+The query is `projections.search.jobs.INCIDENTS`. Not served: resolving an incident by hand
+(`DELETE /incident/{id}`: this engine's incidents are failed jobs' and failed external tasks',
+resolved by giving them retries, which Camunda's resolve refuses too) and annotations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar import get
+from litestar.di import NamedDependency
+from litestar.params import FromPath
+
+from flowledger.core.engine import Engine
+from flowledger.projections.search import jobs as search
+from flowledger.projections.search.declaration import first
+
+from ..dto import derived, to_dto
+from ..errors import not_found
+from ..listing import list_routes, searched
+
+
+@derived(search.IncidentRow)
+class IncidentDto(msgspec.Struct):
+    """Camunda's IncidentDto."""
+
+
+INCIDENTS = searched(
+    search.INCIDENTS,
+    path="/incident",
+    body=None,
+    result=IncidentDto,
+    dates=("incidentTimestampBefore", "incidentTimestampAfter"),
+)
+
+
+@get("/incident/{id:str}", sync_to_thread=True)
+def get_incident(engine: NamedDependency[Engine], id: FromPath[str]) -> IncidentDto:
+    with engine.reading() as conn:
+        row = first(conn, search.INCIDENTS, search.IncidentQuery(incident_id=id))
+    if row is None:
+        raise not_found(f"No matching incident with id {id}")
+    return to_dto(IncidentDto, row)
+
+
+routes: list[Any] = [
+    *list_routes(INCIDENTS, get_list="get_incidents", get_count="get_incidents_count"),
+    get_incident,
+]
