@@ -113,7 +113,7 @@ class Job(msgspec.Struct, frozen=True):
     due_date: datetime | None
     suspended: bool
     priority: int
-    created: datetime
+    create_time: datetime | None
     repeat: str | None = None
     exclusive: bool = True
     lock_owner: str | None = None

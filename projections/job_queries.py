@@ -1,35 +1,28 @@
 """The engine's reads of jobs and incidents: ACT_RU_JOB (with its stack traces), ACT_RU_INCIDENT,
 ACT_HI_INCIDENT and ACT_HI_JOB_LOG, as `core.views` Structs.
 
-Reads only. Plain statements rather than read-model searches (`projections.search`): engine-rest's
-job and incident lists, when they come, declare theirs there.
+Reads only. The lists run the read model's searches (`search.jobs`, `search.history_jobs`), which
+engine-rest's lists run too; here with the engine API's filters and orders.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, or_, select
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy import ColumnElement, or_, select
+from sqlalchemy.engine import Connection
 
 from flowledger.core import views
 from flowledger.core.start_timers import TIMER_START, StartTimer
 
-from .jobs import (
-    INCIDENT_DELETED,
-    INCIDENT_OPEN,
-    INCIDENT_RESOLVED,
-    JOB_CREATED,
-    JOB_DELETED,
-    JOB_FAILED,
-    JOB_SUCCESSFUL,
-)
-from .search.filters import SUSPENDED, Condition, naive_utc, order, utc
-from .tables import ACT_GE_BYTEARRAY, ACT_HI_INCIDENT, ACT_HI_JOB_LOG, ACT_RU_INCIDENT, ACT_RU_JOB
+from .search import history_jobs as history_search
+from .search import jobs as job_search
+from .search.declaration import find, view
+from .search.filters import Condition, naive_utc, order, utc
+from .tables import ACT_GE_BYTEARRAY, ACT_RU_JOB
 
-_J, _I, _HI, _LOG = ACT_RU_JOB, ACT_RU_INCIDENT, ACT_HI_INCIDENT, ACT_HI_JOB_LOG
+_J = ACT_RU_JOB
 
 
 def due_order() -> list[Any]:
@@ -69,34 +62,25 @@ def jobs(
 ) -> list[views.Job]:
     """Camunda's job query: equality filters, and flags that filter only when true
     (`executable`: runnable at `now`, the engine's clock, which it then needs); due date first
-    (jobs without one first), then id."""
+    (jobs without one first), then id. The read model's job search runs it."""
     if executable and now is None:
         raise ValueError("the executable filter needs the moment to compare due dates with")
-    conditions: list[Condition] = [
-        column == value
-        for column, value in (
-            (_J.c.ID_, job_id),
-            (_J.c.PROCESS_INSTANCE_ID_, process_instance_id),
-            (_J.c.EXECUTION_ID_, execution_id),
-            (_J.c.ACT_ID_, activity_id),
-            (_J.c.HANDLER_TYPE_, handler_type),
-        )
-        if value is not None
-    ]
-    if timers:
-        conditions.append(_J.c.TYPE_ == "timer")
-    if messages:
-        conditions.append(_J.c.TYPE_ == "message")
-    if with_retries_left:
-        conditions.append(_J.c.RETRIES_ > 0)
-    if no_retries_left:
-        conditions.append(_J.c.RETRIES_ == 0)
-    if executable and now is not None:
-        conditions.extend(runnable(now))
-    if with_exception:
-        conditions.append(_J.c.EXCEPTION_MSG_.is_not(None))
-    stmt = select(_J).where(*conditions).order_by(*due_order())
-    return [_job(m) for m in conn.execute(stmt).mappings()]
+    query = job_search.JobSearchQuery(
+        job_id=job_id,
+        process_instance_id=process_instance_id,
+        execution_id=execution_id,
+        activity_id=activity_id,
+        handler_type=handler_type,
+        timers=timers or None,
+        messages=messages or None,
+        with_retries_left=with_retries_left or None,
+        no_retries_left=no_retries_left or None,
+        executable=executable or None,
+        with_exception=with_exception or None,
+        now=now,
+    )
+    rows = find(conn, job_search.JOBS, query, [("jobDueDate", False)])
+    return [view(views.Job, row) for row in rows]
 
 
 def job(conn: Connection, job_id: str) -> views.Job | None:
@@ -118,39 +102,7 @@ def job_stacktrace(conn: Connection, job_id: str) -> tuple[bool, str | None]:
     return True, None if row[1] is None else bytes(row[1]).decode("utf-8")
 
 
-def _job(m: RowMapping) -> views.Job:
-    created = utc(m["CREATE_TIME_"])
-    assert created is not None  # every projected job has its creation time
-    return views.Job(
-        id=m["ID_"],
-        job_definition_id=m["JOB_DEF_ID_"],
-        process_instance_id=m["PROCESS_INSTANCE_ID_"],
-        process_definition_id=m["PROCESS_DEF_ID_"],
-        process_definition_key=m["PROCESS_DEF_KEY_"],
-        execution_id=m["EXECUTION_ID_"],
-        activity_id=m["ACT_ID_"],
-        handler_type=m["HANDLER_TYPE_"],
-        handler_configuration=m["HANDLER_CFG_"],
-        job_type=m["TYPE_"],
-        exception_message=m["EXCEPTION_MSG_"],
-        failed_activity_id=m["FAILED_ACT_ID_"],
-        retries=m["RETRIES_"],
-        due_date=utc(m["DUEDATE_"]),
-        suspended=m["SUSPENSION_STATE_"] == SUSPENDED,
-        priority=int(m["PRIORITY_"]),
-        created=created,
-        repeat=m["REPEAT_"],
-        exclusive=bool(m["EXCLUSIVE_"]),
-        lock_owner=m["LOCK_OWNER_"],
-        lock_expiration_time=utc(m["LOCK_EXP_TIME_"]),
-    )
-
-
 # -- incidents ------------------------------------------------------------------------------------
-
-
-def _equal(filters: Mapping[Any, str | None]) -> list[Condition]:
-    return [column == value for column, value in filters.items() if value is not None]
 
 
 def incidents(
@@ -164,40 +116,16 @@ def incidents(
     configuration: str | None = None,
 ) -> list[views.Incident]:
     """Open incidents matching every filter given, oldest first."""
-    conditions = _equal(
-        {
-            _I.c.ID_: incident_id,
-            _I.c.INCIDENT_TYPE_: incident_type,
-            _I.c.PROC_INST_ID_: process_instance_id,
-            _I.c.EXECUTION_ID_: execution_id,
-            _I.c.ACTIVITY_ID_: activity_id,
-            _I.c.CONFIGURATION_: configuration,
-        }
+    query = job_search.IncidentQuery(
+        incident_id=incident_id,
+        incident_type=incident_type,
+        process_instance_id=process_instance_id,
+        execution_id=execution_id,
+        activity_id=activity_id,
+        configuration=configuration,
     )
-    stmt = select(_I).where(*conditions).order_by(_I.c.INCIDENT_TIMESTAMP_, _I.c.ID_)
-    out = []
-    for m in conn.execute(stmt).mappings():
-        timestamp = utc(m["INCIDENT_TIMESTAMP_"])
-        assert timestamp is not None  # NOT NULL
-        out.append(
-            views.Incident(
-                id=m["ID_"],
-                process_definition_id=m["PROC_DEF_ID_"],
-                process_instance_id=m["PROC_INST_ID_"],
-                execution_id=m["EXECUTION_ID_"],
-                incident_timestamp=timestamp,
-                incident_type=m["INCIDENT_TYPE_"],
-                activity_id=m["ACTIVITY_ID_"],
-                failed_activity_id=m["FAILED_ACTIVITY_ID_"],
-                cause_incident_id=m["CAUSE_INCIDENT_ID_"],
-                root_cause_incident_id=m["ROOT_CAUSE_INCIDENT_ID_"],
-                configuration=m["CONFIGURATION_"],
-                incident_message=m["INCIDENT_MSG_"],
-                job_definition_id=m["JOB_DEF_ID_"],
-                annotation=m["ANNOTATION_"],
-            )
-        )
-    return out
+    rows = find(conn, job_search.INCIDENTS, query, [("incidentTimestamp", False)])
+    return [view(views.Incident, row) for row in rows]
 
 
 def historic_incidents(
@@ -215,106 +143,29 @@ def historic_incidents(
 ) -> list[views.HistoricIncident]:
     """Incidents open or ended (history level full), oldest first; `open`, `resolved` and
     `deleted` filter only when true."""
-    conditions = _equal(
-        {
-            _HI.c.ID_: incident_id,
-            _HI.c.INCIDENT_TYPE_: incident_type,
-            _HI.c.PROC_INST_ID_: process_instance_id,
-            _HI.c.EXECUTION_ID_: execution_id,
-            _HI.c.ACTIVITY_ID_: activity_id,
-            _HI.c.CONFIGURATION_: configuration,
-        }
+    query = history_search.HistoricIncidentQuery(
+        incident_id=incident_id,
+        incident_type=incident_type,
+        process_instance_id=process_instance_id,
+        execution_id=execution_id,
+        activity_id=activity_id,
+        configuration=configuration,
+        open=open or None,
+        resolved=resolved or None,
+        deleted=deleted or None,
     )
-    for wanted, state in (
-        (open, INCIDENT_OPEN),
-        (resolved, INCIDENT_RESOLVED),
-        (deleted, INCIDENT_DELETED),
-    ):
-        if wanted:
-            conditions.append(_HI.c.INCIDENT_STATE_ == state)
-    stmt = select(_HI).where(*conditions).order_by(_HI.c.CREATE_TIME_, _HI.c.ID_)
-    out = []
-    for m in conn.execute(stmt).mappings():
-        created = utc(m["CREATE_TIME_"])
-        assert created is not None  # NOT NULL
-        state = m["INCIDENT_STATE_"]
-        out.append(
-            views.HistoricIncident(
-                id=m["ID_"],
-                process_definition_key=m["PROC_DEF_KEY_"],
-                process_definition_id=m["PROC_DEF_ID_"],
-                process_instance_id=m["PROC_INST_ID_"],
-                root_process_instance_id=m["ROOT_PROC_INST_ID_"],
-                execution_id=m["EXECUTION_ID_"],
-                create_time=created,
-                end_time=utc(m["END_TIME_"]),
-                incident_type=m["INCIDENT_TYPE_"],
-                activity_id=m["ACTIVITY_ID_"],
-                failed_activity_id=m["FAILED_ACTIVITY_ID_"],
-                cause_incident_id=m["CAUSE_INCIDENT_ID_"],
-                root_cause_incident_id=m["ROOT_CAUSE_INCIDENT_ID_"],
-                configuration=m["CONFIGURATION_"],
-                incident_message=m["INCIDENT_MSG_"],
-                job_definition_id=m["JOB_DEF_ID_"],
-                open=state == INCIDENT_OPEN,
-                resolved=state == INCIDENT_RESOLVED,
-                deleted=state == INCIDENT_DELETED,
-                annotation=m["ANNOTATION_"],
-                removal_time=utc(m["REMOVAL_TIME_"]),
-            )
-        )
-    return out
-
-
-# -- job log --------------------------------------------------------------------------------------
-
-
-def _job_log_query(job_id: str | None, process_instance_id: str | None) -> Select[Any]:
-    conditions = _equal({_LOG.c.JOB_ID_: job_id, _LOG.c.PROCESS_INSTANCE_ID_: process_instance_id})
-    # One command logs a job's creation and its run at one moment: the stream order breaks it.
-    return (
-        select(_LOG)
-        .where(*conditions)
-        .order_by(_LOG.c.TIMESTAMP_, _LOG.c.SEQUENCE_COUNTER_, _LOG.c.ID_)
-    )
+    rows = find(conn, history_search.HISTORIC_INCIDENTS, query, [("createTime", False)])
+    return [view(views.HistoricIncident, row) for row in rows]
 
 
 def historic_job_logs(
     conn: Connection, *, job_id: str | None = None, process_instance_id: str | None = None
 ) -> list[views.HistoricJobLog]:
     """The job log (history level full) in the order it was written."""
-    out = []
-    for m in conn.execute(_job_log_query(job_id, process_instance_id)).mappings():
-        timestamp = utc(m["TIMESTAMP_"])
-        assert timestamp is not None  # NOT NULL
-        state = m["JOB_STATE_"]
-        out.append(
-            views.HistoricJobLog(
-                id=m["ID_"],
-                timestamp=timestamp,
-                job_id=m["JOB_ID_"],
-                job_due_date=utc(m["JOB_DUEDATE_"]),
-                job_retries=m["JOB_RETRIES_"],
-                job_priority=int(m["JOB_PRIORITY_"]),
-                job_exception_message=m["JOB_EXCEPTION_MSG_"],
-                job_definition_id=m["JOB_DEF_ID_"],
-                job_definition_type=m["JOB_DEF_TYPE_"],
-                job_definition_configuration=m["JOB_DEF_CONFIGURATION_"],
-                activity_id=m["ACT_ID_"],
-                failed_activity_id=m["FAILED_ACT_ID_"],
-                execution_id=m["EXECUTION_ID_"],
-                root_process_instance_id=m["ROOT_PROC_INST_ID_"],
-                process_instance_id=m["PROCESS_INSTANCE_ID_"],
-                process_definition_id=m["PROCESS_DEF_ID_"],
-                process_definition_key=m["PROCESS_DEF_KEY_"],
-                deployment_id=m["DEPLOYMENT_ID_"],
-                creation_log=state == JOB_CREATED,
-                failure_log=state == JOB_FAILED,
-                success_log=state == JOB_SUCCESSFUL,
-                deletion_log=state == JOB_DELETED,
-            )
-        )
-    return out
+    query = history_search.HistoricJobLogQuery(
+        job_id=job_id, process_instance_id=process_instance_id
+    )
+    return [view(views.HistoricJobLog, row) for row in find(conn, history_search.JOB_LOGS, query)]
 
 
 # -- start timers ---------------------------------------------------------------------------------

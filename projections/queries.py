@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
-import msgspec
 from sqlalchemy import Integer, Select, Table, and_, bindparam, exists, func, or_, select
 from sqlalchemy.engine import Connection
 
@@ -33,7 +32,7 @@ from .search import external_tasks as external_search
 from .search import history_instances as historic
 from .search import history_tasks as historic_tasks
 from .search import repository, runtime
-from .search.declaration import find, first
+from .search.declaration import find, first, view
 from .search.filters import SUSPENDED
 from .search.filters import utc as utc
 from .search.variables import stored_value
@@ -249,14 +248,6 @@ def running_process_instances(
         .order_by(e.c.ID_)
     )
     return [(r[0], r[1]) for r in conn.execute(stmt)]
-
-
-V = TypeVar("V", bound=msgspec.Struct)
-
-
-def view(cls: type[V], row: object) -> V:
-    """The view of a search row: the view's fields, which the row has under the same names."""
-    return cls(**{name: getattr(row, name) for name in cls.__struct_fields__})
 
 
 def executions(conn: Connection, process_instance_id: str) -> list[views.Execution]:

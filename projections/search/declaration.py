@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
+import msgspec
 from sqlalchemy import ColumnElement, FromClause, Select, func, literal, select
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.sql.util import find_tables
@@ -144,6 +145,14 @@ def first_where(conn: Connection, search: Search[Q, R], *conditions: Condition) 
     stmt = search.select().where(*conditions).order_by(*search.then).limit(1)
     found = _rows(conn, search, stmt)
     return found[0] if found else None
+
+
+V = TypeVar("V", bound=msgspec.Struct)
+
+
+def view(cls: type[V], row: object) -> V:
+    """The view of a search row: the view's fields, which the row has under the same names."""
+    return cls(**{name: getattr(row, name) for name in cls.__struct_fields__})
 
 
 def _rows(conn: Connection, search: Search[Any, R], stmt: Select[Any]) -> list[R]:

@@ -118,14 +118,17 @@ class JobQuery(msgspec.Struct, rename="camel"):
 
 
 class JobSearchQuery(JobQuery, rename="camel"):
-    """The job query the search runs: Camunda's, and the moment `executable` compares due dates
-    with (the engine's clock; the wall clock when None), which no client sets."""
+    """The job query the search runs: Camunda's, the moment `executable` compares due dates
+    with (the engine's clock; the wall clock when None), which no client sets, and the engine
+    API's filter by handler type."""
 
     now: datetime | None = None
+    handler_type: str | None = None
 
 
 class JobRow(msgspec.Struct, frozen=True):
-    """One ACT_RU_JOB row: the fields of Camunda's JobDto (7.15) in its order."""
+    """One ACT_RU_JOB row: the fields of Camunda's JobDto (7.15) in its order, then what the
+    engine API shows beside them (`JOB_ENGINE_FIELDS`)."""
 
     id: str
     job_definition_id: str | None
@@ -141,6 +144,27 @@ class JobRow(msgspec.Struct, frozen=True):
     priority: int
     tenant_id: str | None
     create_time: datetime | None
+    activity_id: str | None
+    handler_type: str | None
+    handler_configuration: str | None
+    job_type: str
+    repeat: str | None
+    exclusive: bool
+    lock_owner: str | None
+    lock_expiration_time: datetime | None
+
+
+# JobRow's fields that Camunda's JobDto does not have.
+JOB_ENGINE_FIELDS = (
+    "activity_id",
+    "handler_type",
+    "handler_configuration",
+    "job_type",
+    "repeat",
+    "exclusive",
+    "lock_owner",
+    "lock_expiration_time",
+)
 
 
 JOB_SORTS: dict[str, Any] = {
@@ -165,6 +189,7 @@ _JOB_EQUAL: Spec = (
     ("activity_id", _J.c.ACT_ID_),
     ("exception_message", _J.c.EXCEPTION_MSG_),
     ("failed_activity_id", _J.c.FAILED_ACT_ID_),
+    ("handler_type", _J.c.HANDLER_TYPE_),
 )
 
 
@@ -220,6 +245,14 @@ def _job_row(m: RowMapping) -> JobRow:
         priority=int(m["PRIORITY_"]),
         tenant_id=m["TENANT_ID_"],
         create_time=utc(m["CREATE_TIME_"]),
+        activity_id=m["ACT_ID_"],
+        handler_type=m["HANDLER_TYPE_"],
+        handler_configuration=m["HANDLER_CFG_"],
+        job_type=m["TYPE_"],
+        repeat=m["REPEAT_"],
+        exclusive=bool(m["EXCLUSIVE_"]),
+        lock_owner=m["LOCK_OWNER_"],
+        lock_expiration_time=utc(m["LOCK_EXP_TIME_"]),
     )
 
 

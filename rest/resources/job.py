@@ -35,7 +35,7 @@ Int = Annotated[int, msgspec.Meta(ge=-(2**31), le=2**31 - 1)]
 # -- DTOs ----------------------------------------------------------------------------------------
 
 
-@derived(search.JobRow)
+@derived(search.JobRow, omit=search.JOB_ENGINE_FIELDS)
 class JobDto(msgspec.Struct):
     """Camunda's JobDto (7.15: no batchId)."""
 
