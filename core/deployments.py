@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from . import events as ev
+from .behaviors.jobs import job_declarations
 from .commands import ResourceInput
 from .errors import ModelError, ModelProblem
 from .model import ParsedResource, ProcessModel
@@ -110,9 +111,10 @@ def deployment_created(
     for resource_name, result in parsed.items():
         for process in result.processes:
             version = latest_versions.get(process.id, 0) + 1
+            new_definition = definition_id(process.id, version, new_id())
             definitions.append(
                 ev.DeployedProcessDefinition(
-                    id=definition_id(process.id, version, new_id()),
+                    id=new_definition,
                     key=process.id,
                     version=version,
                     resource_name=resource_name,
@@ -121,6 +123,7 @@ def deployment_created(
                     history_ttl=process.history_ttl,
                     category=process.category,
                     startable=process.startable,
+                    job_definitions=job_declarations(new_definition, process.activities.values()),
                 )
             )
     return ev.DeploymentCreated(

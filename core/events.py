@@ -31,6 +31,18 @@ class DeployedResource(msgspec.Struct, frozen=True, omit_defaults=True):
     data: bytes | None = None  # the exact bytes otherwise
 
 
+class DeployedJobDefinition(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One kind of job an activity of a definition makes (ACT_RU_JOBDEF): a timer, or a
+    continuation before or after it. `configuration` is Camunda's (`async-before`,
+    `async-after`, `DURATION: PT1H`, `CYCLE: R/PT1H`, `DATE: …`)."""
+
+    id: str
+    activity_id: str
+    job_type: str  # the handler type of its jobs
+    configuration: str
+    priority: int | None = None
+
+
 class DeployedProcessDefinition(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     key: str
@@ -42,6 +54,7 @@ class DeployedProcessDefinition(msgspec.Struct, frozen=True, omit_defaults=True)
     category: str | None = None
     startable: bool = True
     has_start_form_key: bool = False
+    job_definitions: list[DeployedJobDefinition] = []
 
 
 class DeploymentCreated(Event, tag=True, frozen=True):

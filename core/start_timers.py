@@ -13,13 +13,22 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from . import events as ev
-from .behaviors.jobs import DEFAULT_RETRIES, job_definition_id
+from .behaviors.jobs import DEFAULT_RETRIES, TIMER_START, job_definition_id
 from .errors import Rejected
 from .limits import MAX_STACKTRACE, MAX_TEXT, check_java_int
 from .model import EventSpec, ProcessModel, TimerEventDefinition
 from .timers import parse_retry_cycle, parse_timer
 
-TIMER_START = "timer-start-event"  # ACT_RU_JOB.HANDLER_TYPE_; its configuration is the key
+__all__ = [
+    "TIMER_START",
+    "StartTimer",
+    "fail",
+    "fire",
+    "remove",
+    "schedule",
+    "set_due_date",
+    "set_retries",
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -120,6 +120,19 @@ class Job(msgspec.Struct, frozen=True):
     lock_expiration_time: datetime | None = None
 
 
+class JobDefinition(msgspec.Struct, frozen=True):
+    """A kind of job a deployed activity makes (ACT_RU_JOBDEF), as Camunda's JobDefinitionDto."""
+
+    id: str
+    process_definition_id: str | None
+    process_definition_key: str | None
+    activity_id: str | None
+    job_type: str
+    job_configuration: str | None
+    suspended: bool
+    deployment_id: str | None
+
+
 class Incident(msgspec.Struct, frozen=True):
     """An open incident (ACT_RU_INCIDENT), as Camunda's IncidentDto."""
 

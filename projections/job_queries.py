@@ -83,6 +83,23 @@ def jobs(
     return [view(views.Job, row) for row in rows]
 
 
+def job_definitions(
+    conn: Connection,
+    *,
+    process_definition_id: str | None = None,
+    process_definition_key: str | None = None,
+    activity_id: str | None = None,
+) -> list[views.JobDefinition]:
+    """The job definitions of deployed process definitions, by id."""
+    query = job_search.JobDefinitionQuery(
+        process_definition_id=process_definition_id,
+        process_definition_key=process_definition_key,
+        activity_id_in=None if activity_id is None else [activity_id],
+    )
+    rows = find(conn, job_search.JOB_DEFINITIONS, query)
+    return [view(views.JobDefinition, row) for row in rows]
+
+
 def job(conn: Connection, job_id: str) -> views.Job | None:
     found = jobs(conn, job_id=job_id)
     return found[0] if found else None

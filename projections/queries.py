@@ -26,6 +26,7 @@ from .job_queries import historic_incidents as historic_incidents
 from .job_queries import historic_job_logs as historic_job_logs
 from .job_queries import incidents as incidents
 from .job_queries import job as job
+from .job_queries import job_definitions as job_definitions
 from .job_queries import job_stacktrace as job_stacktrace
 from .job_queries import jobs as jobs
 from .search import external_tasks as external_search

@@ -1,5 +1,6 @@
-"""Projector of the deployment stream: ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF and ACT_GE_BYTEARRAY rows,
-and the start timers of its definitions (`start_timers`).
+"""Projector of the deployment stream: ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_GE_BYTEARRAY and the
+job definitions of its process definitions (ACT_RU_JOBDEF), and their start timers
+(`start_timers`).
 
 Event in, row changes out; no reads.
 """
@@ -10,7 +11,7 @@ from flowledger.core.events import START_TIMER_EVENTS, DeploymentCreated, Deploy
 
 from .changes import ChangeSet, Purge, UnhandledEvent, db_time
 from .start_timers import project_start_timer
-from .tables import ACT_GE_BYTEARRAY, ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF
+from .tables import ACT_GE_BYTEARRAY, ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_RU_JOBDEF
 
 BYTEARRAY_REPOSITORY = 1
 
@@ -34,6 +35,7 @@ def project_deployment_deleted(event: DeploymentDeleted, changes: ChangeSet) -> 
     changes.delete(ACT_RE_DEPLOYMENT, event.deployment_id)
     for definition_id in event.process_definition_ids:
         changes.delete(ACT_RE_PROCDEF, definition_id)
+    changes.purge(Purge(ACT_RU_JOBDEF, "DEPLOYMENT_ID_", event.deployment_id))
     changes.purge(Purge(ACT_GE_BYTEARRAY, "DEPLOYMENT_ID_", event.deployment_id))
 
 
@@ -91,3 +93,21 @@ def project_deployment(event: DeploymentCreated, changes: ChangeSet) -> None:
                 "STARTABLE_": definition.startable,
             },
         )
+        for job in definition.job_definitions:
+            changes.insert(
+                ACT_RU_JOBDEF,
+                job.id,
+                {
+                    "ID_": job.id,
+                    "REV_": 1,
+                    "PROC_DEF_ID_": definition.id,
+                    "PROC_DEF_KEY_": definition.key,
+                    "ACT_ID_": job.activity_id,
+                    "JOB_TYPE_": job.job_type,
+                    "JOB_CONFIGURATION_": job.configuration,
+                    "SUSPENSION_STATE_": 1,
+                    "JOB_PRIORITY_": job.priority,
+                    "TENANT_ID_": None,
+                    "DEPLOYMENT_ID_": event.deployment_id,
+                },
+            )

@@ -8,7 +8,7 @@ timers); a continuation ends with its execution.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from .. import events as ev
@@ -27,10 +27,18 @@ DEFAULT_RETRIES = 3  # Camunda's, without a failedJobRetryTimeCycle
 TIMER_TRANSITION = "timer-transition"
 TIMER_INTERMEDIATE = "timer-intermediate-transition"
 ASYNC = "async-continuation"
+TIMER_START = "timer-start-event"
 BEFORE = "transition-create-scope"
 PROCESS_START = "process-start"  # asyncBefore on the start event the instance began at
 AFTER_END = "activity-end"
 AFTER_TAKE = "transition-notify-listener-take$"  # + the id of the flow to take
+# The job definitions' configurations of continuations (ACT_RU_JOBDEF.JOB_CONFIGURATION_).
+ASYNC_BEFORE, ASYNC_AFTER = "async-before", "async-after"
+_TIMER_HANDLERS = {
+    "boundaryTimer": TIMER_TRANSITION,
+    "intermediateTimer": TIMER_INTERMEDIATE,
+    "startTimerEvent": TIMER_START,
+}
 
 
 def timer_of(activity: Activity) -> TimerEventDefinition | None:
@@ -40,10 +48,47 @@ def timer_of(activity: Activity) -> TimerEventDefinition | None:
     return None
 
 
-def job_definition_id(definition_id: str, activity_id: str, handler: str) -> str:
-    """ACT_RU_JOBDEF's id: one per activity and job kind of a definition, derived so that each
-    job of it names the same one without a lookup."""
-    return derived_id(definition_id, f"jobdef:{activity_id}:{handler}")
+def job_definition_id(definition_id: str, activity_id: str, kind: str) -> str:
+    """ACT_RU_JOBDEF's id: one per activity and kind of job of a definition (a timer's handler
+    type, or `async-before` / `async-after`), derived so that each job names its definition
+    without a lookup."""
+    return derived_id(definition_id, f"jobdef:{activity_id}:{kind}")
+
+
+def _kind(handler: str, configuration: str) -> str:
+    if handler != ASYNC:
+        return handler
+    return ASYNC_BEFORE if configuration in (BEFORE, PROCESS_START) else ASYNC_AFTER
+
+
+def job_declarations(
+    definition_id: str, activities: Iterable[Activity]
+) -> list[ev.DeployedJobDefinition]:
+    """The kinds of job a definition's activities make, as Camunda declares them at deployment
+    (ACT_RU_JOBDEF rows), in the model's order."""
+    declared: list[ev.DeployedJobDefinition] = []
+
+    def declare(activity: Activity, kind: str, handler: str, configuration: str) -> None:
+        declared.append(
+            ev.DeployedJobDefinition(
+                id=job_definition_id(definition_id, activity.id, kind),
+                activity_id=activity.id,
+                job_type=handler,
+                configuration=configuration,
+            )
+        )
+
+    for activity in activities:
+        if activity.async_before:
+            declare(activity, ASYNC_BEFORE, ASYNC, ASYNC_BEFORE)
+        if activity.async_after:
+            declare(activity, ASYNC_AFTER, ASYNC, ASYNC_AFTER)
+        timer = timer_of(activity)
+        if timer is not None:
+            handler = _TIMER_HANDLERS[activity.type]
+            prefix = {"timeDate": "DATE", "timeDuration": "DURATION", "timeCycle": "CYCLE"}
+            declare(activity, handler, handler, f"{prefix[timer.kind]}: {timer.text}"[:255])
+    return declared
 
 
 def _timer_definition(
@@ -105,7 +150,7 @@ def _create(
             handler_type=handler,
             handler_configuration=configuration,
             job_definition_id=job_definition_id(
-                flow.session.state.definition_id, activity.id, handler
+                flow.session.state.definition_id, activity.id, _kind(handler, configuration)
             ),
             execution_id=execution_id,
             activity_id=activity.id,

@@ -646,6 +646,11 @@ class Engine:
             filters["now"] = self.clock.now()
         return self._queries.jobs(**filters)
 
+    def job_definitions(self, **filters: Any) -> list[views.JobDefinition]:
+        """The kinds of job deployed activities make (ACT_RU_JOBDEF): a timer, or a continuation
+        before or after. Filters: process_definition_id, process_definition_key, activity_id."""
+        return self._queries.job_definitions(**filters)
+
     def job(self, job_id: str) -> views.Job:
         return self._queries.job(job_id)
 

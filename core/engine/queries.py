@@ -173,6 +173,10 @@ class Queries:
             raise NotFound("Job", job_id)
         return stacktrace
 
+    def job_definitions(self, **filters: Any) -> list[views.JobDefinition]:
+        with self._db.read() as conn:
+            return tables.job_definitions(conn, **filters)
+
     def incidents(self, **filters: Any) -> list[views.Incident]:
         with self._db.read() as conn:
             return tables.incidents(conn, **filters)

@@ -1,8 +1,7 @@
-"""Jobs (ACT_RU_JOB) and open incidents (ACT_RU_INCIDENT): Camunda's job query and incident
-query, behind engine-rest's `/job` and `/incident`. Reads only.
-
-The engine's own reads of these tables (the job executor's, `Engine.jobs`) stay plain statements
-in `projections.job_queries`; these are the lists a client filters, sorts and pages.
+"""Jobs (ACT_RU_JOB), job definitions (ACT_RU_JOBDEF) and open incidents (ACT_RU_INCIDENT):
+Camunda's job, job definition and incident queries, behind engine-rest's `/job`,
+`/job-definition` and `/incident` and the engine API's lists (`projections.job_queries`).
+Reads only.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import msgspec
 from sqlalchemy import or_
 from sqlalchemy.engine import RowMapping
 
-from ..tables import ACT_RE_PROCDEF, ACT_RU_INCIDENT, ACT_RU_JOB
+from ..tables import ACT_RE_PROCDEF, ACT_RU_INCIDENT, ACT_RU_JOB, ACT_RU_JOBDEF
 from .declaration import Search
 from .filters import (
     SUSPENDED,
@@ -34,6 +33,7 @@ from .filters import (
 from .history import uncorrelated
 
 _J = ACT_RU_JOB
+_JD = ACT_RU_JOBDEF
 _I = ACT_RU_INCIDENT
 _DEFINITION = ACT_RE_PROCDEF
 
@@ -398,4 +398,103 @@ INCIDENTS: Search[IncidentQuery, IncidentRow] = Search(
     row=_incident_row,
     nulls="low",
     counted=_I,
+)
+
+
+# -- job definitions ------------------------------------------------------------------------------
+
+
+class JobDefinitionQuery(msgspec.Struct, rename="camel"):
+    """Camunda's JobDefinitionQueryDto filters; None means "no filter"."""
+
+    job_definition_id: str | None = None
+    activity_id_in: list[str] | None = None
+    process_definition_id: str | None = None
+    process_definition_key: str | None = None
+    job_type: str | None = None
+    job_configuration: str | None = None
+    active: bool | None = None
+    suspended: bool | None = None
+    with_overriding_job_priority: bool | None = None
+    tenant_id_in: list[str] | None = None
+    without_tenant_id: bool | None = None
+    include_job_definitions_without_tenant_id: bool | None = None
+
+
+class JobDefinitionRow(msgspec.Struct, frozen=True):
+    """One ACT_RU_JOBDEF row: the fields of Camunda's JobDefinitionDto in its order."""
+
+    id: str
+    process_definition_id: str | None
+    process_definition_key: str | None
+    activity_id: str | None
+    job_type: str
+    job_configuration: str | None
+    overriding_job_priority: int | None
+    suspended: bool
+    tenant_id: str | None
+    deployment_id: str | None
+
+
+JOB_DEFINITION_SORTS: dict[str, Any] = {
+    "jobDefinitionId": _JD.c.ID_,
+    "activityId": _JD.c.ACT_ID_,
+    "processDefinitionId": _JD.c.PROC_DEF_ID_,
+    "processDefinitionKey": _JD.c.PROC_DEF_KEY_,
+    "jobType": _JD.c.JOB_TYPE_,
+    "jobConfiguration": _JD.c.JOB_CONFIGURATION_,
+    "tenantId": _JD.c.TENANT_ID_,
+}
+
+_JOB_DEFINITION_EQUAL: Spec = (
+    ("job_definition_id", _JD.c.ID_),
+    ("process_definition_id", _JD.c.PROC_DEF_ID_),
+    ("process_definition_key", _JD.c.PROC_DEF_KEY_),
+    ("job_type", _JD.c.JOB_TYPE_),
+    ("job_configuration", _JD.c.JOB_CONFIGURATION_),
+)
+
+
+def _job_definition_conditions(q: JobDefinitionQuery) -> list[Condition]:
+    conditions = [
+        *equal_fields(q, _JOB_DEFINITION_EQUAL),
+        *one_of(_JD.c.ACT_ID_, q.activity_id_in),
+        *suspension(_JD.c.SUSPENSION_STATE_, q.active, q.suspended),
+        *tenants(
+            _JD.c.TENANT_ID_,
+            q.tenant_id_in,
+            q.without_tenant_id,
+            q.include_job_definitions_without_tenant_id,
+        ),
+    ]
+    if q.with_overriding_job_priority:
+        conditions.append(_JD.c.JOB_PRIORITY_.is_not(None))
+    return conditions
+
+
+def _job_definition_row(m: RowMapping) -> JobDefinitionRow:
+    return JobDefinitionRow(
+        id=m["ID_"],
+        process_definition_id=m["PROC_DEF_ID_"],
+        process_definition_key=m["PROC_DEF_KEY_"],
+        activity_id=m["ACT_ID_"],
+        job_type=m["JOB_TYPE_"],
+        job_configuration=m["JOB_CONFIGURATION_"],
+        overriding_job_priority=m["JOB_PRIORITY_"],
+        suspended=m["SUSPENSION_STATE_"] == SUSPENDED,
+        tenant_id=m["TENANT_ID_"],
+        deployment_id=m["DEPLOYMENT_ID_"],
+    )
+
+
+JOB_DEFINITIONS: Search[JobDefinitionQuery, JobDefinitionRow] = Search(
+    query=JobDefinitionQuery,
+    source=_JD,
+    columns=(_JD,),
+    filters=_job_definition_conditions,
+    sorts=JOB_DEFINITION_SORTS,
+    then=(_JD.c.ID_,),
+    row=_job_definition_row,
+    nulls="low",
+    counted=_JD,
 )

@@ -32,7 +32,8 @@ from flowledger.projections.tables.runtime import (
 )
 from flowledger.projections.tables.types import metadata
 
-REPOSITORY_TABLES = (ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_GE_BYTEARRAY)
+# ACT_RU_JOBDEF is Camunda's runtime group, but its rows come with deployments.
+REPOSITORY_TABLES = (ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_GE_BYTEARRAY, ACT_RU_JOBDEF)
 RUNTIME_TABLES = (
     ACT_RU_EXECUTION,
     ACT_RU_TASK,
@@ -40,7 +41,6 @@ RUNTIME_TABLES = (
     ACT_RU_VARIABLE,
     ACT_RU_EXT_TASK,
     ACT_RU_JOB,
-    ACT_RU_JOBDEF,  # not projected yet: empty, in the rebuild and in verify alike
     ACT_RU_INCIDENT,
 )
 HISTORY_TABLES = (

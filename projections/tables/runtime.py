@@ -214,7 +214,7 @@ ACT_RU_JOB = act_table(
     index("ACT_IDX_JOB_DUEDATE", "DUEDATE_", "ID_"),
 )
 
-# Created for Camunda's schema; not projected yet (the job definitions of a deployment).
+# The job definitions of deployed process definitions: written with their deployment.
 ACT_RU_JOBDEF = act_table(
     "ACT_RU_JOBDEF",
     column("ID_", V64, primary_key=True),

@@ -433,3 +433,32 @@ def test_an_external_task_out_of_retries_opens_an_incident_until_it_gets_more(
     )
     assert states == [(False, True), (True, False)]
     assert engine.verify().problems == []
+
+
+def test_a_deployment_declares_its_job_definitions_and_jobs_name_them(engine: Engine) -> None:
+    deployment = engine.deploy(
+        process(
+            chain(
+                '<scriptTask id="work" scriptFormat="juel" camunda:asyncBefore="true" '
+                'camunda:asyncAfter="true"><script>${1}</script></scriptTask>',
+                '<intermediateCatchEvent id="wait"><timerEventDefinition>'
+                "<timeCycle>R2/PT1H</timeCycle></timerEventDefinition></intermediateCatchEvent>",
+            )
+        )
+    )
+    declared = {
+        (d.activity_id, d.job_type, d.job_configuration): d.id for d in engine.job_definitions()
+    }
+    assert set(declared) == {
+        ("work", "async-continuation", "async-before"),
+        ("work", "async-continuation", "async-after"),
+        ("wait", "timer-intermediate-transition", "CYCLE: R2/PT1H"),
+    }
+    pi = engine.start_process_instance("p")
+    (before,) = engine.jobs(process_instance_id=pi.id)
+    assert before.job_definition_id == declared["work", "async-continuation", "async-before"]
+    engine.execute_job(before.id)
+    (after,) = engine.jobs(process_instance_id=pi.id)
+    assert after.job_definition_id == declared["work", "async-continuation", "async-after"]
+    engine.delete_deployment(deployment.id, cascade=True)
+    assert engine.job_definitions() == []

@@ -122,6 +122,29 @@ def test_a_waiting_continuation_is_listed_counted_and_found_by_id(rest: LiveServ
     assert jobs_of(rest, instance_id, withException="true") == []
 
 
+def test_the_job_definitions_of_a_deployment_name_its_jobs(rest: LiveServer) -> None:
+    instance_id = start(rest)
+    job = only_job(rest, instance_id)
+    listed = rest.client.get("/job-definition", params={"processDefinitionKey": "restJobs"})
+    assert listed.status_code == 200, listed.text
+    by_activity = {d["activityId"]: d for d in listed.json()}
+    definition = by_activity["divide"]
+    assert definition["id"] == job["jobDefinitionId"]
+    assert (definition["jobType"], definition["jobConfiguration"]) == (
+        "async-continuation",
+        "async-before",
+    )
+    assert definition["suspended"] is False
+    assert definition["processDefinitionId"] == job["processDefinitionId"]
+    timer = next(d for d in listed.json() if d["jobType"] == "timer-intermediate-transition")
+    assert timer["jobConfiguration"].startswith("DURATION: ")
+    assert rest.client.get(f"/job-definition/{definition['id']}").json() == definition
+    counted = rest.client.post("/job-definition/count", json={"activityIdIn": ["divide"]})
+    assert counted.json() == {"count": 1}
+    missing = rest.client.get(f"/job-definition/{UNKNOWN}")
+    assert missing.status_code == 404 and UNKNOWN in missing.json()["message"]
+
+
 def test_an_unknown_job_answers_404_everywhere(rest: LiveServer) -> None:
     for method, path, body in (
         ("GET", f"/job/{UNKNOWN}", None),

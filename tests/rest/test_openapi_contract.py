@@ -10,7 +10,7 @@ compared with Camunda's `ExceptionDto`, the body of every Camunda error.
 Camunda 7.15's OpenAPI document leaves out some operations its REST API has (historic tasks,
 variables, details, incidents and the job log): those are compared with the field lists of the
 REST reference (shared/reference/camunda7.md §4.3, and Camunda's REST documentation for the
-historic incident and job log DTOs), listed in DOCUMENTED_ELSEWHERE.
+historic incident, job log and job definition DTOs), listed in DOCUMENTED_ELSEWHERE.
 
 Camunda's document lives beside the project, never in it (like the conformance models):
 `../shared/reference/`, or the directory named by FLOWLEDGER_REFERENCE_DIR; absent, these
@@ -182,6 +182,20 @@ HISTORIC_JOB_LOG = frozenset(
         "deletionLog",
     ]
 )
+JOB_DEFINITION = frozenset(
+    [
+        "id",
+        "processDefinitionId",
+        "processDefinitionKey",
+        "activityId",
+        "jobType",
+        "jobConfiguration",
+        "overridingJobPriority",
+        "suspended",
+        "tenantId",
+        "deploymentId",
+    ]
+)
 COUNT = frozenset({"count"})
 BINARY: frozenset[str] = frozenset()
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
@@ -208,6 +222,12 @@ DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/history/job-log/count"): COUNT,
     ("GET", "/history/job-log/{id}"): HISTORIC_JOB_LOG,
     ("GET", "/history/job-log/{id}/stacktrace"): BINARY,
+    # 7.15's document lacks the job definition resource: Camunda's REST reference has it.
+    ("GET", "/job-definition"): JOB_DEFINITION,
+    ("POST", "/job-definition"): JOB_DEFINITION,
+    ("GET", "/job-definition/count"): COUNT,
+    ("POST", "/job-definition/count"): COUNT,
+    ("GET", "/job-definition/{id}"): JOB_DEFINITION,
 }
 
 Schema = dict[str, Any]
