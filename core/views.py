@@ -276,6 +276,19 @@ class RecordedEvent(msgspec.Struct, frozen=True):
     payload: dict[str, Any]
 
 
+class TransitionInstanceNode(msgspec.Struct, frozen=True):
+    """A token waiting for its asynchronous continuation before or after an activity (Camunda's
+    transition instance): its id is its execution's."""
+
+    id: str
+    activity_id: str
+    activity_type: str
+    activity_name: str | None
+    parent_activity_instance_id: str
+    execution_id: str
+    incident_ids: list[str] = []
+
+
 class ActivityInstanceNode(msgspec.Struct, frozen=True):
     """The runtime activity instance tree of a process instance (Camunda's getActivityInstance)."""
 
@@ -286,6 +299,8 @@ class ActivityInstanceNode(msgspec.Struct, frozen=True):
     parent_activity_instance_id: str | None
     execution_ids: list[str]
     child_activity_instances: list[ActivityInstanceNode] = []
+    child_transition_instances: list[TransitionInstanceNode] = []
+    incident_ids: list[str] = []
 
 
 class VerificationReport(msgspec.Struct, frozen=True):

@@ -233,6 +233,7 @@ def _activity_tree(state: InstanceState, model: ProcessModel) -> views.ActivityI
     children: dict[str, list[str]] = {}
     for ai in state.activity_instances.values():
         children.setdefault(ai.parent_id, []).append(ai.id)
+    transitions, incidents = _transitions_and_incidents(state, model)
 
     def executions_of(ai_id: str) -> list[str]:
         return sorted(
@@ -251,6 +252,8 @@ def _activity_tree(state: InstanceState, model: ProcessModel) -> views.ActivityI
             parent_activity_instance_id=ai.parent_id,
             execution_ids=executions_of(ai.id),
             child_activity_instances=[node(c) for c in children.get(ai.id, [])],
+            child_transition_instances=transitions.get(ai.id, []),
+            incident_ids=incidents.get(ai.id, []),
         )
 
     return views.ActivityInstanceNode(
@@ -261,4 +264,44 @@ def _activity_tree(state: InstanceState, model: ProcessModel) -> views.ActivityI
         parent_activity_instance_id=None,
         execution_ids=executions_of(state.id),
         child_activity_instances=[node(c) for c in children.get(state.id, [])],
+        child_transition_instances=transitions.get(state.id, []),
     )
+
+
+def _transitions_and_incidents(
+    state: InstanceState, model: ProcessModel
+) -> tuple[dict[str, list[views.TransitionInstanceNode]], dict[str, list[str]]]:
+    """The tokens waiting for a continuation job, by the activity instance of their flow scope,
+    and the incidents, by the activity instance they concern (a failed continuation's go to its
+    transition instance, keyed by the transition's id)."""
+    by_owner: dict[str, list[str]] = {}  # job or external task id -> incident ids
+    for incident in state.incidents.values():
+        by_owner.setdefault(incident.configuration, []).append(incident.id)
+    incidents: dict[str, list[str]] = {}
+    for ext in state.external_tasks.values():
+        if ext.id in by_owner:
+            incidents.setdefault(ext.activity_instance_id, []).extend(by_owner[ext.id])
+    transitions: dict[str, list[views.TransitionInstanceNode]] = {}
+    for job in state.jobs.values():
+        if job.activity_instance_id is not None:
+            if job.id in by_owner:
+                incidents.setdefault(job.activity_instance_id, []).extend(by_owner[job.id])
+            continue
+        execution = state.executions[job.execution_id]
+        scope = execution
+        if execution.is_concurrent and execution.parent_id is not None:
+            scope = state.executions[execution.parent_id]
+        activity = model.activities.get(job.activity_id)
+        parent = scope.scope_activity_instance_id or state.id
+        transitions.setdefault(parent, []).append(
+            views.TransitionInstanceNode(
+                id=execution.id,
+                activity_id=job.activity_id,
+                activity_type=activity.type if activity else "",
+                activity_name=activity.name if activity else None,
+                parent_activity_instance_id=parent,
+                execution_id=execution.id,
+                incident_ids=by_owner.get(job.id, []),
+            )
+        )
+    return transitions, incidents

@@ -22,6 +22,8 @@ from flowledger.projections.tables import (
     ACT_RE_DEPLOYMENT,
     ACT_RE_PROCDEF,
     ACT_RU_EXECUTION,
+    ACT_RU_INCIDENT,
+    ACT_RU_JOB,
 )
 
 from .declaration import Search, first_where
@@ -337,7 +339,8 @@ def definition_statistics(conn: Connection) -> list[tuple[views.ProcessDefinitio
 
 def activity_statistics(conn: Connection, definition_id: str) -> list[tuple[str, int]]:
     """(activity id, active executions there) of a definition's running instances: the
-    executions that are activity instances, not the scopes above them."""
+    executions that are activity instances, not the scopes above them, and tokens waiting
+    for an asynchronous continuation at an activity."""
     stmt = (
         select(_e.c.ACT_ID_, func.count())
         .where(
@@ -349,3 +352,34 @@ def activity_statistics(conn: Connection, definition_id: str) -> list[tuple[str,
         .order_by(_e.c.ACT_ID_)
     )
     return [(r[0], int(r[1])) for r in conn.execute(stmt)]
+
+
+def failed_jobs(conn: Connection, definition_id: str | None = None) -> dict[str, int]:
+    """Jobs out of retries (Camunda's `failedJobs`), by definition id, or by activity id of one
+    definition."""
+    j = ACT_RU_JOB
+    key = j.c.PROCESS_DEF_ID_ if definition_id is None else j.c.ACT_ID_
+    stmt = select(key, func.count()).where(j.c.RETRIES_ == 0)
+    if definition_id is not None:
+        stmt = stmt.where(j.c.PROCESS_DEF_ID_ == definition_id)
+    stmt = stmt.where(j.c.PROCESS_INSTANCE_ID_.is_not(None)).group_by(key)
+    return {r[0]: int(r[1]) for r in conn.execute(stmt)}
+
+
+def incident_counts(
+    conn: Connection, definition_id: str | None = None, incident_type: str | None = None
+) -> dict[str, list[tuple[str, int]]]:
+    """(incident type, open incidents) by definition id, or by activity id of one definition;
+    only `incident_type` when given. Every incident here is its own root cause."""
+    i = ACT_RU_INCIDENT
+    key = i.c.PROC_DEF_ID_ if definition_id is None else i.c.ACTIVITY_ID_
+    stmt = select(key, i.c.INCIDENT_TYPE_, func.count())
+    if definition_id is not None:
+        stmt = stmt.where(i.c.PROC_DEF_ID_ == definition_id)
+    if incident_type is not None:
+        stmt = stmt.where(i.c.INCIDENT_TYPE_ == incident_type)
+    stmt = stmt.group_by(key, i.c.INCIDENT_TYPE_).order_by(key, i.c.INCIDENT_TYPE_)
+    counts: dict[str, list[tuple[str, int]]] = {}
+    for owner, kind, n in conn.execute(stmt):
+        counts.setdefault(owner, []).append((kind, int(n)))
+    return counts

@@ -4,7 +4,9 @@
 its BPMN XML, starting an instance, and the running-instance statistics per definition and per
 activity. This engine has no tenants: every definition belongs to no tenant, so the
 `/key/{key}/tenant-id/{tenant-id}` variants answer 404 as Camunda does for an unknown tenant.
-It raises no incidents and has no jobs: statistics report `failedJobs: 0` and no incidents.
+Statistics count failed jobs (out of retries) with `failedJobs=true` and open incidents by type
+with `incidents=true` or `incidentsForType`; every incident here is its own root cause, so
+`rootIncidents=true` counts them all too.
 """
 
 from __future__ import annotations
@@ -280,7 +282,15 @@ def start_by_tenant(
 # -- statistics -----------------------------------------------------------------------------------
 
 
-def _check_statistics_params(params: Mapping[str, str]) -> None:
+class _Counted(msgspec.Struct, frozen=True):
+    """What the statistics parameters ask to count beside the instances."""
+
+    failed_jobs: bool
+    incidents: bool
+    incident_type: str | None
+
+
+def _check_statistics_params(params: Mapping[str, str]) -> _Counted:
     """Camunda allows one way of counting incidents at a time."""
     chosen = [
         name
@@ -296,17 +306,38 @@ def _check_statistics_params(params: Mapping[str, str]) -> None:
             "Only one of the query parameters incidents, incidentsForType and rootIncidents "
             f"can be set, not {' and '.join(chosen)}"
         )
+    return _Counted(
+        failed_jobs=bool(parse_bool(params.get("failedJobs"))),
+        incidents=bool(chosen),
+        incident_type=params.get("incidentsForType"),
+    )
+
+
+def _incident_dtos(
+    counted: _Counted, counts: Mapping[str, list[tuple[str, int]]], owner: str
+) -> list[IncidentStatisticsResultDto]:
+    if not counted.incidents:
+        return []
+    return [IncidentStatisticsResultDto(kind, n) for kind, n in counts.get(owner, [])]
 
 
 @get("/process-definition/statistics", sync_to_thread=True)
 def definition_statistics(
     engine: NamedDependency[Engine], request: AnyRequest
 ) -> list[ProcessDefinitionStatisticsResultDto]:
-    _check_statistics_params(request.query_params)
+    counted = _check_statistics_params(request.query_params)
     with engine.reading() as conn:
         rows = repository.definition_statistics(conn)
+        failed = repository.failed_jobs(conn) if counted.failed_jobs else {}
+        incidents = repository.incident_counts(conn, None, counted.incident_type)
     return [
-        ProcessDefinitionStatisticsResultDto(d.id, instances, 0, definition_dto(d), [])
+        ProcessDefinitionStatisticsResultDto(
+            d.id,
+            instances,
+            failed.get(d.id, 0),
+            definition_dto(d),
+            _incident_dtos(counted, incidents, d.id),
+        )
         for d, instances in rows
     ]
 
@@ -314,10 +345,25 @@ def definition_statistics(
 def _activity_statistics(
     engine: Engine, request: AnyRequest, definition: views.ProcessDefinition
 ) -> list[ActivityStatisticsResultDto]:
-    _check_statistics_params(request.query_params)
+    counted = _check_statistics_params(request.query_params)
     with engine.reading() as conn:
-        rows = repository.activity_statistics(conn, definition.id)
-    return [ActivityStatisticsResultDto(a, n, 0, []) for a, n in rows]
+        instances = dict(repository.activity_statistics(conn, definition.id))
+        failed = repository.failed_jobs(conn, definition.id) if counted.failed_jobs else {}
+        incidents = repository.incident_counts(conn, definition.id, counted.incident_type)
+    # An activity with a failed job or an incident but no token (a timer of an activity that
+    # is a scope) is listed too, as Camunda lists it.
+    shown = set(instances) | set(failed)
+    if counted.incidents:
+        shown |= set(incidents)
+    return [
+        ActivityStatisticsResultDto(
+            a,
+            instances.get(a, 0),
+            failed.get(a, 0),
+            _incident_dtos(counted, incidents, a),
+        )
+        for a in sorted(shown)
+    ]
 
 
 @get("/process-definition/{id:str}/statistics", sync_to_thread=True)

@@ -4,8 +4,9 @@
 (`/variables`, one by name, its binary `/data`) and its activity instance tree.
 
 This engine has no call activities, listeners or I/O mappings, so DELETE's
-`skipCustomListeners`, `skipIoMappings` and `skipSubprocesses` have nothing to skip; no
-incidents, so activity instances carry none; no tenants and no suspension of instances.
+`skipCustomListeners`, `skipIoMappings` and `skipSubprocesses` have nothing to skip; no tenants
+and no suspension of instances. The activity instance tree shows tokens waiting for an
+asynchronous continuation as transition instances, and incidents where they occurred.
 """
 
 from __future__ import annotations
@@ -141,10 +142,35 @@ def _tree_dto(
         child_activity_instances=[
             _tree_dto(child, instance_id, definition_id) for child in node.child_activity_instances
         ],
-        child_transition_instances=[],
+        child_transition_instances=[
+            _transition_dto(t, instance_id, definition_id) for t in node.child_transition_instances
+        ],
         execution_ids=list(node.execution_ids),
-        incident_ids=[],
-        incidents=[],
+        incident_ids=list(node.incident_ids),
+        incidents=_incidents(node.incident_ids, node.id),
+    )
+
+
+def _incidents(incident_ids: list[str], owner: str) -> list[ActivityInstanceIncidentDto]:
+    return [
+        ActivityInstanceIncidentDto(id=i, parent_activity_instance_id=owner) for i in incident_ids
+    ]
+
+
+def _transition_dto(
+    node: views.TransitionInstanceNode, instance_id: str, definition_id: str
+) -> TransitionInstanceDto:
+    return TransitionInstanceDto(
+        id=node.id,
+        parent_activity_instance_id=node.parent_activity_instance_id,
+        activity_id=node.activity_id,
+        activity_name=node.activity_name,
+        activity_type=node.activity_type,
+        process_instance_id=instance_id,
+        process_definition_id=definition_id,
+        execution_id=node.execution_id,
+        incident_ids=list(node.incident_ids),
+        incidents=_incidents(node.incident_ids, node.id),
     )
 
 

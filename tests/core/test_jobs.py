@@ -462,3 +462,34 @@ def test_a_deployment_declares_its_job_definitions_and_jobs_name_them(engine: En
     assert after.job_definition_id == declared["work", "async-continuation", "async-after"]
     engine.delete_deployment(deployment.id, cascade=True)
     assert engine.job_definitions() == []
+
+
+def test_the_activity_tree_shows_waiting_continuations_and_incidents(engine: Engine) -> None:
+    engine.deploy(
+        process(
+            '<startEvent id="s"/><parallelGateway id="fork"/>'
+            '<scriptTask id="a" scriptFormat="juel" camunda:asyncBefore="true">'
+            "<script>${1 / missing}</script></scriptTask>"
+            '<serviceTask id="b" camunda:type="external" camunda:topic="t"/>'
+            '<endEvent id="e1"/><endEvent id="e2"/>'
+            '<sequenceFlow id="x0" sourceRef="s" targetRef="fork"/>'
+            '<sequenceFlow id="x1" sourceRef="fork" targetRef="a"/>'
+            '<sequenceFlow id="x2" sourceRef="fork" targetRef="b"/>'
+            '<sequenceFlow id="x3" sourceRef="a" targetRef="e1"/>'
+            '<sequenceFlow id="x4" sourceRef="b" targetRef="e2"/>'
+        )
+    )
+    pi = engine.start_process_instance("p")
+    tree = engine.activity_instance_tree(pi.id)
+    (waiting,) = tree.child_transition_instances
+    (job,) = engine.jobs(process_instance_id=pi.id)
+    assert (waiting.activity_id, waiting.activity_type) == ("a", "scriptTask")
+    assert waiting.execution_id == job.execution_id and waiting.parent_activity_instance_id == pi.id
+    assert [c.activity_id for c in tree.child_activity_instances] == ["b"]
+    engine.run_due_jobs()
+    (task,) = engine.fetch_and_lock("w", {"t": 60_000})
+    engine.handle_external_task_failure(task.id, "w", "down", retries=0)
+    incidents = {i.configuration: i.id for i in engine.incidents(process_instance_id=pi.id)}
+    tree = engine.activity_instance_tree(pi.id)
+    assert tree.child_transition_instances[0].incident_ids == [incidents[job.id]]
+    assert tree.child_activity_instances[0].incident_ids == [incidents[task.id]]

@@ -453,6 +453,55 @@ def test_activity_statistics_count_instances_per_activity(rest: LiveServer) -> N
     assert by_key.json() == by_id.json()
 
 
+def test_statistics_count_failed_jobs_and_incidents(rest: LiveServer) -> None:
+    key = unique_key("failing")
+    rest.engine.deploy(
+        f"""<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
+             xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="{key}" isExecutable="true">
+    <startEvent id="s"/>
+    <scriptTask id="divide" scriptFormat="juel" camunda:asyncBefore="true">
+      <script>${{1 / missing}}</script>
+    </scriptTask>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="divide"/>
+    <sequenceFlow id="f2" sourceRef="divide" targetRef="e"/>
+  </process>
+</definitions>"""
+    )
+    for _ in range(2):
+        rest.engine.start_process_instance(key)
+    rest.engine.run_due_jobs()  # both fail three times: out of retries, an incident each
+    (definition,) = rest.engine.process_definitions(key)
+
+    both = {"failedJobs": "true", "incidents": "true"}
+    listed = rest.client.get("/process-definition/statistics", params=both).json()
+    [mine] = [s for s in listed if s["id"] == definition.id]
+    assert (mine["instances"], mine["failedJobs"]) == (2, 2)
+    assert mine["incidents"] == [{"incidentType": "failedJob", "incidentCount": 2}]
+    plain = rest.client.get("/process-definition/statistics").json()
+    [mine] = [s for s in plain if s["id"] == definition.id]
+    assert (mine["failedJobs"], mine["incidents"]) == (0, [])
+    per_activity = rest.client.get(
+        f"/process-definition/{definition.id}/statistics",
+        params={"failedJobs": "true", "incidentsForType": "failedJob"},
+    ).json()
+    assert per_activity == [
+        {
+            "id": "divide",
+            "instances": 2,
+            "failedJobs": 2,
+            "incidents": [{"incidentType": "failedJob", "incidentCount": 2}],
+        }
+    ]
+    other_type = rest.client.get(
+        f"/process-definition/{definition.id}/statistics",
+        params={"incidentsForType": "failedExternalTask"},
+    ).json()
+    assert other_type == [{"id": "divide", "instances": 2, "failedJobs": 0, "incidents": []}]
+
+
 def test_statistics_refuse_two_ways_of_counting_incidents(rest: LiveServer) -> None:
     response = rest.client.get(
         "/process-definition/statistics",

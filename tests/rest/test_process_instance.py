@@ -386,6 +386,45 @@ def test_activity_instance_tree(rest: LiveServer) -> None:
     assert all(c["incidents"] == [] and c["childTransitionInstances"] == [] for c in children)
 
 
+def test_a_waiting_continuation_is_a_transition_instance_with_its_incident(
+    rest: LiveServer,
+) -> None:
+    rest.engine.deploy(
+        """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
+             xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <process id="asyncTree" isExecutable="true">
+    <startEvent id="s"/>
+    <scriptTask id="divide" name="Divide" scriptFormat="juel" camunda:asyncBefore="true">
+      <script>${1 / missing}</script>
+    </scriptTask>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="divide"/>
+    <sequenceFlow id="f2" sourceRef="divide" targetRef="e"/>
+  </process>
+</definitions>"""
+    )
+    instance = rest.engine.start_process_instance("asyncTree")
+    (job,) = rest.engine.jobs(process_instance_id=instance.id)
+    rest.engine.set_job_retries(job.id, 0)
+    (incident,) = rest.engine.incidents(process_instance_id=instance.id)
+    root = rest.client.get(f"/process-instance/{instance.id}/activity-instances").json()
+    assert root["childActivityInstances"] == []
+    (transition,) = root["childTransitionInstances"]
+    assert transition == {
+        "id": job.execution_id,
+        "parentActivityInstanceId": instance.id,
+        "activityId": "divide",
+        "activityName": "Divide",
+        "activityType": "scriptTask",
+        "processInstanceId": instance.id,
+        "processDefinitionId": instance.definition_id,
+        "executionId": job.execution_id,
+        "incidentIds": [incident.id],
+        "incidents": [{"id": incident.id, "parentActivityInstanceId": job.execution_id}],
+    }
+
+
 def test_activity_instances_of_unknown_instance_is_404(rest: LiveServer) -> None:
     response = rest.client.get("/process-instance/no-such-instance/activity-instances")
     assert response.status_code == 404
