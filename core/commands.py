@@ -171,6 +171,13 @@ class SetJobRetries(Command, tag=True, frozen=True):
     retries: int
 
 
+class SetJobSuspended(Command, tag=True, frozen=True):
+    """managementService.suspendJobById / activateJobById."""
+
+    job_id: str
+    suspended: bool
+
+
 class SetJobDueDate(Command, tag=True, frozen=True):
     job_id: str
     due_date: datetime | None = None

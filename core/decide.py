@@ -448,6 +448,8 @@ def execute_job(session: InstanceSession, job_id: str) -> bool:
     job = None if state.ended else state.jobs.get(job_id)
     if job is None:
         return False
+    if job.suspended:
+        raise Rejected(f"Job '{job_id}' is suspended: activate it before it can run")
     flow = Flow(session)
     now = session.ctx.now
     event = session.model.activities.get(job.activity_id)
@@ -549,6 +551,18 @@ def set_job_retries(session: InstanceSession, job_id: str, retries: int) -> None
         close_incidents(session, job_id, resolved=True)
     elif before > 0 and retries == 0:
         _open_incident(session, job, job.error_message, job.failed_activity_id)
+
+
+def set_job_suspended(session: InstanceSession, job_id: str, suspended: bool) -> None:
+    """A suspended job is not acquired, nor run by hand, until it is activated again."""
+    job = _job(session, job_id)
+    if job.suspended == suspended:
+        return
+    now = session.ctx.now
+    if suspended:
+        session.emit(ev.JobSuspended(job_id=job_id, time=now))
+    else:
+        session.emit(ev.JobActivated(job_id=job_id, time=now))
 
 
 def set_job_due_date(session: InstanceSession, job_id: str, due_date: datetime | None) -> None:
@@ -695,3 +709,8 @@ def _(session: InstanceSession, c: cmd.SetJobRetries) -> None:
 @decides(cmd.SetJobDueDate)
 def _(session: InstanceSession, c: cmd.SetJobDueDate) -> None:
     set_job_due_date(session, c.job_id, c.due_date)
+
+
+@decides(cmd.SetJobSuspended)
+def _(session: InstanceSession, c: cmd.SetJobSuspended) -> None:
+    set_job_suspended(session, c.job_id, c.suspended)

@@ -481,6 +481,18 @@ class JobDueDateSet(Event, tag=True, frozen=True):
     time: datetime
 
 
+class JobSuspended(Event, tag=True, frozen=True):
+    """The job stays, but no executor runs it until it is activated again."""
+
+    job_id: str
+    time: datetime
+
+
+class JobActivated(Event, tag=True, frozen=True):
+    job_id: str
+    time: datetime
+
+
 # -- incidents ----------------------------------------------------------------------------------
 
 
@@ -560,6 +572,8 @@ EngineEvent = (
     | JobFailed
     | JobRetriesSet
     | JobDueDateSet
+    | JobSuspended
+    | JobActivated
     | IncidentCreated
     | IncidentResolved
     | IncidentDeleted

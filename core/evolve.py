@@ -480,6 +480,16 @@ def _job_due_date_set(s: InstanceState, e: ev.JobDueDateSet) -> None:
     s.jobs[e.job_id].due_date = e.due_date
 
 
+@applies(ev.JobSuspended)
+def _job_suspended(s: InstanceState, e: ev.JobSuspended) -> None:
+    s.jobs[e.job_id].suspended = True
+
+
+@applies(ev.JobActivated)
+def _job_activated(s: InstanceState, e: ev.JobActivated) -> None:
+    s.jobs[e.job_id].suspended = False
+
+
 @applies(ev.IncidentCreated)
 def _incident_created(s: InstanceState, e: ev.IncidentCreated) -> None:
     s.incidents[e.incident_id] = Incident(

@@ -109,6 +109,7 @@ class Job(msgspec.Struct):
     error_message: str | None = None
     stacktrace: str | None = None
     failed_activity_id: str | None = None
+    suspended: bool = False
 
 
 class Incident(msgspec.Struct):

@@ -132,6 +132,8 @@ class HistoryProjector:
             # with its retries and due date as they then are
             ev.JobRetriesSet,
             ev.JobDueDateSet,
+            ev.JobSuspended,
+            ev.JobActivated,
         }
     )
 

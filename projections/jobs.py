@@ -14,6 +14,7 @@ from flowledger.core.ids import derived_id
 from flowledger.core.state import Incident, InstanceState, Job
 
 from .changes import Row, blank_row, db_time
+from .search.filters import ACTIVE, SUSPENDED
 from .tables import ACT_HI_INCIDENT, ACT_HI_JOB_LOG, ACT_RU_INCIDENT, ACT_RU_JOB
 
 # Camunda's name for the byte arrays of job stack traces (ExceptionUtil), runtime and history.
@@ -77,7 +78,7 @@ def job_row(s: InstanceState, job: Job) -> Row:
         HANDLER_TYPE_=job.handler_type,
         HANDLER_CFG_=job.handler_configuration,
         DEPLOYMENT_ID_=s.deployment_id,
-        SUSPENSION_STATE_=1,
+        SUSPENSION_STATE_=SUSPENDED if job.suspended else ACTIVE,
         JOB_DEF_ID_=job.job_definition_id,
         PRIORITY_=job.priority,
         CREATE_TIME_=db_time(job.created),

@@ -733,6 +733,17 @@ class Engine:
         is resolved; 0 opens one."""
         self._run(cmd.SetJobRetries(job_id=job_id, retries=retries), command_id, actor)
 
+    def suspend_job(
+        self, job_id: str, *, command_id: str | None = None, actor: str | None = None
+    ) -> None:
+        """managementService.suspendJobById: no executor runs the job until it is activated."""
+        self._run(cmd.SetJobSuspended(job_id=job_id, suspended=True), command_id, actor)
+
+    def activate_job(
+        self, job_id: str, *, command_id: str | None = None, actor: str | None = None
+    ) -> None:
+        self._run(cmd.SetJobSuspended(job_id=job_id, suspended=False), command_id, actor)
+
     def set_job_due_date(
         self,
         job_id: str,

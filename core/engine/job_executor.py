@@ -96,26 +96,27 @@ class JobExecutor:
         log.info("job executor %s started (%d threads)", self.owner, self.settings.threads)
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Finish the jobs running, give back the leases of those waiting, end the threads."""
+        """Give back the leases of the jobs waiting (other executors may take them at once),
+        finish the jobs running, end the threads."""
         if not self._threads:
             return
-        self._stopping.set()
-        self._wake.set()
         waiting: list[str] = []
-        while True:
-            try:
-                job_id = self._work.get_nowait()
-            except queue.Empty:
-                break
-            if job_id is not None:
-                waiting.append(job_id)
+        with self._lock:
+            self._stopping.set()
+            while True:
+                try:
+                    job_id = self._work.get_nowait()
+                except queue.Empty:
+                    break
+                if job_id is not None:
+                    waiting.append(job_id)
+            self._in_hand.difference_update(waiting)
+        self._wake.set()
+        self._release(waiting)
         for _ in range(self.settings.threads):
             self._work.put(None)
         for thread in self._threads:
             thread.join(timeout)
-        with self._lock:
-            self._in_hand.difference_update(waiting)
-        self._release(waiting)
         self._threads = []
         log.info("job executor %s stopped (%d leases given back)", self.owner, len(waiting))
 
@@ -163,9 +164,15 @@ class JobExecutor:
         with self._write() as conn:
             taken = job_leases.acquire(conn, self.owner, now, now + self.settings.lock_time, limit)
         with self._lock:
-            self._in_hand.update(taken)
-        for job_id in taken:
-            self._work.put(job_id)
+            # Stopping drains the queue under this lock: leases taken meanwhile go back.
+            stopping = self._stopping.is_set()
+            if not stopping:
+                self._in_hand.update(taken)
+                for job_id in taken:
+                    self._work.put(job_id)
+        if stopping:
+            self._release(taken)
+            return []
         return taken
 
     def _wait_for_workers(self) -> None:

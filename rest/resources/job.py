@@ -3,9 +3,10 @@
 trace of its last failure.
 
 The query is `projections.search.jobs.JOBS`, run with the engine's clock for `executable`;
-commands go through the facade. Not served (the engine has no such command yet): suspending
-jobs (`PUT /job/{id}/suspended`, `PUT /job/suspended`), `PUT /job/{id}/priority`,
-`POST /job/{id}/duedate/recalculate` and the batch `POST /job/retries`.
+commands go through the facade; `PUT /job/{id}/suspended` suspends or activates one job. Not
+served (the engine has no such command yet): suspending jobs by query (`PUT /job/suspended`),
+`PUT /job/{id}/priority`, `POST /job/{id}/duedate/recalculate` and the batch
+`POST /job/retries`.
 """
 
 from __future__ import annotations
@@ -128,6 +129,25 @@ def set_job_retries(
     engine.set_job_retries(id, retries)
 
 
+class SuspensionStateDto(msgspec.Struct, rename="camel"):
+    suspended: bool | None = None
+
+
+@put("/job/{id:str}/suspended", status_code=204, sync_to_thread=True)
+def set_job_suspended(
+    engine: NamedDependency[Engine],
+    id: FromPath[str],
+    data: JSONBody[SuspensionStateDto | None] = None,
+) -> None:
+    suspended = (data or SuspensionStateDto()).suspended
+    if suspended is None:
+        raise invalid("suspended is required: true suspends the job, false activates it")
+    if suspended:
+        engine.suspend_job(id)
+    else:
+        engine.activate_job(id)
+
+
 @put("/job/{id:str}/duedate", status_code=204, sync_to_thread=True)
 def set_job_duedate(
     engine: NamedDependency[Engine],
@@ -167,5 +187,6 @@ routes: list[Any] = [
     execute_job,
     set_job_retries,
     set_job_duedate,
+    set_job_suspended,
     get_stacktrace,
 ]

@@ -158,3 +158,53 @@ def test_executors_in_threads_and_processes_run_each_job_exactly_once(server_url
         assert set(counts.values()) == {1}, Counter(counts.values())
         assert engine.historic_process_instances(finished=False) == []
         assert all(w.returncode == 0 for w in workers)
+
+
+@pytest.mark.skipif(
+    selected_kind() == "sqlite",
+    reason="on SQLite the running job holds the one writer; that a waiting job is not run after "
+    "stop there is not shown yet (see the issue 12 note)",
+)
+def test_stopping_finishes_the_running_job_and_gives_back_the_waiting_lease(
+    server_url: str,
+) -> None:
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+
+    def slow(execution: object) -> None:
+        started.set()
+        release.wait(DEADLINE)
+
+    model = ASYNC_CHAIN.replace(
+        '<scriptTask id="work" scriptFormat="juel" camunda:asyncBefore="true"\n'
+        '              camunda:resultVariable="done"><script>${true}</script></scriptTask>',
+        '<serviceTask id="work" camunda:delegateExpression="${slow}" camunda:asyncBefore="true"'
+        ' camunda:exclusive="false"/>',
+    )
+    assert "${slow}" in model
+    one_worker = JobExecutorSettings(threads=1, wait=0.02, max_wait=0.2)
+    engine = Engine(server_url)
+    engine.register_delegate("slow", slow)
+    engine.deploy(model)
+    first, second = (engine.start_process_instance("batch").id for _ in range(2))
+    engine.start_job_executor(one_worker)
+    assert started.wait(DEADLINE), "the first job never started"
+    # One job runs; the other is leased and waits for the one worker.
+    wait_until(lambda: all(j.lock_owner for j in engine.jobs()), "the second lease")
+    executor = engine._job_executor
+    assert executor is not None
+    stopping = threading.Thread(target=engine.close)
+    stopping.start()
+    # Stopping takes the waiting job from the queue before the running one ends (on SQLite the
+    # running job holds the one write transaction, so the lease goes back after it).
+    wait_until(
+        lambda: executor._stopping.is_set() and executor._work.qsize() == 0, "the queue drained"
+    )
+    release.set()
+    stopping.join(DEADLINE)
+    with Engine(server_url) as after:
+        left = after.jobs()
+        assert len(left) == 1 and left[0].lock_owner is None  # given back, not run
+        done = {first, second} - {left[0].process_instance_id}
+        assert [after.historic_process_instance(i).state for i in done] == ["COMPLETED"]

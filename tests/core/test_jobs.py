@@ -493,3 +493,18 @@ def test_the_activity_tree_shows_waiting_continuations_and_incidents(engine: Eng
     tree = engine.activity_instance_tree(pi.id)
     assert tree.child_transition_instances[0].incident_ids == [incidents[job.id]]
     assert tree.child_activity_instances[0].incident_ids == [incidents[task.id]]
+
+
+def test_a_suspended_job_is_not_run_until_activated(engine: Engine) -> None:
+    engine.deploy(process(chain('<manualTask id="m" camunda:asyncBefore="true"/>')))
+    pi = engine.start_process_instance("p")
+    (job,) = engine.jobs(process_instance_id=pi.id)
+    engine.suspend_job(job.id)
+    assert engine.job(job.id).suspended
+    assert engine.run_due_jobs() == 0
+    with pytest.raises(Rejected, match="suspended"):
+        engine.execute_job(job.id)
+    engine.activate_job(job.id)
+    assert engine.run_due_jobs() == 1
+    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.verify().problems == []

@@ -145,12 +145,30 @@ def test_the_job_definitions_of_a_deployment_name_its_jobs(rest: LiveServer) -> 
     assert missing.status_code == 404 and UNKNOWN in missing.json()["message"]
 
 
+def test_a_job_is_suspended_and_activated(rest: LiveServer) -> None:
+    instance_id = start(rest)
+    job = only_job(rest, instance_id)
+    suspended = rest.client.put(f"/job/{job['id']}/suspended", json={"suspended": True})
+    assert suspended.status_code == 204, suspended.text
+    assert rest.client.get(f"/job/{job['id']}").json()["suspended"] is True
+    assert jobs_of(rest, instance_id, suspended="true") == [{**job, "suspended": True}]
+    assert jobs_of(rest, instance_id, active="true") == []
+    refused = rest.client.post(f"/job/{job['id']}/execute")
+    assert refused.status_code in (400, 500) and "suspended" in refused.json()["message"]
+    activated = rest.client.put(f"/job/{job['id']}/suspended", json={"suspended": False})
+    assert activated.status_code == 204
+    assert rest.client.get(f"/job/{job['id']}").json() == job
+    missing = rest.client.put(f"/job/{job['id']}/suspended", json={})
+    assert missing.status_code == 400
+
+
 def test_an_unknown_job_answers_404_everywhere(rest: LiveServer) -> None:
     for method, path, body in (
         ("GET", f"/job/{UNKNOWN}", None),
         ("POST", f"/job/{UNKNOWN}/execute", None),
         ("PUT", f"/job/{UNKNOWN}/retries", {"retries": 1}),
         ("PUT", f"/job/{UNKNOWN}/duedate", {"duedate": None}),
+        ("PUT", f"/job/{UNKNOWN}/suspended", {"suspended": True}),
         ("GET", f"/job/{UNKNOWN}/stacktrace", None),
         ("GET", f"/history/job-log/{UNKNOWN}", None),
         ("GET", f"/history/job-log/{UNKNOWN}/stacktrace", None),

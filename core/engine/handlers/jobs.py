@@ -19,14 +19,24 @@ from ..unit_of_work import UnitOfWork
 from . import start_timers
 from .on_instance import decided_on
 
-JobCommand = cmd.ExecuteJob | cmd.HandleJobFailure | cmd.SetJobRetries | cmd.SetJobDueDate
+JobCommand = (
+    cmd.ExecuteJob
+    | cmd.HandleJobFailure
+    | cmd.SetJobRetries
+    | cmd.SetJobDueDate
+    | cmd.SetJobSuspended
+)
 
 
 def _owner(unit: UnitOfWork, command: JobCommand) -> InstanceSession:
     return unit.instance_owning("Job", command.job_id)
 
 
-def _failure(session: InstanceSession, command: cmd.ExecuteJob, exc: Exception) -> JobFailure:
+def _failure(session: InstanceSession, command: cmd.ExecuteJob, exc: Exception) -> Exception:
+    """The job's work raised: a JobFailure to record. Refused before the work began (nothing was
+    emitted: the job is suspended, say), the refusal stands and the job keeps its retries."""
+    if not session.events:
+        return exc
     return JobFailure(
         command.job_id,
         str(exc) or type(exc).__name__,
@@ -48,4 +58,5 @@ HANDLERS = (
     decided_on(cmd.HandleJobFailure, _owner, elsewhere=start_timers.fail),
     decided_on(cmd.SetJobRetries, _owner, elsewhere=start_timers.set_retries),
     decided_on(cmd.SetJobDueDate, _owner, elsewhere=start_timers.set_due_date),
+    decided_on(cmd.SetJobSuspended, _owner, elsewhere=start_timers.refuse_suspension),
 )

@@ -30,9 +30,9 @@ def decided_on(
     """The handler of `command`: the session `owner` finds for it, decided on by the domain.
 
     `failed` turns an exception of the decision into the error the command fails with (a job's
-    work raised: the engine records the failure on the job). `elsewhere` handles the command
-    when no instance owns what it names (a job of a definition, not of an instance): True when
-    it did, False to let NotFound stand."""
+    work raised: the engine records the failure on the job), or returns it to let it stand.
+    `elsewhere` handles the command when no instance owns what it names (a job of a definition,
+    not of an instance): True when it did, False to let NotFound stand."""
 
     def handle(unit: UnitOfWork, cmd: C) -> None:
         try:
@@ -49,6 +49,9 @@ def decided_on(
         except (DBAPIError, ConcurrencyError):
             raise
         except Exception as exc:
-            raise failed(session, cmd, exc) from exc
+            error = failed(session, cmd, exc)
+            if error is exc:
+                raise
+            raise error from exc
 
     return Handler(command, handle)

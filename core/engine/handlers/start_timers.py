@@ -17,7 +17,7 @@ from sqlalchemy.exc import DBAPIError
 from flowledger.core import commands as cmd
 from flowledger.core import events as ev
 from flowledger.core import start_timers
-from flowledger.core.errors import JobFailure, NotFound
+from flowledger.core.errors import JobFailure, NotFound, Rejected
 from flowledger.core.model import ProcessModel
 from flowledger.eventlog import ConcurrencyError
 from flowledger.projections import job_queries, queries
@@ -130,3 +130,12 @@ def set_due_date(unit: UnitOfWork, command: cmd.SetJobDueDate) -> bool:
     event = start_timers.set_due_date(job, command.due_date, unit.ctx.now)
     _append(unit, job.deployment_id, [event])
     return True
+
+
+def refuse_suspension(unit: UnitOfWork, command: cmd.SetJobSuspended) -> bool:
+    if _job(unit, command.job_id) is None:
+        return False
+    raise Rejected(
+        f"Job '{command.job_id}' belongs to a timer start event: suspending it is not supported "
+        "yet (delete or redeploy the definition to stop it)"
+    )
