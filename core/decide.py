@@ -23,6 +23,7 @@ from .behaviors.jobs import (
     PROCESS_START,
     TIMER_INTERMEDIATE,
     TIMER_TRANSITION,
+    retry_due,
     schedule_follow_up,
 )
 from .errors import NotFound, Rejected, TaskAlreadyClaimed
@@ -51,7 +52,6 @@ from .scope import (
 )
 from .session import InstanceSession
 from .state import ExternalTask, Job, UserTask
-from .timers import TimerError, parse_retry_cycle
 
 
 def start_instance(
@@ -475,21 +475,6 @@ def execute_job(session: InstanceSession, job_id: str) -> bool:
     return True
 
 
-def _retry_wait(session: InstanceSession, job: Job) -> tuple[int, datetime | None]:
-    """Retries left after this failure, and when the job may run again (Camunda's
-    DefaultJobRetryCmd: without a retry cycle, at once)."""
-    activity = session.model.activities.get(job.activity_id)
-    text = activity.jobs.retry_cycle if activity is not None else None
-    retries = max(job.retries - 1, 0)
-    if text is None:
-        return retries, job.due_date
-    try:
-        cycle = parse_retry_cycle(text)
-    except TimerError:
-        return retries, job.due_date
-    return retries, cycle.wait_until(job.retries, session.ctx.now)
-
-
 def fail_job(
     session: InstanceSession,
     job_id: str,
@@ -505,7 +490,9 @@ def fail_job(
         return
     message = None if error_message is None else error_message[:MAX_TEXT]
     trace = None if stacktrace is None else stacktrace[:MAX_STACKTRACE]
-    retries, due = _retry_wait(session, job)
+    retries = max(job.retries - 1, 0)
+    activity = session.model.activities.get(job.activity_id)
+    due = retry_due(activity, job.retries, job.due_date, session.ctx.now)
     now = session.ctx.now
     session.emit(
         ev.JobFailed(

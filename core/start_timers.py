@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from . import events as ev
-from .behaviors.jobs import DEFAULT_RETRIES, TIMER_START, job_definition_id
+from .behaviors.jobs import DEFAULT_RETRIES, TIMER_START, job_definition_id, retry_due
 from .errors import Rejected
 from .limits import MAX_STACKTRACE, MAX_TEXT, check_java_int
 from .model import EventSpec, ProcessModel, TimerEventDefinition
@@ -125,11 +125,7 @@ def fail(
     now: datetime,
 ) -> ev.StartTimerFailed:
     """Retries go down, waiting as the start event's retry cycle says (at once without one)."""
-    due = job.due_date
-    start = model.activities.get(job.activity_id)
-    cycle = None if start is None else start.jobs.retry_cycle
-    if cycle is not None:
-        due = parse_retry_cycle(cycle).wait_until(job.retries, now)
+    due = retry_due(model.activities.get(job.activity_id), job.retries, job.due_date, now)
     return ev.StartTimerFailed(
         job_id=job.job_id,
         retries=max(job.retries - 1, 0),

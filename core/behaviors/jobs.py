@@ -125,6 +125,17 @@ def _priority(flow: FlowOperations, execution_id: str, activity: Activity) -> in
         ) from None
 
 
+def retry_due(
+    activity: Activity | None, retries_left: int, due: datetime | None, now: datetime
+) -> datetime | None:
+    """When a job of `activity` that failed with `retries_left` may run again: as its
+    failedJobRetryTimeCycle says, or at its due date (Camunda's DefaultJobRetryCmd: at once)."""
+    text = None if activity is None else activity.jobs.retry_cycle
+    if text is None:
+        return due
+    return parse_retry_cycle(text).wait_until(retries_left, now)  # checked at deployment
+
+
 def _retries(activity: Activity) -> int:
     # Camunda 7.24 applies a configured cycle's count when the job is created.
     text = activity.jobs.retry_cycle
