@@ -39,6 +39,7 @@ class JobExecutorSettings:
     lock_time: timedelta = timedelta(minutes=5)  # Camunda's lockTimeInMillis
     wait: float = 5.0  # seconds between polls when idle (waitTimeInMillis), doubling ...
     max_wait: float = 60.0  # ... up to this (maxWait)
+    acquire_by_priority: bool = False  # jobExecutorAcquireByPriority: highest PRIORITY_ first
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +163,14 @@ class JobExecutor:
         free = self.settings.threads - self._work.qsize()
         limit = max(1, min(self.settings.max_jobs_per_acquisition, free))
         with self._write() as conn:
-            taken = job_leases.acquire(conn, self.owner, now, now + self.settings.lock_time, limit)
+            taken = job_leases.acquire(
+                conn,
+                self.owner,
+                now,
+                now + self.settings.lock_time,
+                limit,
+                by_priority=self.settings.acquire_by_priority,
+            )
         with self._lock:
             # Stopping drains the queue under this lock: leases taken meanwhile go back.
             stopping = self._stopping.is_set()

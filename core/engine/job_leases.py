@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from sqlalchemy import and_, exists, false, or_, select, true, update
 from sqlalchemy.engine import Connection
 
+from flowledger.projections.job_queries import due_order, runnable
 from flowledger.projections.tables import ACT_RU_JOB
 
 
@@ -22,8 +23,17 @@ def _naive(moment: datetime) -> datetime:
     return moment.astimezone(UTC).replace(tzinfo=None)
 
 
-def acquire(conn: Connection, owner: str, now: datetime, until: datetime, limit: int) -> list[str]:
-    """Lease up to `limit` due jobs to `owner` until `until`: their ids, in due order.
+def acquire(
+    conn: Connection,
+    owner: str,
+    now: datetime,
+    until: datetime,
+    limit: int,
+    *,
+    by_priority: bool = False,
+) -> list[str]:
+    """Lease up to `limit` due jobs to `owner` until `until`: their ids, in due order (highest
+    `PRIORITY_` first when `by_priority`, Camunda's jobExecutorAcquireByPriority).
 
     An exclusive job is left while another exclusive job of its instance is leased (Camunda's
     rule: the jobs of one instance never run at once), and one batch takes at most one
@@ -42,13 +52,11 @@ def acquire(conn: Connection, owner: str, now: datetime, until: datetime, limit:
     candidates = (
         select(j.c.ID_, j.c.PROCESS_INSTANCE_ID_, j.c.EXCLUSIVE_)
         .where(
-            j.c.RETRIES_ > 0,
-            or_(j.c.DUEDATE_.is_(None), j.c.DUEDATE_ <= at),
+            *runnable(at),
             or_(j.c.LOCK_OWNER_.is_(None), j.c.LOCK_EXP_TIME_ < at),
-            j.c.SUSPENSION_STATE_ == 1,
             or_(j.c.EXCLUSIVE_ == false(), j.c.EXCLUSIVE_.is_(None), ~busy_instance),
         )
-        .order_by(j.c.DUEDATE_, j.c.ID_)
+        .order_by(*([j.c.PRIORITY_.desc()] if by_priority else []), *due_order())
         .limit(limit * 2)
     )
     server = conn.dialect.name != "sqlite"
