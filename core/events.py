@@ -95,21 +95,39 @@ class StartTimerScheduled(Event, tag=True, frozen=True):
     retries: int
     time: datetime
     repeat: str | None = None
+    log_id: str | None = None  # its ACT_HI_JOB_LOG row (None in logs written before it had one)
+
+
+class StartTimerJob(msgspec.Struct, frozen=True):
+    """A start timer as it was just before an event changed it: what that event's job log and
+    incident rows name (a deployment stream has no state to look it up in)."""
+
+    job_definition_id: str
+    deployment_id: str
+    definition_id: str
+    definition_key: str
+    activity_id: str
+    due_date: datetime | None
+    retries: int
 
 
 class StartTimerFired(Event, tag=True, frozen=True):
     """The job ran: it started `process_instance_id` (that instance's stream has the rest).
-    `had_stacktrace`: an earlier failure's stack trace goes with it."""
+    `had_stacktrace`: an earlier failure's stack trace goes with it; `ended_incident_id`: its
+    incident is resolved."""
 
     job_id: str
     process_instance_id: str
     time: datetime
     had_stacktrace: bool = False
+    job: StartTimerJob | None = None
+    log_id: str | None = None
+    ended_incident_id: str | None = None
 
 
 class StartTimerFailed(Event, tag=True, frozen=True):
     """Starting the instance raised: nothing of it was kept; the job may run again at
-    `due_date` while `retries` remain."""
+    `due_date` while `retries` remain. Out of retries, it opens `opened_incident_id`."""
 
     job_id: str
     retries: int
@@ -118,12 +136,21 @@ class StartTimerFailed(Event, tag=True, frozen=True):
     due_date: datetime | None
     time: datetime
     had_stacktrace: bool = False  # an earlier failure's, replaced by this one's
+    job: StartTimerJob | None = None
+    log_id: str | None = None
+    opened_incident_id: str | None = None
 
 
 class StartTimerRetriesSet(Event, tag=True, frozen=True):
+    """Retries set: to 0 it opens `opened_incident_id`; above 0 from 0 it resolves
+    `ended_incident_id`."""
+
     job_id: str
     retries: int
     time: datetime
+    job: StartTimerJob | None = None
+    opened_incident_id: str | None = None
+    ended_incident_id: str | None = None
 
 
 class StartTimerDueDateSet(Event, tag=True, frozen=True):
@@ -133,11 +160,15 @@ class StartTimerDueDateSet(Event, tag=True, frozen=True):
 
 
 class StartTimerRemoved(Event, tag=True, frozen=True):
-    """A newer version of the definition replaced it, or its deployment was deleted."""
+    """A newer version of the definition replaced it, or its deployment was deleted (its
+    incident, `ended_incident_id`, is deleted with it)."""
 
     job_id: str
     time: datetime
     had_stacktrace: bool = False
+    job: StartTimerJob | None = None
+    log_id: str | None = None
+    ended_incident_id: str | None = None
 
 
 START_TIMER_EVENTS: tuple[type[Event], ...] = (

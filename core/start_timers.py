@@ -45,6 +45,19 @@ class StartTimer:
     retries: int
     created: datetime
     has_stacktrace: bool = False  # a failure's stack trace is stored with it
+    incident_id: str | None = None  # its open failedJob incident
+
+    def as_it_is(self) -> ev.StartTimerJob:
+        """What the events that change it record of it, for its job log and incident rows."""
+        return ev.StartTimerJob(
+            job_definition_id=job_definition_id(self.definition_id, self.activity_id, TIMER_START),
+            deployment_id=self.deployment_id,
+            definition_id=self.definition_id,
+            definition_key=self.definition_key,
+            activity_id=self.activity_id,
+            due_date=self.due_date,
+            retries=self.retries,
+        )
 
 
 def schedule(
@@ -77,6 +90,7 @@ def schedule(
         retries=DEFAULT_RETRIES if cycle is None else parse_retry_cycle(cycle).retries,
         time=now,
         repeat=definition.timer.anchored_text(now),
+        log_id=new_id(),
     )
 
 
@@ -104,6 +118,7 @@ def fire(
                     retries=job.retries,
                     time=now,
                     repeat=job.repeat,
+                    log_id=new_id(),
                 )
             )
     fired.append(
@@ -112,6 +127,9 @@ def fire(
             process_instance_id=instance_id,
             time=now,
             had_stacktrace=job.has_stacktrace,
+            job=job.as_it_is(),
+            log_id=new_id(),
+            ended_incident_id=job.incident_id,
         )
     )
     return fired
@@ -123,25 +141,42 @@ def fail(
     message: str | None,
     stacktrace: str | None,
     now: datetime,
+    new_id: Callable[[], str],
 ) -> ev.StartTimerFailed:
-    """Retries go down, waiting as the start event's retry cycle says (at once without one)."""
+    """Retries go down, waiting as the start event's retry cycle says (at once without one);
+    the last one opens a failedJob incident."""
     due = retry_due(model.activities.get(job.activity_id), job.retries, job.due_date, now)
+    retries = max(job.retries - 1, 0)
     return ev.StartTimerFailed(
         job_id=job.job_id,
-        retries=max(job.retries - 1, 0),
+        retries=retries,
         error_message=None if message is None else message[:MAX_TEXT],
         stacktrace=None if stacktrace is None else stacktrace[:MAX_STACKTRACE],
         due_date=due,
         time=now,
         had_stacktrace=job.has_stacktrace,
+        job=job.as_it_is(),
+        log_id=new_id(),
+        opened_incident_id=new_id() if retries == 0 and job.incident_id is None else None,
     )
 
 
-def set_retries(job: StartTimer, retries: int, now: datetime) -> ev.StartTimerRetriesSet:
+def set_retries(
+    job: StartTimer, retries: int, now: datetime, new_id: Callable[[], str]
+) -> ev.StartTimerRetriesSet:
+    """New retries: 0 opens a failedJob incident (as running out does), more resolves it."""
     if retries < 0:
         raise Rejected(f"The number of job retries must be a non-negative Integer, but '{retries}'")
     check_java_int("retries", retries)
-    return ev.StartTimerRetriesSet(job_id=job.job_id, retries=retries, time=now)
+    opens = retries == 0 and job.incident_id is None
+    return ev.StartTimerRetriesSet(
+        job_id=job.job_id,
+        retries=retries,
+        time=now,
+        job=job.as_it_is(),
+        opened_incident_id=new_id() if opens else None,
+        ended_incident_id=job.incident_id if retries > 0 else None,
+    )
 
 
 def set_due_date(
@@ -150,9 +185,16 @@ def set_due_date(
     return ev.StartTimerDueDateSet(job_id=job.job_id, due_date=due_date, time=now)
 
 
-def remove(jobs: list[tuple[str, bool]], now: datetime) -> list[ev.Event]:
-    """Remove these (job id, has a stack trace) start timers."""
+def remove(jobs: list[StartTimer], now: datetime, new_id: Callable[[], str]) -> list[ev.Event]:
+    """Remove these start timers (their incidents are deleted with them)."""
     return [
-        ev.StartTimerRemoved(job_id=job_id, time=now, had_stacktrace=has_stacktrace)
-        for job_id, has_stacktrace in sorted(jobs)
+        ev.StartTimerRemoved(
+            job_id=job.job_id,
+            time=now,
+            had_stacktrace=job.has_stacktrace,
+            job=job.as_it_is(),
+            log_id=new_id(),
+            ended_incident_id=job.incident_id,
+        )
+        for job in sorted(jobs, key=lambda j: j.job_id)
     ]

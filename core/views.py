@@ -138,7 +138,7 @@ class Incident(msgspec.Struct, frozen=True):
 
     id: str
     process_definition_id: str
-    process_instance_id: str
+    process_instance_id: str | None  # None for a timer start event's job
     execution_id: str | None
     incident_timestamp: datetime
     incident_type: str

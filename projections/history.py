@@ -29,7 +29,8 @@ from .jobs import (
     job_log_id,
     job_log_row,
 )
-from .runtime import bytearray_row, sync_bytearray
+from .runtime import BYTEARRAY_HISTORY, bytearray_row, sync_bytearray
+from .start_timers import project_start_timer_history
 from .tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_ACTINST,
@@ -42,7 +43,6 @@ from .tables import (
 )
 
 HISTORY_LEVELS = {"none": 0, "activity": 1, "audit": 2, "full": 3}
-BYTEARRAY_HISTORY = 3
 ACTIVITY_STATE_DEFAULT, ACTIVITY_STATE_SCOPE_COMPLETE, ACTIVITY_STATE_CANCELED = 0, 1, 2
 
 
@@ -126,8 +126,7 @@ class HistoryProjector:
             ev.ExternalTaskPrioritySet,
             ev.ExternalTaskCanceled,
             ev.DeploymentCreated,  # the repository projector's
-            # start timers are jobs of no instance: the job log of instances does not take them
-            *ev.START_TIMER_EVENTS,
+            ev.StartTimerDueDateSet,  # the job log has no state for it (as JobDueDateSet)
             # Camunda's job log has no state for these: the next failure or run logs the job
             # with its retries and due date as they then are
             ev.JobRetriesSet,
@@ -187,7 +186,13 @@ class HistoryProjector:
             handlers[ev.IncidentCreated] = self._incident_created
             handlers[ev.IncidentResolved] = self._incident_resolved
             handlers[ev.IncidentDeleted] = self._incident_deleted
+            for start_timer_event in ev.START_TIMER_EVENTS:
+                if start_timer_event is not ev.StartTimerDueDateSet:
+                    handlers[start_timer_event] = self._start_timer
         return handlers
+
+    def _start_timer(self, e: ev.Event, _s: None, changes: ChangeSet) -> None:
+        project_start_timer_history(e, changes)
 
     # -- jobs and incidents (level full) ---------------------------------------------------
 

@@ -20,7 +20,7 @@ from .search import history_jobs as history_search
 from .search import jobs as job_search
 from .search.declaration import find, view
 from .search.filters import Condition, naive_utc, order, utc
-from .tables import ACT_GE_BYTEARRAY, ACT_RU_JOB
+from .tables import ACT_GE_BYTEARRAY, ACT_RU_INCIDENT, ACT_RU_JOB
 
 _J = ACT_RU_JOB
 
@@ -190,39 +190,47 @@ def historic_job_logs(
 
 def start_timer(conn: Connection, job_id: str) -> StartTimer | None:
     """The timer start event job `job_id` (a definition's, not an instance's), or None."""
-    row = (
-        conn.execute(select(_J).where(_J.c.ID_ == job_id, _J.c.HANDLER_TYPE_ == TIMER_START))
-        .mappings()
-        .first()
-    )
-    if row is None:
-        return None
-    created = utc(row["CREATE_TIME_"])
-    assert created is not None  # every projected job has its creation time
-    return StartTimer(
-        job_id=row["ID_"],
-        deployment_id=row["DEPLOYMENT_ID_"],
-        definition_id=row["PROCESS_DEF_ID_"],
-        definition_key=row["PROCESS_DEF_KEY_"],
-        activity_id=row["ACT_ID_"],
-        due_date=utc(row["DUEDATE_"]),
-        repeat=row["REPEAT_"],
-        retries=row["RETRIES_"],
-        created=created,
-        has_stacktrace=row["EXCEPTION_STACK_ID_"] is not None,
-    )
+    found = _start_timers(conn, _J.c.ID_ == job_id)
+    return found[0] if found else None
 
 
 def start_timers(
     conn: Connection, *, keys: list[str] | None = None, deployment_id: str | None = None
-) -> list[tuple[str, str, bool]]:
-    """(job id, deployment id, has a stack trace) of the start timers of these definition keys
-    or this deployment."""
-    stmt = select(_J.c.ID_, _J.c.DEPLOYMENT_ID_, _J.c.EXCEPTION_STACK_ID_.is_not(None)).where(
-        _J.c.HANDLER_TYPE_ == TIMER_START
-    )
+) -> list[StartTimer]:
+    """The start timers of these definition keys or this deployment, by job id."""
+    conditions: list[Condition] = []
     if keys is not None:
-        stmt = stmt.where(_J.c.HANDLER_CFG_.in_(keys))
+        conditions.append(_J.c.HANDLER_CFG_.in_(keys))
     if deployment_id is not None:
-        stmt = stmt.where(_J.c.DEPLOYMENT_ID_ == deployment_id)
-    return [(r[0], r[1], bool(r[2])) for r in conn.execute(stmt.order_by(_J.c.ID_))]
+        conditions.append(_J.c.DEPLOYMENT_ID_ == deployment_id)
+    return _start_timers(conn, *conditions)
+
+
+def _start_timers(conn: Connection, *conditions: Condition) -> list[StartTimer]:
+    i = ACT_RU_INCIDENT
+    stmt = (
+        select(_J, i.c.ID_.label("INCIDENT_ID"))
+        .outerjoin(i, i.c.CONFIGURATION_ == _J.c.ID_)
+        .where(_J.c.HANDLER_TYPE_ == TIMER_START, *conditions)
+        .order_by(_J.c.ID_)
+    )
+    timers: list[StartTimer] = []
+    for row in conn.execute(stmt).mappings():
+        created = utc(row["CREATE_TIME_"])
+        assert created is not None  # every projected job has its creation time
+        timers.append(
+            StartTimer(
+                job_id=row["ID_"],
+                deployment_id=row["DEPLOYMENT_ID_"],
+                definition_id=row["PROCESS_DEF_ID_"],
+                definition_key=row["PROCESS_DEF_KEY_"],
+                activity_id=row["ACT_ID_"],
+                due_date=utc(row["DUEDATE_"]),
+                repeat=row["REPEAT_"],
+                retries=row["RETRIES_"],
+                created=created,
+                has_stacktrace=row["EXCEPTION_STACK_ID_"] is not None,
+                incident_id=row["INCIDENT_ID"],
+            )
+        )
+    return timers

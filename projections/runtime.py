@@ -30,6 +30,7 @@ from .tables import (
 )
 
 BYTEARRAY_RUNTIME = 2
+BYTEARRAY_HISTORY = 3
 ERROR_DETAILS_NAME = "externalTask.exceptionByteArray"  # Camunda's name for these byte arrays
 # Camunda skips queries for relations whose bit is clear; all bits on is always correct.
 CACHED_ENTITY_STATE = 0b1011_1111

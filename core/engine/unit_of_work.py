@@ -25,6 +25,7 @@ from flowledger.core.state import InstanceState
 from flowledger.eventlog import EventCodec, EventStore, NewCommit, StoredCommit
 from flowledger.projections.changes import ChangeSet, SqlRowStore
 from flowledger.projections.history import HistoryProjector
+from flowledger.projections.repository import project_repository
 from flowledger.projections.runtime import RuntimeBatch
 
 from .history_lifecycle import HistoryLifecycle
@@ -127,8 +128,13 @@ class UnitOfWork:
     def append(
         self, stream_id: str, expected_version: int, head_hash: str | None, events: list[ev.Event]
     ) -> None:
-        """Events for a stream that is not an instance's (a deployment's)."""
+        """Events for a stream that is not an instance's (a deployment's), projected here: onto
+        the repository and runtime tables, and onto history when it is written inline."""
         self._other_streams.append((stream_id, expected_version, head_hash, events))
+        for event in events:
+            project_repository(event, self.changes)
+            if self.history is not None:
+                self.history.observe(event, None, self.changes)
 
     def flush(
         self, conn: Connection, command_type: str, actor: str | None, check_heads: bool

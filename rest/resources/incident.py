@@ -1,9 +1,10 @@
 """engine-rest: the incident resource — open incidents: the query (`GET /incident`, `/count`;
-7.15 has no JSON form) and one incident.
+7.15 has no JSON form), one incident, and resolving one by hand (`DELETE /incident/{id}`).
 
-The query is `projections.search.jobs.INCIDENTS`. Not served: resolving an incident by hand
-(`DELETE /incident/{id}`: this engine's incidents are failed jobs' and failed external tasks',
-resolved by giving them retries, which Camunda's resolve refuses too) and annotations.
+The query is `projections.search.jobs.INCIDENTS`. This engine's incidents are failed jobs' and
+failed external tasks', resolved by giving them retries: resolving one by hand is refused with
+Camunda's 400, as Camunda refuses it for these types. Not served: annotations and custom
+incidents (`POST /execution/{id}/create-incident`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from litestar import get
+from litestar import delete, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
@@ -47,7 +48,13 @@ def get_incident(engine: NamedDependency[Engine], id: FromPath[str]) -> Incident
     return to_dto(IncidentDto, row)
 
 
+@delete("/incident/{id:str}", status_code=204, sync_to_thread=True)
+def resolve_incident(engine: NamedDependency[Engine], id: FromPath[str]) -> None:
+    engine.resolve_incident(id)
+
+
 routes: list[Any] = [
     *list_routes(INCIDENTS, get_list="get_incidents", get_count="get_incidents_count"),
     get_incident,
+    resolve_incident,
 ]

@@ -382,10 +382,11 @@ def test_a_new_version_replaces_the_start_timer_and_deletion_removes_it(
     assert engine.verify().problems == []
 
 
-def test_a_failing_start_timer_loses_retries_then_stops(
-    engine: Engine, clock: ControllableClock
+def test_a_failing_start_timer_opens_an_incident_logged_until_new_retries_resolve_it(
+    full_engine: Engine, clock: ControllableClock
 ) -> None:
-    engine.deploy(
+    engine = full_engine
+    deployment = engine.deploy(
         process(
             '<startEvent id="t"><timerEventDefinition><timeDuration>PT1H</timeDuration>'
             '</timerEventDefinition></startEvent><scriptTask id="s" scriptFormat="juel">'
@@ -395,17 +396,44 @@ def test_a_failing_start_timer_loses_retries_then_stops(
             "failing",
         )
     )
+    definition_id = deployment.process_definitions[0].id
     clock.advance(hours=1)
     assert engine.run_due_jobs() == 3
     (job,) = engine.jobs()
     assert job.retries == 0 and "missing" in (job.exception_message or "")
     assert "missing" in (engine.job_stacktrace(job.id) or "")
     assert engine.historic_process_instances() == []
-    engine.set_job_retries(job.id, 1)
+    (incident,) = engine.incidents()
+    assert (incident.incident_type, incident.configuration) == ("failedJob", job.id)
+    assert (incident.process_definition_id, incident.process_instance_id) == (definition_id, None)
+    assert incident.activity_id == "t" and "missing" in (incident.incident_message or "")
+    assert incident.job_definition_id == job.job_definition_id
+    log = engine.historic_job_logs(job_id=job.id)
+    assert [(entry.creation_log, entry.failure_log, entry.job_retries) for entry in log] == [
+        (True, False, 3),
+        (False, True, 3),
+        (False, True, 2),
+        (False, True, 1),
+    ]
+    assert {entry.job_definition_type for entry in log} == {"timer-start-event"}
+    assert {entry.process_definition_id for entry in log} == {definition_id}
+
+    engine.set_job_retries(job.id, 1)  # resolves the incident
+    assert engine.incidents() == []
+    (historic,) = engine.historic_incidents()
+    assert historic.resolved and historic.end_time is not None
     engine.set_job_due_date(job.id, None)
     with pytest.raises(JobFailure):
         engine.execute_job(job.id)
     assert engine.job(job.id).retries == 0
+    (again,) = engine.incidents()
+    assert again.id != incident.id
+
+    engine.delete_deployment(deployment.id)  # the job goes, its incident is deleted
+    assert engine.incidents() == [] and engine.jobs() == []
+    states = {(i.id, i.resolved, i.deleted) for i in engine.historic_incidents()}
+    assert states == {(incident.id, True, False), (again.id, False, True)}
+    assert engine.historic_job_logs(job_id=job.id)[-1].deletion_log
     assert engine.verify().problems == []
 
 

@@ -91,6 +91,12 @@ def test_retries_at_zero_open_an_incident_and_retries_resolve_it(rest: LiveServe
     assert opened["endTime"] is None
     assert opened["processDefinitionKey"] == "restJobs"
     assert get(rest, "/history/incident", processInstanceId=instance_id, resolved="true") == []
+    # A failed job's incident is not resolved by hand (Camunda's 400): its job needs retries.
+    by_hand = rest.client.delete(f"/incident/{incident['id']}")
+    assert by_hand.status_code == 400, by_hand.text
+    assert by_hand.json()["type"] == "BadUserRequestException"
+    assert "Cannot resolve an incident of type failedJob" in by_hand.json()["message"]
+    assert rest.client.delete(f"/incident/{UNKNOWN}").status_code == 404
 
     assert rest.client.put(f"/job/{job['id']}/retries", json={"retries": 1}).status_code == 204
     assert get(rest, "/incident", processInstanceId=instance_id) == []

@@ -19,7 +19,6 @@ from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.limits import check_deployment
 from flowledger.core.model import ProcessModel
 from flowledger.projections import queries
-from flowledger.projections.repository import project_deployment, project_repository
 
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
@@ -66,9 +65,6 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
             models[meta.id] = process
     timers = start_timers.scheduled(unit, created, models)
     unit.append(created.deployment_id, 0, None, [created, *timers])
-    project_deployment(created, unit.changes)
-    for timer in timers:
-        project_repository(timer, unit.changes)
     unit.repository.models.update(models)
     return views.Deployment(
         id=created.deployment_id,
@@ -120,11 +116,6 @@ def delete_deployment(unit: UnitOfWork, command: cmd.DeleteDeployment) -> None:
     )
     removed = start_timers.removed_with(unit, deployment_id)
     unit.append(deployment_id, head[0], head[1], [*removed, deleted])
-    for event in removed:
-        project_repository(event, unit.changes)
-    project_repository(deleted, unit.changes)
-    if unit.history is not None:
-        unit.history.observe(deleted, None, unit.changes)
     for definition_id in definition_ids:
         unit.repository.models.pop(definition_id, None)
 

@@ -21,7 +21,6 @@ from flowledger.core.errors import JobFailure, NotFound, Rejected
 from flowledger.core.model import ProcessModel
 from flowledger.eventlog import ConcurrencyError
 from flowledger.projections import job_queries, queries
-from flowledger.projections.repository import project_repository
 
 from ..unit_of_work import UnitOfWork
 
@@ -50,13 +49,15 @@ def scheduled(
 def removed_with(unit: UnitOfWork, deployment_id: str) -> list[ev.Event]:
     """The removals of a deployment's start timers, for the commit that deletes it."""
     jobs = job_queries.start_timers(unit.conn, deployment_id=deployment_id)
-    return start_timers.remove([(job_id, stack) for job_id, _d, stack in jobs], unit.ctx.now)
+    return start_timers.remove(jobs, unit.ctx.now, unit.ctx.new_id)
 
 
-def _remove(unit: UnitOfWork, jobs: Iterable[tuple[str, str, bool]]) -> None:
-    by_deployment = groupby(sorted(jobs, key=lambda j: (j[1], j[0])), key=lambda j: j[1])
+def _remove(unit: UnitOfWork, jobs: Iterable[start_timers.StartTimer]) -> None:
+    by_deployment = groupby(
+        sorted(jobs, key=lambda j: (j.deployment_id, j.job_id)), key=lambda j: j.deployment_id
+    )
     for deployment_id, found in by_deployment:
-        removed = start_timers.remove([(j, stack) for j, _d, stack in found], unit.ctx.now)
+        removed = start_timers.remove(list(found), unit.ctx.now, unit.ctx.new_id)
         _append(unit, deployment_id, removed)
 
 
@@ -65,8 +66,6 @@ def _append(unit: UnitOfWork, deployment_id: str, events: list[ev.Event]) -> Non
     if head is None:
         raise NotFound("Deployment", deployment_id)
     unit.append(deployment_id, head[0], head[1], events)
-    for event in events:
-        project_repository(event, unit.changes)
 
 
 def _job(unit: UnitOfWork, job_id: str) -> start_timers.StartTimer | None:
@@ -110,7 +109,9 @@ def fail(unit: UnitOfWork, command: cmd.HandleJobFailure) -> bool:
     if job is None:
         return False
     model = unit.repository.model(unit.conn, job.definition_id)
-    event = start_timers.fail(job, model, command.error_message, command.stacktrace, unit.ctx.now)
+    event = start_timers.fail(
+        job, model, command.error_message, command.stacktrace, unit.ctx.now, unit.ctx.new_id
+    )
     _append(unit, job.deployment_id, [event])
     return True
 
@@ -119,7 +120,8 @@ def set_retries(unit: UnitOfWork, command: cmd.SetJobRetries) -> bool:
     job = _job(unit, command.job_id)
     if job is None:
         return False
-    _append(unit, job.deployment_id, [start_timers.set_retries(job, command.retries, unit.ctx.now)])
+    event = start_timers.set_retries(job, command.retries, unit.ctx.now, unit.ctx.new_id)
+    _append(unit, job.deployment_id, [event])
     return True
 
 
