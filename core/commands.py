@@ -200,3 +200,25 @@ def encode_command(command: Command) -> bytes:
 def encode_result(result: Any) -> bytes:
     """A command's outcome as JSON, as the command log keeps it for a repeated command id."""
     return _encoder.encode(result)
+
+
+class CorrelateMessage(Command, tag=True, frozen=True):
+    """runtimeService.createMessageCorrelation(...).correlate / correlateAll: the message goes to
+    the waiting subscriptions of its name that match the rest; exactly one unless `all`."""
+
+    message_name: str
+    business_key: str | None = None
+    process_instance_id: str | None = None
+    correlation_keys: dict[str, Any] = {}
+    local_correlation_keys: dict[str, Any] = {}
+    variables: dict[str, Any] = {}
+    variables_local: dict[str, Any] = {}
+    all: bool = False
+
+
+class MessageEventReceived(Command, tag=True, frozen=True):
+    """runtimeService.messageEventReceived: the execution's own subscription to the message."""
+
+    message_name: str
+    execution_id: str
+    variables: dict[str, Any] = {}

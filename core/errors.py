@@ -13,6 +13,7 @@ __all__ = [
     "HistoryLevelMismatch",
     "InvalidValue",
     "JobFailure",
+    "MismatchingMessageCorrelation",
     "ModelError",
     "ModelProblem",
     "NotFound",
@@ -119,3 +120,8 @@ class JobFailure(FlowledgerError):
         self.stacktrace = stacktrace
         self.failed_activity_id = failed_activity_id
         super().__init__(f"Job '{job_id}' failed: {message}")
+
+
+class MismatchingMessageCorrelation(Rejected):
+    """A message matched no waiting subscription, or more than one where one was asked for
+    (Camunda's MismatchingMessageCorrelationException)."""

@@ -524,6 +524,41 @@ class JobActivated(Event, tag=True, frozen=True):
     time: datetime
 
 
+# -- event subscriptions ----------------------------------------------------------------------
+
+
+class EventSubscriptionCreated(Event, tag=True, frozen=True):
+    """A catch event waits for a message (`event_type` message) named `event_name`.
+
+    `activity_id` is the catching event (a boundary event's own id); `activity_instance_id` the
+    activity instance it ends with: the catch event's own, or the host activity's for a
+    boundary event."""
+
+    subscription_id: str
+    event_type: str
+    event_name: str
+    execution_id: str
+    activity_id: str
+    activity_instance_id: str
+    time: datetime
+
+
+class EventSubscriptionDeleted(Event, tag=True, frozen=True):
+    """Its activity ended or was cancelled: nothing waits for the event any more."""
+
+    subscription_id: str
+    time: datetime
+
+
+class MessageCorrelated(Event, tag=True, frozen=True):
+    """The message `message_name` arrived at the subscription (what it set and triggered are
+    the events after it). An audit record: the state does not change by it."""
+
+    subscription_id: str
+    message_name: str
+    time: datetime
+
+
 # -- incidents ----------------------------------------------------------------------------------
 
 
@@ -608,6 +643,9 @@ EngineEvent = (
     | IncidentCreated
     | IncidentResolved
     | IncidentDeleted
+    | EventSubscriptionCreated
+    | EventSubscriptionDeleted
+    | MessageCorrelated
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)

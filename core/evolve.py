@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from . import events as ev
 from .state import (
     ActivityInstance,
+    EventSubscription,
     Execution,
     ExternalTask,
     Incident,
@@ -105,6 +106,7 @@ def _clear_runtime(s: InstanceState) -> None:
     s.external_tasks.clear()
     s.jobs.clear()
     s.incidents.clear()
+    s.subscriptions.clear()
 
 
 @applies(ev.ProcessInstanceCompleted)
@@ -146,6 +148,9 @@ def _move_attachments(s: InstanceState, source: str, target: str, keep: str | No
     for incident in s.incidents.values():
         if incident.execution_id == source:
             incident.execution_id = target
+    for sub in s.subscriptions.values():
+        if sub.execution_id == source and (keep is None or sub.activity_instance_id != keep):
+            sub.execution_id = target
     for ai in s.activity_instances.values():
         if ai.execution_id == source and ai.id != keep:
             ai.execution_id = target
@@ -513,6 +518,33 @@ def _incident_resolved(s: InstanceState, e: ev.IncidentResolved) -> None:
 @applies(ev.IncidentDeleted)
 def _incident_deleted(s: InstanceState, e: ev.IncidentDeleted) -> None:
     del s.incidents[e.incident_id]
+
+
+# -- event subscriptions ----------------------------------------------------------------------
+
+
+@applies(ev.EventSubscriptionCreated)
+def _subscribed(s: InstanceState, e: ev.EventSubscriptionCreated) -> None:
+    s.subscriptions[e.subscription_id] = EventSubscription(
+        id=e.subscription_id,
+        event_type=e.event_type,
+        event_name=e.event_name,
+        execution_id=e.execution_id,
+        activity_id=e.activity_id,
+        activity_instance_id=e.activity_instance_id,
+        created=e.time,
+    )
+
+
+@applies(ev.EventSubscriptionDeleted)
+def _unsubscribed(s: InstanceState, e: ev.EventSubscriptionDeleted) -> None:
+    del s.subscriptions[e.subscription_id]
+
+
+@applies(ev.MessageCorrelated)
+def _correlated(s: InstanceState, e: ev.MessageCorrelated) -> None:
+    if e.subscription_id not in s.subscriptions:
+        raise ValueError(f"a message correlated to subscription {e.subscription_id}: not open")
 
 
 @applies(ev.DeploymentCreated)

@@ -25,11 +25,12 @@ from .behaviors.jobs import (
     drop_jobs,
     schedule_boundary_timers,
 )
+from .behaviors.messages import drop_subscriptions, subscribe_boundary_messages
 from .errors import ProcessEngineError
 from .model import Activity, ProcessModel, SequenceFlow
 from .scope import evaluate, find_local, local_variables
 from .session import InstanceSession
-from .state import Execution, Job
+from .state import EventSubscription, Execution, Job
 
 
 class Flow:
@@ -132,6 +133,7 @@ class Flow:
         ai_id = self.executions[token].activity_instance_id
         if activity.boundary_events and ai_id is not None:
             schedule_boundary_timers(self, token, activity, ai_id)
+            subscribe_boundary_messages(self, token, activity, ai_id)
         behavior_for(activity).execute(self, token, activity)
 
     def enter_later(self, execution_id: str, activity_id: str) -> None:
@@ -200,6 +202,7 @@ class Flow:
         ends_scope = not flows and not self.executions[propagating].is_concurrent
         if ai is not None:
             drop_jobs(self, lambda job: job.activity_instance_id == ai)
+            drop_subscriptions(self, lambda sub: sub.activity_instance_id == ai)
             self.emit(
                 ev.ActivityCompleted(
                     activity_instance_id=ai,
@@ -427,6 +430,7 @@ class Flow:
                 behavior_for(activity).cancel(self, current, activity, ai.id, reason)
             ending = {ai.id for ai in open_ais}
             drop_jobs(self, partial(_ends_with, ending, current))
+            drop_subscriptions(self, partial(_waits_in, ending))
             for ai in open_ais:
                 self.emit(ev.ActivityCanceled(activity_instance_id=ai.id, time=now))
             if execution.parent_id is not None:
@@ -448,3 +452,7 @@ def _ends_with(activity_instances: Set[str], execution_id: str, job: Job) -> boo
     if job.activity_instance_id is None:
         return job.execution_id == execution_id
     return job.activity_instance_id in activity_instances
+
+
+def _waits_in(activity_instances: Set[str], subscription: EventSubscription) -> bool:
+    return subscription.activity_instance_id in activity_instances

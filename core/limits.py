@@ -24,6 +24,7 @@ __all__ = [
     "MAX_ERROR_MESSAGE",
     "MAX_JSON_NESTING",
     "MAX_LIST_FILTER",
+    "MAX_MESSAGE_NAME",
     "MAX_RESOURCE_NAME",
     "MAX_STACKTRACE",
     "MAX_TEXT",
@@ -59,6 +60,7 @@ MAX_DEPLOYMENT_NAME = 255  # ACT_RE_DEPLOYMENT.NAME_
 MAX_DEPLOYMENT_SOURCE = 255  # ACT_RE_DEPLOYMENT.SOURCE_
 MAX_RESOURCE_NAME = 255  # ACT_GE_BYTEARRAY.NAME_ (ACT_RE_PROCDEF.RESOURCE_NAME_ is wider)
 MAX_COMMAND_ID = 64  # command_log.command_id / event_log.command_id (a caller's idempotency key)
+MAX_MESSAGE_NAME = 255  # ACT_RU_EVENT_SUBSCR.EVENT_NAME_
 MAX_ERROR_CODE = 255  # a BPMN error code, as ACT_RU_EVENT_SUBSCR / incident configuration
 # Camunda's ExternalTaskEntity.setErrorMessage cuts the message to 666 characters (its
 # MAX_EXCEPTION_MESSAGE_LENGTH) instead of refusing it; ERROR_MSG_ is varchar(4000).

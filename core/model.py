@@ -87,7 +87,18 @@ class TimerEventDefinition:
     expression: Expression | None = None
 
 
-EventDefinition = ErrorEventDefinition | TerminateEventDefinition | TimerEventDefinition
+@dataclass(frozen=True, slots=True)
+class MessageEventDefinition:
+    """The message a catch event waits for (or a throw event sends): its name, or an
+    expression for it (`name_expression`, read when the event subscribes)."""
+
+    name: str
+    name_expression: Expression | None = None
+
+
+EventDefinition = (
+    ErrorEventDefinition | TerminateEventDefinition | TimerEventDefinition | MessageEventDefinition
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +113,14 @@ class EventSpec:
     cancel_activity: bool = True
 
 
-Spec = UserTaskSpec | ServiceTaskSpec | ScriptTaskSpec | EventSpec | None
+@dataclass(frozen=True, slots=True)
+class ReceiveTaskSpec:
+    """A receive task waits for `message` (its messageRef), or with none for a trigger."""
+
+    message: MessageEventDefinition | None = None
+
+
+Spec = UserTaskSpec | ServiceTaskSpec | ScriptTaskSpec | EventSpec | ReceiveTaskSpec | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,8 @@ from .variables import StoredValue
 # Bump when the shape or the meaning of the state changes: stored snapshots are then ignored.
 # 2: `history_deleted`; a failure report without details keeps the earlier details (Camunda's).
 # 3: jobs and incidents.
-STATE_SCHEMA = 3
+# 4: event subscriptions.
+STATE_SCHEMA = 4
 
 
 class Execution(msgspec.Struct):
@@ -124,6 +125,18 @@ class Incident(msgspec.Struct):
     job_definition_id: str | None = None
 
 
+class EventSubscription(msgspec.Struct):
+    """A catch event waiting for a message (ACT_RU_EVENT_SUBSCR)."""
+
+    id: str
+    event_type: str
+    event_name: str
+    execution_id: str
+    activity_id: str
+    activity_instance_id: str
+    created: datetime
+
+
 class InstanceState(msgspec.Struct, dict=True):
     """Everything the engine knows about one running (or ended) process instance.
 
@@ -155,6 +168,7 @@ class InstanceState(msgspec.Struct, dict=True):
     external_tasks: dict[str, ExternalTask] = {}
     jobs: dict[str, Job] = {}
     incidents: dict[str, Incident] = {}
+    subscriptions: dict[str, EventSubscription] = {}
     version: int = 0  # number of events folded into this state
 
     @property

@@ -341,3 +341,29 @@ class HistoryHealth(msgspec.Struct, frozen=True):
     position: int | None  # the last log position in history (async), None inline
     restarts: int = 0  # follower processes restarted after dying, since the engine started
     detail: str | None = None
+
+
+class EventSubscription(msgspec.Struct, frozen=True):
+    """A waiting catch event (ACT_RU_EVENT_SUBSCR), as Camunda's EventSubscriptionDto."""
+
+    id: str
+    event_type: str
+    event_name: str | None
+    execution_id: str | None
+    process_instance_id: str | None
+    activity_id: str | None
+    created_date: datetime
+    tenant_id: str | None = None
+
+
+class MessageCorrelationResult(msgspec.Struct, frozen=True):
+    """Where a correlated message went (Camunda's MessageCorrelationResultWithVariables):
+    `result_type` Execution (a waiting catch event)."""
+
+    result_type: str
+    execution_id: str
+    process_instance_id: str
+    definition_id: str
+    business_key: str | None
+    process_instance_ended: bool
+    variables: dict[str, Any] = {}

@@ -114,6 +114,10 @@ class HistoryProjector:
             ev.ExecutionReplaced,
             ev.TokenWaitingAtJoin,
             ev.BpmnErrorThrown,  # an audit record: what it caused is events of their own
+            ev.MessageCorrelated,  # likewise
+            # Camunda keeps no history of event subscriptions
+            ev.EventSubscriptionCreated,
+            ev.EventSubscriptionDeleted,
             # ACT_HI_EXT_TASK_LOG is not projected yet
             ev.ExternalTaskCreated,
             ev.ExternalTaskLocked,

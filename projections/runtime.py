@@ -13,13 +13,21 @@ from typing import Any, ClassVar
 
 from flowledger.core import events as ev
 from flowledger.core.ids import derived_id
-from flowledger.core.state import ExternalTask, InstanceState, UserTask, Variable, variable_index
+from flowledger.core.state import (
+    EventSubscription,
+    ExternalTask,
+    InstanceState,
+    UserTask,
+    Variable,
+    variable_index,
+)
 from flowledger.core.variables import storage_columns
 
 from .changes import ChangeSet, Row, UnhandledEvent, blank_row, db_time
 from .jobs import JOB_EXCEPTION_NAME, incident_row, job_row, job_stacktrace_bytearray_id
 from .tables import (
     ACT_GE_BYTEARRAY,
+    ACT_RU_EVENT_SUBSCR,
     ACT_RU_EXECUTION,
     ACT_RU_EXT_TASK,
     ACT_RU_IDENTITYLINK,
@@ -36,7 +44,7 @@ ERROR_DETAILS_NAME = "externalTask.exceptionByteArray"  # Camunda's name for the
 CACHED_ENTITY_STATE = 0b1011_1111
 
 _EXEC, _TASK, _VAR, _EXT = "execution", "task", "variable", "external_task"
-_JOB, _INC = "job", "incident"
+_JOB, _INC, _SUB = "job", "incident", "subscription"
 
 
 _EXECUTION_ROW = blank_row(ACT_RU_EXECUTION)
@@ -44,6 +52,7 @@ _TASK_ROW = blank_row(ACT_RU_TASK)
 _LINK_ROW = blank_row(ACT_RU_IDENTITYLINK)
 _VARIABLE_ROW = blank_row(ACT_RU_VARIABLE)
 _EXT_ROW = blank_row(ACT_RU_EXT_TASK)
+_SUBSCRIPTION_ROW = blank_row(ACT_RU_EVENT_SUBSCR)
 _BYTEARRAY_ROW = blank_row(ACT_GE_BYTEARRAY)
 
 
@@ -64,6 +73,7 @@ class RuntimeBatch:
     IGNORED: ClassVar[frozenset[type[ev.Event]]] = frozenset(
         {
             ev.BpmnErrorThrown,  # an audit record: its consequences are events of their own
+            ev.MessageCorrelated,  # likewise
             ev.HistoricProcessInstanceDeleted,  # history only: the runtime rows are long gone
             ev.DeploymentCreated,  # deployment streams: the repository projector's
             ev.DeploymentDeleted,
@@ -83,6 +93,7 @@ class RuntimeBatch:
             _EXT: {},
             _JOB: {},
             _INC: {},
+            _SUB: {},
         }
         # variables: whether the pre-command value lived in a byte array row
         self.had_bytes: dict[str, bool] = {}
@@ -122,6 +133,9 @@ class RuntimeBatch:
     def _incident(self, s: InstanceState, incident_id: str) -> None:
         self._touch(_INC, incident_id, incident_id in s.incidents)
 
+    def _subscription(self, s: InstanceState, subscription_id: str) -> None:
+        self._touch(_SUB, subscription_id, subscription_id in s.subscriptions)
+
     def _variable(self, s: InstanceState, var_id: str) -> None:
         if var_id not in self.touched[_VAR]:
             var = s.variables.get(var_id)
@@ -129,8 +143,8 @@ class RuntimeBatch:
             self.had_bytes[var_id] = var is not None and storage_columns(var.value).data is not None
 
     def _attached(self, s: InstanceState, eid: str) -> None:
-        """Tasks, external tasks, jobs, incidents and variables of an execution (they move or
-        vanish with it)."""
+        """Tasks, external tasks, jobs, incidents, subscriptions and variables of an execution
+        (they move or vanish with it)."""
         for task in s.tasks.values():
             if task.execution_id == eid:
                 self._task(s, task.id)
@@ -143,6 +157,9 @@ class RuntimeBatch:
         for incident in s.incidents.values():
             if incident.execution_id == eid:
                 self._incident(s, incident.id)
+        for sub in s.subscriptions.values():
+            if sub.execution_id == eid:
+                self._subscription(s, sub.id)
         for vid in variable_index(s).of_execution(eid):
             self._variable(s, vid)
 
@@ -185,6 +202,9 @@ class RuntimeBatch:
     def _on_incident(self, e: Any, s: Any) -> None:
         self._incident(s, e.incident_id)
 
+    def _on_subscription(self, e: Any, s: Any) -> None:
+        self._subscription(s, e.subscription_id)
+
     def _on_execution_created(self, e: Any, s: Any) -> None:
         self._execution(s, e.execution_id)
         self._execution(s, e.parent_id)
@@ -219,6 +239,8 @@ class RuntimeBatch:
             self._job(s, job_id)
         for incident_id in s.incidents:
             self._incident(s, incident_id)
+        for subscription_id in s.subscriptions:
+            self._subscription(s, subscription_id)
         for vid in s.variables:
             self._variable(s, vid)
 
@@ -315,6 +337,30 @@ class RuntimeBatch:
                     changes.delete(ACT_RU_INCIDENT, incident_id)
             else:
                 _put(changes, ACT_RU_INCIDENT, incident_id, existed, incident_row(s, incident))
+        for subscription_id, existed in self.touched[_SUB].items():
+            sub = s.subscriptions.get(subscription_id)
+            if sub is None:
+                if existed:
+                    changes.delete(ACT_RU_EVENT_SUBSCR, subscription_id)
+            else:
+                row = subscription_row(s, sub)
+                _put(changes, ACT_RU_EVENT_SUBSCR, subscription_id, existed, row)
+
+
+def subscription_row(s: InstanceState, sub: EventSubscription) -> Row:
+    row = dict(_SUBSCRIPTION_ROW)
+    row.update(
+        ID_=sub.id,
+        REV_=1,
+        EVENT_TYPE_=sub.event_type,
+        EVENT_NAME_=sub.event_name,
+        EXECUTION_ID_=sub.execution_id,
+        PROC_INST_ID_=s.id,
+        ACTIVITY_ID_=sub.activity_id,
+        CREATED_=db_time(sub.created),
+        ACT_INST_ID_=sub.activity_instance_id,
+    )
+    return row
 
 
 def _put(changes: ChangeSet, table: Any, pk: str, existed: bool, row: Row) -> None:
@@ -506,6 +552,8 @@ _TOUCHES: dict[type[ev.Event], Callable[[RuntimeBatch, Any, Any], None]] = {
     ev.IncidentCreated: RuntimeBatch._on_incident,
     ev.IncidentResolved: RuntimeBatch._on_incident,
     ev.IncidentDeleted: RuntimeBatch._on_incident,
+    ev.EventSubscriptionCreated: RuntimeBatch._on_subscription,
+    ev.EventSubscriptionDeleted: RuntimeBatch._on_subscription,
     ev.ExecutionCreated: RuntimeBatch._on_execution_created,
     ev.ExecutionRemoved: RuntimeBatch._on_execution_removed,
     ev.ExecutionReplaced: RuntimeBatch._on_execution_replaced,

@@ -19,8 +19,14 @@ from .events import (
     TerminateEndEvent,
 )
 from .gateways import ExclusiveGateway, InclusiveGateway, ParallelGateway
+from .messages import (
+    IntermediateMessageCatch,
+    MessageEndEvent,
+    MessageReceiveTask,
+    MessageThrowEvent,
+)
 from .subprocess import EmbeddedSubprocess
-from .tasks import PassThrough, ReceiveTask, ScriptTask, ServiceTask, UserTask
+from .tasks import PassThrough, ScriptTask, ServiceTask, UserTask
 
 REGISTRY: Mapping[str, Behavior] = {
     "startEvent": PassThrough(),
@@ -39,7 +45,11 @@ REGISTRY: Mapping[str, Behavior] = {
     "sendTask": ServiceTask(),
     "businessRuleTask": ServiceTask(),
     "scriptTask": ScriptTask(),
-    "receiveTask": ReceiveTask(),
+    "receiveTask": MessageReceiveTask(),
+    "intermediateMessageCatch": IntermediateMessageCatch(),
+    "boundaryMessage": BoundaryEvent(),
+    "intermediateMessageThrowEvent": MessageThrowEvent(),
+    "messageEndEvent": MessageEndEvent(),
     "exclusiveGateway": ExclusiveGateway(),
     "parallelGateway": ParallelGateway(),
     "inclusiveGateway": InclusiveGateway(),

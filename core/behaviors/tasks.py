@@ -1,4 +1,5 @@
-"""Tasks: pass-through (task, manual task, none events), user, service-like, script, receive.
+"""Tasks: pass-through (task, manual task, none events), user, service-like, script (the
+receive task waits for messages: `messages`).
 
 Decide-side: delegates and expressions run here and their results are recorded as events.
 """
@@ -6,7 +7,7 @@ Decide-side: delegates and expressions run here and their results are recorded a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -25,24 +26,6 @@ class PassThrough(Behavior):
     """Activities without behaviour of their own: they complete as soon as they start."""
 
     def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
-        flow.leave(execution_id)
-
-
-class ReceiveTask(Behavior):
-    """Waits until `Engine.trigger(execution_id)` signals it."""
-
-    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
-        return None
-
-    def trigger(
-        self,
-        flow: FlowOperations,
-        execution_id: str,
-        activity: Activity,
-        variables: Mapping[str, Any],
-    ) -> None:
-        for name, value in variables.items():
-            set_variable(flow.session, execution_id, name, value)
         flow.leave(execution_id)
 
 

@@ -350,6 +350,62 @@ class Engine:
         command = cmd.Trigger(execution_id=execution_id, variables=dict(variables or {}))
         self._run(command, command_id, actor)
 
+    # -- messages --------------------------------------------------------------------------
+
+    def correlate_message(
+        self,
+        message_name: str,
+        *,
+        business_key: str | None = None,
+        process_instance_id: str | None = None,
+        correlation_keys: Mapping[str, Any] | None = None,
+        local_correlation_keys: Mapping[str, Any] | None = None,
+        variables: Mapping[str, Any] | None = None,
+        variables_local: Mapping[str, Any] | None = None,
+        all: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> list[views.MessageCorrelationResult]:
+        """Deliver a message to the catch events waiting for `message_name` that the business
+        key, instance and correlation keys (process instance variables; local ones: variables of
+        the waiting execution) match: to exactly one, or with `all` to every one. `variables` are
+        set on the waiting execution as setVariable does, `variables_local` on it.
+
+        Raises MismatchingMessageCorrelation when nothing matches, or more than one without
+        `all` (nothing is delivered then)."""
+        command = cmd.CorrelateMessage(
+            message_name=message_name,
+            business_key=business_key,
+            process_instance_id=process_instance_id,
+            correlation_keys=dict(correlation_keys or {}),
+            local_correlation_keys=dict(local_correlation_keys or {}),
+            variables=dict(variables or {}),
+            variables_local=dict(variables_local or {}),
+            all=all,
+        )
+        return cast(list[views.MessageCorrelationResult], self._run(command, command_id, actor))
+
+    def message_event_received(
+        self,
+        message_name: str,
+        execution_id: str,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """runtimeService.messageEventReceived: the execution's subscription to the message
+        fires (refused when it has none)."""
+        command = cmd.MessageEventReceived(
+            message_name=message_name, execution_id=execution_id, variables=dict(variables or {})
+        )
+        self._run(command, command_id, actor)
+
+    def event_subscriptions(self, **filters: Any) -> list[views.EventSubscription]:
+        """Waiting catch events (ACT_RU_EVENT_SUBSCR), oldest first. Filters:
+        process_instance_id, execution_id, event_name, event_type, activity_id."""
+        return self._queries.event_subscriptions(**filters)
+
     # -- variables -------------------------------------------------------------------------
 
     def set_variables(

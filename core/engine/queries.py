@@ -15,6 +15,7 @@ from flowledger.core.errors import NotFound
 from flowledger.core.model import ProcessModel
 from flowledger.core.state import InstanceState
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
+from flowledger.projections import message_queries
 from flowledger.projections import queries as tables
 
 from .connections import Connections
@@ -180,6 +181,10 @@ class Queries:
     def incidents(self, **filters: Any) -> list[views.Incident]:
         with self._db.read() as conn:
             return tables.incidents(conn, **filters)
+
+    def event_subscriptions(self, **filters: Any) -> list[views.EventSubscription]:
+        with self._db.read() as conn:
+            return message_queries.event_subscriptions(conn, **filters)
 
     # -- history ---------------------------------------------------------------------------
 

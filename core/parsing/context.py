@@ -66,6 +66,8 @@ class ParseContext:
     problems: list[ModelProblem] = field(default_factory=list)
     # <error> elements of the document: id -> (errorCode, camunda:errorMessage)
     errors: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    # <message> elements of the document: id -> name
+    messages: dict[str, str] = field(default_factory=dict)
 
     def problem(
         self, message: str, el: etree._Element | None = None, element_id: str | None = None

@@ -1,5 +1,5 @@
 """Element parsers of events: the event kinds (start, end, intermediate throw, boundary) and, apart
-from them, the event definitions they may carry (error, terminate).
+from them, the event definitions they may carry (error, terminate, timer, message).
 
 A definition lists the event kinds it may appear on with Camunda's activity type for each; a new
 definition (timer, message, signal) is one more entry in `EVENT_DEFINITIONS`, no kind changes.
@@ -17,12 +17,16 @@ from ..model import (
     ErrorEventDefinition,
     EventDefinition,
     EventSpec,
+    MessageEventDefinition,
+    ServiceTaskSpec,
     TerminateEventDefinition,
     TimerEventDefinition,
 )
 from ..timers import KINDS as TIMER_KINDS
 from ..timers import TimerError, parse_timer
 from .context import BPMN, ParseContext, ParsedElement, local, ns
+from .messages import read_message
+from .tasks import service_spec
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,11 +84,24 @@ def _terminate(_ctx: ParseContext, _el: etree._Element, _kind: EventKind) -> Eve
     return TerminateEventDefinition()
 
 
+def _message(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDefinition:
+    return read_message(ctx, el) or MessageEventDefinition("")
+
+
 EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
     "errorEventDefinition": DefinitionKind(
         _error, {"endEvent": "errorEndEvent", "boundaryEvent": "boundaryError"}
     ),
     "terminateEventDefinition": DefinitionKind(_terminate, {"endEvent": "terminateEndEvent"}),
+    "messageEventDefinition": DefinitionKind(
+        _message,
+        {
+            "intermediateCatchEvent": "intermediateMessageCatch",
+            "boundaryEvent": "boundaryMessage",
+            "intermediateThrowEvent": "intermediateMessageThrowEvent",
+            "endEvent": "messageEndEvent",
+        },
+    ),
     "timerEventDefinition": DefinitionKind(
         _timer,
         {
@@ -119,6 +136,12 @@ def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
             what = local(definitions[0]) if definitions else "no event definition"
             ctx.problem(f"{kind.plural} with {kind.article}{what} are not supported yet", el)
         check_timers(ctx, el)  # a refused timer's value is still worth naming
+    if isinstance(definition, MessageEventDefinition) and not kind.catching:
+        # A message throw or end event works like a service task: its messageEventDefinition
+        # holds the delegate, expression or external topic (none: it does nothing).
+        service = throw_service(ctx, definitions[0], el)
+        if service is not None:
+            return ParsedElement(activity_type or tag, service)
     spec = EventSpec(definition)
     if kind.attached:
         cancel = (el.get("cancelActivity") or "true").lower() != "false"
@@ -160,3 +183,15 @@ def read_timer(ctx: ParseContext, definition: etree._Element) -> TimerEventDefin
     except TimerError as exc:
         ctx.problem(str(exc), values[0])
         return None
+
+
+_IMPLEMENTATIONS = ("class", "delegateExpression", "expression", "type")
+
+
+def throw_service(
+    ctx: ParseContext, definition: etree._Element, event: etree._Element
+) -> ServiceTaskSpec | None:
+    """How a message throw event sends its message, read as a service task's settings."""
+    if not any(ctx.camunda(definition, name) for name in _IMPLEMENTATIONS):
+        return None
+    return service_spec(ctx, definition, "message throw event", event.get("id") or "")

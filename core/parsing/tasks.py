@@ -14,8 +14,9 @@ from types import CodeType
 from lxml import etree
 
 from ..expressions import Expression
-from ..model import ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
+from ..model import ReceiveTaskSpec, ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
 from .context import BPMN, ParseContext, ParsedElement, local, ns, split_list
+from .messages import read_message
 
 
 def parse_user_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
@@ -75,11 +76,15 @@ def parse_user_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
 def parse_service_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
     """Service, send and business rule tasks: a delegate, an expression or an external task."""
     tag = local(el)
-    return ParsedElement(tag, _service_spec(ctx, el, tag))
+    return ParsedElement(tag, service_spec(ctx, el, tag))
 
 
-def _service_spec(ctx: ParseContext, el: etree._Element, tag: str) -> ServiceTaskSpec | None:
-    node_id = el.get("id") or ""
+def service_spec(
+    ctx: ParseContext, el: etree._Element, tag: str, node_id: str | None = None
+) -> ServiceTaskSpec | None:
+    """How a service-like element works, from `el`'s camunda attributes (a task's own, or a
+    message throw event's messageEventDefinition's); `node_id` names the element."""
+    node_id = node_id or el.get("id") or ""
     result_variable = ctx.camunda(el, "resultVariable") or ctx.camunda(el, "resultVariableName")
     if (ctx.camunda(el, "type") or "").lower() == "external":
         topic_text = ctx.camunda(el, "topic")
@@ -187,8 +192,7 @@ def _python(
 
 
 def parse_receive_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
-    if el.get("messageRef"):
-        ctx.problem(
-            "receive tasks with a messageRef (message correlation) are not supported yet", el
-        )
-    return ParsedElement("receiveTask")
+    """A receive task waits for its message (messageRef) or, with none, for a trigger."""
+    if not el.get("messageRef"):
+        return ParsedElement("receiveTask", ReceiveTaskSpec())
+    return ParsedElement("receiveTask", ReceiveTaskSpec(read_message(ctx, el)))

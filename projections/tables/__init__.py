@@ -21,6 +21,7 @@ from flowledger.projections.tables.repository import (
     ACT_RE_PROCDEF,
 )
 from flowledger.projections.tables.runtime import (
+    ACT_RU_EVENT_SUBSCR,
     ACT_RU_EXECUTION,
     ACT_RU_EXT_TASK,
     ACT_RU_IDENTITYLINK,
@@ -42,6 +43,7 @@ RUNTIME_TABLES = (
     ACT_RU_EXT_TASK,
     ACT_RU_JOB,
     ACT_RU_INCIDENT,
+    ACT_RU_EVENT_SUBSCR,
 )
 HISTORY_TABLES = (
     ACT_HI_PROCINST,
@@ -70,6 +72,7 @@ __all__ = [
     "ACT_HI_VARINST",
     "ACT_RE_DEPLOYMENT",
     "ACT_RE_PROCDEF",
+    "ACT_RU_EVENT_SUBSCR",
     "ACT_RU_EXECUTION",
     "ACT_RU_EXT_TASK",
     "ACT_RU_IDENTITYLINK",

@@ -1,8 +1,8 @@
-"""Runtime tables: ACT_RU_EXECUTION, _TASK, _IDENTITYLINK, _VARIABLE, _EXT_TASK, _JOB, _JOBDEF and
-_INCIDENT, as in Camunda 7.24.
+"""Runtime tables: ACT_RU_EXECUTION, _TASK, _IDENTITYLINK, _VARIABLE, _EXT_TASK, _JOB, _JOBDEF,
+_INCIDENT and _EVENT_SUBSCR, as in Camunda 7.24.
 
-Definitions only (SQLAlchemy Core); revisions `0002_act_tables` and `0007_jobs_incidents` in
-`migrations/versions/` create them.
+Definitions only (SQLAlchemy Core); revisions `0002_act_tables`, `0007_jobs_incidents` and
+`0008_event_subscriptions` in `migrations/versions/` create them.
 """
 
 from __future__ import annotations
@@ -250,4 +250,24 @@ ACT_RU_INCIDENT = act_table(
     column("ANNOTATION_", V4000),
     index("ACT_IDX_INC_PROCINSTID", "PROC_INST_ID_"),
     index("ACT_IDX_INC_CONFIGURATION", "CONFIGURATION_"),
+)
+
+
+ACT_RU_EVENT_SUBSCR = act_table(
+    "ACT_RU_EVENT_SUBSCR",
+    column("ID_", V64, primary_key=True),
+    column("REV_", sa.Integer),
+    column("EVENT_TYPE_", V255, nullable=False),
+    column("EVENT_NAME_", V255),
+    column("EXECUTION_ID_", V64),
+    column("PROC_INST_ID_", V64),
+    column("ACTIVITY_ID_", V255),
+    column("CONFIGURATION_", V255),
+    column("CREATED_", Timestamp, nullable=False),
+    column("TENANT_ID_", V64),
+    # not Camunda's: the activity instance the subscription ends with
+    column("ACT_INST_ID_", V64),
+    index("ACT_IDX_EVENT_SUBSCR", "EXECUTION_ID_"),
+    index("ACT_IDX_EVENT_SUBSCR_EVT_NAME", "EVENT_NAME_"),
+    index("ACT_IDX_EVENT_SUBSCR_PROCINST", "PROC_INST_ID_"),
 )

@@ -5,6 +5,7 @@ from types import ModuleType
 from . import (
     deployment,
     engine_info,
+    event_subscription,
     execution,
     external_task,
     history,
@@ -12,6 +13,7 @@ from . import (
     incident,
     job,
     job_definition,
+    message,
     process_definition,
     process_instance,
     task,
@@ -30,6 +32,8 @@ MODULES: tuple[ModuleType, ...] = (
     job,
     job_definition,
     incident,
+    event_subscription,
+    message,
     history,
     history_jobs,
 )

@@ -347,17 +347,44 @@ def test_row_14_message_start_event() -> None:
     task ends it."""
 
 
-@NOT_IMPLEMENTED
-def test_row_15_intermediate_message_event() -> None:
+def test_row_15_intermediate_message_event(engine: Engine) -> None:
     """event_message_MessageIntermediateEventTest.testSingleIntermediateMessageEvent: waits at
     `messageCatch` with one subscription; the message leads to the user task."""
+    deploy(engine, "event_message_MessageIntermediateEventTest.testSingleIntermediateMessageEvent")
+    pi = engine.start_process_instance("process")
+    assert [e.activity_id for e in engine.executions(pi.id)] == ["messageCatch"]
+    (subscription,) = engine.event_subscriptions(process_instance_id=pi.id)
+    assert (subscription.event_type, subscription.event_name) == ("message", "newInvoiceMessage")
+    engine.message_event_received("newInvoiceMessage", subscription.execution_id)
+    assert single_task(engine, pi.id).task_definition_key == "task"
+    assert engine.event_subscriptions() == []
+    engine.complete_task(single_task(engine, pi.id).id)
+    assert_process_ended(engine, pi.id)
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_16_boundary_message_event() -> None:
+def test_row_16_boundary_message_event(engine: Engine) -> None:
     """event_message_MessageBoundaryEventTest.testSingleBoundaryMessageEvent: the message cancels
     the task -> `taskAfterMessage`; or completing the task removes the subscription ->
     `taskAfterTask`."""
+    deploy(engine, "event_message_MessageBoundaryEventTest.testSingleBoundaryMessageEvent")
+    by_message = engine.start_process_instance("process")
+    assert single_task(engine, by_message.id).task_definition_key == "task"
+    (subscription,) = engine.event_subscriptions(process_instance_id=by_message.id)
+    assert subscription.activity_id == "messageBoundary"
+    engine.correlate_message("messageName", process_instance_id=by_message.id)
+    assert single_task(engine, by_message.id).task_definition_key == "taskAfterMessage"
+    assert engine.event_subscriptions(process_instance_id=by_message.id) == []
+    engine.complete_task(single_task(engine, by_message.id).id)
+    assert_process_ended(engine, by_message.id)
+
+    by_task = engine.start_process_instance("process")
+    engine.complete_task(single_task(engine, by_task.id).id)
+    assert engine.event_subscriptions(process_instance_id=by_task.id) == []
+    assert single_task(engine, by_task.id).task_definition_key == "taskAfterTask"
+    engine.complete_task(single_task(engine, by_task.id).id)
+    assert_process_ended(engine, by_task.id)
+    assert_verified(engine)
 
 
 @NOT_IMPLEMENTED

@@ -57,6 +57,7 @@ MODELS = (
     "error_boundary_on_service_task.bpmn",
     "external_task.bpmn",
     "timers_and_async.bpmn",
+    "messages.bpmn",
 )
 BLOB = b"\x00\x01binary\xfe\xff"
 DOC = {"a": 1, "b": [True, None, "x"], "c": {"d": 2.5}}
@@ -263,6 +264,15 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     reports = sorted({t.process_instance_id for t in flow.tasks() if t.name == "Read report"})
     assert reports
     running.extend(reports)
+    # messages: a catch event reached by business key, a non-interrupting boundary message whose
+    # name is an expression, an instance left waiting with its subscriptions
+    m = flow.start_process_instance("orderMessages", {"orderId": "o-9"}, "order-9").id
+    waiting = flow.start_process_instance("orderMessages", {"orderId": "o-10"}, "order-10").id
+    tick()
+    flow.correlate_message("orderPaid", business_key="order-9", variables={"paidAt": "noon"})
+    tick()
+    flow.correlate_message("order-o-9-changed")
+    running.extend([m, waiting])
     return Workload(completed, running, deleted, open_approve=a, locked_external=k)
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 MODEL_VARIABLES = ("x", "n")
 ERROR_CODE = "E1"  # the code of the one <bpmn:error> every model declares (id "err1")
 TOPIC = "t1"
+MESSAGES = ("m1", "m2")  # the <bpmn:message> names every model declares (ids msg_m1, msg_m2)
 MAX_ACTIVITIES = 15
 
 # -- the model tree ---------------------------------------------------------------------------
@@ -39,11 +40,29 @@ class Timer:
 
 
 @dataclass(frozen=True)
+class MessageBoundary:
+    """A message boundary event: interrupting ones merge back like an error handler; a
+    non-interrupting one leads each message to an end of its own while the task waits on."""
+
+    message: str
+    interrupting: bool
+    body: Block
+
+
+@dataclass(frozen=True)
 class UserTask:
     name: str | None = None
     assignee: str | None = None
     candidate_groups: str | None = None
     timer: Timer | None = None
+    message: MessageBoundary | None = None
+
+
+@dataclass(frozen=True)
+class MessageCatch:
+    """An intermediate catch event waiting for one of MESSAGES."""
+
+    message: str
 
 
 @dataclass(frozen=True)
@@ -60,7 +79,7 @@ class ExternalTask:
 
 @dataclass(frozen=True)
 class ReceiveTask:
-    pass
+    message: str | None = None  # its messageRef's name; None: it waits for a trigger
 
 
 @dataclass(frozen=True)
@@ -125,6 +144,7 @@ class Escape:
 Node = (
     UserTask
     | TimerCatch
+    | MessageCatch
     | ExternalTask
     | ReceiveTask
     | ServiceTask
@@ -163,7 +183,7 @@ _SCRIPTS = (
     ("${x > 5}", ("r",)),
     ("n is ${n}", ("r",)),
 )
-_LEAVES = ("user", "service", "script", "external", "receive", "timer")
+_LEAVES = ("user", "service", "script", "external", "receive", "timer", "message")
 _ASYNC = ("", "", "before", "after", "both")  # no continuation job as often as one
 _COMPOUNDS = ("exclusive", "parallel", "inclusive", "subprocess", "escape")
 
@@ -221,12 +241,22 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
                 count=draw(st.integers(1, 3)),
                 body=draw(_block(budget, where.deeper(), min_size=0, max_size=1)),
             )
+        message = None
+        if timer is None and draw(st.integers(0, 3)) == 0 and budget.take(2):
+            message = MessageBoundary(
+                message=draw(st.sampled_from(MESSAGES)),
+                interrupting=draw(st.booleans()),
+                body=draw(_block(budget, where.deeper(), min_size=0, max_size=1)),
+            )
         return UserTask(
             name=draw(st.sampled_from((None, "Review", "Approve ${x}"))),
             assignee=draw(st.sampled_from((None, "alice", "${'bob'}"))),
             candidate_groups=draw(st.sampled_from((None, "sales", "sales,ops"))),
             timer=timer,
+            message=message,
         )
+    if kind == "message":
+        return MessageCatch(draw(st.sampled_from(MESSAGES))) if budget.take(1) else None
     if kind == "timer":
         return TimerCatch(draw(st.sampled_from((1, 30, 60)))) if budget.take(1) else None
     if kind == "service":
@@ -241,7 +271,9 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
         script, targets = draw(st.sampled_from(_SCRIPTS))
         return ScriptTask(script, draw(st.sampled_from(targets)), draw(st.sampled_from(_ASYNC)))
     if kind == "receive":
-        return ReceiveTask() if budget.take(1) else None
+        if not budget.take(1):
+            return None
+        return ReceiveTask(draw(st.sampled_from((None, *MESSAGES))))
     if kind == "external":
         if not budget.take(1):
             return None
@@ -337,6 +369,7 @@ _HEADER = (
     ' xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="Definitions_1"'
     ' targetNamespace="http://flowledger.test/properties">\n'
     f'  <bpmn:error id="err1" name="Generated error" errorCode="{ERROR_CODE}" />\n'
+    + "".join(f'  <bpmn:message id="msg_{m}" name="{m}" />\n' for m in MESSAGES)
 )
 
 
@@ -428,9 +461,19 @@ class _Renderer:
             if node.candidate_groups:
                 attrs += f" camunda:candidateGroups={quoteattr(node.candidate_groups)}"
             scope.add(f'<bpmn:userTask id="{node_id}"{attrs} />')
+            if node.message is not None:
+                return node_id, self._message(scope, node_id, node.message)
             if node.timer is None:
                 return node_id, node_id
             return node_id, self._timer(scope, node_id, node.timer)
+        if isinstance(node, MessageCatch):
+            node_id = self.new_id("MessageCatch")
+            scope.add(
+                f'<bpmn:intermediateCatchEvent id="{node_id}">'
+                f'<bpmn:messageEventDefinition messageRef="msg_{node.message}" />'
+                "</bpmn:intermediateCatchEvent>"
+            )
+            return node_id, node_id
         if isinstance(node, TimerCatch):
             node_id = self.new_id("Timer")
             scope.add(
@@ -450,7 +493,8 @@ class _Renderer:
             return node_id, self._boundary(scope, node_id, node.boundary)
         if isinstance(node, ReceiveTask):
             node_id = self.new_id("ReceiveTask")
-            scope.add(f'<bpmn:receiveTask id="{node_id}" />')
+            ref = f' messageRef="msg_{node.message}"' if node.message else ""
+            scope.add(f'<bpmn:receiveTask id="{node_id}"{ref} />')
             return node_id, node_id
         if isinstance(node, ServiceTask):
             node_id = self.new_id("ServiceTask")
@@ -559,24 +603,36 @@ class _Renderer:
         return merge
 
     def _timer(self, scope: _Scope, attached: str, timer: Timer) -> str:
-        """A timer boundary event on the user task `attached`; returns the id the main flow goes
-        on from (a merge when the timer interrupts, else the task itself)."""
-        boundary = self.new_id("Boundary")
+        """A timer boundary event on the user task `attached`."""
         value = f"<bpmn:timeCycle>R{timer.count}/PT{timer.minutes}M</bpmn:timeCycle>"
         if timer.interrupting:
             value = f"<bpmn:timeDuration>PT{timer.minutes}M</bpmn:timeDuration>"
-        cancel = "" if timer.interrupting else ' cancelActivity="false"'
+        definition = f"<bpmn:timerEventDefinition>{value}</bpmn:timerEventDefinition>"
+        return self._on_task(scope, attached, definition, timer.interrupting, timer.body)
+
+    def _message(self, scope: _Scope, attached: str, boundary: MessageBoundary) -> str:
+        """A message boundary event on the user task `attached`."""
+        definition = f'<bpmn:messageEventDefinition messageRef="msg_{boundary.message}" />'
+        return self._on_task(scope, attached, definition, boundary.interrupting, boundary.body)
+
+    def _on_task(
+        self, scope: _Scope, attached: str, definition: str, interrupting: bool, body: Block
+    ) -> str:
+        """A boundary event on `attached`; returns the id the main flow goes on from: a merge
+        when it interrupts, else the task itself (each firing then leads to an end of its own)."""
+        boundary = self.new_id("Boundary")
+        cancel = "" if interrupting else ' cancelActivity="false"'
         scope.add(
             f'<bpmn:boundaryEvent id="{boundary}" attachedToRef="{attached}"{cancel}>'
-            f"<bpmn:timerEventDefinition>{value}</bpmn:timerEventDefinition></bpmn:boundaryEvent>"
+            f"{definition}</bpmn:boundaryEvent>"
         )
-        after = self.new_id("Gateway") if timer.interrupting else self.new_id("End")
-        if timer.interrupting:
+        after = self.new_id("Gateway") if interrupting else self.new_id("End")
+        if interrupting:
             scope.flow(attached, after)
-            self._chain(scope, boundary, timer.body, after)
+            self._chain(scope, boundary, body, after)
             scope.add(f'<bpmn:exclusiveGateway id="{after}" />')
             return after
-        self._chain(scope, boundary, timer.body, after)
+        self._chain(scope, boundary, body, after)
         scope.add(f'<bpmn:endEvent id="{after}" />')
         return attached
 

@@ -36,6 +36,7 @@ from flowledger.core.state import STATE_SCHEMA, InstanceState, decode_state, enc
 from tests.properties.models import (
     ERROR_CODE,
     MAX_ACTIVITIES,
+    MESSAGES,
     TOPIC,
     Model,
     models,
@@ -116,6 +117,10 @@ def _leaf_at_wait_state(state: InstanceState, execution_id: str) -> str | None:
             return f"service task {ai.activity_id} has no open external task"
         return None
     if ai.activity_type == "receiveTask":
+        return None
+    if ai.activity_type == "intermediateMessageCatch":
+        if not any(sub.activity_instance_id == ai.id for sub in state.subscriptions.values()):
+            return f"message catch {ai.activity_id} has no subscription"
         return None
     if ai.activity_type in ("parallelGateway", "inclusiveGateway") and not execution.is_active:
         return None
@@ -400,6 +405,26 @@ class EngineMachine(RuleBasedStateMachine):
     def trigger(self, data: st.DataObject, values: dict[str, object]) -> None:
         pid, execution_id = data.draw(st.sampled_from(self.waiting_receives()), label="receive")
         self.command(pid, lambda: self.engine.trigger(execution_id, values), may_fail=False)
+
+    @rule(message=st.sampled_from(MESSAGES), all_=st.booleans(), values=variables)
+    def correlate_message(self, message: str, all_: bool, values: dict[str, object]) -> None:
+        """Correlate to every waiting catch event of the name (`all`), or to the only one: no
+        match, or more than one without `all`, is refused and changes nothing."""
+        waiting = [
+            pid
+            for pid, s in self.active()
+            for sub in s.subscriptions.values()
+            if sub.event_name == message
+        ]
+        self.touched.update(waiting)
+        ok = self.command(
+            None,
+            lambda: self.engine.correlate_message(message, variables=values, all=all_),
+            may_fail=True,
+        )
+        assert ok == (len(waiting) == 1 or (all_ and len(waiting) > 0)), (message, waiting)
+        if ok:
+            self.written.update(waiting)
 
     @precondition(lambda self: any(True for _ in self.active()))
     @rule(data=st.data())

@@ -13,7 +13,7 @@ from typing import Any
 from flowledger.core.commands import Command
 
 from ..bus import Handler
-from . import deployments, external_tasks, instances, jobs, tasks, variables
+from . import deployments, external_tasks, instances, jobs, messages, tasks, variables
 
 
 def by_command(handlers: Iterable[Handler[Any, Any]]) -> Mapping[type[Command], Handler[Any, Any]]:
@@ -34,5 +34,6 @@ HANDLERS = by_command(
         *tasks.HANDLERS,
         *external_tasks.HANDLERS,
         *jobs.HANDLERS,
+        *messages.HANDLERS,
     )
 )

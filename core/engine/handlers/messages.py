@@ -1,0 +1,98 @@
+"""Handlers of the message commands: correlate a message (to the waiting catch events its name
+and keys match), and deliver one to an execution's own subscription.
+
+Correlation reads the candidates from ACT_RU_EVENT_SUBSCR (by name, and instance or business
+key), then lets the domain check each candidate instance's correlation keys and decide the
+arrival: every instance a message reaches is a stream of this one command.
+"""
+
+from __future__ import annotations
+
+from flowledger.core import commands as cmd
+from flowledger.core import correlation, views
+from flowledger.core.errors import MismatchingMessageCorrelation
+from flowledger.core.limits import MAX_BUSINESS_KEY, MAX_MESSAGE_NAME, check_text
+from flowledger.core.session import InstanceSession
+from flowledger.core.state import EventSubscription
+from flowledger.projections import message_queries
+
+from ..bus import Handler
+from ..unit_of_work import UnitOfWork
+
+
+def correlate(
+    unit: UnitOfWork, command: cmd.CorrelateMessage
+) -> list[views.MessageCorrelationResult]:
+    name = command.message_name
+    check_text("messageName", name, MAX_MESSAGE_NAME)
+    check_text("businessKey", command.business_key, MAX_BUSINESS_KEY)
+    matched = _matching(unit, command)
+    if not matched:
+        raise MismatchingMessageCorrelation(
+            "No process definition or execution matches the parameters"
+        )
+    if len(matched) > 1 and not command.all:
+        raise MismatchingMessageCorrelation(
+            f"Cannot correlate a message with name '{name}' to a single execution. "
+            f"{len(matched)} executions match the correlation keys: {_described(command)}"
+        )
+    results: list[views.MessageCorrelationResult] = []
+    for session, subscription in matched:
+        variables = correlation.correlate(
+            session, subscription.id, name, command.variables, command.variables_local
+        )
+        state = session.state
+        results.append(
+            views.MessageCorrelationResult(
+                result_type="Execution",
+                execution_id=subscription.execution_id,
+                process_instance_id=state.id,
+                definition_id=state.definition_id,
+                business_key=state.business_key,
+                process_instance_ended=state.ended,
+                variables=variables,
+            )
+        )
+    return results
+
+
+def _matching(
+    unit: UnitOfWork, command: cmd.CorrelateMessage
+) -> list[tuple[InstanceSession, EventSubscription]]:
+    """The waiting subscriptions the message matches, one instance's session each."""
+    candidates = message_queries.waiting(
+        unit.conn,
+        command.message_name,
+        process_instance_id=command.process_instance_id,
+        business_key=command.business_key,
+    )
+    matched: list[tuple[InstanceSession, EventSubscription]] = []
+    for subscription_id, instance_id in candidates:
+        session = unit.instance(instance_id)
+        subscription = session.state.subscriptions.get(subscription_id)
+        if subscription is not None and correlation.matches(
+            session, subscription, command.correlation_keys, command.local_correlation_keys
+        ):
+            matched.append((session, subscription))
+    return matched
+
+
+def _described(command: cmd.CorrelateMessage) -> str:
+    """The correlation set as Camunda's message shows it."""
+    return (
+        f"CorrelationSet [businessKey={command.business_key}, "
+        f"processInstanceId={command.process_instance_id}, "
+        f"correlationKeys={command.correlation_keys or None}, "
+        f"localCorrelationKeys={command.local_correlation_keys or None}]"
+    )
+
+
+def received(unit: UnitOfWork, command: cmd.MessageEventReceived) -> None:
+    session = unit.instance_owning("Execution", command.execution_id)
+    correlation.received(session, command.execution_id, command.message_name, command.variables)
+
+
+HANDLERS = (
+    Handler(cmd.CorrelateMessage, correlate, result=list[views.MessageCorrelationResult]),
+    Handler(cmd.MessageEventReceived, received),
+)
