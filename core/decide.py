@@ -63,9 +63,18 @@ def start_instance(
     deployment_id: str,
     business_key: str | None,
     variables: Mapping[str, Any],
+    start_activity_id: str | None = None,
 ) -> str:
+    """Start the instance at `start_activity_id` (a message start event) or else at the
+    process's initial start event."""
     check_text("businessKey", business_key, MAX_BUSINESS_KEY)
     check_variable_count(variables)
+    start = start_activity_id or model.start_events.get(model.id)
+    if start is None:
+        raise Rejected(
+            f"Process '{model.id}' has no none start event: it starts by one of its messages "
+            f"({', '.join(sorted(model.message_starts))})"
+        )
     ctx = session.ctx
     instance_id = ctx.new_id()
     session.emit(
@@ -76,7 +85,7 @@ def start_instance(
             definition_version=definition_version,
             deployment_id=deployment_id,
             business_key=business_key,
-            start_activity_id=model.start_events[model.id],
+            start_activity_id=start,
             time=ctx.now,
         )
     )

@@ -171,6 +171,25 @@ class StartTimerRemoved(Event, tag=True, frozen=True):
     ended_incident_id: str | None = None
 
 
+class MessageStartSubscribed(Event, tag=True, frozen=True):
+    """A message start event of `definition_id` waits for `message_name` (ACT_RU_EVENT_SUBSCR,
+    no execution, CONFIGURATION_ the definition): a correlated message starts an instance there.
+    Kept in the stream of the definition's deployment; the latest version's subscribe."""
+
+    subscription_id: str
+    definition_id: str
+    activity_id: str
+    message_name: str
+    time: datetime
+
+
+class MessageStartUnsubscribed(Event, tag=True, frozen=True):
+    """A newer version of the definition replaced it, or its deployment was deleted."""
+
+    subscription_id: str
+    time: datetime
+
+
 START_TIMER_EVENTS: tuple[type[Event], ...] = (
     StartTimerScheduled,
     StartTimerFired,
@@ -180,10 +199,12 @@ START_TIMER_EVENTS: tuple[type[Event], ...] = (
     StartTimerRemoved,
 )
 # Events of deployment streams: they have no instance state and go to the repository projector.
+MESSAGE_START_EVENTS: tuple[type[Event], ...] = (MessageStartSubscribed, MessageStartUnsubscribed)
 DEPLOYMENT_EVENTS: tuple[type[Event], ...] = (
     DeploymentCreated,
     DeploymentDeleted,
     *START_TIMER_EVENTS,
+    *MESSAGE_START_EVENTS,
 )
 
 
@@ -602,6 +623,8 @@ EngineEvent = (
     | StartTimerRetriesSet
     | StartTimerDueDateSet
     | StartTimerRemoved
+    | MessageStartSubscribed
+    | MessageStartUnsubscribed
     | ProcessInstanceStarted
     | ProcessInstanceCompleted
     | ProcessInstanceTerminated

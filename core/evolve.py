@@ -561,7 +561,7 @@ def _deployment_stream_only(s: InstanceState, e: ev.Event) -> None:
     raise ValueError(f"{type(e).__name__} belongs to a deployment stream, not an instance stream")
 
 
-for _event_type in ev.START_TIMER_EVENTS:
+for _event_type in (*ev.START_TIMER_EVENTS, *ev.MESSAGE_START_EVENTS):
     APPLIERS[_event_type] = _deployment_stream_only
 
 

@@ -84,9 +84,11 @@ class Flow:
     # -- entering ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the process at its none start event (the instance was just created)."""
+        """Start the process at the start event it was started at (the instance was just
+        created)."""
         state = self.session.state
-        self.enter(state.id, self.model.start_events[self.model.id], None)
+        start = state.start_activity_id or self.model.start_events[self.model.id]
+        self.enter(state.id, start, None)
         self.run()
 
     def take(self, execution_id: str, flow: SequenceFlow) -> None:

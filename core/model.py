@@ -167,6 +167,8 @@ class ProcessModel:
     # flow scope id -> where its instances start: its none start event (or a process's one
     # timer start event)
     start_events: Mapping[str, str]
+    # message name -> the message start event of the process waiting for it
+    message_starts: Mapping[str, str] = field(default_factory=dict)
     version_tag: str | None = None
     history_ttl: int | None = None
     startable: bool = True

@@ -358,10 +358,11 @@ class EventSubscription(msgspec.Struct, frozen=True):
 
 class MessageCorrelationResult(msgspec.Struct, frozen=True):
     """Where a correlated message went (Camunda's MessageCorrelationResultWithVariables):
-    `result_type` Execution (a waiting catch event)."""
+    `result_type` Execution (a waiting catch event, `execution_id`) or ProcessDefinition (a
+    message start event started `process_instance_id`)."""
 
     result_type: str
-    execution_id: str
+    execution_id: str | None
     process_instance_id: str
     definition_id: str
     business_key: str | None

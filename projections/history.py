@@ -131,6 +131,7 @@ class HistoryProjector:
             ev.ExternalTaskCanceled,
             ev.DeploymentCreated,  # the repository projector's
             ev.StartTimerDueDateSet,  # the job log has no state for it (as JobDueDateSet)
+            *ev.MESSAGE_START_EVENTS,
             # Camunda's job log has no state for these: the next failure or run logs the job
             # with its retries and due date as they then are
             ev.JobRetriesSet,

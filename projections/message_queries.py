@@ -1,10 +1,13 @@
 """The engine's reads of event subscriptions (ACT_RU_EVENT_SUBSCR): the waiting catch events a
-message may go to, and the subscriptions as `core.views` Structs.
+message may go to, the message start events of the deployed definitions, and the subscriptions
+as `core.views` Structs.
 
 Reads only.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
@@ -13,8 +16,8 @@ from flowledger.core import views
 
 from .search.declaration import find, view
 from .search.event_subscriptions import EVENT_SUBSCRIPTIONS, EventSubscriptionQuery
-from .search.filters import Condition
-from .tables import ACT_RU_EVENT_SUBSCR, ACT_RU_EXECUTION
+from .search.filters import SUSPENDED, Condition
+from .tables import ACT_RE_PROCDEF, ACT_RU_EVENT_SUBSCR, ACT_RU_EXECUTION
 
 _S = ACT_RU_EVENT_SUBSCR
 MESSAGE = "message"
@@ -29,7 +32,11 @@ def waiting(
 ) -> list[tuple[str, str]]:
     """(subscription id, process instance id) of the catch events waiting for the message, in
     the order they subscribed; narrowed to an instance or a business key."""
-    conditions: list[Condition] = [_S.c.EVENT_TYPE_ == MESSAGE, _S.c.EVENT_NAME_ == message_name]
+    conditions: list[Condition] = [
+        _S.c.EVENT_TYPE_ == MESSAGE,
+        _S.c.EVENT_NAME_ == message_name,
+        _S.c.EXECUTION_ID_.is_not(None),  # start events' subscriptions wait on no instance
+    ]
     if process_instance_id is not None:
         conditions.append(_S.c.PROC_INST_ID_ == process_instance_id)
     stmt = select(_S.c.ID_, _S.c.PROC_INST_ID_)
@@ -39,6 +46,50 @@ def waiting(
         conditions.append(e.c.BUSINESS_KEY_ == business_key)
     rows = conn.execute(stmt.where(*conditions).order_by(_S.c.CREATED_, _S.c.ID_))
     return [(row[0], row[1]) for row in rows]
+
+
+class StartSubscription(NamedTuple):
+    """A message start event's subscription (no execution), with its definition."""
+
+    subscription_id: str
+    message_name: str
+    activity_id: str
+    definition_id: str
+    definition_key: str
+    deployment_id: str
+    suspended: bool
+
+
+def start_subscriptions(
+    conn: Connection,
+    *,
+    keys: list[str] | None = None,
+    deployment_id: str | None = None,
+    names: list[str] | None = None,
+) -> list[StartSubscription]:
+    """The message start subscriptions of these definition keys, this deployment or these
+    message names, by subscription id."""
+    d = ACT_RE_PROCDEF
+    stmt = select(
+        _S.c.ID_,
+        _S.c.EVENT_NAME_,
+        _S.c.ACTIVITY_ID_,
+        d.c.ID_,
+        d.c.KEY_,
+        d.c.DEPLOYMENT_ID_,
+        d.c.SUSPENSION_STATE_,
+    ).join(d, d.c.ID_ == _S.c.CONFIGURATION_)
+    conditions: list[Condition] = [_S.c.EVENT_TYPE_ == MESSAGE, _S.c.EXECUTION_ID_.is_(None)]
+    if keys is not None:
+        conditions.append(d.c.KEY_.in_(keys))
+    if deployment_id is not None:
+        conditions.append(d.c.DEPLOYMENT_ID_ == deployment_id)
+    if names is not None:
+        conditions.append(_S.c.EVENT_NAME_.in_(names))
+    rows = conn.execute(stmt.where(*conditions).order_by(_S.c.ID_))
+    return [
+        StartSubscription(r[0], r[1], r[2], r[3], r[4], r[5], r[6] == SUSPENDED) for r in rows
+    ]
 
 
 def event_subscriptions(

@@ -1,19 +1,33 @@
 """Projector of the deployment stream: ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_GE_BYTEARRAY and the
-job definitions of its process definitions (ACT_RU_JOBDEF), and their start timers
-(`start_timers`).
+job definitions of its process definitions (ACT_RU_JOBDEF), their start timers (`start_timers`)
+and their message start events' subscriptions (ACT_RU_EVENT_SUBSCR without an execution).
 
 Event in, row changes out; no reads.
 """
 
 from __future__ import annotations
 
-from flowledger.core.events import START_TIMER_EVENTS, DeploymentCreated, DeploymentDeleted, Event
+from flowledger.core.events import (
+    START_TIMER_EVENTS,
+    DeploymentCreated,
+    DeploymentDeleted,
+    Event,
+    MessageStartSubscribed,
+    MessageStartUnsubscribed,
+)
 
-from .changes import ChangeSet, Purge, UnhandledEvent, db_time
+from .changes import ChangeSet, Purge, UnhandledEvent, blank_row, db_time
 from .start_timers import project_start_timer
-from .tables import ACT_GE_BYTEARRAY, ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_RU_JOBDEF
+from .tables import (
+    ACT_GE_BYTEARRAY,
+    ACT_RE_DEPLOYMENT,
+    ACT_RE_PROCDEF,
+    ACT_RU_EVENT_SUBSCR,
+    ACT_RU_JOBDEF,
+)
 
 BYTEARRAY_REPOSITORY = 1
+_SUBSCRIPTION_ROW = blank_row(ACT_RU_EVENT_SUBSCR)
 
 
 def project_repository(event: Event, changes: ChangeSet) -> None:
@@ -25,6 +39,20 @@ def project_repository(event: Event, changes: ChangeSet) -> None:
         project_deployment_deleted(event, changes)
     elif isinstance(event, START_TIMER_EVENTS):
         project_start_timer(event, changes)
+    elif isinstance(event, MessageStartSubscribed):
+        row = dict(_SUBSCRIPTION_ROW)
+        row.update(
+            ID_=event.subscription_id,
+            REV_=1,
+            EVENT_TYPE_="message",
+            EVENT_NAME_=event.message_name,
+            ACTIVITY_ID_=event.activity_id,
+            CONFIGURATION_=event.definition_id,
+            CREATED_=db_time(event.time),
+        )
+        changes.insert(ACT_RU_EVENT_SUBSCR, event.subscription_id, row)
+    elif isinstance(event, MessageStartUnsubscribed):
+        changes.delete(ACT_RU_EVENT_SUBSCR, event.subscription_id)
     else:
         raise UnhandledEvent("project_repository", type(event))
 

@@ -78,6 +78,7 @@ class RuntimeBatch:
             ev.DeploymentCreated,  # deployment streams: the repository projector's
             ev.DeploymentDeleted,
             *ev.START_TIMER_EVENTS,
+            *ev.MESSAGE_START_EVENTS,
         }
     )
 

@@ -31,6 +31,7 @@ from .tasks import PassThrough, ScriptTask, ServiceTask, UserTask
 REGISTRY: Mapping[str, Behavior] = {
     "startEvent": PassThrough(),
     "startTimerEvent": PassThrough(),
+    "messageStartEvent": PassThrough(),
     "intermediateNoneThrowEvent": PassThrough(),
     "task": PassThrough(),
     "manualTask": PassThrough(),

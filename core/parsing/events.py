@@ -96,6 +96,7 @@ EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
     "messageEventDefinition": DefinitionKind(
         _message,
         {
+            "startEvent": "messageStartEvent",
             "intermediateCatchEvent": "intermediateMessageCatch",
             "boundaryEvent": "boundaryMessage",
             "intermediateThrowEvent": "intermediateMessageThrowEvent",

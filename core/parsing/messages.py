@@ -20,7 +20,8 @@ def read_message(ctx: ParseContext, el: etree._Element) -> MessageEventDefinitio
     if not ref:
         ctx.problem("a message event needs a messageRef naming a <message> of the document", el)
         return None
-    name = ctx.messages.get(ref)
+    # A QName (`tns:newInvoice`) names the message of its namespace: the document's own.
+    name = ctx.messages.get(ref, ctx.messages.get(ref.rpartition(":")[2]))
     if name is None:
         ctx.problem(f"messageRef '{ref}' names no <message> of the document", el)
         return None

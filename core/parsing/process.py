@@ -11,7 +11,14 @@ from types import MappingProxyType
 
 from lxml import etree
 
-from ..model import Activity, EventSpec, ProcessModel, SequenceFlow, TimerEventDefinition
+from ..model import (
+    Activity,
+    EventSpec,
+    MessageEventDefinition,
+    ProcessModel,
+    SequenceFlow,
+    TimerEventDefinition,
+)
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
 from .elements import ELEMENTS, NOT_YET
 from .jobs import read_async, read_job_settings
@@ -71,6 +78,7 @@ class ProcessBuilder:
         self.activities: dict[str, Activity] = {}
         self.flows: dict[str, SequenceFlow] = {}
         self.start_events: dict[str, str] = {}
+        self.message_starts: dict[str, str] = {}
 
     def build(self) -> ProcessModel | None:
         ctx = self.ctx
@@ -91,6 +99,7 @@ class ProcessBuilder:
             activities=MappingProxyType(self.activities),
             flows=MappingProxyType(self.flows),
             start_events=MappingProxyType(self.start_events),
+            message_starts=MappingProxyType(self.message_starts),
             version_tag=ctx.camunda(self.el, "versionTag"),
             history_ttl=_history_ttl(ttl_text),
             startable=startable,
@@ -264,19 +273,21 @@ class ProcessBuilder:
 
     def _start_of(self, scope_id: str) -> None:
         """A scope starts at its one none start event; a process may instead have one timer
-        start event (Camunda allows one none-or-timer start: the timer's is the initial one)."""
+        start event (Camunda allows one none-or-timer start: the timer's is the initial one),
+        and any number of message start events besides (one alone is the initial one too)."""
         in_scope = [a for a in self.activities.values() if a.scope_id == scope_id]
         nones = [a.id for a in in_scope if a.type == "startEvent"]
         timers = [a for a in in_scope if a.type == "startTimerEvent"]
+        messages = [a for a in in_scope if a.type == "messageStartEvent"]
         el = self.el if scope_id == self.process_id else self.nodes[scope_id][0]
         kind = "process" if scope_id == self.process_id else "subprocess"
-        if timers and kind == "subprocess":
-            for timer in timers:
+        if (timers or messages) and kind == "subprocess":
+            for start in (*timers, *messages):
                 self.ctx.problem(
-                    "a timer start event in an embedded subprocess is not allowed (only event "
-                    "subprocesses start on a timer, and they are not supported yet)",
-                    self.nodes[timer.id][0],
-                    timer.id,
+                    "a timer or message start event in an embedded subprocess is not allowed "
+                    "(only event subprocesses start on one, and they are not supported yet)",
+                    self.nodes[start.id][0],
+                    start.id,
                 )
             return
         for timer in timers:
@@ -289,8 +300,11 @@ class ProcessBuilder:
                     self.nodes[timer.id][0],
                     timer.id,
                 )
+        self._message_starts(messages)
         starts = nones + [t.id for t in timers]
-        if not starts:
+        if not starts and len(messages) == 1:
+            starts = [messages[0].id]
+        if not starts and not messages:
             self.ctx.problem(f"{kind} '{scope_id}' has no none start event", el, scope_id)
         elif len(starts) > 1:
             self.ctx.problem(
@@ -299,8 +313,34 @@ class ProcessBuilder:
                 el,
                 scope_id,
             )
-        else:
+        elif starts:
             self.start_events[scope_id] = starts[0]
+
+    def _message_starts(self, starts: list[Activity]) -> None:
+        """Message start events: each a literal message name (no variables exist yet), no two
+        with the same name (a message must say which start it means)."""
+        for start in starts:
+            spec = start.spec
+            assert isinstance(spec, EventSpec)
+            definition = spec.definition
+            assert isinstance(definition, MessageEventDefinition)
+            el = self.nodes[start.id][0]
+            if definition.name_expression is not None:
+                self.ctx.problem(
+                    "the message of a start event must have a literal name: no variables exist "
+                    "before the instance does",
+                    el,
+                    start.id,
+                )
+            elif definition.name in self.message_starts:
+                self.ctx.problem(
+                    f"message start events '{self.message_starts[definition.name]}' and "
+                    f"'{start.id}' wait for the same message '{definition.name}'",
+                    el,
+                    start.id,
+                )
+            elif definition.name:
+                self.message_starts[definition.name] = start.id
 
     def _activity(
         self,

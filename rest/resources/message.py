@@ -3,10 +3,10 @@ message to one execution's subscription
 (`POST /execution/{id}/messageSubscriptions/{messageName}/trigger`).
 
 A message reaches the catch events waiting for its name (intermediate catch, receive task,
-boundary) that the business key, process instance and correlation keys match: one, or with
-`all` every one; no match, or several without `all`, is Camunda's 400. Not served: tenants
-(`tenantId`, `withoutTenantId` are refused: this engine has none) and message start events
-(no waiting catch event matches: the same 400).
+boundary) that the business key, process instance and correlation keys match, and, when it
+names no instance and no keys, the message start events of its name (each starts an instance):
+one, or with `all` every one; no match, or several without `all`, is Camunda's 400. Tenants
+(`tenantId`, `withoutTenantId`) are refused: this engine has none.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from litestar.params import FromPath, JSONBody
 from flowledger.core import MismatchingMessageCorrelation, NotFound, views
 from flowledger.core.engine import Engine
 
+from ..dto import build, self_link
 from ..errors import invalid, not_found
 from ..variables import (
     VariableValueDto,
@@ -30,6 +31,8 @@ from ..variables import (
     wire_variables,
 )
 from .execution import ExecutionTriggerDto
+from .process_definition import rest_base
+from .process_instance import ProcessInstanceDto
 
 
 class CorrelationMessageDto(msgspec.Struct, rename="camel"):
@@ -57,7 +60,7 @@ class CorrelatedExecutionDto(msgspec.Struct, rename="camel"):
 class MessageCorrelationResultDto(msgspec.Struct, rename="camel", omit_defaults=True):
     result_type: str
     execution: CorrelatedExecutionDto | None
-    process_instance: None  # a message start event's instance: none start here
+    process_instance: ProcessInstanceDto | None
     variables: dict[str, VariableValueDto] | None = None
 
 
@@ -95,31 +98,47 @@ def deliver_message(
     if not data.result_enabled:
         return Response(content=None, status_code=204)
     with_variables = bool(data.variables_in_result_enabled)
-    return Response(
-        content=[_result(engine, result, with_variables) for result in results], status_code=200
-    )
+    base = rest_base(request)
+    answer = [_result(engine, base, result, with_variables) for result in results]
+    return Response(content=answer, status_code=200)
 
 
 def _result(
-    engine: Engine, result: views.MessageCorrelationResult, with_variables: bool
+    engine: Engine, base: str, result: views.MessageCorrelationResult, with_variables: bool
 ) -> MessageCorrelationResultDto:
+    """Where the message went: a waiting execution, or the instance a start event began."""
     ended = result.process_instance_ended
-    execution = CorrelatedExecutionDto(
-        id=result.execution_id, process_instance_id=result.process_instance_id, ended=ended
-    )
-    if not with_variables:
-        return MessageCorrelationResultDto(
-            result_type=result.result_type, execution=execution, process_instance=None
+    instance_id = result.process_instance_id
+    execution = None
+    instance = None
+    if result.execution_id is None:
+        instance = build(
+            ProcessInstanceDto,
+            links=self_link(base, f"/process-instance/{instance_id}"),
+            id=instance_id,
+            definition_id=result.definition_id,
+            business_key=result.business_key,
+            case_instance_id=None,
+            ended=ended,
+            suspended=False,
+            tenant_id=None,
         )
-    try:
-        values = engine.get_variable_values(result.execution_id)
-    except NotFound:  # the execution went on and ended: the instance's, as they are now
-        values = instance_variables_after(engine, result.process_instance_id, running=not ended)
+    else:
+        execution = CorrelatedExecutionDto(
+            id=result.execution_id, process_instance_id=instance_id, ended=ended
+        )
+    variables = None
+    if with_variables:
+        try:
+            values = engine.get_variable_values(result.execution_id or instance_id)
+        except NotFound:  # the execution went on and ended: the instance's, as they are now
+            values = instance_variables_after(engine, instance_id, running=not ended)
+        variables = variables_dto(values)
     return MessageCorrelationResultDto(
         result_type=result.result_type,
         execution=execution,
-        process_instance=None,
-        variables=variables_dto(values),
+        process_instance=instance,
+        variables=variables,
     )
 
 

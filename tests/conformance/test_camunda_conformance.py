@@ -340,11 +340,23 @@ def test_row_13_start_timer_cycle_with_limit(engine: Engine, clock: Controllable
     assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_14_message_start_event() -> None:
+def test_row_14_message_start_event(engine: Engine) -> None:
     """event_message_MessageStartEventTest.testSingleMessageStartEvent: message
     `newInvoiceMessage` starts an instance with 1 task; start by key also works; completing the
     task ends it."""
+    deploy(engine, "event_message_MessageStartEventTest.testSingleMessageStartEvent")
+    (subscription,) = engine.event_subscriptions()
+    assert (subscription.event_name, subscription.execution_id) == ("newInvoiceMessage", None)
+    (result,) = engine.correlate_message("newInvoiceMessage")
+    by_message = result.process_instance_id
+    assert single_task(engine, by_message).task_definition_key == "task"
+    by_key = engine.start_process_instance("singleMessageStartEvent")
+    assert single_task(engine, by_key.id).task_definition_key == "task"
+    for instance_id in (by_message, by_key.id):
+        engine.complete_task(single_task(engine, instance_id).id)
+        assert_process_ended(engine, instance_id)
+    assert len(engine.event_subscriptions()) == 1  # the definition's subscription stays
+    assert_verified(engine)
 
 
 def test_row_15_intermediate_message_event(engine: Engine) -> None:

@@ -239,3 +239,117 @@ def test_a_message_that_is_not_declared_is_refused_at_deploy(
         )
     assert refused.value.problems[0].element_id == "wait"
     assert engine.process_definitions() == []
+
+
+STARTS = model(
+    '<startEvent id="byPayment"><messageEventDefinition messageRef="Payment"/></startEvent>'
+    '<startEvent id="byCancel"><messageEventDefinition messageRef="Cancel"/></startEvent>'
+    '<userTask id="handle"/><endEvent id="end"/>'
+    '<sequenceFlow id="a" sourceRef="byPayment" targetRef="handle"/>'
+    '<sequenceFlow id="b" sourceRef="byCancel" targetRef="handle"/>'
+    '<sequenceFlow id="c" sourceRef="handle" targetRef="end"/>',
+    "orders",
+)
+
+
+def test_a_message_start_event_starts_an_instance_with_the_messages_key_and_variables(
+    engine: Engine,
+) -> None:
+    deployment = engine.deploy(STARTS)
+    definition_id = deployment.process_definitions[0].id
+    starts = engine.event_subscriptions(event_type="message")
+    assert sorted((s.event_name, s.activity_id) for s in starts) == [
+        ("orderCanceled", "byCancel"),
+        ("paymentReceived", "byPayment"),
+    ]
+    assert {(s.execution_id, s.process_instance_id) for s in starts} == {(None, None)}
+    (result,) = engine.correlate_message(
+        "orderCanceled", business_key="order-7", variables={"reason": "late"}
+    )
+    assert (result.result_type, result.execution_id) == ("ProcessDefinition", None)
+    assert result.definition_id == definition_id
+    started = engine.historic_process_instance(result.process_instance_id)
+    assert (started.business_key, started.start_activity_id) == ("order-7", "byCancel")
+    assert engine.get_variables(result.process_instance_id) == {"reason": "late"}
+    assert task_keys(engine, result.process_instance_id) == ["handle"]
+    with pytest.raises(Rejected, match="no none start event: it starts by one of its messages"):
+        engine.start_process_instance("orders")
+    # correlation keys name variables a new instance does not have: no start
+    with pytest.raises(MismatchingMessageCorrelation):
+        engine.correlate_message("orderCanceled", correlation_keys={"reason": "late"})
+    assert engine.verify().problems == []
+
+
+def test_a_message_reaching_a_start_and_a_waiting_catch_is_ambiguous_unless_all(
+    engine: Engine,
+) -> None:
+    engine.deploy(STARTS)
+    engine.deploy(CATCH)
+    waiting = engine.start_process_instance("p")
+    with pytest.raises(MismatchingMessageCorrelation, match="2 executions match"):
+        engine.correlate_message("paymentReceived")
+    results = engine.correlate_message("paymentReceived", all=True)
+    assert sorted(r.result_type for r in results) == ["Execution", "ProcessDefinition"]
+    assert task_keys(engine, waiting.id) == ["ship"]
+
+
+def test_a_new_version_takes_over_the_message_and_deleting_it_removes_the_subscription(
+    engine: Engine,
+) -> None:
+    first = engine.deploy(STARTS)
+    second = engine.deploy(STARTS.replace('id="handle"', 'id="handle" name="v2"'))
+    starts = engine.event_subscriptions(event_name="paymentReceived")
+    assert len(starts) == 1
+    (result,) = engine.correlate_message("paymentReceived")
+    assert result.definition_id == second.process_definitions[0].id
+    engine.delete_deployment(second.id, cascade=True)
+    assert engine.event_subscriptions(event_name="paymentReceived") == []
+    engine.delete_deployment(first.id)
+    assert engine.verify().problems == []
+
+
+def test_a_single_message_start_is_the_initial_start_of_its_process(engine: Engine) -> None:
+    engine.deploy(
+        model(
+            '<startEvent id="s"><messageEventDefinition messageRef="Payment"/></startEvent>'
+            '<userTask id="t"/><sequenceFlow id="a" sourceRef="s" targetRef="t"/>',
+            "single",
+        )
+    )
+    pi = engine.start_process_instance("single")
+    assert engine.historic_process_instance(pi.id).start_activity_id == "s"
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        (
+            '<startEvent id="a"><messageEventDefinition messageRef="Payment"/></startEvent>'
+            '<startEvent id="b"><messageEventDefinition messageRef="Payment"/></startEvent>',
+            "wait for the same message 'paymentReceived'",
+        ),
+        (
+            '<startEvent id="a"><messageEventDefinition messageRef="Dynamic"/></startEvent>',
+            "must have a literal name",
+        ),
+        (
+            '<startEvent id="s"/><subProcess id="sub"><startEvent id="inner">'
+            '<messageEventDefinition messageRef="Payment"/></startEvent></subProcess>'
+            '<sequenceFlow id="a" sourceRef="s" targetRef="sub"/>',
+            "in an embedded subprocess is not allowed",
+        ),
+    ],
+)
+def test_message_starts_that_cannot_work_are_refused_at_deploy(
+    engine: Engine, body: str, problem: str
+) -> None:
+    with pytest.raises(ModelError, match=problem):
+        engine.deploy(model(body))
+    assert engine.process_definitions() == []
+
+
+def test_two_processes_cannot_start_on_the_same_message(engine: Engine) -> None:
+    engine.deploy(STARTS)
+    with pytest.raises(Rejected, match="already is a message event subscription"):
+        engine.deploy(STARTS.replace('id="orders"', 'id="otherOrders"'))
+    assert [d.key for d in engine.process_definitions()] == ["orders"]

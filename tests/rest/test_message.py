@@ -23,7 +23,7 @@ NAME = "restPaymentReceived"
 
 @pytest.fixture(scope="module", autouse=True)
 def deployed(rest: LiveServer) -> None:
-    rest.deploy(bpmn("rest_messages.bpmn"), name="rest-messages")
+    rest.deploy(bpmn("rest_messages.bpmn"), bpmn("rest_message_start.bpmn"), name="rest-messages")
 
 
 def started(rest: LiveServer, **variables: Any) -> tuple[str, str]:
@@ -121,3 +121,28 @@ def test_a_message_to_one_execution_subscription(rest: LiveServer) -> None:
     assert again.status_code == 400 and "does not have a subscription" in again.json()["message"]
     unknown = f"/execution/{instance_id}-gone/messageSubscriptions/{NAME}/trigger"
     assert rest.client.post(unknown, json=body).status_code == 404
+
+
+def test_a_message_start_event_answers_with_the_instance_it_started(rest: LiveServer) -> None:
+    body = {
+        "messageName": "restOrderPlaced",
+        "businessKey": "order-77",
+        "processVariables": {"total": {"value": 12.5, "type": "Double"}},
+        "resultEnabled": True,
+        "variablesInResultEnabled": True,
+    }
+    response = rest.client.post("/message", json=body)
+    assert response.status_code == 200, response.text
+    (result,) = response.json()
+    assert (result["resultType"], result["execution"]) == ("ProcessDefinition", None)
+    instance = result["processInstance"]
+    assert (instance["businessKey"], instance["ended"], instance["suspended"]) == (
+        "order-77",
+        False,
+        False,
+    )
+    assert instance["links"][0]["href"].endswith(f"/process-instance/{instance['id']}")
+    assert result["variables"]["total"]["value"] == 12.5
+    assert tasks(rest, instance["id"]) == ["confirm"]
+    definition = rest.client.get(f"/process-definition/{instance['definitionId']}").json()
+    assert definition["key"] == "restMessageStart"

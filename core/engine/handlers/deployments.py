@@ -22,7 +22,7 @@ from flowledger.projections import queries
 
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
-from . import start_timers
+from . import message_starts, start_timers
 
 DELETED_DEPLOYMENT = "deleted deployment"  # Camunda's delete reason for a cascade
 
@@ -64,7 +64,8 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
             )
             models[meta.id] = process
     timers = start_timers.scheduled(unit, created, models)
-    unit.append(created.deployment_id, 0, None, [created, *timers])
+    subscriptions = message_starts.subscribed(unit, created, models)
+    unit.append(created.deployment_id, 0, None, [created, *timers, *subscriptions])
     unit.repository.models.update(models)
     return views.Deployment(
         id=created.deployment_id,
@@ -114,7 +115,10 @@ def delete_deployment(unit: UnitOfWork, command: cmd.DeleteDeployment) -> None:
         process_definition_ids=definition_ids,
         time=unit.ctx.now,
     )
-    removed = start_timers.removed_with(unit, deployment_id)
+    removed = [
+        *start_timers.removed_with(unit, deployment_id),
+        *message_starts.removed_with(unit, deployment_id),
+    ]
     unit.append(deployment_id, head[0], head[1], [*removed, deleted])
     for definition_id in definition_ids:
         unit.repository.models.pop(definition_id, None)

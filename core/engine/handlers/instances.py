@@ -37,7 +37,7 @@ def start(unit: UnitOfWork, command: cmd.StartProcessInstance) -> views.ProcessI
     if definition.suspended:
         raise Rejected(f"Process definition '{definition.id}' is suspended")
     model = unit.repository.model(conn, definition.id)
-    unit.guards.append(partial(_still_deployed, definition.id))
+    unit.guards.append(partial(still_deployed, definition.id))
     session = unit.start_instance(
         model,
         definition_id=definition.id,
@@ -55,7 +55,7 @@ def start(unit: UnitOfWork, command: cmd.StartProcessInstance) -> views.ProcessI
     )
 
 
-def _still_deployed(definition_id: str, conn: Connection) -> None:
+def still_deployed(definition_id: str, conn: Connection) -> None:
     """Guard of a start: its definition was not deleted while the start was decided."""
     if queries.process_definition(conn, definition_id) is None:
         raise ConcurrencyError(definition_id, 0)

@@ -3,21 +3,26 @@ and keys match), and deliver one to an execution's own subscription.
 
 Correlation reads the candidates from ACT_RU_EVENT_SUBSCR (by name, and instance or business
 key), then lets the domain check each candidate instance's correlation keys and decide the
-arrival: every instance a message reaches is a stream of this one command.
+arrival; a message that names no instance and no keys may also start an instance at a message
+start event. Every instance a message reaches or starts is a stream of this one command.
 """
 
 from __future__ import annotations
 
+from functools import partial
+
 from flowledger.core import commands as cmd
 from flowledger.core import correlation, views
-from flowledger.core.errors import MismatchingMessageCorrelation
+from flowledger.core.errors import MismatchingMessageCorrelation, NotFound, Rejected
 from flowledger.core.limits import MAX_BUSINESS_KEY, MAX_MESSAGE_NAME, check_text
+from flowledger.core.scope import visible_variables
 from flowledger.core.session import InstanceSession
 from flowledger.core.state import EventSubscription
-from flowledger.projections import message_queries
+from flowledger.projections import message_queries, queries
 
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
+from .instances import still_deployed
 
 
 def correlate(
@@ -27,16 +32,18 @@ def correlate(
     check_text("messageName", name, MAX_MESSAGE_NAME)
     check_text("businessKey", command.business_key, MAX_BUSINESS_KEY)
     matched = _matching(unit, command)
-    if not matched:
+    starts = _starts(unit, command)
+    if not matched and not starts:
         raise MismatchingMessageCorrelation(
             "No process definition or execution matches the parameters"
         )
-    if len(matched) > 1 and not command.all:
+    if len(matched) + len(starts) > 1 and not command.all:
         raise MismatchingMessageCorrelation(
             f"Cannot correlate a message with name '{name}' to a single execution. "
-            f"{len(matched)} executions match the correlation keys: {_described(command)}"
+            f"{len(matched) + len(starts)} executions match the correlation keys: "
+            f"{_described(command)}"
         )
-    results: list[views.MessageCorrelationResult] = []
+    results = [_start(unit, command, start) for start in starts]
     for session, subscription in matched:
         variables = correlation.correlate(
             session, subscription.id, name, command.variables, command.variables_local
@@ -54,6 +61,48 @@ def correlate(
             )
         )
     return results
+
+
+def _starts(
+    unit: UnitOfWork, command: cmd.CorrelateMessage
+) -> list[message_queries.StartSubscription]:
+    """The message start events the message matches: by name alone, when the message names no
+    instance and no correlation keys (a new instance has no variables to match yet)."""
+    if command.process_instance_id or command.correlation_keys or command.local_correlation_keys:
+        return []
+    return message_queries.start_subscriptions(unit.conn, names=[command.message_name])
+
+
+def _start(
+    unit: UnitOfWork, command: cmd.CorrelateMessage, start: message_queries.StartSubscription
+) -> views.MessageCorrelationResult:
+    """A new instance of the subscription's definition, started at its message start event
+    with the message's business key and variables."""
+    definition = queries.process_definition(unit.conn, start.definition_id)
+    if definition is None:
+        raise NotFound("Process definition", start.definition_id)
+    if definition.suspended:
+        raise Rejected(f"Process definition '{definition.id}' is suspended")
+    unit.guards.append(partial(still_deployed, definition.id))
+    session = unit.start_instance(
+        unit.repository.model(unit.conn, definition.id),
+        definition_id=definition.id,
+        definition_version=definition.version,
+        deployment_id=definition.deployment_id,
+        business_key=command.business_key,
+        variables={**command.variables, **command.variables_local},
+        start_activity_id=start.activity_id,
+    )
+    state = session.state
+    return views.MessageCorrelationResult(
+        result_type="ProcessDefinition",
+        execution_id=None,
+        process_instance_id=state.id,
+        definition_id=definition.id,
+        business_key=state.business_key,
+        process_instance_ended=state.ended,
+        variables={} if state.ended else visible_variables(session, state.id),
+    )
 
 
 def _matching(

@@ -58,10 +58,11 @@ def _remove(unit: UnitOfWork, jobs: Iterable[start_timers.StartTimer]) -> None:
     )
     for deployment_id, found in by_deployment:
         removed = start_timers.remove(list(found), unit.ctx.now, unit.ctx.new_id)
-        _append(unit, deployment_id, removed)
+        append_to_deployment(unit, deployment_id, removed)
 
 
-def _append(unit: UnitOfWork, deployment_id: str, events: list[ev.Event]) -> None:
+def append_to_deployment(unit: UnitOfWork, deployment_id: str, events: list[ev.Event]) -> None:
+    """Events for an existing deployment's stream, after its head."""
     head = unit.store.stream_head(unit.conn, deployment_id)
     if head is None:
         raise NotFound("Deployment", deployment_id)
@@ -100,7 +101,9 @@ def execute(unit: UnitOfWork, command: cmd.ExecuteJob) -> bool:
             None,
         ) from exc
     now = unit.ctx.now
-    _append(unit, job.deployment_id, start_timers.fire(job, session.state.id, now, unit.ctx.new_id))
+    append_to_deployment(
+        unit, job.deployment_id, start_timers.fire(job, session.state.id, now, unit.ctx.new_id)
+    )
     return True
 
 
@@ -112,7 +115,7 @@ def fail(unit: UnitOfWork, command: cmd.HandleJobFailure) -> bool:
     event = start_timers.fail(
         job, model, command.error_message, command.stacktrace, unit.ctx.now, unit.ctx.new_id
     )
-    _append(unit, job.deployment_id, [event])
+    append_to_deployment(unit, job.deployment_id, [event])
     return True
 
 
@@ -121,7 +124,7 @@ def set_retries(unit: UnitOfWork, command: cmd.SetJobRetries) -> bool:
     if job is None:
         return False
     event = start_timers.set_retries(job, command.retries, unit.ctx.now, unit.ctx.new_id)
-    _append(unit, job.deployment_id, [event])
+    append_to_deployment(unit, job.deployment_id, [event])
     return True
 
 
@@ -130,7 +133,7 @@ def set_due_date(unit: UnitOfWork, command: cmd.SetJobDueDate) -> bool:
     if job is None:
         return False
     event = start_timers.set_due_date(job, command.due_date, unit.ctx.now)
-    _append(unit, job.deployment_id, [event])
+    append_to_deployment(unit, job.deployment_id, [event])
     return True
 
 

@@ -1,0 +1,56 @@
+"""Message start events: the definition-level subscriptions that start an instance when their
+message is correlated.
+
+A message start event belongs to a process definition, not to an instance: its subscription
+lives in the stream of the definition's deployment (subscribed at deployment, unsubscribed when a
+newer version of the definition is deployed or the deployment is deleted). Pure: the engine hands
+in what it read and appends the events these functions return.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+
+from . import events as ev
+from .errors import Rejected
+from .model import ProcessModel
+
+
+def check_names(models: Mapping[str, ProcessModel], taken: Mapping[str, str]) -> None:
+    """No two definitions wait for one message at their start (a message must name the process
+    it starts): neither two of this deployment nor one of it and the latest version of another
+    key (`taken`: message name -> the key whose start waits for it)."""
+    owner: dict[str, str] = {}
+    for model in models.values():
+        for name in model.message_starts:
+            other = owner.get(name) or taken.get(name)
+            if other is not None and other != model.id:
+                raise Rejected(
+                    f"Cannot deploy process definition '{model.id}': there already is a message "
+                    f"event subscription for the message with name '{name}' (process '{other}')"
+                )
+            owner[name] = model.id
+
+
+def subscribe(
+    model: ProcessModel, definition_id: str, now: datetime, new_id: Callable[[], str]
+) -> list[ev.Event]:
+    """The subscriptions of the definition's message start events, by message name."""
+    return [
+        ev.MessageStartSubscribed(
+            subscription_id=new_id(),
+            definition_id=definition_id,
+            activity_id=activity_id,
+            message_name=name,
+            time=now,
+        )
+        for name, activity_id in sorted(model.message_starts.items())
+    ]
+
+
+def unsubscribe(subscription_ids: Iterable[str], now: datetime) -> list[ev.Event]:
+    return [
+        ev.MessageStartUnsubscribed(subscription_id=subscription_id, time=now)
+        for subscription_id in sorted(subscription_ids)
+    ]
