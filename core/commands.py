@@ -222,3 +222,12 @@ class MessageEventReceived(Command, tag=True, frozen=True):
     message_name: str
     execution_id: str
     variables: dict[str, Any] = {}
+
+
+class ThrowSignal(Command, tag=True, frozen=True):
+    """runtimeService.signalEventReceived: broadcast the signal to every subscription and signal
+    start event, or, naming `execution_id`, deliver it to that execution's subscription only."""
+
+    name: str
+    execution_id: str | None = None
+    variables: dict[str, Any] = {}

@@ -20,7 +20,7 @@ from .session import InstanceSession
 from .state import EventSubscription
 from .variables import from_stored, to_stored
 
-MESSAGE = "message"
+MESSAGE, SIGNAL = "message", "signal"
 
 
 def matches(
@@ -59,20 +59,47 @@ def correlate(
     (`variables` as setVariable does, `variables_local` on the execution itself), then the
     catch event goes on: an intermediate catch or receive task leaves, a boundary event fires.
     Returns the variables visible where the message arrived, after it."""
-    check_variable_count({**variables, **variables_local})
+    subscription = _waiting(session, subscription_id, MESSAGE)
+    arrival = ev.MessageCorrelated(
+        subscription_id=subscription_id, message_name=message_name, time=session.ctx.now
+    )
+    return _arrive(session, subscription, arrival, variables, variables_local)
+
+
+def receive_signal(
+    session: InstanceSession, subscription_id: str, signal_name: str, variables: Mapping[str, Any]
+) -> None:
+    """The broadcast signal reached the subscription: its variables are set from the waiting
+    execution (as setVariable does) and the catch or boundary event goes on."""
+    subscription = _waiting(session, subscription_id, SIGNAL)
+    arrival = ev.SignalReceived(
+        subscription_id=subscription_id, signal_name=signal_name, time=session.ctx.now
+    )
+    _arrive(session, subscription, arrival, variables, {})
+
+
+def _waiting(session: InstanceSession, subscription_id: str, event_type: str) -> EventSubscription:
     subscription = session.state.subscriptions.get(subscription_id)
-    if subscription is None or subscription.event_type != MESSAGE:
-        raise NotFound("Message subscription", subscription_id, "it is no longer waiting")
+    if subscription is None or subscription.event_type != event_type:
+        what = "Message subscription" if event_type == MESSAGE else "Signal subscription"
+        raise NotFound(what, subscription_id, "it is no longer waiting")
+    return subscription
+
+
+def _arrive(
+    session: InstanceSession,
+    subscription: EventSubscription,
+    arrival: ev.Event,
+    variables: Mapping[str, Any],
+    variables_local: Mapping[str, Any],
+) -> dict[str, Any]:
+    check_variable_count({**variables, **variables_local})
     execution_id = subscription.execution_id
     for name, value in variables.items():
         set_variable(session, execution_id, name, value)
     for name, value in variables_local.items():
         set_variable_local(session, execution_id, name, value)
-    session.emit(
-        ev.MessageCorrelated(
-            subscription_id=subscription_id, message_name=message_name, time=session.ctx.now
-        )
-    )
+    session.emit(arrival)
     flow = Flow(session)
     event = session.model.activities[subscription.activity_id]
     if event.type.startswith("boundary"):
@@ -94,18 +121,27 @@ def received(
     variables: Mapping[str, Any],
 ) -> None:
     """Camunda's messageEventReceived: the execution's own subscription to the message fires."""
+    subscription = _of_execution(session, execution_id, MESSAGE, message_name)
+    correlate(session, subscription.id, message_name, variables, {})
+
+
+def signal_received(
+    session: InstanceSession, execution_id: str, signal_name: str, variables: Mapping[str, Any]
+) -> None:
+    """Camunda's signalEventReceived for one execution: its own subscription to the signal."""
+    subscription = _of_execution(session, execution_id, SIGNAL, signal_name)
+    receive_signal(session, subscription.id, signal_name, variables)
+
+
+def _of_execution(
+    session: InstanceSession, execution_id: str, event_type: str, name: str
+) -> EventSubscription:
     if execution_id not in session.state.executions:
         raise NotFound("Execution", execution_id, "it does not exist or has ended")
-    found = [
-        s
-        for s in session.state.subscriptions.values()
-        if s.execution_id == execution_id
-        and s.event_type == MESSAGE
-        and s.event_name == message_name
-    ]
-    if not found:
-        raise Rejected(
-            f"Execution with id '{execution_id}' does not have a subscription to a message event "
-            f"with name '{message_name}'"
-        )
-    correlate(session, found[0].id, message_name, variables, {})
+    for s in session.state.subscriptions.values():
+        if s.execution_id == execution_id and s.event_type == event_type and s.event_name == name:
+            return s
+    raise Rejected(
+        f"Execution with id '{execution_id}' does not have a subscription to a {event_type} "
+        f"event with name '{name}'"
+    )

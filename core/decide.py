@@ -71,9 +71,10 @@ def start_instance(
     check_variable_count(variables)
     start = start_activity_id or model.start_events.get(model.id)
     if start is None:
+        events = sorted({*model.message_starts, *model.signal_starts})
         raise Rejected(
             f"Process '{model.id}' has no none start event: it starts by one of its messages "
-            f"({', '.join(sorted(model.message_starts))})"
+            f"or signals ({', '.join(events)})"
         )
     ctx = session.ctx
     instance_id = ctx.new_id()

@@ -171,19 +171,21 @@ class StartTimerRemoved(Event, tag=True, frozen=True):
     ended_incident_id: str | None = None
 
 
-class MessageStartSubscribed(Event, tag=True, frozen=True):
-    """A message start event of `definition_id` waits for `message_name` (ACT_RU_EVENT_SUBSCR,
-    no execution, CONFIGURATION_ the definition): a correlated message starts an instance there.
-    Kept in the stream of the definition's deployment; the latest version's subscribe."""
+class StartEventSubscribed(Event, tag=True, frozen=True):
+    """A message or signal start event of `definition_id` waits for `event_name`
+    (ACT_RU_EVENT_SUBSCR, no execution, CONFIGURATION_ the definition): a correlated message or
+    a broadcast signal starts an instance there. Kept in the stream of the definition's
+    deployment; the latest version's subscribe."""
 
     subscription_id: str
+    event_type: str  # message | signal
     definition_id: str
     activity_id: str
-    message_name: str
+    event_name: str
     time: datetime
 
 
-class MessageStartUnsubscribed(Event, tag=True, frozen=True):
+class StartEventUnsubscribed(Event, tag=True, frozen=True):
     """A newer version of the definition replaced it, or its deployment was deleted."""
 
     subscription_id: str
@@ -199,12 +201,12 @@ START_TIMER_EVENTS: tuple[type[Event], ...] = (
     StartTimerRemoved,
 )
 # Events of deployment streams: they have no instance state and go to the repository projector.
-MESSAGE_START_EVENTS: tuple[type[Event], ...] = (MessageStartSubscribed, MessageStartUnsubscribed)
+START_SUBSCRIPTION_EVENTS: tuple[type[Event], ...] = (StartEventSubscribed, StartEventUnsubscribed)
 DEPLOYMENT_EVENTS: tuple[type[Event], ...] = (
     DeploymentCreated,
     DeploymentDeleted,
     *START_TIMER_EVENTS,
-    *MESSAGE_START_EVENTS,
+    *START_SUBSCRIPTION_EVENTS,
 )
 
 
@@ -580,6 +582,24 @@ class MessageCorrelated(Event, tag=True, frozen=True):
     time: datetime
 
 
+class SignalThrown(Event, tag=True, frozen=True):
+    """A signal throw or end event broadcast `signal_name` (who received it: the SignalReceived
+    events of their streams). An audit record: the state does not change by it."""
+
+    signal_name: str
+    activity_id: str
+    time: datetime
+
+
+class SignalReceived(Event, tag=True, frozen=True):
+    """The broadcast signal `signal_name` reached the subscription (what it triggered are the
+    events after it). An audit record: the state does not change by it."""
+
+    subscription_id: str
+    signal_name: str
+    time: datetime
+
+
 # -- incidents ----------------------------------------------------------------------------------
 
 
@@ -623,8 +643,8 @@ EngineEvent = (
     | StartTimerRetriesSet
     | StartTimerDueDateSet
     | StartTimerRemoved
-    | MessageStartSubscribed
-    | MessageStartUnsubscribed
+    | StartEventSubscribed
+    | StartEventUnsubscribed
     | ProcessInstanceStarted
     | ProcessInstanceCompleted
     | ProcessInstanceTerminated
@@ -669,6 +689,8 @@ EngineEvent = (
     | EventSubscriptionCreated
     | EventSubscriptionDeleted
     | MessageCorrelated
+    | SignalThrown
+    | SignalReceived
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)

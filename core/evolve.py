@@ -542,9 +542,15 @@ def _unsubscribed(s: InstanceState, e: ev.EventSubscriptionDeleted) -> None:
 
 
 @applies(ev.MessageCorrelated)
-def _correlated(s: InstanceState, e: ev.MessageCorrelated) -> None:
+@applies(ev.SignalReceived)
+def _arrived(s: InstanceState, e: ev.MessageCorrelated | ev.SignalReceived) -> None:
     if e.subscription_id not in s.subscriptions:
-        raise ValueError(f"a message correlated to subscription {e.subscription_id}: not open")
+        raise ValueError(f"an event arrived at subscription {e.subscription_id}: not open")
+
+
+@applies(ev.SignalThrown)
+def _signal_thrown(s: InstanceState, e: ev.SignalThrown) -> None:
+    return None  # an audit record: the receivers' streams record what it did
 
 
 @applies(ev.DeploymentCreated)
@@ -561,7 +567,7 @@ def _deployment_stream_only(s: InstanceState, e: ev.Event) -> None:
     raise ValueError(f"{type(e).__name__} belongs to a deployment stream, not an instance stream")
 
 
-for _event_type in (*ev.START_TIMER_EVENTS, *ev.MESSAGE_START_EVENTS):
+for _event_type in (*ev.START_TIMER_EVENTS, *ev.START_SUBSCRIPTION_EVENTS):
     APPLIERS[_event_type] = _deployment_stream_only
 
 

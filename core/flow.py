@@ -25,7 +25,7 @@ from .behaviors.jobs import (
     drop_jobs,
     schedule_boundary_timers,
 )
-from .behaviors.messages import drop_subscriptions, subscribe_boundary_messages
+from .behaviors.messages import drop_subscriptions, subscribe_boundary_events
 from .errors import ProcessEngineError
 from .model import Activity, ProcessModel, SequenceFlow
 from .scope import evaluate, find_local, local_variables
@@ -135,7 +135,7 @@ class Flow:
         ai_id = self.executions[token].activity_instance_id
         if activity.boundary_events and ai_id is not None:
             schedule_boundary_timers(self, token, activity, ai_id)
-            subscribe_boundary_messages(self, token, activity, ai_id)
+            subscribe_boundary_events(self, token, activity, ai_id)
         behavior_for(activity).execute(self, token, activity)
 
     def enter_later(self, execution_id: str, activity_id: str) -> None:

@@ -96,8 +96,21 @@ class MessageEventDefinition:
     name_expression: Expression | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class SignalEventDefinition:
+    """The signal a catch event waits for or a throw event broadcasts: its name, or an
+    expression for it (`name_expression`, read when the event subscribes or throws)."""
+
+    name: str
+    name_expression: Expression | None = None
+
+
 EventDefinition = (
-    ErrorEventDefinition | TerminateEventDefinition | TimerEventDefinition | MessageEventDefinition
+    ErrorEventDefinition
+    | TerminateEventDefinition
+    | TimerEventDefinition
+    | MessageEventDefinition
+    | SignalEventDefinition
 )
 
 
@@ -169,6 +182,8 @@ class ProcessModel:
     start_events: Mapping[str, str]
     # message name -> the message start event of the process waiting for it
     message_starts: Mapping[str, str] = field(default_factory=dict)
+    # signal name -> the signal start event of the process waiting for it
+    signal_starts: Mapping[str, str] = field(default_factory=dict)
     version_tag: str | None = None
     history_ttl: int | None = None
     startable: bool = True

@@ -65,6 +65,8 @@ def parse_bpmn(source: bytes, resource_name: str, *, allow_scripts: bool = False
             ctx.errors[el.get("id", "")] = (el.get("errorCode"), ctx.camunda(el, "errorMessage"))
         if ns(el) == BPMN and local(el) == "message" and el.get("id"):
             ctx.messages[el.get("id", "")] = (el.get("name") or "").strip()
+        if ns(el) == BPMN and local(el) == "signal" and el.get("id"):
+            ctx.signals[el.get("id", "")] = (el.get("name") or "").strip()
     processes: list[ProcessModel] = []
     for el in root:
         if ns(el) == BPMN and local(el) == "process":

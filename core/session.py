@@ -19,14 +19,29 @@ from .state import InstanceState
 Observer = Callable[[Event, InstanceState | None], None]
 
 
+@dataclass(frozen=True)
+class ThrownSignal:
+    """A signal thrown while the command decided, waiting to be broadcast when its decision is
+    done: by an instance (`instance_id`, with the ids of its own subscriptions to the signal at
+    the moment of the throw), or by the command itself (no instance)."""
+
+    name: str
+    variables: Mapping[str, Any]
+    instance_id: str | None = None
+    own_subscriptions: tuple[str, ...] = ()
+
+
 @dataclass
 class CommandContext:
-    """Everything non-deterministic a command may use; whatever it draws is recorded in events."""
+    """Everything non-deterministic a command may use; whatever it draws is recorded in events.
+
+    `thrown_signals` is the command's outbox of signals to broadcast across instances."""
 
     now: datetime
     new_id: Callable[[], str]
     delegates: Mapping[str, Any] = field(default_factory=dict)
     allow_scripts: bool = False
+    thrown_signals: list[ThrownSignal] = field(default_factory=list)
 
 
 class InstanceSession:

@@ -115,6 +115,8 @@ class HistoryProjector:
             ev.TokenWaitingAtJoin,
             ev.BpmnErrorThrown,  # an audit record: what it caused is events of their own
             ev.MessageCorrelated,  # likewise
+            ev.SignalThrown,
+            ev.SignalReceived,
             # Camunda keeps no history of event subscriptions
             ev.EventSubscriptionCreated,
             ev.EventSubscriptionDeleted,
@@ -131,7 +133,7 @@ class HistoryProjector:
             ev.ExternalTaskCanceled,
             ev.DeploymentCreated,  # the repository projector's
             ev.StartTimerDueDateSet,  # the job log has no state for it (as JobDueDateSet)
-            *ev.MESSAGE_START_EVENTS,
+            *ev.START_SUBSCRIPTION_EVENTS,
             # Camunda's job log has no state for these: the next failure or run logs the job
             # with its retries and due date as they then are
             ev.JobRetriesSet,

@@ -29,11 +29,12 @@ def waiting(
     *,
     process_instance_id: str | None = None,
     business_key: str | None = None,
+    event_type: str = MESSAGE,
 ) -> list[tuple[str, str]]:
-    """(subscription id, process instance id) of the catch events waiting for the message, in
-    the order they subscribed; narrowed to an instance or a business key."""
+    """(subscription id, process instance id) of the catch events waiting for the message (or
+    signal), in the order they subscribed; narrowed to an instance or a business key."""
     conditions: list[Condition] = [
-        _S.c.EVENT_TYPE_ == MESSAGE,
+        _S.c.EVENT_TYPE_ == event_type,
         _S.c.EVENT_NAME_ == message_name,
         _S.c.EXECUTION_ID_.is_not(None),  # start events' subscriptions wait on no instance
     ]
@@ -49,9 +50,10 @@ def waiting(
 
 
 class StartSubscription(NamedTuple):
-    """A message start event's subscription (no execution), with its definition."""
+    """A message or signal start event's subscription (no execution), with its definition."""
 
     subscription_id: str
+    event_type: str
     message_name: str
     activity_id: str
     definition_id: str
@@ -66,12 +68,14 @@ def start_subscriptions(
     keys: list[str] | None = None,
     deployment_id: str | None = None,
     names: list[str] | None = None,
+    event_type: str | None = None,
 ) -> list[StartSubscription]:
-    """The message start subscriptions of these definition keys, this deployment or these
-    message names, by subscription id."""
+    """The start event subscriptions of these definition keys, this deployment or these event
+    names (of this type), by subscription id."""
     d = ACT_RE_PROCDEF
     stmt = select(
         _S.c.ID_,
+        _S.c.EVENT_TYPE_,
         _S.c.EVENT_NAME_,
         _S.c.ACTIVITY_ID_,
         d.c.ID_,
@@ -79,7 +83,9 @@ def start_subscriptions(
         d.c.DEPLOYMENT_ID_,
         d.c.SUSPENSION_STATE_,
     ).join(d, d.c.ID_ == _S.c.CONFIGURATION_)
-    conditions: list[Condition] = [_S.c.EVENT_TYPE_ == MESSAGE, _S.c.EXECUTION_ID_.is_(None)]
+    conditions: list[Condition] = [_S.c.EXECUTION_ID_.is_(None)]
+    if event_type is not None:
+        conditions.append(_S.c.EVENT_TYPE_ == event_type)
     if keys is not None:
         conditions.append(d.c.KEY_.in_(keys))
     if deployment_id is not None:
@@ -88,7 +94,7 @@ def start_subscriptions(
         conditions.append(_S.c.EVENT_NAME_.in_(names))
     rows = conn.execute(stmt.where(*conditions).order_by(_S.c.ID_))
     return [
-        StartSubscription(r[0], r[1], r[2], r[3], r[4], r[5], r[6] == SUSPENDED) for r in rows
+        StartSubscription(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] == SUSPENDED) for r in rows
     ]
 
 

@@ -1,6 +1,6 @@
 """Projector of the deployment stream: ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_GE_BYTEARRAY and the
 job definitions of its process definitions (ACT_RU_JOBDEF), their start timers (`start_timers`)
-and their message start events' subscriptions (ACT_RU_EVENT_SUBSCR without an execution).
+and their message and signal start events' subscriptions (ACT_RU_EVENT_SUBSCR without an execution).
 
 Event in, row changes out; no reads.
 """
@@ -12,8 +12,8 @@ from flowledger.core.events import (
     DeploymentCreated,
     DeploymentDeleted,
     Event,
-    MessageStartSubscribed,
-    MessageStartUnsubscribed,
+    StartEventSubscribed,
+    StartEventUnsubscribed,
 )
 
 from .changes import ChangeSet, Purge, UnhandledEvent, blank_row, db_time
@@ -39,19 +39,19 @@ def project_repository(event: Event, changes: ChangeSet) -> None:
         project_deployment_deleted(event, changes)
     elif isinstance(event, START_TIMER_EVENTS):
         project_start_timer(event, changes)
-    elif isinstance(event, MessageStartSubscribed):
+    elif isinstance(event, StartEventSubscribed):
         row = dict(_SUBSCRIPTION_ROW)
         row.update(
             ID_=event.subscription_id,
             REV_=1,
-            EVENT_TYPE_="message",
-            EVENT_NAME_=event.message_name,
+            EVENT_TYPE_=event.event_type,
+            EVENT_NAME_=event.event_name,
             ACTIVITY_ID_=event.activity_id,
             CONFIGURATION_=event.definition_id,
             CREATED_=db_time(event.time),
         )
         changes.insert(ACT_RU_EVENT_SUBSCR, event.subscription_id, row)
-    elif isinstance(event, MessageStartUnsubscribed):
+    elif isinstance(event, StartEventUnsubscribed):
         changes.delete(ACT_RU_EVENT_SUBSCR, event.subscription_id)
     else:
         raise UnhandledEvent("project_repository", type(event))

@@ -74,11 +74,13 @@ class RuntimeBatch:
         {
             ev.BpmnErrorThrown,  # an audit record: its consequences are events of their own
             ev.MessageCorrelated,  # likewise
+            ev.SignalThrown,
+            ev.SignalReceived,
             ev.HistoricProcessInstanceDeleted,  # history only: the runtime rows are long gone
             ev.DeploymentCreated,  # deployment streams: the repository projector's
             ev.DeploymentDeleted,
             *ev.START_TIMER_EVENTS,
-            *ev.MESSAGE_START_EVENTS,
+            *ev.START_SUBSCRIPTION_EVENTS,
         }
     )
 

@@ -20,10 +20,12 @@ from .events import (
 )
 from .gateways import ExclusiveGateway, InclusiveGateway, ParallelGateway
 from .messages import (
-    IntermediateMessageCatch,
+    IntermediateCatch,
     MessageEndEvent,
     MessageReceiveTask,
     MessageThrowEvent,
+    SignalEndEvent,
+    SignalThrowEvent,
 )
 from .subprocess import EmbeddedSubprocess
 from .tasks import PassThrough, ScriptTask, ServiceTask, UserTask
@@ -47,8 +49,13 @@ REGISTRY: Mapping[str, Behavior] = {
     "businessRuleTask": ServiceTask(),
     "scriptTask": ScriptTask(),
     "receiveTask": MessageReceiveTask(),
-    "intermediateMessageCatch": IntermediateMessageCatch(),
+    "intermediateMessageCatch": IntermediateCatch(),
+    "intermediateSignalCatch": IntermediateCatch(),
     "boundaryMessage": BoundaryEvent(),
+    "boundarySignal": BoundaryEvent(),
+    "intermediateSignalThrow": SignalThrowEvent(),
+    "signalEndEvent": SignalEndEvent(),
+    "signalStartEvent": PassThrough(),
     "intermediateMessageThrowEvent": MessageThrowEvent(),
     "messageEndEvent": MessageEndEvent(),
     "exclusiveGateway": ExclusiveGateway(),

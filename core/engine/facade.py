@@ -401,6 +401,25 @@ class Engine:
         )
         self._run(command, command_id, actor)
 
+    def signal(
+        self,
+        name: str,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        execution_id: str | None = None,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """runtimeService.signalEventReceived: broadcast the signal to every catch and boundary
+        event waiting for it and start an instance at every signal start event of the name
+        (none waiting is no error); with `execution_id`, deliver it to that execution's own
+        subscription only (refused when it has none). `variables` are set on each receiver
+        as setVariable does, and are a started instance's variables."""
+        command = cmd.ThrowSignal(
+            name=name, execution_id=execution_id, variables=dict(variables or {})
+        )
+        self._run(command, command_id, actor)
+
     def event_subscriptions(self, **filters: Any) -> list[views.EventSubscription]:
         """Waiting catch events (ACT_RU_EVENT_SUBSCR), oldest first. Filters:
         process_instance_id, execution_id, event_name, event_type, activity_id."""

@@ -68,6 +68,8 @@ class ParseContext:
     errors: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     # <message> elements of the document: id -> name
     messages: dict[str, str] = field(default_factory=dict)
+    # <signal> elements of the document: id -> name
+    signals: dict[str, str] = field(default_factory=dict)
 
     def problem(
         self, message: str, el: etree._Element | None = None, element_id: str | None = None

@@ -1,5 +1,5 @@
 """Element parsers of events: the event kinds (start, end, intermediate throw, boundary) and, apart
-from them, the event definitions they may carry (error, terminate, timer, message).
+from them, the event definitions they may carry (error, terminate, timer, message, signal).
 
 A definition lists the event kinds it may appear on with Camunda's activity type for each; a new
 definition (timer, message, signal) is one more entry in `EVENT_DEFINITIONS`, no kind changes.
@@ -19,13 +19,14 @@ from ..model import (
     EventSpec,
     MessageEventDefinition,
     ServiceTaskSpec,
+    SignalEventDefinition,
     TerminateEventDefinition,
     TimerEventDefinition,
 )
 from ..timers import KINDS as TIMER_KINDS
 from ..timers import TimerError, parse_timer
 from .context import BPMN, ParseContext, ParsedElement, local, ns
-from .messages import read_message
+from .messages import read_message, read_signal
 from .tasks import service_spec
 
 
@@ -88,6 +89,12 @@ def _message(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDe
     return read_message(ctx, el) or MessageEventDefinition("")
 
 
+def _signal(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
+    if not kind.catching and (ctx.camunda(el, "async") or "").strip().lower() == "true":
+        ctx.problem("asynchronous signal throws (camunda:async) are not supported yet", el)
+    return read_signal(ctx, el) or SignalEventDefinition("")
+
+
 EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
     "errorEventDefinition": DefinitionKind(
         _error, {"endEvent": "errorEndEvent", "boundaryEvent": "boundaryError"}
@@ -101,6 +108,16 @@ EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
             "boundaryEvent": "boundaryMessage",
             "intermediateThrowEvent": "intermediateMessageThrowEvent",
             "endEvent": "messageEndEvent",
+        },
+    ),
+    "signalEventDefinition": DefinitionKind(
+        _signal,
+        {
+            "startEvent": "signalStartEvent",
+            "intermediateCatchEvent": "intermediateSignalCatch",
+            "boundaryEvent": "boundarySignal",
+            "intermediateThrowEvent": "intermediateSignalThrow",
+            "endEvent": "signalEndEvent",
         },
     ),
     "timerEventDefinition": DefinitionKind(

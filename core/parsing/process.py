@@ -17,6 +17,7 @@ from ..model import (
     MessageEventDefinition,
     ProcessModel,
     SequenceFlow,
+    SignalEventDefinition,
     TimerEventDefinition,
 )
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
@@ -79,6 +80,7 @@ class ProcessBuilder:
         self.flows: dict[str, SequenceFlow] = {}
         self.start_events: dict[str, str] = {}
         self.message_starts: dict[str, str] = {}
+        self.signal_starts: dict[str, str] = {}
 
     def build(self) -> ProcessModel | None:
         ctx = self.ctx
@@ -100,6 +102,7 @@ class ProcessBuilder:
             flows=MappingProxyType(self.flows),
             start_events=MappingProxyType(self.start_events),
             message_starts=MappingProxyType(self.message_starts),
+            signal_starts=MappingProxyType(self.signal_starts),
             version_tag=ctx.camunda(self.el, "versionTag"),
             history_ttl=_history_ttl(ttl_text),
             startable=startable,
@@ -278,13 +281,14 @@ class ProcessBuilder:
         in_scope = [a for a in self.activities.values() if a.scope_id == scope_id]
         nones = [a.id for a in in_scope if a.type == "startEvent"]
         timers = [a for a in in_scope if a.type == "startTimerEvent"]
-        messages = [a for a in in_scope if a.type == "messageStartEvent"]
+        messages = [a for a in in_scope if a.type in ("messageStartEvent", "signalStartEvent")]
         el = self.el if scope_id == self.process_id else self.nodes[scope_id][0]
         kind = "process" if scope_id == self.process_id else "subprocess"
         if (timers or messages) and kind == "subprocess":
             for start in (*timers, *messages):
                 self.ctx.problem(
-                    "a timer or message start event in an embedded subprocess is not allowed "
+                    "a timer, message or signal start event in an embedded subprocess is not "
+                    "allowed "
                     "(only event subprocesses start on one, and they are not supported yet)",
                     self.nodes[start.id][0],
                     start.id,
@@ -317,30 +321,32 @@ class ProcessBuilder:
             self.start_events[scope_id] = starts[0]
 
     def _message_starts(self, starts: list[Activity]) -> None:
-        """Message start events: each a literal message name (no variables exist yet), no two
-        with the same name (a message must say which start it means)."""
+        """Message and signal start events: each a literal name (no variables exist yet), no
+        two of one kind with the same name (a message must say which start it means)."""
         for start in starts:
             spec = start.spec
             assert isinstance(spec, EventSpec)
             definition = spec.definition
-            assert isinstance(definition, MessageEventDefinition)
+            assert isinstance(definition, MessageEventDefinition | SignalEventDefinition)
+            what = "message" if isinstance(definition, MessageEventDefinition) else "signal"
+            known = self.message_starts if what == "message" else self.signal_starts
             el = self.nodes[start.id][0]
             if definition.name_expression is not None:
                 self.ctx.problem(
-                    "the message of a start event must have a literal name: no variables exist "
+                    f"the {what} of a start event must have a literal name: no variables exist "
                     "before the instance does",
                     el,
                     start.id,
                 )
-            elif definition.name in self.message_starts:
+            elif definition.name in known:
                 self.ctx.problem(
-                    f"message start events '{self.message_starts[definition.name]}' and "
-                    f"'{start.id}' wait for the same message '{definition.name}'",
+                    f"{what} start events '{known[definition.name]}' and '{start.id}' wait for "
+                    f"the same {what} '{definition.name}'",
                     el,
                     start.id,
                 )
             elif definition.name:
-                self.message_starts[definition.name] = start.id
+                known[definition.name] = start.id
 
     def _activity(
         self,

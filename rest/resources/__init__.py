@@ -16,6 +16,7 @@ from . import (
     message,
     process_definition,
     process_instance,
+    signal,
     task,
     variable_instance,
 )
@@ -34,6 +35,7 @@ MODULES: tuple[ModuleType, ...] = (
     incident,
     event_subscription,
     message,
+    signal,
     history,
     history_jobs,
 )

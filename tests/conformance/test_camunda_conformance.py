@@ -412,11 +412,20 @@ def test_row_18_non_interrupting_message_event_subprocess() -> None:
     message adds `eventSubProcessTask` beside `task`; both must complete, either order."""
 
 
-@NOT_IMPLEMENTED
-def test_row_19_signal_broadcast() -> None:
+def test_row_19_signal_broadcast(engine: Engine) -> None:
     """event_signal_SignalEventTests.catchAlertSignal + throwAlertSignal: the catching instance
     has one `alert` subscription; starting the throwing process broadcasts -> no subscriptions,
     no instances left."""
+    deploy(engine, "event_signal_SignalEventTests.catchAlertSignal")
+    deploy(engine, "event_signal_SignalEventTests.throwAlertSignal")
+    catching = engine.start_process_instance("catchSignal")
+    (subscription,) = engine.event_subscriptions()
+    assert (subscription.event_type, subscription.event_name) == ("signal", "alert")
+    throwing = engine.start_process_instance("throwSignal")
+    assert engine.event_subscriptions() == []
+    assert_process_ended(engine, catching.id)
+    assert_process_ended(engine, throwing.id)
+    assert_verified(engine)
 
 
 # -- rows 20-26: errors, terminate end events, embedded subprocesses --------------------------

@@ -15,6 +15,7 @@ MODEL_VARIABLES = ("x", "n")
 ERROR_CODE = "E1"  # the code of the one <bpmn:error> every model declares (id "err1")
 TOPIC = "t1"
 MESSAGES = ("m1", "m2")  # the <bpmn:message> names every model declares (ids msg_m1, msg_m2)
+SIGNALS = ("s1", "s2")  # the <bpmn:signal> names every model declares (ids sig_s1, sig_s2)
 MAX_ACTIVITIES = 15
 
 # -- the model tree ---------------------------------------------------------------------------
@@ -60,9 +61,17 @@ class UserTask:
 
 @dataclass(frozen=True)
 class MessageCatch:
-    """An intermediate catch event waiting for one of MESSAGES."""
+    """An intermediate catch event waiting for one of MESSAGES (or, `signal`, of SIGNALS)."""
 
     message: str
+    signal: bool = False
+
+
+@dataclass(frozen=True)
+class SignalThrow:
+    """An intermediate throw event broadcasting one of SIGNALS to every instance waiting."""
+
+    signal: str
 
 
 @dataclass(frozen=True)
@@ -145,6 +154,7 @@ Node = (
     UserTask
     | TimerCatch
     | MessageCatch
+    | SignalThrow
     | ExternalTask
     | ReceiveTask
     | ServiceTask
@@ -183,7 +193,7 @@ _SCRIPTS = (
     ("${x > 5}", ("r",)),
     ("n is ${n}", ("r",)),
 )
-_LEAVES = ("user", "service", "script", "external", "receive", "timer", "message")
+_LEAVES = ("user", "service", "script", "external", "receive", "timer", "message", "signal")
 _ASYNC = ("", "", "before", "after", "both")  # no continuation job as often as one
 _COMPOUNDS = ("exclusive", "parallel", "inclusive", "subprocess", "escape")
 
@@ -257,6 +267,11 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
         )
     if kind == "message":
         return MessageCatch(draw(st.sampled_from(MESSAGES))) if budget.take(1) else None
+    if kind == "signal":
+        if not budget.take(1):
+            return None
+        name = draw(st.sampled_from(SIGNALS))
+        return SignalThrow(name) if draw(st.booleans()) else MessageCatch(name, signal=True)
     if kind == "timer":
         return TimerCatch(draw(st.sampled_from((1, 30, 60)))) if budget.take(1) else None
     if kind == "service":
@@ -370,6 +385,7 @@ _HEADER = (
     ' targetNamespace="http://flowledger.test/properties">\n'
     f'  <bpmn:error id="err1" name="Generated error" errorCode="{ERROR_CODE}" />\n'
     + "".join(f'  <bpmn:message id="msg_{m}" name="{m}" />\n' for m in MESSAGES)
+    + "".join(f'  <bpmn:signal id="sig_{s}" name="{s}" />\n' for s in SIGNALS)
 )
 
 
@@ -467,11 +483,21 @@ class _Renderer:
                 return node_id, node_id
             return node_id, self._timer(scope, node_id, node.timer)
         if isinstance(node, MessageCatch):
-            node_id = self.new_id("MessageCatch")
+            node_id = self.new_id("Catch")
+            definition = f'<bpmn:messageEventDefinition messageRef="msg_{node.message}" />'
+            if node.signal:
+                definition = f'<bpmn:signalEventDefinition signalRef="sig_{node.message}" />'
             scope.add(
-                f'<bpmn:intermediateCatchEvent id="{node_id}">'
-                f'<bpmn:messageEventDefinition messageRef="msg_{node.message}" />'
+                f'<bpmn:intermediateCatchEvent id="{node_id}">{definition}'
                 "</bpmn:intermediateCatchEvent>"
+            )
+            return node_id, node_id
+        if isinstance(node, SignalThrow):
+            node_id = self.new_id("Throw")
+            scope.add(
+                f'<bpmn:intermediateThrowEvent id="{node_id}">'
+                f'<bpmn:signalEventDefinition signalRef="sig_{node.signal}" />'
+                "</bpmn:intermediateThrowEvent>"
             )
             return node_id, node_id
         if isinstance(node, TimerCatch):

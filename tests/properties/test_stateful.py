@@ -37,6 +37,7 @@ from tests.properties.models import (
     ERROR_CODE,
     MAX_ACTIVITIES,
     MESSAGES,
+    SIGNALS,
     TOPIC,
     Model,
     models,
@@ -118,9 +119,9 @@ def _leaf_at_wait_state(state: InstanceState, execution_id: str) -> str | None:
         return None
     if ai.activity_type == "receiveTask":
         return None
-    if ai.activity_type == "intermediateMessageCatch":
+    if ai.activity_type in ("intermediateMessageCatch", "intermediateSignalCatch"):
         if not any(sub.activity_instance_id == ai.id for sub in state.subscriptions.values()):
-            return f"message catch {ai.activity_id} has no subscription"
+            return f"catch event {ai.activity_id} has no subscription"
         return None
     if ai.activity_type in ("parallelGateway", "inclusiveGateway") and not execution.is_active:
         return None
@@ -425,6 +426,18 @@ class EngineMachine(RuleBasedStateMachine):
         assert ok == (len(waiting) == 1 or (all_ and len(waiting) > 0)), (message, waiting)
         if ok:
             self.written.update(waiting)
+
+    @rule(signal=st.sampled_from(SIGNALS), values=variables)
+    def broadcast_signal(self, signal: str, values: dict[str, object]) -> None:
+        """A signal reaches every waiting catch event of its name (none is no error)."""
+        waiting = [
+            pid
+            for pid, s in self.active()
+            if any(sub.event_name == signal for sub in s.subscriptions.values())
+        ]
+        self.touched.update(waiting)
+        self.command(None, lambda: self.engine.signal(signal, values), may_fail=False)
+        self.written.update(waiting)
 
     @precondition(lambda self: any(True for _ in self.active()))
     @rule(data=st.data())

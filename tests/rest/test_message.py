@@ -146,3 +146,21 @@ def test_a_message_start_event_answers_with_the_instance_it_started(rest: LiveSe
     assert tasks(rest, instance["id"]) == ["confirm"]
     definition = rest.client.get(f"/process-definition/{instance['definitionId']}").json()
     assert definition["key"] == "restMessageStart"
+
+
+def test_a_signal_over_rest_reaches_the_waiting_execution(rest: LiveServer) -> None:
+    rest.deploy(bpmn("rest_signal_catch.bpmn"), name="rest-signals")
+    started = rest.client.post("/process-definition/key/restSignalCatch/start", json={})
+    instance_id = started.json()["id"]
+    (subscription,) = rest.client.get(
+        "/event-subscription", params={"processInstanceId": instance_id, "eventType": "signal"}
+    ).json()
+    assert subscription["eventName"] == "restAlert"
+    body = {"name": "restAlert", "variables": {"level": {"value": 2, "type": "Integer"}}}
+    assert rest.client.post("/signal", json=body).status_code == 204
+    assert tasks(rest, instance_id) == ["respond"]
+    level = rest.client.get(f"/process-instance/{instance_id}/variables/level").json()
+    assert level["value"] == 2
+    assert rest.client.post("/signal", json={}).status_code == 400
+    unknown = rest.client.post("/signal", json={"name": "restAlert", "executionId": "nope"})
+    assert unknown.status_code == 404

@@ -22,7 +22,7 @@ from flowledger.projections import queries
 
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
-from . import message_starts, start_timers
+from . import start_events, start_timers
 
 DELETED_DEPLOYMENT = "deleted deployment"  # Camunda's delete reason for a cascade
 
@@ -64,7 +64,7 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
             )
             models[meta.id] = process
     timers = start_timers.scheduled(unit, created, models)
-    subscriptions = message_starts.subscribed(unit, created, models)
+    subscriptions = start_events.subscribed(unit, created, models)
     unit.append(created.deployment_id, 0, None, [created, *timers, *subscriptions])
     unit.repository.models.update(models)
     return views.Deployment(
@@ -117,7 +117,7 @@ def delete_deployment(unit: UnitOfWork, command: cmd.DeleteDeployment) -> None:
     )
     removed = [
         *start_timers.removed_with(unit, deployment_id),
-        *message_starts.removed_with(unit, deployment_id),
+        *start_events.removed_with(unit, deployment_id),
     ]
     unit.append(deployment_id, head[0], head[1], [*removed, deleted])
     for definition_id in definition_ids:

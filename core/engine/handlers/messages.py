@@ -9,20 +9,18 @@ start event. Every instance a message reaches or starts is a stream of this one 
 
 from __future__ import annotations
 
-from functools import partial
-
 from flowledger.core import commands as cmd
 from flowledger.core import correlation, views
-from flowledger.core.errors import MismatchingMessageCorrelation, NotFound, Rejected
+from flowledger.core.errors import MismatchingMessageCorrelation
 from flowledger.core.limits import MAX_BUSINESS_KEY, MAX_MESSAGE_NAME, check_text
 from flowledger.core.scope import visible_variables
 from flowledger.core.session import InstanceSession
 from flowledger.core.state import EventSubscription
-from flowledger.projections import message_queries, queries
+from flowledger.projections import message_queries
 
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
-from .instances import still_deployed
+from .start_events import start_at
 
 
 def correlate(
@@ -70,7 +68,8 @@ def _starts(
     instance and no correlation keys (a new instance has no variables to match yet)."""
     if command.process_instance_id or command.correlation_keys or command.local_correlation_keys:
         return []
-    return message_queries.start_subscriptions(unit.conn, names=[command.message_name])
+    names = [command.message_name]
+    return message_queries.start_subscriptions(unit.conn, names=names, event_type="message")
 
 
 def _start(
@@ -78,27 +77,14 @@ def _start(
 ) -> views.MessageCorrelationResult:
     """A new instance of the subscription's definition, started at its message start event
     with the message's business key and variables."""
-    definition = queries.process_definition(unit.conn, start.definition_id)
-    if definition is None:
-        raise NotFound("Process definition", start.definition_id)
-    if definition.suspended:
-        raise Rejected(f"Process definition '{definition.id}' is suspended")
-    unit.guards.append(partial(still_deployed, definition.id))
-    session = unit.start_instance(
-        unit.repository.model(unit.conn, definition.id),
-        definition_id=definition.id,
-        definition_version=definition.version,
-        deployment_id=definition.deployment_id,
-        business_key=command.business_key,
-        variables={**command.variables, **command.variables_local},
-        start_activity_id=start.activity_id,
-    )
+    variables = {**command.variables, **command.variables_local}
+    session = start_at(unit, start, command.business_key, variables)
     state = session.state
     return views.MessageCorrelationResult(
         result_type="ProcessDefinition",
         execution_id=None,
         process_instance_id=state.id,
-        definition_id=definition.id,
+        definition_id=state.definition_id,
         business_key=state.business_key,
         process_instance_ended=state.ended,
         variables={} if state.ended else visible_variables(session, state.id),

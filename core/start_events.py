@@ -1,7 +1,7 @@
-"""Message start events: the definition-level subscriptions that start an instance when their
-message is correlated.
+"""Message and signal start events: the definition-level subscriptions that start an instance
+when their message is correlated or their signal broadcast.
 
-A message start event belongs to a process definition, not to an instance: its subscription
+Such a start event belongs to a process definition, not to an instance: its subscription
 lives in the stream of the definition's deployment (subscribed at deployment, unsubscribed when a
 newer version of the definition is deployed or the deployment is deleted). Pure: the engine hands
 in what it read and appends the events these functions return.
@@ -33,24 +33,33 @@ def check_names(models: Mapping[str, ProcessModel], taken: Mapping[str, str]) ->
             owner[name] = model.id
 
 
+def _starts(model: ProcessModel) -> tuple[tuple[str, Mapping[str, str]], ...]:
+    return (("message", model.message_starts), ("signal", model.signal_starts))
+
+
 def subscribe(
     model: ProcessModel, definition_id: str, now: datetime, new_id: Callable[[], str]
 ) -> list[ev.Event]:
-    """The subscriptions of the definition's message start events, by message name."""
+    """The subscriptions of the definition's message and signal start events, by name."""
     return [
-        ev.MessageStartSubscribed(
+        ev.StartEventSubscribed(
             subscription_id=new_id(),
+            event_type=event_type,
             definition_id=definition_id,
             activity_id=activity_id,
-            message_name=name,
+            event_name=name,
             time=now,
         )
-        for name, activity_id in sorted(model.message_starts.items())
+        for event_type, starts in (
+            ("message", model.message_starts),
+            ("signal", model.signal_starts),
+        )
+        for name, activity_id in sorted(starts.items())
     ]
 
 
 def unsubscribe(subscription_ids: Iterable[str], now: datetime) -> list[ev.Event]:
     return [
-        ev.MessageStartUnsubscribed(subscription_id=subscription_id, time=now)
+        ev.StartEventUnsubscribed(subscription_id=subscription_id, time=now)
         for subscription_id in sorted(subscription_ids)
     ]
