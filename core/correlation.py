@@ -105,7 +105,7 @@ def _arrive(
     if event.type.startswith("boundary"):
         fire_boundary(flow, execution_id, event)
     else:
-        flow.trigger(execution_id, {})
+        flow.event_occurred(execution_id, event)
     flow.run()
     state = session.state
     if state.ended:

@@ -472,7 +472,7 @@ def execute_job(session: InstanceSession, job_id: str) -> bool:
     close_incidents(session, job_id, resolved=True)
     session.emit(ev.JobExecuted(job_id=job_id, time=now))
     if job.handler_type == TIMER_INTERMEDIATE:
-        flow.leave(job.execution_id)
+        flow.event_occurred(job.execution_id, event)
     elif job.handler_type == TIMER_TRANSITION:
         fire_boundary(flow, job.execution_id, event)
     elif job.handler_type == ASYNC and job.handler_configuration in (BEFORE, PROCESS_START):

@@ -44,6 +44,9 @@ class Flow:
         self._in_transit: dict[str, str] = {}
         # Executions folded into their scope while work for them was still queued.
         self._replaced_by: dict[str, str] = {}
+        # (execution, catch event) pairs whose event already occurred: entering passes through
+        # (the event after an event-based gateway that fired).
+        self._occurred: set[tuple[str, str]] = set()
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -104,7 +107,9 @@ class Flow:
         if execution_id not in self.executions:
             return  # cancelled while the token was on its way
         activity = self.model.activities[activity_id]
-        if activity.async_before and not resumed:
+        occurred = (execution_id, activity_id) in self._occurred
+        self._occurred.discard((execution_id, activity_id))
+        if activity.async_before and not resumed and not occurred:
             starting = via is None and execution_id == self.session.state.id
             continue_async(self, execution_id, activity, PROCESS_START if starting else BEFORE)
             return
@@ -132,6 +137,9 @@ class Flow:
                 flow_id=via,
             )
         )
+        if occurred:
+            self.leave(token)
+            return
         ai_id = self.executions[token].activity_instance_id
         if activity.boundary_events and ai_id is not None:
             schedule_boundary_timers(self, token, activity, ai_id)
@@ -179,6 +187,23 @@ class Flow:
         """The token's activity is done: its behaviour leaves it (usually by its outgoing flows)."""
         activity = self.activity_of(execution_id)
         behavior_for(activity).leave(self, execution_id, activity)
+
+    def event_occurred(self, execution_id: str, event: Activity) -> None:
+        """The message, signal or timer the catch event `event` waits for arrived: the event
+        goes on; after an event-based gateway, the gateway ends (its other subscriptions and
+        timers with it) and the token passes through the event that occurred."""
+        current = self.activity_of(execution_id)
+        if current.id == event.id:
+            self.leave(execution_id)
+            return
+        to_event = [self.model.flows[f] for f in current.outgoing]
+        chosen = [f for f in to_event if f.target == event.id]
+        if not chosen:
+            raise ProcessEngineError(
+                f"'{event.id}' occurred, but execution {execution_id} waits at '{current.id}'"
+            )
+        self._occurred.add((execution_id, event.id))
+        self.complete(execution_id, current, chosen[:1])
 
     def trigger(self, execution_id: str, variables: Mapping[str, Any]) -> None:
         """Signal the activity an execution waits in; refused unless its behaviour accepts it."""

@@ -18,7 +18,7 @@ from .events import (
     NoneEndEvent,
     TerminateEndEvent,
 )
-from .gateways import ExclusiveGateway, InclusiveGateway, ParallelGateway
+from .gateways import EventBasedGateway, ExclusiveGateway, InclusiveGateway, ParallelGateway
 from .messages import (
     IntermediateCatch,
     MessageEndEvent,
@@ -61,6 +61,7 @@ REGISTRY: Mapping[str, Behavior] = {
     "exclusiveGateway": ExclusiveGateway(),
     "parallelGateway": ParallelGateway(),
     "inclusiveGateway": InclusiveGateway(),
+    "eventBasedGateway": EventBasedGateway(),
     "subProcess": EmbeddedSubprocess(),
 }
 

@@ -1,4 +1,5 @@
-"""Gateways: exclusive (first true condition, else default), parallel and inclusive fork and join.
+"""Gateways: exclusive (first true condition, else default), parallel and inclusive fork and join,
+event-based (the first of the catch events after it).
 
 Decide-side: the chosen flows are recorded by the ActivityStarted events of their targets.
 """
@@ -9,6 +10,8 @@ from .. import events as ev
 from ..errors import ProcessEngineError
 from ..model import Activity, SequenceFlow
 from .base import Behavior
+from .jobs import schedule_timer, timer_of
+from .messages import subscribe
 from .operations import FlowOperations
 
 
@@ -90,3 +93,19 @@ class InclusiveGateway(Behavior):
             f"No outgoing sequence flow for the element with id '{activity.id}' could be "
             "selected for continuing the process"
         )
+
+
+class EventBasedGateway(Behavior):
+    """Waits for the first of the catch events after it: each subscribes (or schedules its
+    timer) on the gateway's activity instance, so that all end with the gateway when one
+    occurs (`Flow.event_occurred`)."""
+
+    def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
+        ai = flow.execution(execution_id).activity_instance_id
+        assert ai is not None
+        for flow_id in activity.outgoing:
+            event = flow.model.activities[flow.model.flows[flow_id].target]
+            if timer_of(event) is not None:
+                schedule_timer(flow, execution_id, event, ai)
+            else:
+                subscribe(flow, execution_id, event, ai)

@@ -61,6 +61,7 @@ ELEMENTS: Mapping[str, ElementKind] = {
     "exclusiveGateway": ElementKind(_same_type, ("exclusiveGateway",)),
     "parallelGateway": ElementKind(_same_type, ("parallelGateway",)),
     "inclusiveGateway": ElementKind(_same_type, ("inclusiveGateway",)),
+    "eventBasedGateway": ElementKind(_same_type, ("eventBasedGateway",)),
     "subProcess": ElementKind(
         _same_type, ("subProcess",), container=True, refusal=_subprocess_refusal
     ),
@@ -72,7 +73,6 @@ ELEMENTS: Mapping[str, ElementKind] = {
 
 # Tags absent from ELEMENTS that users commonly try: the problem says what they are.
 NOT_YET: Mapping[str, str] = {
-    "eventBasedGateway": "event-based gateways",
     "complexGateway": "complex gateways",
     "callActivity": "call activities",
     "transaction": "transaction subprocesses",

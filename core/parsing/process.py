@@ -16,6 +16,7 @@ from ..model import (
     EventSpec,
     MessageEventDefinition,
     ProcessModel,
+    ReceiveTaskSpec,
     SequenceFlow,
     SignalEventDefinition,
     TimerEventDefinition,
@@ -91,6 +92,7 @@ class ProcessBuilder:
         self._collect(self.el, self.process_id)
         self._build_flows()
         self._build_activities()
+        self._check_event_gateways()
         if len(ctx.problems) > before:
             return None
         ttl_text = ctx.camunda(self.el, "historyTimeToLive")
@@ -273,6 +275,51 @@ class ProcessBuilder:
             *(n for n, (e, _s) in self.nodes.items() if ELEMENTS[local(e)].container),
         ]:
             self._start_of(scope_id)
+
+    def _check_event_gateways(self) -> None:
+        """Camunda's rules: an event-based gateway leads by unconditional flows to message,
+        signal or timer catch events (or receive tasks with a message) that no other flow
+        enters."""
+        catching = ("intermediateMessageCatch", "intermediateSignalCatch", "intermediateTimer")
+        for gateway in self.activities.values():
+            if gateway.type != "eventBasedGateway":
+                continue
+            el = self.nodes[gateway.id][0]
+            if len(gateway.outgoing) < 2:
+                self.ctx.problem(
+                    "an event-based gateway needs at least two outgoing sequence flows", el
+                )
+            for flow_id in gateway.outgoing:
+                flow = self.flows[flow_id]
+                target = self.activities.get(flow.target)
+                if flow.condition is not None:
+                    self.ctx.problem(
+                        f"sequence flow '{flow_id}' leaves an event-based gateway: it cannot "
+                        "have a condition",
+                        self.flow_elements[flow_id][0],
+                        flow_id,
+                    )
+                if target is None:
+                    continue
+                waits = target.type in catching or (
+                    target.type == "receiveTask"
+                    and isinstance(target.spec, ReceiveTaskSpec)
+                    and target.spec.message is not None
+                )
+                if not waits:
+                    self.ctx.problem(
+                        f"event-based gateway '{gateway.id}' leads to '{target.id}', a "
+                        f"{target.type}: it can only lead to message, signal or timer "
+                        "intermediate catch events and receive tasks with a message",
+                        el,
+                    )
+                elif len(target.incoming) != 1:
+                    self.ctx.problem(
+                        f"'{target.id}' follows event-based gateway '{gateway.id}' and may have "
+                        "no other incoming sequence flow",
+                        self.nodes[target.id][0],
+                        target.id,
+                    )
 
     def _start_of(self, scope_id: str) -> None:
         """A scope starts at its one none start event; a process may instead have one timer

@@ -262,11 +262,20 @@ def test_row_08_partial_merging_inclusive_gateway(engine: Engine) -> None:
 # -- rows 9-19: events that need jobs, subscriptions or event subprocesses ---------------------
 
 
-@NOT_IMPLEMENTED
-def test_row_09_event_based_gateway() -> None:
+def test_row_09_event_based_gateway(engine: Engine) -> None:
     """gateway_EventBasedGatewayTest.testCatchSignalAndMessageAndTimer: after start one message
     subscription (`newInvoice`), one signal subscription (`alert`), one timer job; the message
     removes both others and `afterMessage` is active."""
+    deploy(engine, "gateway_EventBasedGatewayTest.testCatchSignalAndMessageAndTimer")
+    pi = engine.start_process_instance("catchSignal")
+    subscriptions = {(s.event_type, s.event_name) for s in engine.event_subscriptions()}
+    assert subscriptions == {("message", "newInvoice"), ("signal", "alert")}
+    assert len(engine.jobs(process_instance_id=pi.id)) == 1
+    engine.correlate_message("newInvoice")
+    assert engine.event_subscriptions() == []
+    assert engine.jobs(process_instance_id=pi.id) == []
+    assert single_task(engine, pi.id).name == "afterMessage"
+    assert_verified(engine)
 
 
 def test_row_10_multiple_boundary_timers(engine: Engine, clock: ControllableClock) -> None:
