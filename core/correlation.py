@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import events as ev
+from .behaviors.event_subprocesses import fire as fire_event_subprocess
+from .behaviors.event_subprocesses import is_event_subprocess_start
 from .behaviors.events import fire_boundary
 from .errors import NotFound, Rejected
 from .flow import Flow
@@ -104,6 +106,8 @@ def _arrive(
     event = session.model.activities[subscription.activity_id]
     if event.type.startswith("boundary"):
         fire_boundary(flow, execution_id, event)
+    elif is_event_subprocess_start(flow, event):
+        fire_event_subprocess(flow, execution_id, event)
     else:
         flow.event_occurred(execution_id, event)
     flow.run()

@@ -15,12 +15,14 @@ from typing import Any, TypeVar
 from . import commands as cmd
 from . import events as ev
 from .behaviors.errors import throw_error
+from .behaviors.event_subprocesses import fire as fire_event_subprocess
 from .behaviors.events import fire_boundary
 from .behaviors.incidents import FAILED_EXTERNAL_TASK, FAILED_JOB, close_incidents, open_incident
 from .behaviors.jobs import (
     ASYNC,
     BEFORE,
     PROCESS_START,
+    TIMER_EVENT_SUBPROCESS,
     TIMER_INTERMEDIATE,
     TIMER_TRANSITION,
     retry_due,
@@ -467,7 +469,7 @@ def execute_job(session: InstanceSession, job_id: str) -> bool:
         raise NotFound("Activity", job.activity_id, "the job's definition does not have it")
     spec = event.spec
     repeats = isinstance(spec, EventSpec) and not spec.cancel_activity
-    if job.handler_type == TIMER_TRANSITION and repeats:
+    if job.handler_type in (TIMER_TRANSITION, TIMER_EVENT_SUBPROCESS) and repeats:
         schedule_follow_up(flow, job)
     close_incidents(session, job_id, resolved=True)
     session.emit(ev.JobExecuted(job_id=job_id, time=now))
@@ -475,6 +477,8 @@ def execute_job(session: InstanceSession, job_id: str) -> bool:
         flow.event_occurred(job.execution_id, event)
     elif job.handler_type == TIMER_TRANSITION:
         fire_boundary(flow, job.execution_id, event)
+    elif job.handler_type == TIMER_EVENT_SUBPROCESS:
+        fire_event_subprocess(flow, job.execution_id, event)
     elif job.handler_type == ASYNC and job.handler_configuration in (BEFORE, PROCESS_START):
         flow.enter(job.execution_id, job.activity_id, None, resumed=True)
     elif job.handler_type == ASYNC:

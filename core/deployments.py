@@ -123,7 +123,7 @@ def deployment_created(
                     history_ttl=process.history_ttl,
                     category=process.category,
                     startable=process.startable,
-                    job_definitions=job_declarations(new_definition, process.activities.values()),
+                    job_definitions=job_declarations(new_definition, process),
                 )
             )
     return ev.DeploymentCreated(

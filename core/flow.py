@@ -16,6 +16,7 @@ from typing import Any
 from . import events as ev
 from .behaviors import behavior_for
 from .behaviors.base import refuse_trigger
+from .behaviors.event_subprocesses import arm as arm_event_subprocesses
 from .behaviors.jobs import (
     AFTER_END,
     AFTER_TAKE,
@@ -25,7 +26,7 @@ from .behaviors.jobs import (
     drop_jobs,
     schedule_boundary_timers,
 )
-from .behaviors.messages import drop_subscriptions, subscribe_boundary_events
+from .behaviors.subscriptions import drop_subscriptions, subscribe_boundary_events
 from .errors import ProcessEngineError
 from .model import Activity, ProcessModel, SequenceFlow
 from .scope import evaluate, find_local, local_variables
@@ -88,8 +89,9 @@ class Flow:
 
     def start(self) -> None:
         """Start the process at the start event it was started at (the instance was just
-        created)."""
+        created); its event subprocesses wait from now on."""
         state = self.session.state
+        arm_event_subprocesses(self, state.id, self.model.id)
         start = state.start_activity_id or self.model.start_events[self.model.id]
         self.enter(state.id, start, None)
         self.run()
@@ -462,6 +464,51 @@ class Flow:
                 self.emit(ev.ActivityCanceled(activity_instance_id=ai.id, time=now))
             if execution.parent_id is not None:
                 self.emit(ev.ExecutionRemoved(execution_id=current))
+
+    def cancel_contents(self, scope_execution_id: str, reason: str) -> None:
+        """Cancel everything running in a scope, the scope itself (its execution and activity
+        instance) kept: an interrupting event subprocess takes it over."""
+        now = self.session.ctx.now
+        scope = self.executions[scope_execution_id]
+        for child in list(scope.children):
+            self.cancel_tree(child, reason)
+        scope = self.executions[scope_execution_id]
+        own = [
+            ai
+            for ai in self.session.state.activity_instances.values()
+            if ai.execution_id == scope_execution_id and ai.id != scope.scope_activity_instance_id
+        ]
+        for ai in own:
+            activity = self.model.activities[ai.activity_id]
+            behavior_for(activity).cancel(self, scope_execution_id, activity, ai.id, reason)
+        ending = {ai.id for ai in own}
+        drop_jobs(self, partial(_ends_with, ending, scope_execution_id))
+        drop_subscriptions(self, partial(_waits_in, ending))
+        for ai in own:
+            self.emit(ev.ActivityCanceled(activity_instance_id=ai.id, time=now))
+
+    def concurrent_beside(self, scope_execution_id: str) -> str:
+        """A new concurrent execution in the scope, beside what runs there (a token alone in the
+        scope first becomes concurrent itself: Camunda's tree expansion)."""
+        scope = self.executions[scope_execution_id]
+        children = [self.executions[c] for c in scope.children]
+        if not children or not all(c.is_concurrent for c in children):
+            self.emit(
+                ev.ExecutionCreated(
+                    execution_id=self.new_id(),
+                    parent_id=scope_execution_id,
+                    is_scope=False,
+                    is_concurrent=True,
+                    replaces=scope_execution_id,
+                )
+            )
+        token = self.new_id()
+        self.emit(
+            ev.ExecutionCreated(
+                execution_id=token, parent_id=scope_execution_id, is_scope=False, is_concurrent=True
+            )
+        )
+        return token
 
     def scope_execution_for(self, execution_id: str, activity_id: str) -> Execution | None:
         current: str | None = execution_id

@@ -127,13 +127,29 @@ class EventSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class SubprocessSpec:
+    """An embedded subprocess; `triggered_by_event`: an event subprocess, started by its start
+    event's message, signal, timer or error while its enclosing scope runs."""
+
+    triggered_by_event: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ReceiveTaskSpec:
     """A receive task waits for `message` (its messageRef), or with none for a trigger."""
 
     message: MessageEventDefinition | None = None
 
 
-Spec = UserTaskSpec | ServiceTaskSpec | ScriptTaskSpec | EventSpec | ReceiveTaskSpec | None
+Spec = (
+    UserTaskSpec
+    | ServiceTaskSpec
+    | ScriptTaskSpec
+    | EventSpec
+    | ReceiveTaskSpec
+    | SubprocessSpec
+    | None
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +215,20 @@ class ProcessModel:
 
     def activity(self, activity_id: str) -> Activity:
         return self.activities[activity_id]
+
+    def event_subprocesses(self, scope_id: str) -> list[Activity]:
+        """The event subprocesses directly in the scope (the process or a subprocess)."""
+        return [
+            a
+            for a in self.activities.values()
+            if a.scope_id == scope_id
+            and isinstance(a.spec, SubprocessSpec)
+            and a.spec.triggered_by_event
+        ]
+
+    def is_event_subprocess(self, activity_id: str) -> bool:
+        spec = self.activities[activity_id].spec if activity_id in self.activities else None
+        return isinstance(spec, SubprocessSpec) and spec.triggered_by_event
 
     def outgoing(self, activity: Activity) -> list[SequenceFlow]:
         return [self.flows[f] for f in activity.outgoing]

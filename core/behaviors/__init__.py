@@ -56,6 +56,7 @@ REGISTRY: Mapping[str, Behavior] = {
     "intermediateSignalThrow": SignalThrowEvent(),
     "signalEndEvent": SignalEndEvent(),
     "signalStartEvent": PassThrough(),
+    "errorStartEvent": PassThrough(),
     "intermediateMessageThrowEvent": MessageThrowEvent(),
     "messageEndEvent": MessageEndEvent(),
     "exclusiveGateway": ExclusiveGateway(),

@@ -21,8 +21,8 @@ def refuse_trigger(execution: Execution) -> Rejected:
     """The answer to triggering an execution that does not wait for a trigger."""
     where = f"at '{execution.activity_id}'" if execution.activity_id else "not at an activity"
     return Rejected(
-        f"Execution '{execution.id}' is {where}; only executions waiting in a receive task "
-        "can be triggered"
+        f"Execution '{execution.id}' is {where}; only executions waiting in a receive task or "
+        "a message or signal catch event can be triggered"
     )
 
 

@@ -11,8 +11,8 @@ from ..errors import ProcessEngineError
 from ..model import Activity, SequenceFlow
 from .base import Behavior
 from .jobs import schedule_timer, timer_of
-from .messages import subscribe
 from .operations import FlowOperations
+from .subscriptions import subscribe
 
 
 class ExclusiveGateway(Behavior):

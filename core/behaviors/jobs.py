@@ -8,13 +8,13 @@ timers); a continuation ends with its execution.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import datetime
 
 from .. import events as ev
 from ..errors import ProcessEngineError
 from ..ids import derived_id
-from ..model import Activity, EventSpec, TimerEventDefinition
+from ..model import Activity, EventSpec, ProcessModel, TimerEventDefinition
 from ..scope import evaluate
 from ..state import Job
 from ..timers import TimerDefinition, TimerError, parse_retry_cycle, parse_timer
@@ -28,6 +28,7 @@ TIMER_TRANSITION = "timer-transition"
 TIMER_INTERMEDIATE = "timer-intermediate-transition"
 ASYNC = "async-continuation"
 TIMER_START = "timer-start-event"
+TIMER_EVENT_SUBPROCESS = "timer-start-event-subprocess"
 BEFORE = "transition-create-scope"
 PROCESS_START = "process-start"  # asyncBefore on the start event the instance began at
 AFTER_END = "activity-end"
@@ -39,6 +40,14 @@ _TIMER_HANDLERS = {
     "intermediateTimer": TIMER_INTERMEDIATE,
     "startTimerEvent": TIMER_START,
 }
+
+
+def timer_handler(model: ProcessModel, event: Activity) -> str:
+    """The handler type of the timer of `event`: a start timer in an event subprocess starts
+    that subprocess, not an instance."""
+    if event.type == "startTimerEvent" and event.scope_id != model.id:
+        return TIMER_EVENT_SUBPROCESS
+    return _TIMER_HANDLERS[event.type]
 
 
 def timer_of(activity: Activity) -> TimerEventDefinition | None:
@@ -61,9 +70,7 @@ def _kind(handler: str, configuration: str) -> str:
     return ASYNC_BEFORE if configuration in (BEFORE, PROCESS_START) else ASYNC_AFTER
 
 
-def job_declarations(
-    definition_id: str, activities: Iterable[Activity]
-) -> list[ev.DeployedJobDefinition]:
+def job_declarations(definition_id: str, model: ProcessModel) -> list[ev.DeployedJobDefinition]:
     """The kinds of job a definition's activities make, as Camunda declares them at deployment
     (ACT_RU_JOBDEF rows), in the model's order."""
     declared: list[ev.DeployedJobDefinition] = []
@@ -78,14 +85,14 @@ def job_declarations(
             )
         )
 
-    for activity in activities:
+    for activity in model.activities.values():
         if activity.async_before:
             declare(activity, ASYNC_BEFORE, ASYNC, ASYNC_BEFORE)
         if activity.async_after:
             declare(activity, ASYNC_AFTER, ASYNC, ASYNC_AFTER)
         timer = timer_of(activity)
         if timer is not None:
-            handler = _TIMER_HANDLERS[activity.type]
+            handler = timer_handler(model, activity)
             prefix = {"timeDate": "DATE", "timeDuration": "DURATION", "timeCycle": "CYCLE"}
             declare(activity, handler, handler, f"{prefix[timer.kind]}: {timer.text}"[:255])
     return declared
@@ -188,7 +195,7 @@ def schedule_timer(
     due = definition.first_due(now)
     if due is None:
         return  # a cycle with no firing left (its end or year is past): Camunda makes no job
-    handler = TIMER_TRANSITION if event.type == "boundaryTimer" else TIMER_INTERMEDIATE
+    handler = timer_handler(flow.model, event)
     _create(
         flow,
         execution_id=execution_id,

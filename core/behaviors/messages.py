@@ -9,106 +9,22 @@ Decide-side; every change is an emitted event.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .. import events as ev
-from ..errors import ProcessEngineError
-from ..limits import MAX_MESSAGE_NAME
 from ..model import (
     Activity,
     EventSpec,
-    MessageEventDefinition,
-    ReceiveTaskSpec,
     ServiceTaskSpec,
     SignalEventDefinition,
 )
-from ..scope import evaluate, set_variable
+from ..scope import set_variable
 from ..session import ThrownSignal
-from ..state import EventSubscription
 from .base import Behavior
 from .operations import FlowOperations
+from .subscriptions import SIGNAL, resolved_name, subscribe, waits_for
 from .tasks import ServiceTask
-
-MESSAGE, SIGNAL = "message", "signal"  # ACT_RU_EVENT_SUBSCR.EVENT_TYPE_
-Named = MessageEventDefinition | SignalEventDefinition
-
-
-def waits_for(activity: Activity) -> tuple[str, Named] | None:
-    """What the activity waits for: a message or signal catch or boundary event's message or
-    signal, or a receive task's messageRef."""
-    spec = activity.spec
-    if isinstance(spec, EventSpec) and isinstance(spec.definition, MessageEventDefinition):
-        return MESSAGE, spec.definition
-    if isinstance(spec, EventSpec) and isinstance(spec.definition, SignalEventDefinition):
-        return SIGNAL, spec.definition
-    if isinstance(spec, ReceiveTaskSpec) and spec.message is not None:
-        return MESSAGE, spec.message
-    return None
-
-
-def resolved_name(
-    flow: FlowOperations, execution_id: str, event: Activity, event_type: str, named: Named
-) -> str:
-    """The message or signal name, its expression evaluated at the execution."""
-    if named.name_expression is None:
-        return named.name
-    value = evaluate(
-        flow.session,
-        named.name_expression,
-        execution_id,
-        element_id=event.id,
-        what=f"the {event_type} name",
-    )
-    if value is None or str(value) == "":
-        raise ProcessEngineError(
-            f"the {event_type} name of '{event.id}' ({named.name}) evaluated to no name"
-        )
-    name = str(value)
-    if len(name) > MAX_MESSAGE_NAME:
-        raise ProcessEngineError(
-            f"the {event_type} name of '{event.id}' has {len(name)} characters; a subscription "
-            f"holds at most {MAX_MESSAGE_NAME}"
-        )
-    return name
-
-
-def subscribe(
-    flow: FlowOperations, execution_id: str, event: Activity, activity_instance_id: str
-) -> None:
-    """The execution waits for what `event` waits for until `activity_instance_id` ends."""
-    waiting = waits_for(event)
-    assert waiting is not None
-    event_type, named = waiting
-    flow.emit(
-        ev.EventSubscriptionCreated(
-            subscription_id=flow.session.ctx.new_id(),
-            event_type=event_type,
-            event_name=resolved_name(flow, execution_id, event, event_type, named),
-            execution_id=execution_id,
-            activity_id=event.id,
-            activity_instance_id=activity_instance_id,
-            time=flow.session.ctx.now,
-        )
-    )
-
-
-def subscribe_boundary_events(
-    flow: FlowOperations, execution_id: str, activity: Activity, activity_instance_id: str
-) -> None:
-    """The message and signal boundary events of an activity that just started wait beside
-    it."""
-    for boundary_id in activity.boundary_events:
-        boundary = flow.model.activities[boundary_id]
-        if waits_for(boundary) is not None:
-            subscribe(flow, execution_id, boundary, activity_instance_id)
-
-
-def drop_subscriptions(flow: FlowOperations, ends: Callable[[EventSubscription], bool]) -> None:
-    """Delete the subscriptions `ends` picks (their activity instance or execution went)."""
-    now = flow.session.ctx.now
-    for sub in [s for s in flow.session.state.subscriptions.values() if ends(s)]:
-        flow.emit(ev.EventSubscriptionDeleted(subscription_id=sub.id, time=now))
 
 
 def _own_activity_instance(flow: FlowOperations, execution_id: str) -> str:

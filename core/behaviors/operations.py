@@ -94,6 +94,14 @@ class FlowOperations(Protocol):
         """Cancel the execution and everything below it, innermost first."""
         ...
 
+    def cancel_contents(self, scope_execution_id: str, reason: str) -> None:
+        """Cancel everything running in a scope, keeping the scope itself."""
+        ...
+
+    def concurrent_beside(self, scope_execution_id: str) -> str:
+        """A new concurrent execution in the scope beside what runs there."""
+        ...
+
     def try_prune(self, scope_execution_id: str) -> None:
         """Fold a scope's last concurrent child back into it."""
         ...

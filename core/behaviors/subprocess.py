@@ -1,4 +1,5 @@
-"""Embedded subprocess: a scope whose none start event runs when it is entered.
+"""Embedded and event subprocesses: a scope whose start event runs when it is entered (its own
+event subprocesses armed first).
 
 It is left, through `leave`, when the last token inside ends (`Flow.complete_scope`).
 """
@@ -7,11 +8,13 @@ from __future__ import annotations
 
 from ..model import Activity
 from .base import Behavior
+from .event_subprocesses import arm
 from .operations import FlowOperations
 
 
 class EmbeddedSubprocess(Behavior):
     def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
+        arm(flow, execution_id, activity.id)
         flow.enter(execution_id, flow.model.start_events[activity.id], None)
 
     def leave(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:

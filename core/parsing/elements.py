@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from ..model import SubprocessSpec
 from .context import ParseContext, ParsedElement, local
 from .events import EVENT_KINDS, event_activity_types, parse_event
 from .tasks import (
@@ -43,10 +44,10 @@ def _same_type(_ctx: ParseContext, el: etree._Element) -> ParsedElement:
     return ParsedElement(local(el))
 
 
-def _subprocess_refusal(el: etree._Element) -> str | None:
-    if (el.get("triggeredByEvent") or "").lower() == "true":
-        return "event subprocesses are not supported yet"
-    return None
+def _subprocess(_ctx: ParseContext, el: etree._Element) -> ParsedElement:
+    """An embedded subprocess, or an event subprocess (`triggeredByEvent`)."""
+    triggered = (el.get("triggeredByEvent") or "").strip().lower() == "true"
+    return ParsedElement("subProcess", SubprocessSpec(triggered_by_event=triggered))
 
 
 ELEMENTS: Mapping[str, ElementKind] = {
@@ -62,9 +63,7 @@ ELEMENTS: Mapping[str, ElementKind] = {
     "parallelGateway": ElementKind(_same_type, ("parallelGateway",)),
     "inclusiveGateway": ElementKind(_same_type, ("inclusiveGateway",)),
     "eventBasedGateway": ElementKind(_same_type, ("eventBasedGateway",)),
-    "subProcess": ElementKind(
-        _same_type, ("subProcess",), container=True, refusal=_subprocess_refusal
-    ),
+    "subProcess": ElementKind(_subprocess, ("subProcess",), container=True),
     **{
         tag: ElementKind(parse_event, event_activity_types(tag), attached=kind.attached)
         for tag, kind in EVENT_KINDS.items()

@@ -97,7 +97,12 @@ def _signal(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefi
 
 EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
     "errorEventDefinition": DefinitionKind(
-        _error, {"endEvent": "errorEndEvent", "boundaryEvent": "boundaryError"}
+        _error,
+        {
+            "startEvent": "errorStartEvent",
+            "endEvent": "errorEndEvent",
+            "boundaryEvent": "boundaryError",
+        },
     ),
     "terminateEventDefinition": DefinitionKind(_terminate, {"endEvent": "terminateEndEvent"}),
     "messageEventDefinition": DefinitionKind(
@@ -161,6 +166,10 @@ def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
         if service is not None:
             return ParsedElement(activity_type or tag, service)
     spec = EventSpec(definition)
+    if tag == "startEvent":
+        # Only an event subprocess's start event may be non-interrupting (the process checks).
+        interrupting = (el.get("isInterrupting") or "true").strip().lower() != "false"
+        spec = EventSpec(definition, cancel_activity=interrupting)
     if kind.attached:
         cancel = (el.get("cancelActivity") or "true").lower() != "false"
         spec = EventSpec(

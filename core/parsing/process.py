@@ -19,6 +19,7 @@ from ..model import (
     ReceiveTaskSpec,
     SequenceFlow,
     SignalEventDefinition,
+    SubprocessSpec,
     TimerEventDefinition,
 )
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
@@ -67,6 +68,11 @@ def _history_ttl(text: str | None) -> int | None:
     if match:
         return int(match.group(1))
     return int(text) if text.isdigit() else None
+
+
+START_TYPES = frozenset(
+    ("startEvent", "startTimerEvent", "messageStartEvent", "signalStartEvent", "errorStartEvent")
+)
 
 
 class ProcessBuilder:
@@ -326,6 +332,27 @@ class ProcessBuilder:
         start event (Camunda allows one none-or-timer start: the timer's is the initial one),
         and any number of message start events besides (one alone is the initial one too)."""
         in_scope = [a for a in self.activities.values() if a.scope_id == scope_id]
+        if scope_id in self.activities and self._event_subprocess(scope_id, in_scope):
+            return
+        for start in in_scope:
+            spec = start.spec
+            if start.type == "errorStartEvent":
+                self.ctx.problem(
+                    "an error start event is only allowed in an event subprocess",
+                    self.nodes[start.id][0],
+                    start.id,
+                )
+            elif (
+                isinstance(spec, EventSpec)
+                and start.type in START_TYPES
+                and not spec.cancel_activity
+            ):
+                self.ctx.problem(
+                    "only the start event of an event subprocess can be non-interrupting "
+                    '(isInterrupting="false")',
+                    self.nodes[start.id][0],
+                    start.id,
+                )
         nones = [a.id for a in in_scope if a.type == "startEvent"]
         timers = [a for a in in_scope if a.type == "startTimerEvent"]
         messages = [a for a in in_scope if a.type in ("messageStartEvent", "signalStartEvent")]
@@ -366,6 +393,38 @@ class ProcessBuilder:
             )
         elif starts:
             self.start_events[scope_id] = starts[0]
+
+    def _event_subprocess(self, scope_id: str, in_scope: list[Activity]) -> bool:
+        """An event subprocess starts at its one start event with a message, signal, timer or
+        error, and no flow enters or leaves it. False: `scope_id` is no event subprocess."""
+        esp = self.activities[scope_id]
+        spec = esp.spec
+        if not (isinstance(spec, SubprocessSpec) and spec.triggered_by_event):
+            return False
+        el = self.nodes[scope_id][0]
+        if esp.incoming or esp.outgoing:
+            self.ctx.problem("an event subprocess cannot have sequence flows in or out", el)
+        kinds = ("messageStartEvent", "signalStartEvent", "startTimerEvent", "errorStartEvent")
+        starts = [a for a in in_scope if a.type in START_TYPES]
+        if len(starts) != 1 or starts[0].type not in kinds:
+            self.ctx.problem(
+                "an event subprocess needs exactly one start event, with a message, signal, "
+                "timer or error event definition",
+                el,
+            )
+            return True
+        start = starts[0]
+        start_spec = start.spec
+        assert isinstance(start_spec, EventSpec)
+        if start.type == "errorStartEvent" and not start_spec.cancel_activity:
+            self.ctx.problem(
+                "an error event subprocess always interrupts its scope: its start event cannot "
+                'be isInterrupting="false"',
+                self.nodes[start.id][0],
+                start.id,
+            )
+        self.start_events[scope_id] = start.id
+        return True
 
     def _message_starts(self, starts: list[Activity]) -> None:
         """Message and signal start events: each a literal name (no variables exist yet), no

@@ -43,6 +43,10 @@ def deploy(engine: Engine, name: str) -> None:
     engine.deploy(model(name))
 
 
+def historic_state(engine: Engine, instance_id: str) -> str:
+    return engine.historic_process_instance(instance_id).state
+
+
 def by_name(tasks: list[Task]) -> list[Task]:
     """Camunda's `orderByTaskName().asc()`."""
     return sorted(tasks, key=lambda t: t.name or "")
@@ -408,17 +412,48 @@ def test_row_16_boundary_message_event(engine: Engine) -> None:
     assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_17_interrupting_message_event_subprocess() -> None:
+def test_row_17_interrupting_message_event_subprocess(engine: Engine) -> None:
     """event_message_MessageEventSubprocessTest.testInterruptingUnderProcessDefinition: no
     message: completing `task` ends the instance, subscriptions cleaned; with `newMessage`: `task`
     cancelled, `eventSubProcessTask` alone, completing it ends the instance."""
+    deploy(
+        engine, "event_message_MessageEventSubprocessTest.testInterruptingUnderProcessDefinition"
+    )
+    quiet = engine.start_process_instance("process")
+    (subscription,) = engine.event_subscriptions(process_instance_id=quiet.id)
+    assert subscription.event_name == "newMessage"
+    engine.complete_task(single_task(engine, quiet.id).id)
+    assert_process_ended(engine, quiet.id)
+    assert engine.event_subscriptions() == []
+
+    interrupted = engine.start_process_instance("process")
+    engine.correlate_message("newMessage")
+    task = single_task(engine, interrupted.id)
+    assert task.task_definition_key == "eventSubProcessTask"
+    assert engine.event_subscriptions() == []
+    engine.complete_task(task.id)
+    assert_process_ended(engine, interrupted.id)
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_18_non_interrupting_message_event_subprocess() -> None:
+def test_row_18_non_interrupting_message_event_subprocess(engine: Engine) -> None:
     """event_message_MessageEventSubprocessTest.testNonInterruptingUnderProcessDefinition: the
     message adds `eventSubProcessTask` beside `task`; both must complete, either order."""
+    model_name = (
+        "event_message_MessageEventSubprocessTest.testNonInterruptingUnderProcessDefinition"
+    )
+    deploy(engine, model_name)
+    for order in (("task", "eventSubProcessTask"), ("eventSubProcessTask", "task")):
+        pi = engine.start_process_instance("process")
+        engine.correlate_message("newMessage", process_instance_id=pi.id)
+        tasks = {t.task_definition_key: t for t in engine.tasks(process_instance_id=pi.id)}
+        assert sorted(tasks) == ["eventSubProcessTask", "task"]
+        engine.complete_task(tasks[order[0]].id)
+        assert historic_state(engine, pi.id) == "ACTIVE"
+        engine.complete_task(tasks[order[1]].id)
+        assert_process_ended(engine, pi.id)
+    assert engine.event_subscriptions() == []
+    assert_verified(engine)
 
 
 def test_row_19_signal_broadcast(engine: Engine) -> None:

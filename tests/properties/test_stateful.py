@@ -45,6 +45,8 @@ from tests.properties.models import (
 )
 
 KEYS = ("proc0", "proc1", "proc2")
+# Where Engine.trigger (runtimeService.signal) moves a waiting token on.
+TRIGGERABLE = ("receiveTask", "intermediateMessageCatch", "intermediateSignalCatch")
 WORKERS = ("w1", "w2")
 USERS = ("alice", "bob", "carol")
 MAX_DEPLOYMENTS = 4
@@ -218,7 +220,7 @@ class EngineMachine(RuleBasedStateMachine):
             (pid, ai.execution_id)
             for pid, s in self.active()
             for ai in s.activity_instances.values()
-            if ai.activity_type == "receiveTask"
+            if ai.activity_type in TRIGGERABLE
         ]
 
     # -- deploying and starting ------------------------------------------------------------
