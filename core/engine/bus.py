@@ -69,8 +69,11 @@ class CommandBus:
         db: Connections,
         wiring: Wiring,
         clock: Clock,
+        after_decision: Callable[[UnitOfWork], None] | None = None,
     ) -> None:
         self._handlers = handlers
+        # Runs after every handler in its unit of work (the broadcast of thrown signals).
+        self._after_decision = after_decision
         self._db = db
         self._wiring = wiring
         self._store = wiring.store
@@ -119,7 +122,7 @@ class CommandBus:
                         if handler.exclusive:
                             with self._db.write() as conn:
                                 unit = UnitOfWork(self._wiring, conn, now, cid, uuid7)
-                                result = handler.handle(unit, command)
+                                result = self._decide(handler, unit, command)
                                 stored = self._commit(
                                     unit, conn, command, payload, result, actor, check_heads=False
                                 )
@@ -129,7 +132,7 @@ class CommandBus:
                             # retried.
                             with self._db.snapshot() as rconn:
                                 unit = UnitOfWork(self._wiring, rconn, now, cid, uuid7)
-                                result = handler.handle(unit, command)
+                                result = self._decide(handler, unit, command)
                             with self._db.write() as conn:
                                 stored = self._commit(
                                     unit, conn, command, payload, result, actor, check_heads=True
@@ -169,6 +172,12 @@ class CommandBus:
                     raise
         raise AssertionError("unreachable")
 
+    def _decide(self, handler: Handler[Any, Any], unit: UnitOfWork, command: Command) -> Any:
+        result = handler.handle(unit, command)
+        if self._after_decision is not None:
+            self._after_decision(unit)
+        return result
+
     def _execute_in_group(
         self,
         groups: CommitGroups,
@@ -188,7 +197,7 @@ class CommandBus:
             unit = UnitOfWork(self._wiring, conn, self._clock.now(), cid, uuid7)
             if payload is not None:
                 refuse_nul_in_ids(payload, command)
-            result = handler.handle(unit, command)
+            result = self._decide(handler, unit, command)
             stored = self._commit(unit, conn, command, payload, result, actor, check_heads=False)
             return result, stored
 

@@ -34,7 +34,7 @@ from .checkpointer import Checkpointer
 from .codec import make_codec
 from .connections import Connections
 from .database import create_database, is_memory_url, sqlite_file
-from .handlers import HANDLERS
+from .handlers import AFTER_DECISION, HANDLERS
 from .history_lifecycle import HistoryLifecycle, check_mode, resolve_level
 from .job_executor import JobExecutor, JobExecutorHealth, JobExecutorSettings
 from .queries import Queries
@@ -114,7 +114,7 @@ class Engine:
             self._delegates,
             allow_scripts,
         )
-        self._bus = CommandBus(HANDLERS, self._db, wiring, self.clock)
+        self._bus = CommandBus(HANDLERS, self._db, wiring, self.clock, AFTER_DECISION)
         if self._checkpointer is not None:
             self._bus.add_commit_listener(self._checkpointer.committed)
         self._queries = Queries(self._db, self._repository)

@@ -6,15 +6,13 @@ in that module's HANDLERS; a test checks that every command has exactly one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
 from flowledger.core.commands import Command
 
 from ..bus import Handler
-from ..unit_of_work import UnitOfWork
 from . import (
     deployments,
     external_tasks,
@@ -28,23 +26,18 @@ from . import (
 
 
 def by_command(handlers: Iterable[Handler[Any, Any]]) -> Mapping[type[Command], Handler[Any, Any]]:
-    """The handlers keyed by their command type; a command listed twice is a mistake. Each
-    decides, then broadcasts the signals its decision threw (`signals.deliver_signals`)."""
+    """The handlers keyed by their command type; a command listed twice is a mistake."""
     table: dict[type[Command], Handler[Any, Any]] = {}
     for handler in handlers:
         if handler.command in table:
             raise ValueError(f"{handler.command.__name__} has more than one handler")
-        table[handler.command] = replace(handler, handle=_then_signals(handler.handle))
+        table[handler.command] = handler
     return MappingProxyType(table)
 
 
-def _then_signals(handle: Callable[[UnitOfWork, Any], Any]) -> Callable[[UnitOfWork, Any], Any]:
-    def decide(unit: UnitOfWork, command: Any) -> Any:
-        result = handle(unit, command)
-        signals.deliver_signals(unit)
-        return result
-
-    return decide
+# What follows every handler's decision, in the same unit of work: the broadcast of the signals
+# it threw.
+AFTER_DECISION = signals.deliver_signals
 
 
 HANDLERS = by_command(
