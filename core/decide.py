@@ -90,8 +90,13 @@ def start_instance(
             business_key=business_key,
             start_activity_id=start,
             time=ctx.now,
+            start_user_id=ctx.actor,
         )
     )
+    spec = model.activities[start].spec
+    if isinstance(spec, EventSpec) and spec.initiator:
+        # Camunda's camunda:initiator: who started the instance (the authenticated user), or null
+        set_variable_local(session, instance_id, spec.initiator, ctx.actor)
     for name, value in variables.items():
         set_variable_local(session, instance_id, name, value)
     Flow(session).start()

@@ -124,6 +124,7 @@ class EventSpec:
     definition: EventDefinition | None = None
     attached_to: str | None = None
     cancel_activity: bool = True
+    initiator: str | None = None  # a start event's camunda:initiator: the variable for who started
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,3 +269,5 @@ class ProcessModel:
 class ParsedResource:
     name: str
     processes: tuple[ProcessModel, ...]
+    # ids of the processes that are not executable (no isExecutable="true"): not deployed
+    not_executable: tuple[str, ...] = ()

@@ -68,15 +68,17 @@ def parse_bpmn(source: bytes, resource_name: str, *, allow_scripts: bool = False
         if ns(el) == BPMN and local(el) == "signal" and el.get("id"):
             ctx.signals[el.get("id", "")] = (el.get("name") or "").strip()
     processes: list[ProcessModel] = []
+    ignored: list[str] = []
     for el in root:
         if ns(el) == BPMN and local(el) == "process":
-            if (el.get("isExecutable") or "true").strip().lower() == "false":
+            # Camunda (BpmnParse.parseProcessDefinitions): in a new deployment a process is
+            # executable only when it says so; the others are kept as resources, not deployed.
+            if (el.get("isExecutable") or "").strip().lower() != "true":
+                ignored.append(el.get("id") or "")
                 continue
             model = ProcessBuilder(ctx, el, root.get("targetNamespace")).build()
             if model is not None:
                 processes.append(model)
-    if not ctx.problems and not processes:
-        ctx.problem("the resource contains no executable process", root)
     if ctx.problems:
         raise ModelError(ctx.problems)
-    return ParsedResource(resource_name, tuple(processes))
+    return ParsedResource(resource_name, tuple(processes), tuple(ignored))

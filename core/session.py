@@ -35,12 +35,14 @@ class ThrownSignal:
 class CommandContext:
     """Everything non-deterministic a command may use; whatever it draws is recorded in events.
 
-    `thrown_signals` is the command's outbox of signals to broadcast across instances."""
+    `thrown_signals` is the command's outbox of signals to broadcast across instances; `actor`
+    who issued the command (the authenticated user, Camunda's initiator)."""
 
     now: datetime
     new_id: Callable[[], str]
     delegates: Mapping[str, Any] = field(default_factory=dict)
     allow_scripts: bool = False
+    actor: str | None = None
     thrown_signals: list[ThrownSignal] = field(default_factory=list)
 
 

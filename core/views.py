@@ -217,6 +217,7 @@ class HistoricProcessInstance(msgspec.Struct, frozen=True):
     end_activity_id: str | None
     delete_reason: str | None
     state: str
+    start_user_id: str | None = None
 
 
 class HistoricActivityInstance(msgspec.Struct, frozen=True):

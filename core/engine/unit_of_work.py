@@ -56,6 +56,7 @@ class UnitOfWork:
         now: datetime,
         command_id: str,
         new_id: Callable[[], str],
+        actor: str | None = None,
     ) -> None:
         self._wiring = wiring
         self.conn = conn
@@ -68,6 +69,7 @@ class UnitOfWork:
             new_id=new_id,
             delegates=wiring.delegates,
             allow_scripts=wiring.allow_scripts,
+            actor=actor,
         )
         self.command_id = command_id
         self.changes = ChangeSet()

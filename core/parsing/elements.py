@@ -35,8 +35,6 @@ class ElementKind:
     container: bool = False
     # sits on another activity (boundary events), which then gets a scope of its own
     attached: bool = False
-    # a reason to refuse the element before it is registered, or None
-    refusal: Callable[[etree._Element], str | None] | None = None
 
 
 def _same_type(_ctx: ParseContext, el: etree._Element) -> ParsedElement:

@@ -169,7 +169,8 @@ def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
     if tag == "startEvent":
         # Only an event subprocess's start event may be non-interrupting (the process checks).
         interrupting = (el.get("isInterrupting") or "true").strip().lower() != "false"
-        spec = EventSpec(definition, cancel_activity=interrupting)
+        initiator = (ctx.camunda(el, "initiator") or "").strip() or None
+        spec = EventSpec(definition, cancel_activity=interrupting, initiator=initiator)
     if kind.attached:
         cancel = (el.get("cancelActivity") or "true").lower() != "false"
         spec = EventSpec(

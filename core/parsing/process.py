@@ -88,6 +88,7 @@ class ProcessBuilder:
         self.start_events: dict[str, str] = {}
         self.message_starts: dict[str, str] = {}
         self.signal_starts: dict[str, str] = {}
+        self.refused: set[str] = set()  # ids of elements refused (reported) while collecting
 
     def build(self) -> ProcessModel | None:
         ctx = self.ctx
@@ -155,10 +156,7 @@ class ProcessBuilder:
                     ctx.problem(f"<{name}>: {NOT_YET[name]} are not supported yet", el)
                 else:
                     ctx.problem(f"unsupported element <{name}>", el)
-                continue
-            refusal = kind.refusal(el) if kind.refusal is not None else None
-            if refusal is not None:
-                ctx.problem(refusal, el)
+                self.refused.add(element_id)  # reported once: flows to it add nothing
                 continue
             self._register(self.nodes, element_id, el, scope_id)
             if kind.container:
@@ -201,6 +199,8 @@ class ProcessBuilder:
             for role, ref in (("source", source), ("target", target)):
                 if not ref:
                     ctx.problem(f"sequence flow '{flow_id}' has no {role}Ref", el, flow_id)
+                    ok = False
+                elif ref in self.refused:
                     ok = False
                 elif ref not in self.nodes:
                     ctx.problem(
@@ -261,6 +261,8 @@ class ProcessBuilder:
         for node_id, (el, _scope) in self.nodes.items():
             if ELEMENTS[local(el)].attached:
                 attached = el.get("attachedToRef")
+                if attached in self.refused:
+                    continue
                 if not attached or attached not in self.nodes:
                     self.ctx.problem(
                         f"boundary event is attached to '{attached}', which does not exist", el

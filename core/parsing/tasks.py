@@ -104,6 +104,8 @@ def service_spec(
     if ctx.camunda(el, "decisionRef"):
         ctx.problem("business rule tasks with camunda:decisionRef (DMN) are not supported yet", el)
         return None
+    if _has_connector(el):
+        return None  # refused as a connector already: no second problem for the same element
     delegate = ctx.camunda(el, "delegateExpression")
     expression = ctx.camunda(el, "expression")
     class_name = ctx.camunda(el, "class")
@@ -134,13 +136,23 @@ def service_spec(
     )
 
 
+def _has_connector(el: etree._Element) -> bool:
+    return any(
+        ns(ext) == BPMN
+        and local(ext) == "extensionElements"
+        and any(local(c) == "connector" for c in ext if isinstance(c.tag, str))
+        for ext in el
+    )
+
+
 def parse_script_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
     return ParsedElement("scriptTask", _script_spec(ctx, el))
 
 
 def _script_spec(ctx: ParseContext, el: etree._Element) -> ScriptTaskSpec | None:
     node_id = el.get("id") or ""
-    script_format = (el.get("scriptFormat") or "").strip().lower()
+    # Camunda's default scripting language (ScriptingEngines.DEFAULT_SCRIPTING_LANGUAGE)
+    script_format = (el.get("scriptFormat") or "juel").strip().lower()
     result_variable = ctx.camunda(el, "resultVariable")
     if ctx.camunda(el, "resource"):
         ctx.problem("scripts loaded from camunda:resource are not supported", el)

@@ -95,14 +95,57 @@ def test_an_external_entity_is_never_fetched(engine: Engine, db_url: str) -> Non
     assert "root:" not in str(error)
 
 
-def test_an_unsupported_element_is_named_with_its_id(engine: Engine, db_url: str) -> None:
+def test_an_unsupported_element_is_named_with_its_id_once(engine: Engine, db_url: str) -> None:
     source = _process(
-        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="wait"/>'
-        '<intermediateCatchEvent id="wait"><messageEventDefinition/></intermediateCatchEvent>'
+        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="call"/>'
+        '<callActivity id="call" calledElement="other"/>'
+        '<sequenceFlow id="f2" sourceRef="call" targetRef="e"/><endEvent id="e"/>'
+        '<boundaryEvent id="b" attachedToRef="call"><errorEventDefinition/></boundaryEvent>'
     )
-    error = _refused(engine, db_url, source, "intermediate catch events with a message")
-    assert error.problems[0].element_id == "wait"
-    assert "element 'wait'" in str(error)
+    error = _refused(engine, db_url, source, "call activities are not supported yet")
+    # the flows to and from it and its boundary event add no "does not exist" problems
+    assert [p.element_id for p in error.problems] == ["call"]
+    assert "element 'call'" in str(error)
+
+
+def test_a_connector_is_refused_once(engine: Engine, db_url: str) -> None:
+    source = _process(
+        '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="http"/>'
+        '<serviceTask id="http"><extensionElements><camunda:connector>'
+        "<camunda:connectorId>http-connector</camunda:connectorId></camunda:connector>"
+        "</extensionElements></serviceTask>"
+        '<sequenceFlow id="f2" sourceRef="http" targetRef="e"/><endEvent id="e"/>'
+    )
+    error = _refused(engine, db_url, source, "connectors")
+    assert len(error.problems) == 1
+    assert "needs exactly one of camunda:class" not in str(error)
+
+
+def test_processes_not_marked_executable_deploy_as_resources_only(engine: Engine) -> None:
+    # Camunda: in a new deployment only isExecutable="true" makes a process definition
+    source = _process('<startEvent id="s"/>').replace(' isExecutable="true"', "")
+    source = source.replace(
+        "</definitions>",
+        '<process id="off" isExecutable="false"><startEvent id="s"/></process></definitions>',
+    )
+    deployment = engine.deploy({"plain.bpmn": source})
+    assert deployment.process_definitions == []
+    assert engine.process_definitions() == []
+    stored = engine.deployment(deployment.id)
+    assert stored is not None and stored.resource_names == ["plain.bpmn"]
+
+
+def test_a_script_task_without_a_script_format_is_juel(engine: Engine) -> None:
+    engine.deploy(
+        _process(
+            '<startEvent id="s"/><scriptTask id="t" camunda:resultVariable="r">'
+            '<script>${6 * 7}</script></scriptTask><endEvent id="e"/>'
+            '<sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'
+            '<sequenceFlow id="f2" sourceRef="t" targetRef="e"/>'
+        )
+    )
+    pi = engine.start_process_instance("p")
+    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
 
 
 def test_an_unsupported_camunda_extension_is_named(engine: Engine, db_url: str) -> None:
@@ -306,3 +349,17 @@ def test_a_timer_value_given_as_an_expression_is_left_to_when_it_is_evaluated(
     instance = engine.start_process_instance("p", variables={"reminderDelay": "PT1H"})
     (job,) = engine.jobs(process_instance_id=instance.id)
     assert job.activity_id == "wait"
+
+
+def test_camunda_initiator_holds_who_started_the_instance(engine: Engine) -> None:
+    engine.deploy(
+        _process(
+            '<startEvent id="s" camunda:initiator="starter"/><userTask id="t"/>'
+            '<sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'
+        )
+    )
+    by_kermit = engine.acting_as("kermit").start_process_instance("p")
+    assert engine.get_variables(by_kermit.id) == {"starter": "kermit"}
+    assert engine.historic_process_instance(by_kermit.id).start_user_id == "kermit"
+    anonymous = engine.start_process_instance("p")
+    assert engine.get_variables(anonymous.id) == {"starter": None}

@@ -9,6 +9,7 @@ it waits for the lock. The database fails one of the two (deadlock) and the bus 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from flowledger.core import commands as cmd
@@ -23,6 +24,8 @@ from flowledger.projections import queries
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
 from . import start_events, start_timers
+
+log = logging.getLogger("flowledger.engine")
 
 DELETED_DEPLOYMENT = "deleted deployment"  # Camunda's delete reason for a cascade
 
@@ -44,6 +47,14 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
             if command.deploy_changed_only:
                 chosen = changed_only(resources, previous[1])
     parsed = parse_resources(chosen, allow_scripts=unit.ctx.allow_scripts)
+    for name, result in parsed.items():
+        for process_id in result.not_executable:
+            log.info(
+                "resource %s: process '%s' is not executable (it needs isExecutable=\"true\"): "
+                "kept as a resource, no process definition deployed",
+                name,
+                process_id,
+            )
     keys = [p.id for r in parsed.values() for p in r.processes]
     created = deployment_created(
         chosen,
