@@ -512,11 +512,17 @@ def test_row_21_error_code_and_message_variables(engine: Engine) -> None:
     assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_22_error_event_subprocess_in_embedded_subprocess() -> None:
+def test_row_22_error_event_subprocess_in_embedded_subprocess(engine: Engine) -> None:
     """event_error_ErrorEventSubProcessTest.testCatchErrorInEmbeddedSubProcess: the error event
     subprocess inside the embedded subprocess catches it -> one "Escalated Task"; completing it
     ends the instance."""
+    deploy(engine, "event_error_ErrorEventSubProcessTest.testCatchErrorInEmbeddedSubProcess")
+    pi = engine.start_process_instance("CatchErrorInEmbeddedSubProcess")
+    task = single_task(engine, pi.id)
+    assert task.name == "Escalated Task"
+    engine.complete_task(task.id)
+    assert_process_ended(engine, pi.id)
+    assert_verified(engine)
 
 
 @NOT_IMPLEMENTED
