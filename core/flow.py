@@ -17,6 +17,7 @@ from . import events as ev
 from .behaviors import behavior_for
 from .behaviors.base import refuse_trigger
 from .behaviors.event_subprocesses import arm as arm_event_subprocesses
+from .behaviors.io import map_inputs, map_outputs
 from .behaviors.jobs import (
     AFTER_END,
     AFTER_TAKE,
@@ -142,6 +143,7 @@ class Flow:
         if occurred:
             self.leave(token)
             return
+        map_inputs(self, token, activity)
         ai_id = self.executions[token].activity_instance_id
         if activity.boundary_events and ai_id is not None:
             schedule_boundary_timers(self, token, activity, ai_id)
@@ -229,6 +231,8 @@ class Flow:
         if activity.is_scope and execution.is_scope and execution.parent_id is not None:
             propagating = execution.parent_id
         ends_scope = not flows and not self.executions[propagating].is_concurrent
+        if activity.io is not None:
+            map_outputs(self, execution_id, activity)
         if ai is not None:
             drop_jobs(self, lambda job: job.activity_instance_id == ai)
             drop_subscriptions(self, lambda sub: sub.activity_instance_id == ai)

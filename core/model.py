@@ -154,6 +154,35 @@ Spec = (
 
 
 @dataclass(frozen=True, slots=True)
+class MappedValue:
+    """A value of an input/output parameter: `kind` text (a constant), expression, list, map,
+    script (JUEL as an expression, or Python statements with a trailing expression) or null."""
+
+    kind: str
+    text: str | None = None
+    expression: Expression | None = None
+    items: tuple[MappedValue, ...] = ()
+    entries: tuple[tuple[str, MappedValue], ...] = ()
+    code: CodeType | None = None
+    result_code: CodeType | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    name: str
+    value: MappedValue
+
+
+@dataclass(frozen=True, slots=True)
+class InputOutput:
+    """`camunda:inputOutput`: inputs become local variables of the activity when it starts,
+    outputs are set from its scope onto the enclosing one when it completes."""
+
+    inputs: tuple[Parameter, ...] = ()
+    outputs: tuple[Parameter, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class JobSettings:
     """How the jobs of an activity run: `camunda:exclusive`, `camunda:jobPriority` and
     `camunda:failedJobRetryTimeCycle` (a text or an expression, read when a job fails)."""
@@ -186,6 +215,7 @@ class Activity:
     async_before: bool = False
     async_after: bool = False
     jobs: JobSettings = DEFAULT_JOB_SETTINGS
+    io: InputOutput | None = None  # camunda:inputOutput (the activity is then a scope)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from types import CodeType
 from typing import Any
 
 from .. import events as ev
@@ -16,6 +17,7 @@ from ..errors import BpmnError, FlowledgerError, ProcessEngineError
 from ..expressions import Expression
 from ..model import Activity, ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
 from ..scope import ExecutionFacade, evaluate, set_variable, visible_variables
+from ..session import InstanceSession
 from .base import Behavior
 from .errors import throw_error
 from .incidents import close_incidents
@@ -260,6 +262,25 @@ class ServiceTask(Behavior):
         )
 
 
+def run_python(
+    session: InstanceSession,
+    execution_id: str,
+    code: CodeType | None,
+    result_code: CodeType | None,
+) -> Any:
+    """A Python script's value (its trailing expression), the execution's variables in scope;
+    only on an engine that allows scripts."""
+    if not session.ctx.allow_scripts:
+        raise ProcessEngineError("python scripts are disabled on this engine")
+    namespace: dict[str, Any] = dict(visible_variables(session, execution_id))
+    namespace["execution"] = ExecutionFacade(session, execution_id)
+    if code is not None:
+        exec(code, namespace)
+    if result_code is not None:
+        return eval(result_code, namespace)
+    return None
+
+
 class ScriptTask(Behavior):
     def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         spec = activity.spec
@@ -277,20 +298,8 @@ class ScriptTask(Behavior):
                     what="the script",
                 )
             else:
-                result = self._python(flow, execution_id, spec)
+                result = run_python(session, execution_id, spec.code, spec.result_code)
             if spec.result_variable:
                 set_variable(session, execution_id, spec.result_variable, result)
 
         run_delegate(flow, execution_id, activity, call)
-
-    def _python(self, flow: FlowOperations, execution_id: str, spec: ScriptTaskSpec) -> Any:
-        session = flow.session
-        if not session.ctx.allow_scripts:
-            raise ProcessEngineError("python scripts are disabled on this engine")
-        namespace: dict[str, Any] = dict(visible_variables(session, execution_id))
-        namespace["execution"] = ExecutionFacade(session, execution_id)
-        if spec.code is not None:
-            exec(spec.code, namespace)
-        if spec.result_code is not None:
-            return eval(spec.result_code, namespace)
-        return None

@@ -24,6 +24,7 @@ from ..model import (
 )
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
 from .elements import ELEMENTS, NOT_YET
+from .io import read_input_output
 from .jobs import read_async, read_job_settings
 
 # Elements that carry no execution semantics: documentation, diagrams, data, grouping.
@@ -52,7 +53,6 @@ _IGNORED = {
 _UNSUPPORTED_EXTENSIONS = {
     "executionListener": "execution listeners",
     "taskListener": "task listeners",
-    "inputOutput": "input/output mappings",
     "field": "field injection",
     "connector": "connectors",
     "in": "call activity variable mappings",
@@ -468,9 +468,11 @@ class ProcessBuilder:
         """What every flow node shares; the element's own settings come from its parser."""
         ctx = self.ctx
         async_before, async_after = read_async(ctx, el)
+        io = None
         for child in el:
             if ns(child) == BPMN and local(child) == "extensionElements":
                 self._check_extensions(child, node_id)
+                io = read_input_output(ctx, child, el)
             if ns(child) == BPMN and local(child) in (
                 "multiInstanceLoopCharacteristics",
                 "standardLoopCharacteristics",
@@ -489,11 +491,13 @@ class ProcessBuilder:
             incoming=incoming,
             outgoing=outgoing,
             default_flow=default_flow,
-            is_scope=kind.container or bool(boundaries),
+            # local variables need an execution of their own: a mapped activity is a scope
+            is_scope=kind.container or bool(boundaries) or io is not None,
             boundary_events=boundaries,
             line=line(el),
             spec=parsed.spec,
             async_before=async_before,
             async_after=async_after,
             jobs=read_job_settings(ctx, el),
+            io=io,
         )

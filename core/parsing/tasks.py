@@ -172,7 +172,7 @@ def _script_spec(ctx: ParseContext, el: etree._Element) -> ScriptTaskSpec | None
                 el,
             )
             return None
-        code, result_code = _python(ctx, text, el)
+        code, result_code = python_code(ctx, text, el)
         return ScriptTaskSpec(
             "python", code=code, result_code=result_code, result_variable=result_variable
         )
@@ -184,7 +184,7 @@ def _script_spec(ctx: ParseContext, el: etree._Element) -> ScriptTaskSpec | None
     return None
 
 
-def _python(
+def python_code(
     ctx: ParseContext, text: str, el: etree._Element
 ) -> tuple[CodeType | None, CodeType | None]:
     """The script's statements, and its trailing expression statement apart (its result)."""

@@ -848,22 +848,40 @@ def test_row_44_service_result_to_process_variable(engine: Engine) -> None:
 # -- rows 45-48: io mappings and execution listeners --------------------------------------------
 
 
-@NOT_IMPLEMENTED
-def test_row_45_input_el_value() -> None:
+def test_row_45_input_el_value(engine: Engine) -> None:
     """iomapping_InputOutputTest.testInputElValue: input parameter `${1+1}` -> activity-local
     variable, Long 2."""
+    deploy(engine, "iomapping_InputOutputTest.testInputElValue")
+    pi = engine.start_process_instance("testProcess")
+    (execution,) = [e for e in engine.executions(pi.id) if e.activity_id == "wait"]
+    assert execution.id != pi.id  # the mapped activity has an execution of its own
+    assert engine.get_variables_typed(execution.id, local=True) == {"var1": (2, "Long")}
+    assert "var1" not in engine.get_variables(pi.id, local=True)
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_46_output_el_value() -> None:
+def test_row_46_output_el_value(engine: Engine) -> None:
     """iomapping_InputOutputTest.testOutputElValue: output parameter `${1+1}` lands on the process
     instance scope."""
+    deploy(engine, "iomapping_InputOutputTest.testOutputElValue")
+    pi = engine.start_process_instance("testProcess")
+    assert engine.get_variables_typed(pi.id, local=True) == {"var1": (2, "Long")}
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_47_subprocess_io_support() -> None:
+def test_row_47_subprocess_io_support(engine: Engine) -> None:
     """iomapping_InputOutputTest.testSubprocessIoSupport: `innerVar=${processVar}` is the only
     local variable of the subprocess; afterwards `outerVar=${innerVar}` on the instance."""
+    deploy(engine, "iomapping_InputOutputTest.testSubprocessIoSupport")
+    pi = engine.start_process_instance("testProcess", {"processVar": "value"})
+    task = single_task(engine, pi.id)
+    # the task runs on the subprocess's scope execution, whose only local variable is the input
+    assert task.execution_id != pi.id
+    assert engine.get_variables(task.execution_id, local=True) == {"innerVar": "value"}
+    assert engine.get_variables(pi.id, local=True) == {"processVar": "value"}
+    engine.complete_task(task.id)
+    assert engine.get_variables(pi.id) == {"processVar": "value", "outerVar": "value"}
+    assert_verified(engine)
 
 
 @NOT_IMPLEMENTED
