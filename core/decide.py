@@ -28,6 +28,7 @@ from .behaviors.jobs import (
     retry_due,
     schedule_follow_up,
 )
+from .behaviors.listeners import notify_task
 from .errors import NotFound, Rejected, TaskAlreadyClaimed
 from .flow import Flow
 from .limits import (
@@ -115,6 +116,7 @@ def complete_task(session: InstanceSession, task_id: str, variables: Mapping[str
     task = _task(session, task_id)
     for name, value in variables.items():
         set_variable(session, task.execution_id, name, value)
+    notify_task(session, task_id, "complete")
     session.emit(ev.TaskCompleted(task_id=task_id, time=session.ctx.now))
     flow = Flow(session)
     flow.leave(task.execution_id)
@@ -126,18 +128,25 @@ def claim_task(session: InstanceSession, task_id: str, user_id: str) -> None:
     task = _task(session, task_id)
     if task.assignee is not None and task.assignee != user_id:
         raise TaskAlreadyClaimed(task_id, task.assignee)
+    before = task.assignee
     session.emit(ev.TaskClaimed(task_id=task_id, user_id=user_id, time=session.ctx.now))
+    if before != user_id:
+        notify_task(session, task_id, "assignment")
 
 
 def unclaim_task(session: InstanceSession, task_id: str) -> None:
-    _task(session, task_id)
+    before = _task(session, task_id).assignee
     session.emit(ev.TaskUnclaimed(task_id=task_id, time=session.ctx.now))
+    if before is not None:
+        notify_task(session, task_id, "assignment")
 
 
 def set_assignee(session: InstanceSession, task_id: str, user_id: str | None) -> None:
     check_text("userId", user_id, MAX_USER_ID)
-    _task(session, task_id)
+    before = _task(session, task_id).assignee
     session.emit(ev.TaskAssigned(task_id=task_id, assignee=user_id, time=session.ctx.now))
+    if before != user_id:
+        notify_task(session, task_id, "assignment")
 
 
 def _execution(session: InstanceSession, execution_id: str) -> None:

@@ -27,6 +27,7 @@ from .behaviors.jobs import (
     drop_jobs,
     schedule_boundary_timers,
 )
+from .behaviors.listeners import notify
 from .behaviors.subscriptions import drop_subscriptions, subscribe_boundary_events
 from .errors import ProcessEngineError
 from .model import Activity, ProcessModel, SequenceFlow
@@ -94,10 +95,16 @@ class Flow:
         state = self.session.state
         arm_event_subprocesses(self, state.id, self.model.id)
         start = state.start_activity_id or self.model.start_events[self.model.id]
+        listeners = self.model.listeners
+        notify(self.session, listeners, "start", state.id, self.model.id, at_activity=start)
         self.enter(state.id, start, None)
         self.run()
 
     def take(self, execution_id: str, flow: SequenceFlow) -> None:
+        if flow.listeners:
+            notify(
+                self.session, flow.listeners, "take", execution_id, flow.id, at_activity=flow.source
+            )
         self._in_transit[execution_id] = flow.target
         self._agenda.append(lambda: self.enter(execution_id, flow.target, flow.id))
 
@@ -144,6 +151,8 @@ class Flow:
             self.leave(token)
             return
         map_inputs(self, token, activity)
+        if activity.listeners:
+            notify(self.session, activity.listeners, "start", token, activity.id)
         ai_id = self.executions[token].activity_instance_id
         if activity.boundary_events and ai_id is not None:
             schedule_boundary_timers(self, token, activity, ai_id)
@@ -233,6 +242,8 @@ class Flow:
         ends_scope = not flows and not self.executions[propagating].is_concurrent
         if activity.io is not None:
             map_outputs(self, execution_id, activity)
+        if activity.listeners:
+            notify(self.session, activity.listeners, "end", execution_id, activity.id)
         if ai is not None:
             drop_jobs(self, lambda job: job.activity_instance_id == ai)
             drop_subscriptions(self, lambda sub: sub.activity_instance_id == ai)
@@ -333,6 +344,14 @@ class Flow:
     def complete_scope(self, scope_execution_id: str, scope_id: str, end_activity_id: str) -> None:
         """The last token of a scope ended: the process or the subprocess completes."""
         if scope_id == self.model.id:
+            notify(
+                self.session,
+                self.model.listeners,
+                "end",
+                scope_execution_id,
+                scope_id,
+                at_activity=end_activity_id,
+            )
             self.emit(
                 ev.ProcessInstanceCompleted(
                     end_activity_id=end_activity_id, time=self.session.ctx.now
@@ -461,6 +480,8 @@ class Flow:
             for ai in open_ais:
                 activity = self.model.activities[ai.activity_id]
                 behavior_for(activity).cancel(self, current, activity, ai.id, reason)
+                if activity.listeners:
+                    notify(self.session, activity.listeners, "end", current, activity.id)
             ending = {ai.id for ai in open_ais}
             drop_jobs(self, partial(_ends_with, ending, current))
             drop_subscriptions(self, partial(_waits_in, ending))

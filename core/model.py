@@ -14,6 +14,20 @@ from .timers import TimerDefinition
 
 
 @dataclass(frozen=True, slots=True)
+class Listener:
+    """An execution listener (start, end, take) or task listener (create, assignment, complete,
+    delete): what it runs, `kind` expression, delegateExpression, class (a registered delegate)
+    or script (JUEL as an expression, or Python)."""
+
+    event: str
+    kind: str
+    expression: Expression | None = None
+    class_name: str | None = None
+    code: CodeType | None = None
+    result_code: CodeType | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SequenceFlow:
     id: str
     source: str
@@ -21,6 +35,7 @@ class SequenceFlow:
     condition: Expression | None = None
     name: str | None = None
     line: int | None = None
+    listeners: tuple[Listener, ...] = ()  # take
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +49,7 @@ class UserTaskSpec:
     priority: Expression | None = None
     form_key: Expression | None = None
     description: Expression | None = None
+    task_listeners: tuple[Listener, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +232,7 @@ class Activity:
     async_after: bool = False
     jobs: JobSettings = DEFAULT_JOB_SETTINGS
     io: InputOutput | None = None  # camunda:inputOutput (the activity is then a scope)
+    listeners: tuple[Listener, ...] = ()  # execution listeners: start, end
 
 
 @dataclass(frozen=True)
@@ -236,6 +253,7 @@ class ProcessModel:
     startable: bool = True
     category: str | None = None
     job_priority: Expression | None = None  # camunda:jobPriority of the process
+    listeners: tuple[Listener, ...] = ()  # the process's execution listeners: start, end
     _reach: dict[tuple[str, str], bool] = field(default_factory=dict, compare=False, repr=False)
 
     @property

@@ -134,9 +134,18 @@ class ExecutionFacade:
     Java-style names (getVariable) serve JUEL models; snake_case names serve Python code.
     """
 
-    def __init__(self, session: InstanceSession, execution_id: str) -> None:
+    def __init__(
+        self,
+        session: InstanceSession,
+        execution_id: str,
+        event_name: str | None = None,
+        activity_id: str | None = None,
+    ) -> None:
         self._session = session
         self._execution_id = execution_id
+        # a listener's view: the event it listens to, and the activity it sees the execution at
+        self._event_name = event_name
+        self._activity_id = activity_id
 
     # identity
     @property
@@ -161,8 +170,15 @@ class ExecutionFacade:
 
     @property
     def activityId(self) -> str | None:
+        if self._activity_id is not None:
+            return self._activity_id
         execution = self._session.state.executions.get(self._execution_id)
         return execution.activity_id if execution else None
+
+    @property
+    def eventName(self) -> str | None:
+        """The event a listener was called for (start, end, take), else None."""
+        return self._event_name
 
     @property
     def currentActivityId(self) -> str | None:
@@ -184,6 +200,7 @@ class ExecutionFacade:
     process_definition_id = processDefinitionId
     business_key = businessKey
     activity_id = activityId
+    event_name = eventName
 
     # variables
     def getVariable(self, name: str) -> Any:
@@ -221,17 +238,82 @@ class ExecutionFacade:
         return f"Execution({self._execution_id})"
 
 
+class TaskFacade(ExecutionFacade):
+    """The `task` of Camunda's DelegateTask, for task listeners: the task's attributes beside
+    the variables of its execution (local ones: the task's own)."""
+
+    def __init__(
+        self, session: InstanceSession, task_id: str, event_name: str | None = None
+    ) -> None:
+        super().__init__(session, session.state.tasks[task_id].execution_id, event_name)
+        self._task_id = task_id
+
+    @property
+    def id(self) -> str:
+        return self._task_id
+
+    @property
+    def name(self) -> str | None:
+        return self._session.state.tasks[self._task_id].name
+
+    @property
+    def assignee(self) -> str | None:
+        return self._session.state.tasks[self._task_id].assignee
+
+    @property
+    def taskDefinitionKey(self) -> str:
+        return self._session.state.tasks[self._task_id].task_definition_key
+
+    @property
+    def executionId(self) -> str:
+        return self._execution_id
+
+    @property
+    def execution(self) -> ExecutionFacade:
+        return ExecutionFacade(self._session, self._execution_id)
+
+    def getVariableLocal(self, name: str) -> Any:
+        var = find_task_local(self._session, self._task_id, name)
+        return None if var is None else from_stored(var.value)
+
+    def setVariableLocal(self, name: str, value: Any) -> None:
+        set_task_variable_local(self._session, self._task_id, name, value)
+
+    def getAssignee(self) -> str | None:
+        return self.assignee
+
+    def getName(self) -> str | None:
+        return self.name
+
+    task_definition_key = taskDefinitionKey
+    execution_id = executionId
+    get_variable_local = getVariableLocal
+    set_variable_local = setVariableLocal
+
+    def __repr__(self) -> str:
+        return f"Task({self._task_id})"
+
+
 class ScopeResolver(EvaluationContext):
     """Name resolution for expressions: `execution`, then variables, then registered beans."""
 
-    def __init__(self, session: InstanceSession, execution_id: str, task_id: str | None = None):
+    def __init__(
+        self,
+        session: InstanceSession,
+        execution_id: str,
+        task_id: str | None = None,
+        execution: ExecutionFacade | None = None,
+    ):
         self.session = session
         self.execution_id = execution_id
         self.task_id = task_id
+        self.execution = execution
 
     def resolve(self, name: str) -> object:
         if name == "execution":
-            return ExecutionFacade(self.session, self.execution_id)
+            return self.execution or ExecutionFacade(self.session, self.execution_id)
+        if name == "task" and self.task_id is not None:
+            return TaskFacade(self.session, self.task_id)
         if self.task_id is not None:
             var = find_task_local(self.session, self.task_id, name)
             if var is not None:
@@ -258,10 +340,12 @@ def evaluate(
     element_id: str,
     what: str,
     task_id: str | None = None,
+    execution: ExecutionFacade | None = None,
 ) -> object:
-    """Evaluate a model expression; failures become ProcessEngineErrors naming the element."""
+    """Evaluate a model expression; failures become ProcessEngineErrors naming the element.
+    `execution`: what `${execution}` is (a listener's view of it), else the execution's."""
     try:
-        return expression.evaluate(ScopeResolver(session, execution_id, task_id))
+        return expression.evaluate(ScopeResolver(session, execution_id, task_id, execution))
     except ExpressionEvaluationError as exc:
         raise ProcessEngineError(
             f"Cannot evaluate {what} of '{element_id}' ({expression.source}): {exc}"

@@ -15,7 +15,7 @@ from ..model import Activity, MappedValue
 from ..scope import evaluate, set_variable, set_variable_local
 from ..session import InstanceSession
 from .operations import FlowOperations
-from .tasks import run_python
+from .scripts import run_python
 
 
 def value_of(

@@ -9,19 +9,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from types import CodeType
 from typing import Any
 
 from .. import events as ev
 from ..errors import BpmnError, FlowledgerError, ProcessEngineError
 from ..expressions import Expression
 from ..model import Activity, ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
-from ..scope import ExecutionFacade, evaluate, set_variable, visible_variables
-from ..session import InstanceSession
+from ..scope import ExecutionFacade, evaluate, set_variable
 from .base import Behavior
 from .errors import throw_error
 from .incidents import close_incidents
+from .listeners import notify_task
 from .operations import FlowOperations
+from .scripts import run_python
 
 
 class PassThrough(Behavior):
@@ -103,9 +103,10 @@ class UserTask(Behavior):
             ) from None
         name = text(spec.name, "the name") if spec.name is not None else activity.name
         execution = flow.execution(execution_id)
+        task_id = ctx.new_id()
         flow.emit(
             ev.UserTaskCreated(
-                task_id=ctx.new_id(),
+                task_id=task_id,
                 execution_id=execution_id,
                 activity_instance_id=execution.activity_instance_id or "",
                 task_definition_key=activity.id,
@@ -128,6 +129,10 @@ class UserTask(Behavior):
                 form_key=text(spec.form_key, "camunda:formKey"),
             )
         )
+        if spec.task_listeners:
+            notify_task(session, task_id, "create")
+            if session.state.tasks[task_id].assignee is not None:
+                notify_task(session, task_id, "assignment")
 
     def cancel(
         self,
@@ -139,6 +144,7 @@ class UserTask(Behavior):
     ) -> None:
         tasks = flow.session.state.tasks.values()
         for task in [t for t in tasks if t.activity_instance_id == activity_instance_id]:
+            notify_task(flow.session, task.id, "delete")
             flow.emit(ev.TaskDeleted(task_id=task.id, reason=reason, time=flow.session.ctx.now))
 
 
@@ -260,25 +266,6 @@ class ServiceTask(Behavior):
                 time=session.ctx.now,
             )
         )
-
-
-def run_python(
-    session: InstanceSession,
-    execution_id: str,
-    code: CodeType | None,
-    result_code: CodeType | None,
-) -> Any:
-    """A Python script's value (its trailing expression), the execution's variables in scope;
-    only on an engine that allows scripts."""
-    if not session.ctx.allow_scripts:
-        raise ProcessEngineError("python scripts are disabled on this engine")
-    namespace: dict[str, Any] = dict(visible_variables(session, execution_id))
-    namespace["execution"] = ExecutionFacade(session, execution_id)
-    if code is not None:
-        exec(code, namespace)
-    if result_code is not None:
-        return eval(result_code, namespace)
-    return None
 
 
 class ScriptTask(Behavior):

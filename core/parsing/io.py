@@ -11,7 +11,7 @@ from lxml import etree
 
 from ..model import InputOutput, MappedValue, Parameter
 from .context import CAMUNDA_NAMESPACES, ParseContext, local, ns
-from .tasks import python_code
+from .scripts import python_code
 
 # Where Camunda refuses a mapping (BpmnParse: "camunda:inputOutput mapping unsupported for
 # element type ...").

@@ -14,6 +14,7 @@ from lxml import etree
 from ..model import (
     Activity,
     EventSpec,
+    Listener,
     MessageEventDefinition,
     ProcessModel,
     ReceiveTaskSpec,
@@ -26,6 +27,12 @@ from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
 from .elements import ELEMENTS, NOT_YET
 from .io import read_input_output
 from .jobs import read_async, read_job_settings
+from .listeners import (
+    EXECUTION_EVENTS,
+    TAKE_EVENTS,
+    extension_elements,
+    read_listeners,
+)
 
 # Elements that carry no execution semantics: documentation, diagrams, data, grouping.
 _IGNORED = {
@@ -51,8 +58,6 @@ _IGNORED = {
 # camunda: elements whose semantics the engine does not implement yet: refusing them is safer than
 # running the model with missing side effects.
 _UNSUPPORTED_EXTENSIONS = {
-    "executionListener": "execution listeners",
-    "taskListener": "task listeners",
     "field": "field injection",
     "connector": "connectors",
     "in": "call activity variable mappings",
@@ -73,6 +78,12 @@ def _history_ttl(text: str | None) -> int | None:
 START_TYPES = frozenset(
     ("startEvent", "startTimerEvent", "messageStartEvent", "signalStartEvent", "errorStartEvent")
 )
+
+
+def _no_task_listeners(ctx: ParseContext, extensions: etree._Element) -> None:
+    for child in extensions:
+        if ns(child) in CAMUNDA_NAMESPACES and local(child) == "taskListener":
+            ctx.problem("a camunda:taskListener belongs on a user task", child)
 
 
 class ProcessBuilder:
@@ -118,6 +129,9 @@ class ProcessBuilder:
             category=self.category,
             job_priority=ctx.expression(
                 ctx.camunda(self.el, "jobPriority"), self.el, "camunda:jobPriority"
+            ),
+            listeners=read_listeners(
+                ctx, extension_elements(self.el), "executionListener", EXECUTION_EVENTS
             ),
         )
 
@@ -247,6 +261,9 @@ class ProcessBuilder:
                 condition=condition,
                 name=el.get("name"),
                 line=line(el),
+                listeners=read_listeners(
+                    ctx, extension_elements(el), "executionListener", TAKE_EVENTS, "take"
+                ),
             )
 
     # -- pass 3: activities ---------------------------------------------------------------
@@ -469,10 +486,14 @@ class ProcessBuilder:
         ctx = self.ctx
         async_before, async_after = read_async(ctx, el)
         io = None
+        listeners: tuple[Listener, ...] = ()
         for child in el:
             if ns(child) == BPMN and local(child) == "extensionElements":
                 self._check_extensions(child, node_id)
                 io = read_input_output(ctx, child, el)
+                listeners = read_listeners(ctx, child, "executionListener", EXECUTION_EVENTS)
+                if local(el) != "userTask":
+                    _no_task_listeners(ctx, child)
             if ns(child) == BPMN and local(child) in (
                 "multiInstanceLoopCharacteristics",
                 "standardLoopCharacteristics",
@@ -500,4 +521,5 @@ class ProcessBuilder:
             async_after=async_after,
             jobs=read_job_settings(ctx, el),
             io=io,
+            listeners=listeners,
         )

@@ -6,17 +6,16 @@ Pure: compiles expressions and python scripts once, at deploy; reports problems 
 
 from __future__ import annotations
 
-import ast
 import re
-import textwrap
-from types import CodeType
 
 from lxml import etree
 
 from ..expressions import Expression
 from ..model import ReceiveTaskSpec, ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
 from .context import BPMN, ParseContext, ParsedElement, local, ns, split_list
+from .listeners import TASK_EVENTS, extension_elements, read_listeners
 from .messages import read_message
+from .scripts import python_code
 
 
 def parse_user_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
@@ -69,6 +68,7 @@ def parse_user_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
         priority=expr("priority"),
         form_key=expr("formKey"),
         description=description,
+        task_listeners=read_listeners(ctx, extension_elements(el), "taskListener", TASK_EVENTS),
     )
     return ParsedElement("userTask", spec)
 
@@ -182,25 +182,6 @@ def _script_spec(ctx: ParseContext, el: etree._Element) -> ScriptTaskSpec | None
         el,
     )
     return None
-
-
-def python_code(
-    ctx: ParseContext, text: str, el: etree._Element
-) -> tuple[CodeType | None, CodeType | None]:
-    """The script's statements, and its trailing expression statement apart (its result)."""
-    source = textwrap.dedent(text)
-    label = f"<{ctx.resource}:{el.get('id')}>"
-    try:
-        tree = ast.parse(source, label, "exec")
-    except SyntaxError as exc:
-        ctx.problem(f"python script does not compile: {exc.msg} (script line {exc.lineno})", el)
-        return None, None
-    result_code = None
-    last = tree.body[-1] if tree.body else None
-    if isinstance(last, ast.Expr):
-        tree.body.pop()
-        result_code = compile(ast.Expression(last.value), label, "eval")
-    return compile(tree, label, "exec"), result_code
 
 
 def parse_receive_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:

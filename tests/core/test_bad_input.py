@@ -151,11 +151,11 @@ def test_a_script_task_without_a_script_format_is_juel(engine: Engine) -> None:
 def test_an_unsupported_camunda_extension_is_named(engine: Engine, db_url: str) -> None:
     source = _process(
         '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'
-        '<userTask id="t"><extensionElements><camunda:taskListener event="create" '
-        'expression="${x}"/></extensionElements></userTask>'
+        '<serviceTask id="t" camunda:class="mailer"><extensionElements><camunda:field '
+        'name="to" stringValue="ops"/></extensionElements></serviceTask>'
         '<sequenceFlow id="f2" sourceRef="t" targetRef="e"/><endEvent id="e"/>'
     )
-    error = _refused(engine, db_url, source, "task listeners")
+    error = _refused(engine, db_url, source, "field injection")
     assert error.problems[0].element_id == "t"
 
 

@@ -86,16 +86,16 @@ def test_an_unresolved_error_ref_is_the_error_code_itself() -> None:
     ("element", "message"),
     [
         (
-            '<endEvent id="x"><messageEventDefinition/></endEvent>',
-            "end events with a messageEventDefinition are not supported yet",
+            '<endEvent id="x"><escalationEventDefinition/></endEvent>',
+            "end events with a escalationEventDefinition are not supported yet",
         ),
         (
-            '<startEvent id="x"><signalEventDefinition/></startEvent>',
-            "start events with a signalEventDefinition are not supported yet",
+            '<startEvent id="x"><conditionalEventDefinition/></startEvent>',
+            "start events with a conditionalEventDefinition are not supported yet",
         ),
         (
-            '<intermediateThrowEvent id="x"><signalEventDefinition/></intermediateThrowEvent>',
-            "intermediate throw events with a signalEventDefinition are not supported yet",
+            '<intermediateThrowEvent id="x"><compensateEventDefinition/></intermediateThrowEvent>',
+            "intermediate throw events with a compensateEventDefinition are not supported yet",
         ),
         (
             '<boundaryEvent id="x" attachedToRef="s"/>',

@@ -71,7 +71,16 @@ def populated(full_engine: Engine, clock: ControllableClock) -> Engine:
     engine.complete_task(engine.tasks(name="beta")[0].id, {"amount": 12.5})
     engine.fetch_and_lock("worker", {"topic-0": 60_000}, max_tasks=1)
     _add_jobs_and_incidents(engine, clock)
+    _add_subscriptions(engine, clock)
     return engine
+
+
+def _add_subscriptions(engine: Engine, clock: ControllableClock) -> None:
+    """Catch events waiting for messages, created at different times."""
+    engine.deploy(bpmn("rest_messages.bpmn"), "read-model-messages")
+    for _ in range(3):
+        clock.advance(seconds=2)
+        engine.start_process_instance("restMessages")
 
 
 def _add_jobs_and_incidents(engine: Engine, clock: ControllableClock) -> None:

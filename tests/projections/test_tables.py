@@ -104,6 +104,13 @@ CAMUNDA_COLUMNS: dict[str, str] = {
         "ROOT_CAUSE_INCIDENT_ID_ v64, CONFIGURATION_ v255, TENANT_ID_ v64, JOB_DEF_ID_ v64, "
         "ANNOTATION_ v4000"
     ),
+    # ACT_INST_ID_ at the end is not Camunda's: the activity instance a subscription ends with
+    # (revision 0008).
+    "ACT_RU_EVENT_SUBSCR": (
+        "ID_ v64 NN, REV_ int, EVENT_TYPE_ v255 NN, EVENT_NAME_ v255, EXECUTION_ID_ v64, "
+        "PROC_INST_ID_ v64, ACTIVITY_ID_ v255, CONFIGURATION_ v255, CREATED_ ts NN, "
+        "TENANT_ID_ v64, ACT_INST_ID_ v64"
+    ),
     "ACT_HI_PROCINST": (
         "ID_ v64 NN, PROC_INST_ID_ v64 NN (unique), BUSINESS_KEY_ v255, PROC_DEF_KEY_ v255, "
         "PROC_DEF_ID_ v64 NN, START_TIME_ ts NN, END_TIME_ ts, REMOVAL_TIME_ ts, DURATION_ big, "
@@ -212,6 +219,11 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
         "ACT_IDX_INC_PROCINSTID": ("PROC_INST_ID_",),
         "ACT_IDX_INC_CONFIGURATION": ("CONFIGURATION_",),
     },
+    "ACT_RU_EVENT_SUBSCR": {
+        "ACT_IDX_EVENT_SUBSCR": ("EXECUTION_ID_",),
+        "ACT_IDX_EVENT_SUBSCR_EVT_NAME": ("EVENT_NAME_",),
+        "ACT_IDX_EVENT_SUBSCR_PROCINST": ("PROC_INST_ID_",),
+    },
     "ACT_HI_PROCINST": {
         "ACT_IDX_HI_PRO_I_BUSKEY": ("BUSINESS_KEY_",),
         "ACT_IDX_HI_PRO_INST_START": ("START_TIME_", "ID_", "END_TIME_"),
@@ -299,6 +311,7 @@ def test_metadata_holds_the_act_tables_in_their_groups() -> None:
         "ACT_RU_EXT_TASK",
         "ACT_RU_JOB",
         "ACT_RU_INCIDENT",
+        "ACT_RU_EVENT_SUBSCR",
         "ACT_HI_PROCINST",
         "ACT_HI_ACTINST",
         "ACT_HI_TASKINST",
