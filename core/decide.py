@@ -67,6 +67,9 @@ def start_instance(
     business_key: str | None,
     variables: Mapping[str, Any],
     start_activity_id: str | None = None,
+    super_process_instance_id: str | None = None,
+    super_execution_id: str | None = None,
+    root_process_instance_id: str | None = None,
 ) -> str:
     """Start the instance at `start_activity_id` (a message start event) or else at the
     process's initial start event."""
@@ -92,6 +95,9 @@ def start_instance(
             start_activity_id=start,
             time=ctx.now,
             start_user_id=ctx.actor,
+            super_process_instance_id=super_process_instance_id,
+            super_execution_id=super_execution_id,
+            root_process_instance_id=root_process_instance_id,
         )
     )
     spec = model.activities[start].spec

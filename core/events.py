@@ -225,6 +225,7 @@ class ProcessInstanceStarted(Event, tag=True, frozen=True):
     start_user_id: str | None = None
     super_process_instance_id: str | None = None
     root_process_instance_id: str | None = None
+    super_execution_id: str | None = None  # the caller's execution waiting in a call activity
 
 
 class ProcessInstanceCompleted(Event, tag=True, frozen=True):
@@ -582,6 +583,15 @@ class MessageCorrelated(Event, tag=True, frozen=True):
     time: datetime
 
 
+class CalledInstanceStarted(Event, tag=True, frozen=True):
+    """The call activity (its instance `activity_instance_id`) started the called instance
+    `called_process_instance_id` and waits for it."""
+
+    activity_instance_id: str
+    called_process_instance_id: str
+    time: datetime
+
+
 class SignalThrown(Event, tag=True, frozen=True):
     """A signal throw or end event broadcast `signal_name` (who received it: the SignalReceived
     events of their streams). An audit record: the state does not change by it."""
@@ -691,6 +701,7 @@ EngineEvent = (
     | MessageCorrelated
     | SignalThrown
     | SignalReceived
+    | CalledInstanceStarted
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)

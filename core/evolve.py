@@ -53,6 +53,7 @@ def start(event: ev.ProcessInstanceStarted) -> InstanceState:
         start_user_id=event.start_user_id,
         root_process_instance_id=event.root_process_instance_id or pid,
         super_process_instance_id=event.super_process_instance_id,
+        super_execution_id=event.super_execution_id,
     )
     state.executions[pid] = Execution(
         id=pid,
@@ -107,6 +108,7 @@ def _clear_runtime(s: InstanceState) -> None:
     s.jobs.clear()
     s.incidents.clear()
     s.subscriptions.clear()
+    s.calls.clear()
 
 
 @applies(ev.ProcessInstanceCompleted)
@@ -256,11 +258,18 @@ def _end_activity(s: InstanceState, ai_id: str) -> None:
 @applies(ev.ActivityCompleted)
 def _activity_completed(s: InstanceState, e: ev.ActivityCompleted) -> None:
     _end_activity(s, e.activity_instance_id)
+    s.calls.pop(e.activity_instance_id, None)
 
 
 @applies(ev.ActivityCanceled)
 def _activity_canceled(s: InstanceState, e: ev.ActivityCanceled) -> None:
     _end_activity(s, e.activity_instance_id)
+    s.calls.pop(e.activity_instance_id, None)
+
+
+@applies(ev.CalledInstanceStarted)
+def _called(s: InstanceState, e: ev.CalledInstanceStarted) -> None:
+    s.calls[e.activity_instance_id] = e.called_process_instance_id
 
 
 @applies(ev.BpmnErrorThrown)

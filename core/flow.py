@@ -31,8 +31,8 @@ from .behaviors.listeners import notify
 from .behaviors.subscriptions import drop_subscriptions, subscribe_boundary_events
 from .errors import ProcessEngineError
 from .model import Activity, ProcessModel, SequenceFlow
-from .scope import evaluate, find_local, local_variables
-from .session import InstanceSession
+from .scope import evaluate, find_local, local_variables, visible_variables
+from .session import CallEnded, InstanceSession
 from .state import EventSubscription, Execution, Job
 
 
@@ -344,6 +344,7 @@ class Flow:
     def complete_scope(self, scope_execution_id: str, scope_id: str, end_activity_id: str) -> None:
         """The last token of a scope ended: the process or the subprocess completes."""
         if scope_id == self.model.id:
+            self._end_call(end_activity_id)
             notify(
                 self.session,
                 self.model.listeners,
@@ -361,6 +362,20 @@ class Flow:
             return
         scope_activity = self.model.activities[scope_id]
         behavior_for(scope_activity).leave(self, scope_execution_id, scope_activity)
+
+    def _end_call(self, end_activity_id: str) -> None:
+        """A called instance completes: its caller goes on with its variables as they are."""
+        state = self.session.state
+        if state.super_process_instance_id is None or state.super_execution_id is None:
+            return
+        self.session.ctx.outbox.append(
+            CallEnded(
+                caller_id=state.super_process_instance_id,
+                execution_id=state.super_execution_id,
+                callee_id=state.id,
+                variables=visible_variables(self.session, state.id),
+            )
+        )
 
     def try_prune(self, scope_execution_id: str) -> None:
         """Fold the last concurrent child back into its scope execution (Camunda's compaction)."""

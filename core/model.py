@@ -152,6 +152,34 @@ class SubprocessSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class VariableMapping:
+    """A `camunda:in` or `camunda:out` of a call activity: one variable (`source` or
+    `source_expression` to `target`), every variable (`all`), or (in only) the called instance's
+    business key (`business_key`); `local`: the call activity's local variables only (in), or
+    set locally on it (out)."""
+
+    source: str | None = None
+    source_expression: Expression | None = None
+    target: str | None = None
+    all: bool = False
+    local: bool = False
+    business_key: Expression | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CallActivitySpec:
+    """What a call activity starts: the latest (or the caller's deployment's, a version's, a
+    version tag's) definition of `called_element`, each possibly an expression."""
+
+    called_element: Expression
+    binding: str = "latest"  # latest | deployment | version | versionTag
+    version: Expression | None = None
+    version_tag: Expression | None = None
+    inputs: tuple[VariableMapping, ...] = ()
+    outputs: tuple[VariableMapping, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ReceiveTaskSpec:
     """A receive task waits for `message` (its messageRef), or with none for a trigger."""
 
@@ -165,6 +193,7 @@ Spec = (
     | EventSpec
     | ReceiveTaskSpec
     | SubprocessSpec
+    | CallActivitySpec
     | None
 )
 

@@ -31,19 +31,71 @@ class ThrownSignal:
     own_subscriptions: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class StartCall:
+    """A call activity of `caller_id` waits on `execution_id`: start the called instance (its
+    definition resolved by key and binding) with these variables and business key."""
+
+    caller_id: str
+    execution_id: str
+    activity_instance_id: str
+    activity_id: str
+    key: str
+    binding: str
+    version: int | None
+    version_tag: str | None
+    deployment_id: str
+    business_key: str | None
+    variables: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class CallEnded:
+    """The called instance `callee_id` completed with these variables: its caller goes on."""
+
+    caller_id: str
+    execution_id: str
+    callee_id: str
+    variables: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class CallFailed:
+    """A BPMN error the called instance did not catch: it ends, the caller's call activity
+    throws the error on."""
+
+    caller_id: str
+    execution_id: str
+    callee_id: str
+    error_code: str | None
+    error_message: str | None
+
+
+@dataclass(frozen=True)
+class CancelCall:
+    """The call activity was cancelled: its called instance is cancelled too."""
+
+    callee_id: str
+
+
+# What a decision asks of other instances, done by the engine once the decision is made.
+Effect = ThrownSignal | StartCall | CallEnded | CallFailed | CancelCall
+
+
 @dataclass
 class CommandContext:
     """Everything non-deterministic a command may use; whatever it draws is recorded in events.
 
-    `thrown_signals` is the command's outbox of signals to broadcast across instances; `actor`
-    who issued the command (the authenticated user, Camunda's initiator)."""
+    `outbox` holds what the decision asks of other instances (a signal to broadcast, a called
+    instance to start, end or cancel), done in the same command once the decision is made;
+    `actor` is who issued the command (the authenticated user, Camunda's initiator)."""
 
     now: datetime
     new_id: Callable[[], str]
     delegates: Mapping[str, Any] = field(default_factory=dict)
     allow_scripts: bool = False
     actor: str | None = None
-    thrown_signals: list[ThrownSignal] = field(default_factory=list)
+    outbox: list[Effect] = field(default_factory=list)
 
 
 class InstanceSession:

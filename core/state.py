@@ -18,7 +18,8 @@ from .variables import StoredValue
 # 2: `history_deleted`; a failure report without details keeps the earlier details (Camunda's).
 # 3: jobs and incidents.
 # 4: event subscriptions.
-STATE_SCHEMA = 4
+# 5: call activities (calls, super_execution_id).
+STATE_SCHEMA = 5
 
 
 class Execution(msgspec.Struct):
@@ -155,6 +156,7 @@ class InstanceState(msgspec.Struct, dict=True):
     start_user_id: str | None = None
     root_process_instance_id: str | None = None
     super_process_instance_id: str | None = None
+    super_execution_id: str | None = None
     status: str = "ACTIVE"  # ACTIVE | COMPLETED | EXTERNALLY_TERMINATED | INTERNALLY_TERMINATED
     end_time: datetime | None = None
     end_activity_id: str | None = None
@@ -169,6 +171,8 @@ class InstanceState(msgspec.Struct, dict=True):
     jobs: dict[str, Job] = {}
     incidents: dict[str, Incident] = {}
     subscriptions: dict[str, EventSubscription] = {}
+    # call activity instance id -> the called process instance it waits for
+    calls: dict[str, str] = {}
     version: int = 0  # number of events folded into this state
 
     @property

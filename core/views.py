@@ -235,6 +235,7 @@ class HistoricActivityInstance(msgspec.Struct, frozen=True):
     assignee: str | None
     canceled: bool
     complete_scope: bool
+    called_process_instance_id: str | None = None
 
 
 class HistoricTaskInstance(msgspec.Struct, frozen=True):

@@ -169,6 +169,7 @@ class HistoryProjector:
         handlers: dict[type[ev.Event], Handler] = {
             ev.ProcessInstanceStarted: self._started,
             ev.ActivityStarted: self._activity_started,
+            ev.CalledInstanceStarted: self._called_instance_started,
             ev.ActivityCompleted: self._activity_completed,
             ev.ActivityCanceled: self._activity_canceled,
             ev.ProcessInstanceCompleted: self._instance_completed,
@@ -333,6 +334,15 @@ class HistoryProjector:
             STATE_="ACTIVE",
         )
         changes.insert(ACT_HI_PROCINST, e.process_instance_id, row)
+
+    def _called_instance_started(
+        self, e: ev.CalledInstanceStarted, _s: InstanceState, changes: ChangeSet
+    ) -> None:
+        changes.update(
+            ACT_HI_ACTINST,
+            e.activity_instance_id,
+            {"CALL_PROC_INST_ID_": e.called_process_instance_id},
+        )
 
     def _activity_started(
         self, e: ev.ActivityStarted, s: InstanceState, changes: ChangeSet

@@ -76,6 +76,7 @@ class RuntimeBatch:
             ev.MessageCorrelated,  # likewise
             ev.SignalThrown,
             ev.SignalReceived,
+            ev.CalledInstanceStarted,  # history's (the called instance's rows are its own)
             ev.HistoricProcessInstanceDeleted,  # history only: the runtime rows are long gone
             ev.DeploymentCreated,  # deployment streams: the repository projector's
             ev.DeploymentDeleted,
@@ -385,6 +386,8 @@ def execution_row(s: InstanceState, eid: str) -> Row:
         PROC_INST_ID_=s.id,
         BUSINESS_KEY_=s.business_key if e.parent_id is None else None,
         PARENT_ID_=e.parent_id,
+        # a called instance's root execution names the caller's execution in its call activity
+        SUPER_EXEC_=s.super_execution_id if e.parent_id is None else None,
         PROC_DEF_ID_=s.definition_id,
         ACT_ID_=e.activity_id,
         ACT_INST_ID_=e.activity_instance_id or e.scope_activity_instance_id,

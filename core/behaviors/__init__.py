@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from ..model import Activity
 from .base import Behavior
+from .calls import CallActivity
 from .events import (
     BoundaryEvent,
     ErrorEndEvent,
@@ -64,6 +65,7 @@ REGISTRY: Mapping[str, Behavior] = {
     "inclusiveGateway": InclusiveGateway(),
     "eventBasedGateway": EventBasedGateway(),
     "subProcess": EmbeddedSubprocess(),
+    "callActivity": CallActivity(),
 }
 
 

@@ -12,6 +12,7 @@ from .. import events as ev
 from ..errors import ProcessEngineError
 from ..model import Activity, ErrorEventDefinition, EventSpec, ProcessModel
 from ..scope import set_variable
+from ..session import CallFailed
 from .event_subprocesses import fire as fire_event_subprocess
 from .operations import FlowOperations
 
@@ -92,6 +93,19 @@ def throw_error(
         )
     )
     if handler is None or scope_activity is None:
+        state = flow.session.state
+        if state.super_process_instance_id is not None and state.super_execution_id is not None:
+            # Uncaught in a called instance: it ends, the caller's call activity throws it on.
+            flow.session.ctx.outbox.append(
+                CallFailed(
+                    caller_id=state.super_process_instance_id,
+                    execution_id=state.super_execution_id,
+                    callee_id=state.id,
+                    error_code=code,
+                    error_message=message,
+                )
+            )
+            return
         # Camunda's default for an uncaught BPMN error: the token simply ends there.
         flow.complete(execution_id, source, [])
         return

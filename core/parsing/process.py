@@ -60,8 +60,6 @@ _IGNORED = {
 _UNSUPPORTED_EXTENSIONS = {
     "field": "field injection",
     "connector": "connectors",
-    "in": "call activity variable mappings",
-    "out": "call activity variable mappings",
 }
 
 
@@ -78,6 +76,12 @@ def _history_ttl(text: str | None) -> int | None:
 START_TYPES = frozenset(
     ("startEvent", "startTimerEvent", "messageStartEvent", "signalStartEvent", "errorStartEvent")
 )
+
+
+def _no_call_mappings(ctx: ParseContext, extensions: etree._Element) -> None:
+    for child in extensions:
+        if ns(child) in CAMUNDA_NAMESPACES and local(child) in ("in", "out"):
+            ctx.problem(f"camunda:{local(child)} belongs on a call activity", child)
 
 
 def _no_task_listeners(ctx: ParseContext, extensions: etree._Element) -> None:
@@ -494,6 +498,8 @@ class ProcessBuilder:
                 listeners = read_listeners(ctx, child, "executionListener", EXECUTION_EVENTS)
                 if local(el) != "userTask":
                     _no_task_listeners(ctx, child)
+                if local(el) != "callActivity":
+                    _no_call_mappings(ctx, child)
             if ns(child) == BPMN and local(child) in (
                 "multiInstanceLoopCharacteristics",
                 "standardLoopCharacteristics",

@@ -609,18 +609,58 @@ def test_row_26_root_activity_instance_is_the_definition(engine: Engine) -> None
 # -- rows 27-40: call activities, multi-instance, async, compensation, conditional events -----
 
 
-@NOT_IMPLEMENTED
-def test_row_27_call_simple_subprocess() -> None:
+def test_row_27_call_simple_subprocess(engine: Engine) -> None:
     """callactivity_CallActivity.testCallSimpleSubProcess (+ callactivity_simpleSubProcess):
     "Task before subprocess" -> called instance's "Task in subprocess" -> "Task after subprocess"
     -> end."""
+    deploy(engine, "callactivity_simpleSubProcess")
+    deploy(engine, "callactivity_CallActivity.testCallSimpleSubProcess")
+    pi = engine.start_process_instance("callSimpleSubProcess")
+    engine.complete_task(single_task(engine, pi.id).id)
+    assert engine.tasks(process_instance_id=pi.id) == []
+    (called,) = [i for i in engine.historic_process_instances() if i.id != pi.id]
+    task = single_task(engine, called.id)
+    assert task.name == "Task in subprocess"
+    engine.complete_task(task.id)
+    assert_process_ended(engine, called.id)
+    task = single_task(engine, pi.id)
+    assert task.name == "Task after subprocess"
+    engine.complete_task(task.id)
+    assert_process_ended(engine, pi.id)
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_28_call_activity_data_input_output() -> None:
+def test_row_28_call_activity_data_input_output(engine: Engine) -> None:
     """callactivity_CallActivity.testSubProcessDataInputOutput (+ simpleSubProcess): `camunda:in`
     copies superVariable->subVariable; the parent keeps its value; `camunda:out` writes back
     `superVariable="Hello from sub process."`."""
+    deploy(engine, "callactivity_simpleSubProcess")
+    deploy(engine, "callactivity_CallActivity.testSubProcessDataInputOutput")
+    pi = engine.start_process_instance(
+        "subProcessDataInputOutput", {"superVariable": "Hello from the super process."}
+    )
+
+    def called_task() -> Task:
+        (called,) = [
+            i for i in engine.historic_process_instances() if i.id != pi.id and i.state == "ACTIVE"
+        ]
+        return single_task(engine, called.id)
+
+    task = called_task()
+    assert engine.get_variable(task.execution_id, "subVariable") == "Hello from the super process."
+    engine.set_variables(task.execution_id, {"subVariable": "Hello from sub process."})
+    assert engine.get_variable(pi.id, "superVariable") == "Hello from the super process."
+    engine.complete_task(task.id)
+    assert engine.get_variable(pi.id, "superVariable") == "Hello from sub process."
+    engine.set_variables(pi.id, {"x": 5})
+    engine.complete_task(single_task(engine, pi.id).id)
+    task = called_task()
+    assert engine.get_variable(task.execution_id, "y") == 10
+    engine.complete_task(task.id)
+    assert engine.get_variable(pi.id, "z") == 15
+    engine.complete_task(single_task(engine, pi.id).id)
+    assert_process_ended(engine, pi.id)
+    assert_verified(engine)
 
 
 @NOT_IMPLEMENTED

@@ -15,6 +15,7 @@ from flowledger.core.commands import Command
 from ..bus import Handler
 from . import (
     deployments,
+    effects,
     external_tasks,
     instances,
     jobs,
@@ -35,9 +36,9 @@ def by_command(handlers: Iterable[Handler[Any, Any]]) -> Mapping[type[Command], 
     return MappingProxyType(table)
 
 
-# What follows every handler's decision, in the same unit of work: the broadcast of the signals
-# it threw.
-AFTER_DECISION = signals.deliver_signals
+# What follows every handler's decision, in the same unit of work: what it asked of other
+# instances (signals to broadcast, called instances to start, end or cancel).
+AFTER_DECISION = effects.settle
 
 
 HANDLERS = by_command(

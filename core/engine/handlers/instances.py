@@ -8,17 +8,15 @@ from __future__ import annotations
 
 from functools import partial
 
-from sqlalchemy.engine import Connection
-
 from flowledger.core import commands as cmd
 from flowledger.core import decide, views
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.session import InstanceSession
-from flowledger.eventlog import ConcurrencyError
 from flowledger.projections import queries
 
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
+from .guards import still_deployed
 from .on_instance import decided_on
 
 
@@ -53,12 +51,6 @@ def start(unit: UnitOfWork, command: cmd.StartProcessInstance) -> views.ProcessI
         business_key=command.business_key,
         ended=session.state.ended,
     )
-
-
-def still_deployed(definition_id: str, conn: Connection) -> None:
-    """Guard of a start: its definition was not deleted while the start was decided."""
-    if queries.process_definition(conn, definition_id) is None:
-        raise ConcurrencyError(definition_id, 0)
 
 
 def _instance(unit: UnitOfWork, command: cmd.DeleteProcessInstance) -> InstanceSession:

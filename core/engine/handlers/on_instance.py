@@ -17,6 +17,7 @@ from flowledger.eventlog import ConcurrencyError
 
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
+from .effects import settle
 
 C = TypeVar("C", bound=Command)
 
@@ -46,6 +47,9 @@ def decided_on(
             return
         try:
             decide_on(session, cmd)
+            # What the work asked of other instances is part of it: a failure there (a called
+            # process not deployed) fails the work as well.
+            settle(unit)
         except (DBAPIError, ConcurrencyError):
             raise
         except Exception as exc:

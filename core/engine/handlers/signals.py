@@ -1,19 +1,18 @@
-"""Handlers of signals: a signal thrown by a command (`ThrowSignal`), and the broadcast of every
-signal a command's decision threw (`deliver_signals`, which runs after each handler: a signal
+"""Handlers of signals: a signal thrown by a command (`ThrowSignal`), and the broadcast of a
+signal a decision threw (`broadcast`, done by `effects.settle` after each handler: a signal
 throw event in any instance puts its signal in the command's outbox).
 
 A broadcast reaches the subscriptions that wait for the signal: the throwing instance's own as
 they were at the throw, the current state of the other instances this command has already
 decided on, and the rest as ACT_RU_EVENT_SUBSCR lists them; and it starts an instance at every
 signal start event of the name. Each instance reached is a stream of the one command; what the
-receivers throw in turn is broadcast after, up to MAX_BROADCASTS per command.
+receivers throw in turn is broadcast after.
 """
 
 from __future__ import annotations
 
 from flowledger.core import commands as cmd
 from flowledger.core import correlation
-from flowledger.core.errors import ProcessEngineError
 from flowledger.core.limits import MAX_MESSAGE_NAME, check_text, check_variable_count
 from flowledger.core.session import ThrownSignal
 from flowledger.projections import message_queries
@@ -23,7 +22,6 @@ from ..unit_of_work import UnitOfWork
 from .start_events import start_at
 
 SIGNAL = "signal"
-MAX_BROADCASTS = 1_000  # signals one command may broadcast: more is a loop of throws and catches
 
 
 def throw(unit: UnitOfWork, command: cmd.ThrowSignal) -> None:
@@ -33,26 +31,10 @@ def throw(unit: UnitOfWork, command: cmd.ThrowSignal) -> None:
         session = unit.instance_owning("Execution", command.execution_id)
         correlation.signal_received(session, command.execution_id, command.name, command.variables)
         return
-    unit.ctx.thrown_signals.append(ThrownSignal(command.name, command.variables))
+    unit.ctx.outbox.append(ThrownSignal(command.name, command.variables))
 
 
-def deliver_signals(unit: UnitOfWork) -> None:
-    """Broadcast the signals the command's decision threw, in the order thrown, and the ones
-    those throw in turn."""
-    outbox = unit.ctx.thrown_signals
-    broadcasts = 0
-    while outbox:
-        signal = outbox.pop(0)
-        broadcasts += 1
-        if broadcasts > MAX_BROADCASTS:
-            raise ProcessEngineError(
-                f"the command broadcast more than {MAX_BROADCASTS} signals (the last "
-                f"'{signal.name}'): the signal events form a loop"
-            )
-        _broadcast(unit, signal)
-
-
-def _broadcast(unit: UnitOfWork, signal: ThrownSignal) -> None:
+def broadcast(unit: UnitOfWork, signal: ThrownSignal) -> None:
     targets: list[tuple[str, str]] = [
         (signal.instance_id, sub_id)
         for sub_id in signal.own_subscriptions

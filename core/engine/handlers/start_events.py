@@ -18,7 +18,7 @@ from flowledger.core.session import InstanceSession
 from flowledger.projections import message_queries, queries
 
 from ..unit_of_work import UnitOfWork
-from .instances import still_deployed
+from .guards import still_deployed
 from .start_timers import append_to_deployment
 
 
