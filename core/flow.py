@@ -28,6 +28,7 @@ from .behaviors.jobs import (
     schedule_boundary_timers,
 )
 from .behaviors.listeners import notify
+from .behaviors.multi_instance import MultiInstanceBody
 from .behaviors.subscriptions import drop_subscriptions, subscribe_boundary_events
 from .errors import ProcessEngineError
 from .model import Activity, ProcessModel, SequenceFlow
@@ -333,6 +334,12 @@ class Flow:
     def end(self, execution_id: str, activity: Activity) -> None:
         """A token reached the end of a path: an end event, or an activity with no outgoing flow."""
         execution = self.executions[execution_id]
+        body = self.model.activities.get(activity.scope_id)
+        if execution.is_concurrent and body is not None and body.type == "multiInstanceBody":
+            behavior = behavior_for(body)
+            assert isinstance(behavior, MultiInstanceBody)
+            behavior.instance_ended(self, execution_id, body)
+            return
         if execution.is_concurrent:
             assert execution.parent_id is not None
             parent = execution.parent_id

@@ -180,6 +180,20 @@ class CallActivitySpec:
 
 
 @dataclass(frozen=True, slots=True)
+class MultiInstanceSpec:
+    """The body of a multi-instance activity (`X#multiInstanceBody`): it runs its `inner`
+    activity once per item of `collection` (or `cardinality` times), in parallel or one after
+    the other, until all ran or `completion_condition` holds."""
+
+    inner: str
+    sequential: bool = False
+    cardinality: Expression | None = None
+    collection: Expression | None = None
+    element_variable: str | None = None
+    completion_condition: Expression | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ReceiveTaskSpec:
     """A receive task waits for `message` (its messageRef), or with none for a trigger."""
 
@@ -194,6 +208,7 @@ Spec = (
     | ReceiveTaskSpec
     | SubprocessSpec
     | CallActivitySpec
+    | MultiInstanceSpec
     | None
 )
 

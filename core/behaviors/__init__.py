@@ -28,6 +28,7 @@ from .messages import (
     SignalEndEvent,
     SignalThrowEvent,
 )
+from .multi_instance import MultiInstanceBody
 from .subprocess import EmbeddedSubprocess
 from .tasks import PassThrough, ScriptTask, ServiceTask, UserTask
 
@@ -66,6 +67,7 @@ REGISTRY: Mapping[str, Behavior] = {
     "eventBasedGateway": EventBasedGateway(),
     "subProcess": EmbeddedSubprocess(),
     "callActivity": CallActivity(),
+    "multiInstanceBody": MultiInstanceBody(),
 }
 
 

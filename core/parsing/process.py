@@ -33,6 +33,7 @@ from .listeners import (
     extension_elements,
     read_listeners,
 )
+from .multi_instance import Loop, read_loop, rewire
 
 # Elements that carry no execution semantics: documentation, diagrams, data, grouping.
 _IGNORED = {
@@ -104,6 +105,7 @@ class ProcessBuilder:
         self.message_starts: dict[str, str] = {}
         self.signal_starts: dict[str, str] = {}
         self.refused: set[str] = set()  # ids of elements refused (reported) while collecting
+        self.loops: dict[str, Loop] = {}  # multi-instance activities, rewired into bodies
 
     def build(self) -> ProcessModel | None:
         ctx = self.ctx
@@ -115,6 +117,7 @@ class ProcessBuilder:
         self._build_flows()
         self._build_activities()
         self._check_event_gateways()
+        rewire(self.activities, self.flows, self.loops)
         if len(ctx.problems) > before:
             return None
         ttl_text = ctx.camunda(self.el, "historyTimeToLive")
@@ -500,16 +503,14 @@ class ProcessBuilder:
                     _no_task_listeners(ctx, child)
                 if local(el) != "callActivity":
                     _no_call_mappings(ctx, child)
-            if ns(child) == BPMN and local(child) in (
-                "multiInstanceLoopCharacteristics",
-                "standardLoopCharacteristics",
-            ):
-                ctx.problem("multi-instance and loop activities are not supported yet", el)
         default_flow = el.get("default")
         if default_flow is not None and default_flow not in outgoing:
             ctx.problem(f"default flow '{default_flow}' is not an outgoing flow of '{node_id}'", el)
         kind = ELEMENTS[local(el)]
         parsed = kind.parse(ctx, el)
+        loop = read_loop(ctx, el, node_id)
+        if loop is not None:
+            self.loops[node_id] = loop
         return Activity(
             id=node_id,
             type=parsed.type,

@@ -663,67 +663,69 @@ def test_row_28_call_activity_data_input_output(engine: Engine) -> None:
     assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_29_parallel_multi_instance_user_tasks() -> None:
+def test_row_29_parallel_multi_instance_user_tasks(engine: Engine) -> None:
     """multiinstance_MultiInstanceTest.testParallelUserTasks: 3 tasks "My Task 0..2" (assignee
     `kermit_${loopCounter}`); activity instances 3 -> 2 -> 1 -> ended."""
+    deploy(engine, "multiinstance_MultiInstanceTest.testParallelUserTasks")
+    pi = engine.start_process_instance("miParallelUserTasks")
+    tasks = by_name(engine.tasks(process_instance_id=pi.id))
+    assert [t.name for t in tasks] == ["My Task 0", "My Task 1", "My Task 2"]
+    assert [t.assignee for t in tasks] == ["kermit_0", "kermit_1", "kermit_2"]
+    for left, task in zip((2, 1, 0), tasks, strict=True):
+        engine.complete_task(task.id)
+        assert len(engine.tasks(process_instance_id=pi.id)) == left
+    assert_process_ended(engine, pi.id)
+    types = [a.activity_type for a in engine.historic_activity_instances(pi.id)]
+    assert types.count("multiInstanceBody") == 1 and types.count("userTask") == 3
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_30_parallel_multi_instance_completion_condition() -> None:
+def test_row_30_parallel_multi_instance_completion_condition(engine: Engine) -> None:
     """multiinstance_MultiInstanceTest.testParallelUserTasksCompletionCondition: cardinality 5,
     `nrOfCompletedInstances/nrOfInstances >= 0.5`: after 3 completions the rest are cancelled and
     the instance ends."""
-
-
-@NOT_IMPLEMENTED
-def test_row_31_parallel_multi_instance_collection() -> None:
-    """multiinstance_MultiInstanceTest.testParallelUserTasksBasedOnCollection: `assigneeList` of
-    5 -> 5 tasks, one per assignee; `>= 0.6` -> after 3 completions 0 tasks, ended."""
-
-
-@NOT_IMPLEMENTED
-def test_row_32_sequential_multi_instance_subprocess() -> None:
-    """multiinstance_MultiInstanceTest.testSequentialSubProcessCompletionCondition: sequential,
-    cardinality 4, `nrOfCompletedInstances == 3`; each iteration has 2 parallel tasks; ends after
-    3 iterations."""
-
-
-def test_row_33_async_after_manual_task(engine: Engine) -> None:
-    """async_AsyncAfterTest.testAsyncAfterManualTask: start/end listeners ran; one job waits after
-    the task; executing it ends the instance."""
-    deploy(engine, "async_AsyncAfterTest.testAsyncAfterManualTask")
-    pi = engine.start_process_instance("testManualTask")
-    assert engine.get_variables(pi.id) == {"listenerStartInvoked": True, "listenerEndInvoked": True}
-    (job,) = engine.jobs(process_instance_id=pi.id)
-    engine.execute_job(job.id)
+    deploy(engine, "multiinstance_MultiInstanceTest.testParallelUserTasksCompletionCondition")
+    pi = engine.start_process_instance("miParallelUserTasksCompletionCondition")
+    tasks = engine.tasks(process_instance_id=pi.id)
+    assert len(tasks) == 5
+    for task in tasks[:2]:
+        engine.complete_task(task.id)
+    assert len(engine.tasks(process_instance_id=pi.id)) == 3
+    engine.complete_task(tasks[2].id)
+    assert engine.tasks(process_instance_id=pi.id) == []
     assert_process_ended(engine, pi.id)
     assert_verified(engine)
 
 
-def test_row_34_async_script_task(engine: Engine) -> None:
-    """async_AsyncTaskTest.testAsyncScript: after start 1 job and no `invoked`; after jobs run 0
-    jobs, `invoked="true"`, the instance waits in a receive task."""
-    deploy(engine, "async_AsyncTaskTest.testAsyncScript")
-    pi = engine.start_process_instance("asyncScript")
-    assert len(engine.jobs(process_instance_id=pi.id)) == 1
-    assert "invoked" not in engine.get_variables(pi.id)
-    assert engine.run_due_jobs() == 1
-    assert engine.jobs(process_instance_id=pi.id) == []
-    assert engine.get_variable(pi.id, "invoked") == "true"
-    assert [e.activity_id for e in engine.executions(pi.id)] == ["wait"]
+def test_row_31_parallel_multi_instance_collection(engine: Engine) -> None:
+    """multiinstance_MultiInstanceTest.testParallelUserTasksBasedOnCollection: `assigneeList` of
+    5 -> 5 tasks, one per assignee; `>= 0.6` -> after 3 completions 0 tasks, ended."""
+    deploy(engine, "multiinstance_MultiInstanceTest.testParallelUserTasksBasedOnCollection")
+    assignees = ["kermit", "gonzo", "mispiggy", "fozzie", "bubba"]
+    pi = engine.start_process_instance(
+        "miParallelUserTasksBasedOnCollection", {"assigneeList": assignees}
+    )
+    tasks = engine.tasks(process_instance_id=pi.id)
+    assert sorted(t.assignee or "" for t in tasks) == sorted(assignees)
+    for task in tasks[:3]:
+        engine.complete_task(task.id)
+    assert engine.tasks(process_instance_id=pi.id) == []
+    assert_process_ended(engine, pi.id)
     assert_verified(engine)
 
 
-def test_row_35_async_start_event(engine: Engine) -> None:
-    """async_AsyncStartEventTest.testAsyncStartEvent: no task until the job runs (one execution at
-    the start event); then the user task exists."""
-    deploy(engine, "async_AsyncStartEventTest.testAsyncStartEvent")
-    pi = engine.start_process_instance("asyncStartEvent")
-    assert engine.tasks(process_instance_id=pi.id) == []
-    assert [e.activity_id for e in engine.executions(pi.id)] == ["startEvent"]
-    engine.run_due_jobs()
-    assert single_task(engine, pi.id).task_definition_key == "task"
+def test_row_32_sequential_multi_instance_subprocess(engine: Engine) -> None:
+    """multiinstance_MultiInstanceTest.testSequentialSubProcessCompletionCondition: sequential,
+    cardinality 4, `nrOfCompletedInstances == 3`; each iteration has 2 parallel tasks; ends after
+    3 iterations."""
+    deploy(engine, "multiinstance_MultiInstanceTest.testSequentialSubProcessCompletionCondition")
+    pi = engine.start_process_instance("miSequentialSubprocessCompletionCondition")
+    for _ in range(3):
+        tasks = engine.tasks(process_instance_id=pi.id)
+        assert sorted(t.name or "" for t in tasks) == ["task one", "task two"]
+        for task in tasks:
+            engine.complete_task(task.id)
+    assert_process_ended(engine, pi.id)
     assert_verified(engine)
 
 
