@@ -47,12 +47,12 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
             if command.deploy_changed_only:
                 chosen = changed_only(resources, previous[1])
     parsed = parse_resources(chosen, allow_scripts=unit.ctx.allow_scripts)
-    for name, result in parsed.items():
+    for resource_name, result in parsed.items():
         for process_id in result.not_executable:
             log.info(
                 "resource %s: process '%s' is not executable (it needs isExecutable=\"true\"): "
                 "kept as a resource, no process definition deployed",
-                name,
+                resource_name,
                 process_id,
             )
     keys = [p.id for r in parsed.values() for p in r.processes]
