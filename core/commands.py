@@ -231,3 +231,20 @@ class ThrowSignal(Command, tag=True, frozen=True):
     name: str
     execution_id: str | None = None
     variables: dict[str, Any] = {}
+
+
+class SetProcessInstanceSuspended(Command, tag=True, frozen=True):
+    """runtimeService.suspendProcessInstanceById / activateProcessInstanceById."""
+
+    process_instance_id: str
+    suspended: bool
+
+
+class SetProcessDefinitionSuspended(Command, tag=True, frozen=True):
+    """repositoryService.suspendProcessDefinitionById/ByKey (and activate): the definition (all
+    versions of a key), and with `include_instances` their running instances too."""
+
+    suspended: bool
+    definition_id: str | None = None
+    key: str | None = None
+    include_instances: bool = False

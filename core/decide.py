@@ -117,9 +117,38 @@ def _task(session: InstanceSession, task_id: str) -> UserTask:
     return task
 
 
+def _workable_task(session: InstanceSession, task_id: str) -> UserTask:
+    """A task that may be worked on: not of a suspended instance (Camunda's
+    SuspendedEntityInteractionException)."""
+    task = _task(session, task_id)
+    if session.state.suspended:
+        raise Rejected(f"Task with id '{task_id}' is suspended")
+    return task
+
+
+def _not_suspended(session: InstanceSession) -> None:
+    if session.state.suspended:
+        raise Rejected(f"ProcessInstance with id '{session.state.id}' is suspended")
+
+
+def suspend_instance(session: InstanceSession) -> None:
+    """runtimeService.suspendProcessInstanceById (suspending a suspended one changes nothing)."""
+    if session.state.ended:
+        raise NotFound("Process instance", session.state.id, "it has already ended")
+    if not session.state.suspended:
+        session.emit(ev.ProcessInstanceSuspended(time=session.ctx.now))
+
+
+def activate_instance(session: InstanceSession) -> None:
+    if session.state.ended:
+        raise NotFound("Process instance", session.state.id, "it has already ended")
+    if session.state.suspended:
+        session.emit(ev.ProcessInstanceActivated(time=session.ctx.now))
+
+
 def complete_task(session: InstanceSession, task_id: str, variables: Mapping[str, Any]) -> None:
     check_variable_count(variables)
-    task = _task(session, task_id)
+    task = _workable_task(session, task_id)
     for name, value in variables.items():
         set_variable(session, task.execution_id, name, value)
     notify_task(session, task_id, "complete")
@@ -131,7 +160,7 @@ def complete_task(session: InstanceSession, task_id: str, variables: Mapping[str
 
 def claim_task(session: InstanceSession, task_id: str, user_id: str) -> None:
     check_text("userId", user_id, MAX_USER_ID)
-    task = _task(session, task_id)
+    task = _workable_task(session, task_id)
     if task.assignee is not None and task.assignee != user_id:
         raise TaskAlreadyClaimed(task_id, task.assignee)
     before = task.assignee
@@ -141,7 +170,7 @@ def claim_task(session: InstanceSession, task_id: str, user_id: str) -> None:
 
 
 def unclaim_task(session: InstanceSession, task_id: str) -> None:
-    before = _task(session, task_id).assignee
+    before = _workable_task(session, task_id).assignee
     session.emit(ev.TaskUnclaimed(task_id=task_id, time=session.ctx.now))
     if before is not None:
         notify_task(session, task_id, "assignment")
@@ -149,7 +178,7 @@ def unclaim_task(session: InstanceSession, task_id: str) -> None:
 
 def set_assignee(session: InstanceSession, task_id: str, user_id: str | None) -> None:
     check_text("userId", user_id, MAX_USER_ID)
-    before = _task(session, task_id).assignee
+    before = _workable_task(session, task_id).assignee
     session.emit(ev.TaskAssigned(task_id=task_id, assignee=user_id, time=session.ctx.now))
     if before != user_id:
         notify_task(session, task_id, "assignment")
@@ -210,6 +239,7 @@ def remove_variables(
 def trigger(session: InstanceSession, execution_id: str, variables: Mapping[str, Any]) -> None:
     """Signal the activity the execution waits in (Camunda's runtimeService.signal)."""
     check_variable_count(variables)
+    _not_suspended(session)
     _execution(session, execution_id)
     flow = Flow(session)
     flow.trigger(execution_id, variables)
@@ -275,6 +305,8 @@ def lock_external_task(
     expiration = check_expiry("lockDuration", now, duration_ms)
     if ext is None or (ext.retries is not None and ext.retries <= 0):
         return False
+    if session.state.suspended:
+        return False  # suspended since it was found: not fetchable
     if ext.lock_expiration is not None and ext.lock_expiration > now:
         return False
     session.emit(
@@ -297,6 +329,8 @@ def complete_external_task(
 ) -> None:
     check_variable_count(variables, local_variables)
     ext = _external(session, external_task_id)
+    if session.state.suspended:
+        raise Rejected(f"ExternalTask with id '{ext.id}' is suspended")
     _locked_by(ext, worker_id, "completed")
     for name, value in variables.items():
         set_variable(session, ext.execution_id, name, value)
@@ -329,6 +363,8 @@ def fail_external_task(
     error_message = external_error_message(error_message)
     check_text("errorDetails", error_details)
     ext = _external(session, external_task_id)
+    if session.state.suspended:
+        raise Rejected(f"ExternalTask with id '{ext.id}' is suspended")
     _locked_by(ext, worker_id, "failed")
     if retries < 0:
         raise Rejected(f"retries must not be negative (got {retries})")
@@ -382,6 +418,8 @@ def external_task_bpmn_error(
     check_text("errorCode", error_code, MAX_ERROR_CODE)
     check_text("errorMessage", error_message, MAX_TEXT)
     ext = _external(session, external_task_id)
+    if session.state.suspended:
+        raise Rejected(f"ExternalTask with id '{ext.id}' is suspended")
     _locked_by(ext, worker_id, "reported as a BPMN error")
     for name, value in variables.items():
         set_variable(session, ext.execution_id, name, value)
@@ -404,6 +442,8 @@ def extend_external_task_lock(
     session: InstanceSession, external_task_id: str, worker_id: str, new_duration_ms: int
 ) -> None:
     ext = _external(session, external_task_id)
+    if session.state.suspended:
+        raise Rejected(f"ExternalTask with id '{ext.id}' is suspended")
     _locked_by(ext, worker_id, "extended")
     now = session.ctx.now
     if ext.lock_expiration is None or ext.lock_expiration < now:
@@ -480,7 +520,7 @@ def execute_job(session: InstanceSession, job_id: str) -> bool:
     job = None if state.ended else state.jobs.get(job_id)
     if job is None:
         return False
-    if job.suspended:
+    if job.suspended or state.suspended:
         raise Rejected(f"Job '{job_id}' is suspended: activate it before it can run")
     flow = Flow(session)
     now = session.ctx.now
@@ -622,6 +662,14 @@ def decide_on(session: InstanceSession, command: cmd.Command) -> None:
     if decision is None:
         raise TypeError(f"{type(command).__name__} is not a command on one existing instance")
     decision(session, command)
+
+
+@decides(cmd.SetProcessInstanceSuspended)
+def _(session: InstanceSession, c: cmd.SetProcessInstanceSuspended) -> None:
+    if c.suspended:
+        suspend_instance(session)
+    else:
+        activate_instance(session)
 
 
 @decides(cmd.CompleteTask)

@@ -192,6 +192,19 @@ class StartEventUnsubscribed(Event, tag=True, frozen=True):
     time: datetime
 
 
+class ProcessDefinitionSuspended(Event, tag=True, frozen=True):
+    """No new instance of the definition starts until it is activated (its deployment's stream;
+    its instances are suspended by events of their own when asked for)."""
+
+    definition_id: str
+    time: datetime
+
+
+class ProcessDefinitionActivated(Event, tag=True, frozen=True):
+    definition_id: str
+    time: datetime
+
+
 START_TIMER_EVENTS: tuple[type[Event], ...] = (
     StartTimerScheduled,
     StartTimerFired,
@@ -207,6 +220,8 @@ DEPLOYMENT_EVENTS: tuple[type[Event], ...] = (
     DeploymentDeleted,
     *START_TIMER_EVENTS,
     *START_SUBSCRIPTION_EVENTS,
+    ProcessDefinitionSuspended,
+    ProcessDefinitionActivated,
 )
 
 
@@ -583,6 +598,17 @@ class MessageCorrelated(Event, tag=True, frozen=True):
     time: datetime
 
 
+class ProcessInstanceSuspended(Event, tag=True, frozen=True):
+    """Nothing of the instance moves until it is activated: its tasks, external tasks and jobs
+    refuse work, messages and signals pass it by."""
+
+    time: datetime
+
+
+class ProcessInstanceActivated(Event, tag=True, frozen=True):
+    time: datetime
+
+
 class CalledInstanceStarted(Event, tag=True, frozen=True):
     """The call activity (its instance `activity_instance_id`) started the called instance
     `called_process_instance_id` and waits for it."""
@@ -702,6 +728,10 @@ EngineEvent = (
     | SignalThrown
     | SignalReceived
     | CalledInstanceStarted
+    | ProcessInstanceSuspended
+    | ProcessInstanceActivated
+    | ProcessDefinitionSuspended
+    | ProcessDefinitionActivated
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)

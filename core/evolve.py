@@ -267,6 +267,16 @@ def _activity_canceled(s: InstanceState, e: ev.ActivityCanceled) -> None:
     s.calls.pop(e.activity_instance_id, None)
 
 
+@applies(ev.ProcessInstanceSuspended)
+def _suspended(s: InstanceState, e: ev.ProcessInstanceSuspended) -> None:
+    s.suspended = True
+
+
+@applies(ev.ProcessInstanceActivated)
+def _activated(s: InstanceState, e: ev.ProcessInstanceActivated) -> None:
+    s.suspended = False
+
+
 @applies(ev.CalledInstanceStarted)
 def _called(s: InstanceState, e: ev.CalledInstanceStarted) -> None:
     s.calls[e.activity_instance_id] = e.called_process_instance_id
@@ -576,7 +586,13 @@ def _deployment_stream_only(s: InstanceState, e: ev.Event) -> None:
     raise ValueError(f"{type(e).__name__} belongs to a deployment stream, not an instance stream")
 
 
-for _event_type in (*ev.START_TIMER_EVENTS, *ev.START_SUBSCRIPTION_EVENTS):
+_DEPLOYMENT_STREAM_ONLY: tuple[type[ev.Event], ...] = (
+    *ev.START_TIMER_EVENTS,
+    *ev.START_SUBSCRIPTION_EVENTS,
+    ev.ProcessDefinitionSuspended,
+    ev.ProcessDefinitionActivated,
+)
+for _event_type in _DEPLOYMENT_STREAM_ONLY:
     APPLIERS[_event_type] = _deployment_stream_only
 
 

@@ -19,7 +19,8 @@ from .variables import StoredValue
 # 3: jobs and incidents.
 # 4: event subscriptions.
 # 5: call activities (calls, super_execution_id).
-STATE_SCHEMA = 5
+# 6: suspension.
+STATE_SCHEMA = 6
 
 
 class Execution(msgspec.Struct):
@@ -163,6 +164,7 @@ class InstanceState(msgspec.Struct, dict=True):
     delete_reason: str | None = None
     # Its ACT_HI_* rows were deleted (the log keeps its events): a second deletion finds nothing.
     history_deleted: bool = False
+    suspended: bool = False
     executions: dict[str, Execution] = {}
     activity_instances: dict[str, ActivityInstance] = {}
     variables: dict[str, Variable] = {}

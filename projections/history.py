@@ -134,6 +134,8 @@ class HistoryProjector:
             ev.DeploymentCreated,  # the repository projector's
             ev.StartTimerDueDateSet,  # the job log has no state for it (as JobDueDateSet)
             *ev.START_SUBSCRIPTION_EVENTS,
+            ev.ProcessDefinitionSuspended,  # the repository projector's
+            ev.ProcessDefinitionActivated,
             # Camunda's job log has no state for these: the next failure or run logs the job
             # with its retries and due date as they then are
             ev.JobRetriesSet,
@@ -170,6 +172,8 @@ class HistoryProjector:
             ev.ProcessInstanceStarted: self._started,
             ev.ActivityStarted: self._activity_started,
             ev.CalledInstanceStarted: self._called_instance_started,
+            ev.ProcessInstanceSuspended: self._suspended,
+            ev.ProcessInstanceActivated: self._activated,
             ev.ActivityCompleted: self._activity_completed,
             ev.ActivityCanceled: self._activity_canceled,
             ev.ProcessInstanceCompleted: self._instance_completed,
@@ -334,6 +338,12 @@ class HistoryProjector:
             STATE_="ACTIVE",
         )
         changes.insert(ACT_HI_PROCINST, e.process_instance_id, row)
+
+    def _suspended(self, _e: Any, s: InstanceState, changes: ChangeSet) -> None:
+        changes.update(ACT_HI_PROCINST, s.id, {"STATE_": "SUSPENDED"})
+
+    def _activated(self, _e: Any, s: InstanceState, changes: ChangeSet) -> None:
+        changes.update(ACT_HI_PROCINST, s.id, {"STATE_": "ACTIVE"})
 
     def _called_instance_started(
         self, e: ev.CalledInstanceStarted, _s: InstanceState, changes: ChangeSet

@@ -78,7 +78,8 @@ def job_row(s: InstanceState, job: Job) -> Row:
         HANDLER_TYPE_=job.handler_type,
         HANDLER_CFG_=job.handler_configuration,
         DEPLOYMENT_ID_=s.deployment_id,
-        SUSPENSION_STATE_=SUSPENDED if job.suspended else ACTIVE,
+        # a job of a suspended instance is suspended with it (Camunda suspends both)
+        SUSPENSION_STATE_=SUSPENDED if job.suspended or s.suspended else ACTIVE,
         JOB_DEF_ID_=job.job_definition_id,
         PRIORITY_=job.priority,
         CREATE_TIME_=db_time(job.created),

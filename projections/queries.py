@@ -223,6 +223,7 @@ def process_instance(conn: Connection, process_instance_id: str) -> views.Proces
             definition_key=past.process_definition_key,
             business_key=past.business_key,
             ended=past.end_time is not None,
+            suspended=past.state == "SUSPENDED",
         )
     running = runtime.process_instance(conn, process_instance_id)
     if running is None:
@@ -233,6 +234,7 @@ def process_instance(conn: Connection, process_instance_id: str) -> views.Proces
         definition_key=running.definition_key,
         business_key=running.business_key,
         ended=False,
+        suspended=running.suspended,
     )
 
 

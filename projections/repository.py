@@ -12,6 +12,8 @@ from flowledger.core.events import (
     DeploymentCreated,
     DeploymentDeleted,
     Event,
+    ProcessDefinitionActivated,
+    ProcessDefinitionSuspended,
     StartEventSubscribed,
     StartEventUnsubscribed,
 )
@@ -53,6 +55,11 @@ def project_repository(event: Event, changes: ChangeSet) -> None:
         changes.insert(ACT_RU_EVENT_SUBSCR, event.subscription_id, row)
     elif isinstance(event, StartEventUnsubscribed):
         changes.delete(ACT_RU_EVENT_SUBSCR, event.subscription_id)
+    elif isinstance(event, ProcessDefinitionSuspended | ProcessDefinitionActivated):
+        state = 2 if isinstance(event, ProcessDefinitionSuspended) else 1
+        changes.update(
+            ACT_RE_PROCDEF, event.definition_id, {"SUSPENSION_STATE_": state}, bump_revision=True
+        )
     else:
         raise UnhandledEvent("project_repository", type(event))
 

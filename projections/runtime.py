@@ -25,6 +25,7 @@ from flowledger.core.variables import storage_columns
 
 from .changes import ChangeSet, Row, UnhandledEvent, blank_row, db_time
 from .jobs import JOB_EXCEPTION_NAME, incident_row, job_row, job_stacktrace_bytearray_id
+from .search.filters import ACTIVE, SUSPENDED
 from .tables import (
     ACT_GE_BYTEARRAY,
     ACT_RU_EVENT_SUBSCR,
@@ -82,6 +83,8 @@ class RuntimeBatch:
             ev.DeploymentDeleted,
             *ev.START_TIMER_EVENTS,
             *ev.START_SUBSCRIPTION_EVENTS,
+            ev.ProcessDefinitionSuspended,
+            ev.ProcessDefinitionActivated,
         }
     )
 
@@ -395,7 +398,7 @@ def execution_row(s: InstanceState, eid: str) -> Row:
         IS_CONCURRENT_=e.is_concurrent,
         IS_SCOPE_=e.is_scope,
         IS_EVENT_SCOPE_=False,
-        SUSPENSION_STATE_=1,
+        SUSPENSION_STATE_=SUSPENDED if s.suspended else ACTIVE,
         CACHED_ENT_STATE_=CACHED_ENTITY_STATE,
         PROC_DEF_KEY_=s.definition_key,
     )
@@ -420,7 +423,7 @@ def task_row(s: InstanceState, t: UserTask) -> Row:
         LAST_UPDATED_=db_time(t.last_updated),
         DUE_DATE_=db_time(t.due_date),
         FOLLOW_UP_DATE_=db_time(t.follow_up_date),
-        SUSPENSION_STATE_=1,
+        SUSPENSION_STATE_=SUSPENDED if s.suspended else ACTIVE,
         TASK_STATE_="Created" if t.last_updated is None else "Updated",
     )
     return row
@@ -451,7 +454,7 @@ def external_task_row(s: InstanceState, x: ExternalTask) -> Row:
         ERROR_DETAILS_ID_=None if x.error_details is None else error_details_bytearray_id(x.id),
         LOCK_EXP_TIME_=db_time(x.lock_expiration),
         CREATE_TIME_=db_time(x.created),
-        SUSPENSION_STATE_=1,
+        SUSPENSION_STATE_=SUSPENDED if s.suspended else ACTIVE,
         EXECUTION_ID_=x.execution_id,
         PROC_INST_ID_=s.id,
         PROC_DEF_ID_=s.definition_id,
@@ -563,6 +566,8 @@ _TOUCHES: dict[type[ev.Event], Callable[[RuntimeBatch, Any, Any], None]] = {
     ev.ExecutionCreated: RuntimeBatch._on_execution_created,
     ev.ExecutionRemoved: RuntimeBatch._on_execution_removed,
     ev.ExecutionReplaced: RuntimeBatch._on_execution_replaced,
+    ev.ProcessInstanceSuspended: RuntimeBatch._on_instance_ended,  # every row's state changes
+    ev.ProcessInstanceActivated: RuntimeBatch._on_instance_ended,
     ev.ProcessInstanceCompleted: RuntimeBatch._on_instance_ended,
     ev.ProcessInstanceTerminated: RuntimeBatch._on_instance_ended,
 }

@@ -401,6 +401,60 @@ class Engine:
         )
         self._run(command, command_id, actor)
 
+    def suspend_process_instance(
+        self, process_instance_id: str, *, command_id: str | None = None, actor: str | None = None
+    ) -> None:
+        """Nothing of the instance moves until it is activated: its tasks, external tasks and
+        jobs refuse work, and messages and signals pass it by."""
+        command = cmd.SetProcessInstanceSuspended(
+            process_instance_id=process_instance_id, suspended=True
+        )
+        self._run(command, command_id, actor)
+
+    def activate_process_instance(
+        self, process_instance_id: str, *, command_id: str | None = None, actor: str | None = None
+    ) -> None:
+        command = cmd.SetProcessInstanceSuspended(
+            process_instance_id=process_instance_id, suspended=False
+        )
+        self._run(command, command_id, actor)
+
+    def suspend_process_definition(
+        self,
+        definition_id: str | None = None,
+        *,
+        key: str | None = None,
+        include_instances: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """No new instance of the definition (by id, or every version of `key`) starts until
+        it is activated; with `include_instances` its running instances are suspended too."""
+        command = cmd.SetProcessDefinitionSuspended(
+            suspended=True,
+            definition_id=definition_id,
+            key=key,
+            include_instances=include_instances,
+        )
+        self._run(command, command_id, actor)
+
+    def activate_process_definition(
+        self,
+        definition_id: str | None = None,
+        *,
+        key: str | None = None,
+        include_instances: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        command = cmd.SetProcessDefinitionSuspended(
+            suspended=False,
+            definition_id=definition_id,
+            key=key,
+            include_instances=include_instances,
+        )
+        self._run(command, command_id, actor)
+
     def signal(
         self,
         name: str,

@@ -17,6 +17,7 @@ from . import (
     process_definition,
     process_instance,
     signal,
+    suspension,
     task,
     variable_instance,
 )
@@ -36,6 +37,7 @@ MODULES: tuple[ModuleType, ...] = (
     event_subscription,
     message,
     signal,
+    suspension,
     history,
     history_jobs,
 )

@@ -21,6 +21,7 @@ from . import (
     jobs,
     messages,
     signals,
+    suspension,
     tasks,
     variables,
 )
@@ -51,5 +52,6 @@ HANDLERS = by_command(
         *jobs.HANDLERS,
         *messages.HANDLERS,
         *signals.HANDLERS,
+        *suspension.HANDLERS,
     )
 )

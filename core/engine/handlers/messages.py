@@ -104,6 +104,8 @@ def _matching(
     matched: list[tuple[InstanceSession, EventSubscription]] = []
     for subscription_id, instance_id in candidates:
         session = unit.instance(instance_id)
+        if session.state.suspended:
+            continue  # Camunda: a suspended instance's subscriptions match no message
         subscription = session.state.subscriptions.get(subscription_id)
         if subscription is not None and correlation.matches(
             session, subscription, command.correlation_keys, command.local_correlation_keys

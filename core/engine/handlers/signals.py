@@ -54,6 +54,8 @@ def broadcast(unit: UnitOfWork, signal: ThrownSignal) -> None:
     starts = message_queries.start_subscriptions(unit.conn, names=[signal.name], event_type=SIGNAL)
     for instance_id, sub_id in targets:
         session = unit.instance(instance_id, ended_ok=True)
+        if session.state.suspended:
+            continue  # Camunda: a suspended instance does not receive signals
         if sub_id in session.state.subscriptions:  # an earlier receiver may have ended it
             correlation.receive_signal(session, sub_id, signal.name, signal.variables)
     for start in starts:

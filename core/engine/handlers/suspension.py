@@ -1,0 +1,62 @@
+"""Handlers of suspension: a process instance (decided on the instance), and a process
+definition, by id or by key (every version), with or without its running instances.
+
+A definition's suspension is an event of its deployment's stream; each instance suspended with
+it is a stream of the same command.
+"""
+
+from __future__ import annotations
+
+from flowledger.core import commands as cmd
+from flowledger.core import decide
+from flowledger.core import events as ev
+from flowledger.core.errors import NotFound, Rejected
+from flowledger.core.session import InstanceSession
+from flowledger.projections import queries
+
+from ..bus import Handler
+from ..unit_of_work import UnitOfWork
+from .on_instance import decided_on
+from .start_timers import append_to_deployment
+
+
+def _instance(unit: UnitOfWork, command: cmd.SetProcessInstanceSuspended) -> InstanceSession:
+    return unit.instance(command.process_instance_id)
+
+
+def set_definition_suspended(unit: UnitOfWork, command: cmd.SetProcessDefinitionSuspended) -> None:
+    if (command.definition_id is None) == (command.key is None):
+        raise Rejected("Name either a process definition id or a process definition key")
+    if command.definition_id is not None:
+        found = queries.process_definition(unit.conn, command.definition_id)
+        if found is None:
+            raise NotFound("Process definition", command.definition_id)
+        definitions = [found]
+    else:
+        definitions = queries.process_definitions(unit.conn, key=command.key)
+        if not definitions:
+            raise NotFound("Process definition with key", command.key or "")
+    now = unit.ctx.now
+    for definition in definitions:
+        if definition.suspended != command.suspended:
+            event: ev.Event = (
+                ev.ProcessDefinitionSuspended(definition_id=definition.id, time=now)
+                if command.suspended
+                else ev.ProcessDefinitionActivated(definition_id=definition.id, time=now)
+            )
+            append_to_deployment(unit, definition.deployment_id, [event])
+    if not command.include_instances:
+        return
+    running = queries.running_process_instances(unit.conn, [d.id for d in definitions])
+    for instance_id, _definition in running:
+        session = unit.instance(instance_id)
+        if command.suspended:
+            decide.suspend_instance(session)
+        else:
+            decide.activate_instance(session)
+
+
+HANDLERS = (
+    decided_on(cmd.SetProcessInstanceSuspended, _instance),
+    Handler(cmd.SetProcessDefinitionSuspended, set_definition_suspended),
+)

@@ -1,0 +1,89 @@
+"""Suspension through the public Engine API: a suspended instance refuses work on its tasks,
+external tasks and jobs, and messages and signals pass it by, until it is activated; a
+suspended definition starts no instance, and suspends its running ones when asked to.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from flowledger import Engine, MismatchingMessageCorrelation, Rejected
+from tests.core.test_jobs import chain, process
+
+MODEL = process(
+    chain(
+        '<userTask id="review"/>',
+        '<serviceTask id="mail" camunda:type="external" camunda:topic="mail"/>',
+        '<intermediateCatchEvent id="paid"><messageEventDefinition messageRef="Paid"/>'
+        "</intermediateCatchEvent>",
+    )
+).replace("</definitions>", '<message id="Paid" name="paid"/></definitions>')
+
+
+def test_a_suspended_instance_refuses_work_until_activated(engine: Engine) -> None:
+    engine.deploy(MODEL)
+    pi = engine.start_process_instance("p")
+    engine.suspend_process_instance(pi.id)
+    instance = engine.process_instance(pi.id)
+    assert instance is not None and instance.suspended
+    (task,) = engine.tasks(process_instance_id=pi.id)
+    with pytest.raises(Rejected, match=f"Task with id '{task.id}' is suspended"):
+        engine.complete_task(task.id)
+    with pytest.raises(Rejected, match="is suspended"):
+        engine.claim(task.id, "ada")
+    assert engine.historic_process_instance(pi.id).state == "SUSPENDED"
+
+    engine.activate_process_instance(pi.id)
+    engine.complete_task(task.id)
+    engine.suspend_process_instance(pi.id)
+    assert engine.fetch_and_lock("worker", {"mail": 1000}) == []
+    engine.activate_process_instance(pi.id)
+    (locked,) = engine.fetch_and_lock("worker", {"mail": 1000})
+    engine.suspend_process_instance(pi.id)
+    with pytest.raises(Rejected, match="is suspended"):
+        engine.complete_external_task(locked.id, "worker")
+    engine.activate_process_instance(pi.id)
+    engine.complete_external_task(locked.id, "worker")
+
+    engine.suspend_process_instance(pi.id)
+    with pytest.raises(MismatchingMessageCorrelation):
+        engine.correlate_message("paid")
+    engine.activate_process_instance(pi.id)
+    engine.correlate_message("paid")
+    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.verify().problems == []
+
+
+def test_a_suspended_instance_s_jobs_do_not_run(engine: Engine) -> None:
+    engine.deploy(process(chain('<task id="later" camunda:asyncBefore="true"/>')))
+    pi = engine.start_process_instance("p")
+    engine.suspend_process_instance(pi.id)
+    (job,) = engine.jobs(process_instance_id=pi.id)
+    assert job.suspended
+    assert engine.run_due_jobs() == 0
+    with pytest.raises(Rejected, match="is suspended"):
+        engine.execute_job(job.id)
+    engine.activate_process_instance(pi.id)
+    assert engine.run_due_jobs() == 1
+    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+
+
+def test_a_suspended_definition_starts_nothing_and_suspends_its_instances(engine: Engine) -> None:
+    deployment = engine.deploy(MODEL)
+    definition_id = deployment.process_definitions[0].id
+    running = engine.start_process_instance("p")
+    engine.suspend_process_definition(definition_id)
+    (definition,) = engine.process_definitions("p")
+    assert definition.suspended
+    with pytest.raises(Rejected, match="is suspended"):
+        engine.start_process_instance("p")
+    instance = engine.process_instance(running.id)
+    assert instance is not None and not instance.suspended  # not asked to
+    engine.suspend_process_definition(key="p", include_instances=True)
+    instance = engine.process_instance(running.id)
+    assert instance is not None and instance.suspended
+    engine.activate_process_definition(key="p", include_instances=True)
+    instance = engine.process_instance(running.id)
+    assert instance is not None and not instance.suspended
+    engine.start_process_instance("p")
+    assert engine.verify().problems == []
