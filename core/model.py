@@ -53,15 +53,27 @@ class UserTaskSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ConnectorSpec:
+    """`camunda:connector`: the connector (only `http-connector` runs) and its own mappings: the
+    request from its inputs (url, method, headers, payload), its outputs from the response
+    (`response`, `statusCode`, `headers`)."""
+
+    connector_id: str
+    inputs: tuple[Parameter, ...] = ()
+    outputs: tuple[Parameter, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ServiceTaskSpec:
     """How a service-like task (service, send, business rule) does its work."""
 
-    implementation: str  # external | delegateExpression | expression | class
+    implementation: str  # external | delegateExpression | expression | class | connector
     expression: Expression | None = None
     class_name: str | None = None
     topic: Expression | None = None
     task_priority: Expression | None = None
     result_variable: str | None = None
+    connector: ConnectorSpec | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ Runs inside decide: reads come from the session's state, writes are emitted as V
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from . import events as ev
@@ -303,13 +304,17 @@ class ScopeResolver(EvaluationContext):
         execution_id: str,
         task_id: str | None = None,
         execution: ExecutionFacade | None = None,
+        extra: Mapping[str, Any] | None = None,
     ):
         self.session = session
         self.execution_id = execution_id
         self.task_id = task_id
         self.execution = execution
+        self.extra = extra
 
     def resolve(self, name: str) -> object:
+        if self.extra is not None and name in self.extra:
+            return self.extra[name]
         if name == "execution":
             return self.execution or ExecutionFacade(self.session, self.execution_id)
         if name == "task" and self.task_id is not None:
@@ -341,11 +346,14 @@ def evaluate(
     what: str,
     task_id: str | None = None,
     execution: ExecutionFacade | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> object:
     """Evaluate a model expression; failures become ProcessEngineErrors naming the element.
-    `execution`: what `${execution}` is (a listener's view of it), else the execution's."""
+    `execution`: what `${execution}` is (a listener's view of it), else the execution's;
+    `extra`: names that come before the variables (a connector's response)."""
     try:
-        return expression.evaluate(ScopeResolver(session, execution_id, task_id, execution))
+        resolver = ScopeResolver(session, execution_id, task_id, execution, extra)
+        return expression.evaluate(resolver)
     except ExpressionEvaluationError as exc:
         raise ProcessEngineError(
             f"Cannot evaluate {what} of '{element_id}' ({expression.source}): {exc}"

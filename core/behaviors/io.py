@@ -8,6 +8,7 @@ Decide-side: the values are recorded by the VariableSet events they cause.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ProcessEngineError
@@ -19,9 +20,14 @@ from .scripts import run_python
 
 
 def value_of(
-    session: InstanceSession, value: MappedValue, execution_id: str, element_id: str, what: str
+    session: InstanceSession,
+    value: MappedValue,
+    execution_id: str,
+    element_id: str,
+    what: str,
+    extra: Mapping[str, Any] | None = None,
 ) -> Any:
-    """A mapped value, evaluated seen from the execution."""
+    """A mapped value, evaluated seen from the execution (`extra` names first)."""
     if value.kind == "null":
         return None
     if value.kind == "text":
@@ -29,12 +35,16 @@ def value_of(
     if value.kind == "expression":
         if value.expression is None:
             raise ProcessEngineError(f"{what} of '{element_id}' has no valid expression")
-        return evaluate(session, value.expression, execution_id, element_id=element_id, what=what)
+        return evaluate(
+            session, value.expression, execution_id, element_id=element_id, what=what, extra=extra
+        )
     if value.kind == "list":
-        return [value_of(session, item, execution_id, element_id, what) for item in value.items]
+        return [
+            value_of(session, item, execution_id, element_id, what, extra) for item in value.items
+        ]
     if value.kind == "map":
         return {
-            key: value_of(session, entry, execution_id, element_id, what)
+            key: value_of(session, entry, execution_id, element_id, what, extra)
             for key, entry in value.entries
         }
     return run_python(session, execution_id, value.code, value.result_code)

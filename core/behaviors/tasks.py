@@ -17,6 +17,7 @@ from ..expressions import Expression
 from ..model import Activity, ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
 from ..scope import ExecutionFacade, evaluate, set_variable
 from .base import Behavior
+from .connectors import call_http
 from .errors import throw_error
 from .incidents import close_incidents
 from .listeners import notify_task
@@ -201,6 +202,17 @@ class ServiceTask(Behavior):
         session = flow.session
         if spec.implementation == "external":
             self._external(flow, execution_id, activity, spec)
+            return
+        if spec.implementation == "connector":
+            connector = spec.connector
+            if connector is None:
+                raise ProcessEngineError(f"'{activity.id}' has a connector that does not run")
+            run_delegate(
+                flow,
+                execution_id,
+                activity,
+                lambda: call_http(session, execution_id, activity, connector),
+            )
             return
         facade = ExecutionFacade(session, execution_id)
 

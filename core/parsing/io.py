@@ -39,12 +39,12 @@ def read_input_output(
         )
         return None
     mapping = found[0]
-    inputs = tuple(_parameters(ctx, mapping, "inputParameter"))
-    outputs = tuple(_parameters(ctx, mapping, "outputParameter"))
+    inputs = tuple(parameters(ctx, mapping, "inputParameter"))
+    outputs = tuple(parameters(ctx, mapping, "outputParameter"))
     return InputOutput(inputs, outputs)
 
 
-def _parameters(ctx: ParseContext, mapping: etree._Element, tag: str) -> list[Parameter]:
+def parameters(ctx: ParseContext, mapping: etree._Element, tag: str) -> list[Parameter]:
     parameters: list[Parameter] = []
     for el in _camunda_children(mapping, tag):
         name = (el.get("name") or "").strip()

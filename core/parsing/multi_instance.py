@@ -17,6 +17,7 @@ from ..model import Activity, EventSpec, MultiInstanceSpec, SequenceFlow
 from .context import BPMN, ParseContext, local, ns
 
 BODY_SUFFIX = "#multiInstanceBody"
+BODY_TYPE = "multiInstanceBody"  # the one activity type no element parses to: the rewiring's
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +110,7 @@ def rewire(
         body_id = node_id + BODY_SUFFIX
         body = Activity(
             id=body_id,
-            type="multiInstanceBody",
+            type=BODY_TYPE,
             name=inner.name,
             scope_id=inner.scope_id,
             incoming=inner.incoming,

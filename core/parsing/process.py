@@ -60,7 +60,6 @@ _IGNORED = {
 # running the model with missing side effects.
 _UNSUPPORTED_EXTENSIONS = {
     "field": "field injection",
-    "connector": "connectors",
 }
 
 
@@ -77,6 +76,14 @@ def _history_ttl(text: str | None) -> int | None:
 START_TYPES = frozenset(
     ("startEvent", "startTimerEvent", "messageStartEvent", "signalStartEvent", "errorStartEvent")
 )
+
+
+def _no_connector(ctx: ParseContext, extensions: etree._Element) -> None:
+    for child in extensions:
+        if ns(child) in CAMUNDA_NAMESPACES and local(child) == "connector":
+            ctx.problem(
+                "a camunda:connector belongs on a service, send or business rule task", child
+            )
 
 
 def _no_call_mappings(ctx: ParseContext, extensions: etree._Element) -> None:
@@ -503,6 +510,8 @@ class ProcessBuilder:
                     _no_task_listeners(ctx, child)
                 if local(el) != "callActivity":
                     _no_call_mappings(ctx, child)
+                if local(el) not in ("serviceTask", "sendTask", "businessRuleTask"):
+                    _no_connector(ctx, child)
         default_flow = el.get("default")
         if default_flow is not None and default_flow not in outgoing:
             ctx.problem(f"default flow '{default_flow}' is not an outgoing flow of '{node_id}'", el)

@@ -11,8 +11,9 @@ import re
 from lxml import etree
 
 from ..expressions import Expression
-from ..model import ReceiveTaskSpec, ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
-from .context import BPMN, ParseContext, ParsedElement, local, ns, split_list
+from ..model import ConnectorSpec, ReceiveTaskSpec, ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
+from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns, split_list
+from .io import parameters
 from .listeners import TASK_EVENTS, extension_elements, read_listeners
 from .messages import read_message
 from .scripts import python_code
@@ -104,8 +105,9 @@ def service_spec(
     if ctx.camunda(el, "decisionRef"):
         ctx.problem("business rule tasks with camunda:decisionRef (DMN) are not supported yet", el)
         return None
-    if _has_connector(el):
-        return None  # refused as a connector already: no second problem for the same element
+    connector = _connector(ctx, el)
+    if connector is not None:
+        return connector
     delegate = ctx.camunda(el, "delegateExpression")
     expression = ctx.camunda(el, "expression")
     class_name = ctx.camunda(el, "class")
@@ -136,13 +138,36 @@ def service_spec(
     )
 
 
-def _has_connector(el: etree._Element) -> bool:
-    return any(
-        ns(ext) == BPMN
-        and local(ext) == "extensionElements"
-        and any(local(c) == "connector" for c in ext if isinstance(c.tag, str))
-        for ext in el
-    )
+CONNECTORS = ("http-connector",)
+
+
+def _connector(ctx: ParseContext, el: etree._Element) -> ServiceTaskSpec | None:
+    """`camunda:connector` in the element's extension elements, as a service task's work."""
+    extensions = extension_elements(el)
+    found = [
+        c
+        for c in (extensions if extensions is not None else [])
+        if ns(c) in CAMUNDA_NAMESPACES and local(c) == "connector"
+    ]
+    if not found:
+        return None
+    connector = found[0]
+    ids = [c for c in connector if ns(c) in CAMUNDA_NAMESPACES and local(c) == "connectorId"]
+    connector_id = (ids[0].text or "").strip() if ids else ""
+    if connector_id not in CONNECTORS:
+        ctx.problem(
+            f"camunda:connector '{connector_id or '(no connectorId)'}' is not supported: only "
+            f"{', '.join(CONNECTORS)} runs",
+            connector,
+        )
+        return ServiceTaskSpec(implementation="connector")
+    mappings = [c for c in connector if ns(c) in CAMUNDA_NAMESPACES and local(c) == "inputOutput"]
+    inputs = tuple(parameters(ctx, mappings[0], "inputParameter")) if mappings else ()
+    outputs = tuple(parameters(ctx, mappings[0], "outputParameter")) if mappings else ()
+    if not any(p.name == "url" for p in inputs):
+        ctx.problem("an http-connector needs an input parameter 'url'", connector)
+    spec = ConnectorSpec(connector_id, inputs, outputs)
+    return ServiceTaskSpec(implementation="connector", connector=spec)
 
 
 def parse_script_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:

@@ -98,11 +98,11 @@ def test_an_external_entity_is_never_fetched(engine: Engine, db_url: str) -> Non
 def test_an_unsupported_element_is_named_with_its_id_once(engine: Engine, db_url: str) -> None:
     source = _process(
         '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="call"/>'
-        '<callActivity id="call" calledElement="other"/>'
+        '<transaction id="call"/>'
         '<sequenceFlow id="f2" sourceRef="call" targetRef="e"/><endEvent id="e"/>'
         '<boundaryEvent id="b" attachedToRef="call"><errorEventDefinition/></boundaryEvent>'
     )
-    error = _refused(engine, db_url, source, "call activities are not supported yet")
+    error = _refused(engine, db_url, source, "transaction subprocesses are not supported yet")
     # the flows to and from it and its boundary event add no "does not exist" problems
     assert [p.element_id for p in error.problems] == ["call"]
     assert "element 'call'" in str(error)
@@ -112,11 +112,11 @@ def test_a_connector_is_refused_once(engine: Engine, db_url: str) -> None:
     source = _process(
         '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="http"/>'
         '<serviceTask id="http"><extensionElements><camunda:connector>'
-        "<camunda:connectorId>http-connector</camunda:connectorId></camunda:connector>"
+        "<camunda:connectorId>mail-send</camunda:connectorId></camunda:connector>"
         "</extensionElements></serviceTask>"
         '<sequenceFlow id="f2" sourceRef="http" targetRef="e"/><endEvent id="e"/>'
     )
-    error = _refused(engine, db_url, source, "connectors")
+    error = _refused(engine, db_url, source, "camunda:connector 'mail-send' is not supported")
     assert len(error.problems) == 1
     assert "needs exactly one of camunda:class" not in str(error)
 
@@ -214,10 +214,10 @@ def test_an_expression_syntax_error_names_the_flow_and_position(
 def test_every_problem_of_a_resource_is_reported_at_once(engine: Engine, db_url: str) -> None:
     source = _process(
         '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="x"/>'
-        '<callActivity id="call" calledElement="other"/>'
+        '<complexGateway id="call"/>'
         '<userTask id="u" camunda:assignee="${oops("/>'
     )
-    error = _refused(engine, db_url, source, "callActivity")
+    error = _refused(engine, db_url, source, "complexGateway")
     assert {p.element_id for p in error.problems} >= {"f1", "call", "u"}
 
 
