@@ -51,12 +51,21 @@ class MessageBoundary:
 
 
 @dataclass(frozen=True)
+class Looped:
+    """A multi-instance user task: `count` instances, in parallel or one after the other."""
+
+    count: int
+    sequential: bool
+
+
+@dataclass(frozen=True)
 class UserTask:
     name: str | None = None
     assignee: str | None = None
     candidate_groups: str | None = None
     timer: Timer | None = None
     message: MessageBoundary | None = None
+    looped: Looped | None = None
 
 
 @dataclass(frozen=True)
@@ -169,10 +178,19 @@ Block = tuple[Node, ...]
 
 
 @dataclass(frozen=True)
+class EventSubprocess:
+    """A process-level event subprocess started by one of MESSAGES, with one user task."""
+
+    message: str
+    interrupting: bool
+
+
+@dataclass(frozen=True)
 class Model:
     key: str
     body: Block
     name: str | None = None
+    event_subprocess: EventSubprocess | None = None
 
     def to_xml(self) -> str:
         return _Renderer(self).render()
@@ -258,12 +276,16 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
                 interrupting=draw(st.booleans()),
                 body=draw(_block(budget, where.deeper(), min_size=0, max_size=1)),
             )
+        looped = None
+        if draw(st.integers(0, 4)) == 0:
+            looped = Looped(count=draw(st.integers(0, 3)), sequential=draw(st.booleans()))
         return UserTask(
             name=draw(st.sampled_from((None, "Review", "Approve ${x}"))),
             assignee=draw(st.sampled_from((None, "alice", "${'bob'}"))),
             candidate_groups=draw(st.sampled_from((None, "sales", "sales,ops"))),
             timer=timer,
             message=message,
+            looped=looped,
         )
     if kind == "message":
         return MessageCatch(draw(st.sampled_from(MESSAGES))) if budget.take(1) else None
@@ -361,7 +383,11 @@ def _block(
 def models(draw: st.DrawFn, key: str = "proc", max_activities: int = MAX_ACTIVITIES) -> Model:
     """A `Model` whose `to_xml()` always deploys; instances need the MODEL_VARIABLES."""
     body = draw(_block(_Budget(max_activities), _Where(), min_size=1, max_size=4))
-    return Model(key=key, body=body, name=draw(st.sampled_from((None, "Generated"))))
+    esp = None
+    if draw(st.integers(0, 3)) == 0:
+        esp = EventSubprocess(draw(st.sampled_from(MESSAGES)), draw(st.booleans()))
+    name = draw(st.sampled_from((None, "Generated")))
+    return Model(key=key, body=body, name=name, event_subprocess=esp)
 
 
 def model_xml(key: str = "proc") -> st.SearchStrategy[str]:
@@ -437,6 +463,8 @@ class _Renderer:
         scope.add(f'<bpmn:startEvent id="{start}" />')
         self._chain(scope, start, self.model.body, end)
         scope.add(f'<bpmn:endEvent id="{end}" />')
+        if self.model.event_subprocess is not None:
+            self._event_subprocess(scope, self.model.event_subprocess)
         name = f" name={quoteattr(self.model.name)}" if self.model.name else ""
         return (
             _HEADER
@@ -476,7 +504,15 @@ class _Renderer:
                 attrs += f" camunda:assignee={quoteattr(node.assignee)}"
             if node.candidate_groups:
                 attrs += f" camunda:candidateGroups={quoteattr(node.candidate_groups)}"
-            scope.add(f'<bpmn:userTask id="{node_id}"{attrs} />')
+            loop = ""
+            if node.looped is not None:
+                sequential = "true" if node.looped.sequential else "false"
+                loop = (
+                    f'<bpmn:multiInstanceLoopCharacteristics isSequential="{sequential}">'
+                    f"<bpmn:loopCardinality>{node.looped.count}</bpmn:loopCardinality>"
+                    "</bpmn:multiInstanceLoopCharacteristics>"
+                )
+            scope.add(f'<bpmn:userTask id="{node_id}"{attrs}>{loop}</bpmn:userTask>')
             if node.message is not None:
                 return node_id, self._message(scope, node_id, node.message)
             if node.timer is None:
@@ -635,6 +671,23 @@ class _Renderer:
             value = f"<bpmn:timeDuration>PT{timer.minutes}M</bpmn:timeDuration>"
         definition = f"<bpmn:timerEventDefinition>{value}</bpmn:timerEventDefinition>"
         return self._on_task(scope, attached, definition, timer.interrupting, timer.body)
+
+    def _event_subprocess(self, scope: _Scope, esp: EventSubprocess) -> None:
+        node_id, start = self.new_id("EventSubProcess"), self.new_id("Start")
+        task, end = self.new_id("UserTask"), self.new_id("End")
+        interrupting = "true" if esp.interrupting else "false"
+        inner = _Scope(self, scope.indent + "  ")
+        inner.add(
+            f'<bpmn:startEvent id="{start}" isInterrupting="{interrupting}">'
+            f'<bpmn:messageEventDefinition messageRef="msg_{esp.message}" /></bpmn:startEvent>'
+        )
+        inner.add(f'<bpmn:userTask id="{task}" />')
+        inner.add(f'<bpmn:endEvent id="{end}" />')
+        inner.flow(start, task)
+        inner.flow(task, end)
+        scope.add(f'<bpmn:subProcess id="{node_id}" triggeredByEvent="true">')
+        scope.lines.extend(inner.lines)
+        scope.add("</bpmn:subProcess>")
 
     def _message(self, scope: _Scope, attached: str, boundary: MessageBoundary) -> str:
         """A message boundary event on the user task `attached`."""

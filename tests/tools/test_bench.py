@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from flowledger import Engine, FlowledgerError
+from flowledger import Engine
 from flowledger.tools import cli as flowledger_cli
 from flowledger.tools.bench import cli as bench_cli
 from flowledger.tools.bench import (
@@ -165,10 +165,6 @@ def test_every_workload_completes_on_every_system(quick_report: BenchReport) -> 
             elif r.system == "spiffworkflow":
                 assert r.available and r.completed, (w.name, r.mode, r.reason)
                 assert r.repetitions == 1
-            elif w.name.startswith("mi"):
-                # multi-instance is refused at deploy, naming the element: reported, not run
-                assert not r.available
-                assert r.reason is not None and "multi-instance" in r.reason
             else:
                 # completed means: every instance reached COMPLETED in ACT_HI_PROCINST
                 assert r.available and r.completed, (w.name, r.mode, r.reason)
@@ -185,7 +181,8 @@ def test_flowledger_counts_its_activities_from_history(quick_report: BenchReport
     # Camunda writes one ACT_HI_ACTINST row per token arriving at a parallel join.
     assert by_name["parallel"].activities_per_instance == 15
     assert by_name["parallel"].model_activities == 12
-    assert by_name["mi50"].activities_source == "model"
+    # start, the multi-instance body, its 50 inner instances, end
+    assert by_name["mi50"].activities_source == "ACT_HI_ACTINST"
     assert by_name["mi50"].activities_per_instance == 53
 
 
@@ -451,7 +448,6 @@ def test_reports_render(quick_report: BenchReport) -> None:
     text = report.markdown(quick_report)
     for heading in ("## Results", "### Machine", "### Instances per second", "### Engine-level"):
         assert heading in text
-    assert "multi-instance" in text  # why flowledger has no mi figures
     assert "### REST API: usertask_gateway over HTTP" in text
     assert "POST /task/{id}/complete" in text
     assert "SpiffWorkflow has no REST API" in text  # why the peer has no REST figures
@@ -546,9 +542,8 @@ def test_shipped_models_are_the_generated_ones() -> None:
         assert (MODELS_DIR / f"{name}.peer.bpmn").read_bytes() == render(graph, "peer"), name
 
 
-def test_shipped_models_deploy_except_multi_instance(tmp_path: Path) -> None:
+def test_shipped_models_deploy(tmp_path: Path) -> None:
     with Engine(f"sqlite:///{tmp_path / 'models.db'}") as engine:
-        for name in ("linear10", "usertask_gateway", "parallel"):
+        for name in ("linear10", "usertask_gateway", "parallel", "mi50"):
             engine.deploy(MODELS_DIR / f"{name}.bpmn")
-        with pytest.raises(FlowledgerError, match=r"element 'each'.*multi-instance"):
-            engine.deploy(MODELS_DIR / "mi50.bpmn")
+        assert len(engine.process_definitions()) == 4
