@@ -25,7 +25,8 @@ from ..model import (
 )
 from ..timers import KINDS as TIMER_KINDS
 from ..timers import TimerError, parse_timer
-from .context import BPMN, ParseContext, ParsedElement, local, ns
+from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns
+from .listeners import extension_elements
 from .messages import read_message, read_signal
 from .tasks import service_spec
 
@@ -219,7 +220,12 @@ _IMPLEMENTATIONS = ("class", "delegateExpression", "expression", "type")
 def throw_service(
     ctx: ParseContext, definition: etree._Element, event: etree._Element
 ) -> ServiceTaskSpec | None:
-    """How a message throw event sends its message, read as a service task's settings."""
-    if not any(ctx.camunda(definition, name) for name in _IMPLEMENTATIONS):
+    """How a message throw event sends its message, read as a service task's settings (its
+    messageEventDefinition's implementation attributes, or a connector in its extensions)."""
+    extensions = extension_elements(definition)
+    connector = extensions is not None and any(
+        ns(c) in CAMUNDA_NAMESPACES and local(c) == "connector" for c in extensions
+    )
+    if not connector and not any(ctx.camunda(definition, name) for name in _IMPLEMENTATIONS):
         return None
     return service_spec(ctx, definition, "message throw event", event.get("id") or "")

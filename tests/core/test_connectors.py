@@ -87,3 +87,20 @@ def test_another_connector_is_refused_at_deploy(engine: Engine) -> None:
         ModelError, match="camunda:connector 'soap-http-connector' is not supported"
     ):
         engine.deploy(process(chain(connector_task("soap-http-connector"))))
+
+
+def test_a_message_throw_event_sends_by_connector(engine: Engine, server: str) -> None:
+    received.clear()
+    task = connector_task()
+    extensions = task[task.index("<extensionElements>") : task.index("</serviceTask>")]
+    engine.deploy(
+        process(
+            chain(
+                '<intermediateThrowEvent id="notify"><messageEventDefinition messageRef="M">'
+                f"{extensions}</messageEventDefinition></intermediateThrowEvent>"
+            )
+        ).replace("</definitions>", '<message id="M" name="orderPlaced"/></definitions>')
+    )
+    pi = engine.start_process_instance("p", {"base": server, "orderId": "o-8", "payload": "placed"})
+    assert received == [("POST", "/orders", "o-8", b"placed")]
+    assert engine.historic_process_instance(pi.id).state == "COMPLETED"

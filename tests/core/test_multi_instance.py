@@ -89,3 +89,16 @@ def test_a_collection_that_is_not_a_list_is_refused_naming_the_activity(engine: 
 def test_a_multi_instance_activity_needs_a_cardinality_or_a_collection(engine: Engine) -> None:
     with pytest.raises(ModelError, match="needs a loopCardinality or a camunda:collection"):
         engine.deploy(process(chain(mi_task('isSequential="true">'))))
+
+
+def test_the_activity_tree_shows_the_body_and_its_instances(engine: Engine) -> None:
+    parallel = mi_task('camunda:collection="reviewers" camunda:elementVariable="reviewer">')
+    engine.deploy(process(chain(parallel)))
+    pi = engine.start_process_instance("p", {"reviewers": ["ada", "bob"]})
+    tree = engine.activity_instance_tree(pi.id)
+    (body,) = tree.child_activity_instances
+    assert (body.activity_id, body.activity_type) == (
+        "review#multiInstanceBody",
+        "multiInstanceBody",
+    )
+    assert [c.activity_id for c in body.child_activity_instances] == ["review", "review"]
