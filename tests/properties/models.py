@@ -77,6 +77,14 @@ class MessageCatch:
 
 
 @dataclass(frozen=True)
+class Race:
+    """An event-based gateway: the first of a message (one of MESSAGES) and a timer."""
+
+    message: str
+    minutes: int
+
+
+@dataclass(frozen=True)
 class SignalThrow:
     """An intermediate throw event broadcasting one of SIGNALS to every instance waiting."""
 
@@ -164,6 +172,7 @@ Node = (
     | TimerCatch
     | MessageCatch
     | SignalThrow
+    | Race
     | ExternalTask
     | ReceiveTask
     | ServiceTask
@@ -211,7 +220,17 @@ _SCRIPTS = (
     ("${x > 5}", ("r",)),
     ("n is ${n}", ("r",)),
 )
-_LEAVES = ("user", "service", "script", "external", "receive", "timer", "message", "signal")
+_LEAVES = (
+    "user",
+    "service",
+    "script",
+    "external",
+    "receive",
+    "timer",
+    "message",
+    "signal",
+    "race",
+)
 _ASYNC = ("", "", "before", "after", "both")  # no continuation job as often as one
 _COMPOUNDS = ("exclusive", "parallel", "inclusive", "subprocess", "escape")
 
@@ -289,6 +308,10 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
         )
     if kind == "message":
         return MessageCatch(draw(st.sampled_from(MESSAGES))) if budget.take(1) else None
+    if kind == "race":
+        if not budget.take(4):  # the gateway, its two catch events, the merge
+            return None
+        return Race(draw(st.sampled_from(MESSAGES)), draw(st.sampled_from((1, 30, 60))))
     if kind == "signal":
         if not budget.take(1):
             return None
@@ -528,6 +551,26 @@ class _Renderer:
                 "</bpmn:intermediateCatchEvent>"
             )
             return node_id, node_id
+        if isinstance(node, Race):
+            gateway, merge = self.new_id("Gateway"), self.new_id("Gateway")
+            message, timer = self.new_id("Catch"), self.new_id("Timer")
+            scope.add(f'<bpmn:eventBasedGateway id="{gateway}" />')
+            scope.add(
+                f'<bpmn:intermediateCatchEvent id="{message}">'
+                f'<bpmn:messageEventDefinition messageRef="msg_{node.message}" />'
+                "</bpmn:intermediateCatchEvent>"
+            )
+            scope.add(
+                f'<bpmn:intermediateCatchEvent id="{timer}"><bpmn:timerEventDefinition>'
+                f"<bpmn:timeDuration>PT{node.minutes}M</bpmn:timeDuration>"
+                "</bpmn:timerEventDefinition></bpmn:intermediateCatchEvent>"
+            )
+            scope.flow(gateway, message)
+            scope.flow(gateway, timer)
+            scope.flow(message, merge)
+            scope.flow(timer, merge)
+            scope.add(f'<bpmn:exclusiveGateway id="{merge}" />')
+            return gateway, merge
         if isinstance(node, SignalThrow):
             node_id = self.new_id("Throw")
             scope.add(

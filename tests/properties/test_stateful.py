@@ -121,6 +121,12 @@ def _leaf_at_wait_state(state: InstanceState, execution_id: str) -> str | None:
         return None
     if ai.activity_type == "receiveTask":
         return None
+    if ai.activity_type == "eventBasedGateway":
+        waits = [j for j in state.jobs.values() if j.activity_instance_id == ai.id]
+        waits += [s for s in state.subscriptions.values() if s.activity_instance_id == ai.id]
+        if not waits:
+            return f"event-based gateway {ai.activity_id} waits for nothing"
+        return None
     if ai.activity_type in ("intermediateMessageCatch", "intermediateSignalCatch"):
         if not any(sub.activity_instance_id == ai.id for sub in state.subscriptions.values()):
             return f"catch event {ai.activity_id} has no subscription"
