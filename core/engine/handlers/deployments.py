@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from flowledger.core import commands as cmd
 from flowledger.core import decide, views
 from flowledger.core import events as ev
+from flowledger.core import start_events as start_events_domain
+from flowledger.core import start_timers as start_timers_domain
 from flowledger.core.deployments import changed_only, deployment_created, parse_resources, unchanged
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.limits import check_deployment
@@ -24,6 +26,7 @@ from flowledger.projections import queries
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
 from . import start_events, start_timers
+from .start_timers import append_to_deployment
 
 log = logging.getLogger("flowledger.engine")
 
@@ -130,9 +133,36 @@ def delete_deployment(unit: UnitOfWork, command: cmd.DeleteDeployment) -> None:
         *start_timers.removed_with(unit, deployment_id),
         *start_events.removed_with(unit, deployment_id),
     ]
+    for definition in deployment.process_definitions:
+        _restore_previous_version(unit, definition)
     unit.append(deployment_id, head[0], head[1], [*removed, deleted])
     for definition_id in definition_ids:
         unit.repository.models.pop(definition_id, None)
+
+
+def _restore_previous_version(unit: UnitOfWork, deleted: views.ProcessDefinition) -> None:
+    """The latest version of a key goes: the version before it starts on its timers and its
+    messages and signals again (Camunda re-adds them), in its own deployment's stream."""
+    latest = queries.latest_process_definition(unit.conn, deleted.key)
+    if latest is None or latest.id != deleted.id:
+        return
+    earlier = [
+        d
+        for d in queries.process_definitions(unit.conn, key=deleted.key)
+        if d.deployment_id != deleted.deployment_id
+    ]
+    if not earlier:
+        return
+    previous = max(earlier, key=lambda d: d.version)
+    model = unit.repository.model(unit.conn, previous.id)
+    now, new_id = unit.ctx.now, unit.ctx.new_id
+    restored: list[ev.Event] = []
+    timer = start_timers_domain.schedule(model, previous.deployment_id, previous.id, now, new_id)
+    if timer is not None:
+        restored.append(timer)
+    restored += start_events_domain.subscribe(model, previous.id, now, new_id)
+    if restored:
+        append_to_deployment(unit, previous.deployment_id, restored)
 
 
 def _refuse_deletion_with_instances(
