@@ -66,6 +66,7 @@ class UserTask:
     timer: Timer | None = None
     message: MessageBoundary | None = None
     looped: Looped | None = None
+    mapped: bool = False  # an input mapping and start/end execution listeners
 
 
 @dataclass(frozen=True)
@@ -305,6 +306,7 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
             timer=timer,
             message=message,
             looped=looped,
+            mapped=draw(st.integers(0, 3)) == 0,
         )
     if kind == "message":
         return MessageCatch(draw(st.sampled_from(MESSAGES))) if budget.take(1) else None
@@ -535,7 +537,19 @@ class _Renderer:
                     f"<bpmn:loopCardinality>{node.looped.count}</bpmn:loopCardinality>"
                     "</bpmn:multiInstanceLoopCharacteristics>"
                 )
-            scope.add(f'<bpmn:userTask id="{node_id}"{attrs}>{loop}</bpmn:userTask>')
+            extensions = ""
+            if node.mapped:
+                extensions = (
+                    "<bpmn:extensionElements><camunda:inputOutput>"
+                    '<camunda:inputParameter name="doubled">${x * 2}</camunda:inputParameter>'
+                    "</camunda:inputOutput>"
+                    '<camunda:executionListener event="start" '
+                    "expression=\"${execution.setVariableLocal('seen', doubled)}\" />"
+                    '<camunda:executionListener event="end" '
+                    "expression=\"${execution.setVariable('n', n + 1)}\" />"
+                    "</bpmn:extensionElements>"
+                )
+            scope.add(f'<bpmn:userTask id="{node_id}"{attrs}>{extensions}{loop}</bpmn:userTask>')
             if node.message is not None:
                 return node_id, self._message(scope, node_id, node.message)
             if node.timer is None:
