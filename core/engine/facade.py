@@ -406,16 +406,18 @@ class Engine:
     ) -> None:
         """Nothing of the instance moves until it is activated: its tasks, external tasks and
         jobs refuse work, and messages and signals pass it by."""
-        command = cmd.SetProcessInstanceSuspended(
-            process_instance_id=process_instance_id, suspended=True
-        )
-        self._run(command, command_id, actor)
+        self._set_instance_suspended(process_instance_id, True, command_id, actor)
 
     def activate_process_instance(
         self, process_instance_id: str, *, command_id: str | None = None, actor: str | None = None
     ) -> None:
+        self._set_instance_suspended(process_instance_id, False, command_id, actor)
+
+    def _set_instance_suspended(
+        self, process_instance_id: str, suspended: bool, command_id: str | None, actor: str | None
+    ) -> None:
         command = cmd.SetProcessInstanceSuspended(
-            process_instance_id=process_instance_id, suspended=False
+            process_instance_id=process_instance_id, suspended=suspended
         )
         self._run(command, command_id, actor)
 
