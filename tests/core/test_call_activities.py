@@ -135,3 +135,24 @@ def test_a_missing_called_process_is_a_clear_error_or_an_incident_when_async(
         engine.run_due_jobs()
     (incident,) = engine.incidents(process_instance_id=pi.id)
     assert "nowhere" in (incident.incident_message or "")
+
+
+def test_a_multi_instance_call_activity_calls_once_per_item(engine: Engine) -> None:
+    engine.deploy(INSTANT)
+    engine.deploy(
+        call(
+            mappings='<camunda:in source="item" target="n"/>'
+            '<camunda:out source="doubled" target="last"/>',
+            called="instant",
+        ).replace(
+            "</callActivity>",
+            '<multiInstanceLoopCharacteristics camunda:collection="items" '
+            'camunda:elementVariable="item"/></callActivity>',
+        )
+    )
+    pi = engine.start_process_instance("caller", {"items": [1, 2, 3]})
+    assert task_keys(engine, pi.id) == ["after"]
+    called = [i for i in engine.historic_process_instances() if i.id != pi.id]
+    assert len(called) == 3 and {i.state for i in called} == {"COMPLETED"}
+    assert engine.get_variables(pi.id)["last"] in (2, 4, 6)
+    assert engine.verify().problems == []
