@@ -183,6 +183,11 @@ class SetJobDueDate(Command, tag=True, frozen=True):
     due_date: datetime | None = None
 
 
+class SetJobPriority(Command, tag=True, frozen=True):
+    job_id: str
+    priority: int
+
+
 def _json_safe(obj: Any) -> Any:
     if isinstance(obj, int):
         return int(obj)  # Long and other int subclasses

@@ -41,6 +41,7 @@ from .limits import (
     MAX_WORKER_ID,
     check_expiry,
     check_java_int,
+    check_java_long,
     check_text,
     check_variable_count,
     external_error_message,
@@ -626,6 +627,12 @@ def set_job_suspended(session: InstanceSession, job_id: str, suspended: bool) ->
         session.emit(ev.JobActivated(job_id=job_id, time=now))
 
 
+def set_job_priority(session: InstanceSession, job_id: str, priority: int) -> None:
+    check_java_long("priority", priority)
+    _job(session, job_id)
+    session.emit(ev.JobPrioritySet(job_id=job_id, priority=priority, time=session.ctx.now))
+
+
 def set_job_due_date(session: InstanceSession, job_id: str, due_date: datetime | None) -> None:
     _job(session, job_id)
     session.emit(ev.JobDueDateSet(job_id=job_id, due_date=due_date, time=session.ctx.now))
@@ -773,6 +780,11 @@ def _(session: InstanceSession, c: cmd.HandleJobFailure) -> None:
 @decides(cmd.SetJobRetries)
 def _(session: InstanceSession, c: cmd.SetJobRetries) -> None:
     set_job_retries(session, c.job_id, c.retries)
+
+
+@decides(cmd.SetJobPriority)
+def _(session: InstanceSession, c: cmd.SetJobPriority) -> None:
+    set_job_priority(session, c.job_id, c.priority)
 
 
 @decides(cmd.SetJobDueDate)

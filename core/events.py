@@ -551,6 +551,14 @@ class JobDueDateSet(Event, tag=True, frozen=True):
     time: datetime
 
 
+class JobPrioritySet(Event, tag=True, frozen=True):
+    """managementService.setJobPriority: the executor's order when it acquires by priority."""
+
+    job_id: str
+    priority: int
+    time: datetime
+
+
 class JobSuspended(Event, tag=True, frozen=True):
     """The job stays, but no executor runs it until it is activated again."""
 
@@ -717,6 +725,7 @@ EngineEvent = (
     | JobFailed
     | JobRetriesSet
     | JobDueDateSet
+    | JobPrioritySet
     | JobSuspended
     | JobActivated
     | IncidentCreated

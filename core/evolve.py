@@ -504,6 +504,11 @@ def _job_due_date_set(s: InstanceState, e: ev.JobDueDateSet) -> None:
     s.jobs[e.job_id].due_date = e.due_date
 
 
+@applies(ev.JobPrioritySet)
+def _job_priority_set(s: InstanceState, e: ev.JobPrioritySet) -> None:
+    s.jobs[e.job_id].priority = e.priority
+
+
 @applies(ev.JobSuspended)
 def _job_suspended(s: InstanceState, e: ev.JobSuspended) -> None:
     s.jobs[e.job_id].suspended = True

@@ -37,6 +37,7 @@ __all__ = [
     "check_expiry",
     "check_fetch",
     "check_java_int",
+    "check_java_long",
     "check_text",
     "check_variable_count",
     "external_error_message",
@@ -77,6 +78,7 @@ MAX_JSON_NESTING = 100
 MAX_LIST_FILTER = 10_000
 
 JAVA_INT = (-(2**31), 2**31 - 1)  # RETRIES_, PRIORITY_ of tasks: Camunda's int columns
+JAVA_LONG = (-(2**63), 2**63 - 1)  # PRIORITY_ of jobs: a bigint
 _LATEST = datetime(9999, 12, 31, 23, 59, 59)  # MySQL's DATETIME ends here; so do Python's
 
 
@@ -119,6 +121,12 @@ def recordable_actor(actor: str | None) -> str | None:
 
 def check_java_int(field: str, value: int) -> None:
     low, high = JAVA_INT
+    if not low <= value <= high:
+        raise InvalidValue(f"{field} must be between {low} and {high} (got {value})", field, high)
+
+
+def check_java_long(field: str, value: int) -> None:
+    low, high = JAVA_LONG
     if not low <= value <= high:
         raise InvalidValue(f"{field} must be between {low} and {high} (got {value})", field, high)
 

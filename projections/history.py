@@ -140,6 +140,7 @@ class HistoryProjector:
             # with its retries and due date as they then are
             ev.JobRetriesSet,
             ev.JobDueDateSet,
+            ev.JobPrioritySet,
             ev.JobSuspended,
             ev.JobActivated,
         }

@@ -556,6 +556,7 @@ _TOUCHES: dict[type[ev.Event], Callable[[RuntimeBatch, Any, Any], None]] = {
     ev.JobFailed: RuntimeBatch._on_job,
     ev.JobRetriesSet: RuntimeBatch._on_job,
     ev.JobDueDateSet: RuntimeBatch._on_job,
+    ev.JobPrioritySet: RuntimeBatch._on_job,
     ev.JobSuspended: RuntimeBatch._on_job,
     ev.JobActivated: RuntimeBatch._on_job,
     ev.IncidentCreated: RuntimeBatch._on_incident,

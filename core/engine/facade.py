@@ -875,6 +875,13 @@ class Engine:
     ) -> None:
         self._run(cmd.SetJobSuspended(job_id=job_id, suspended=False), command_id, actor)
 
+    def set_job_priority(
+        self, job_id: str, priority: int, *, command_id: str | None = None, actor: str | None = None
+    ) -> None:
+        """managementService.setJobPriority: the order of an executor that acquires by
+        priority (JobExecutorSettings.acquire_by_priority)."""
+        self._run(cmd.SetJobPriority(job_id=job_id, priority=priority), command_id, actor)
+
     def set_job_due_date(
         self,
         job_id: str,

@@ -148,6 +148,22 @@ def set_job_suspended(
         engine.activate_job(id)
 
 
+class PriorityDto(msgspec.Struct, rename="camel"):
+    priority: int | None = None
+
+
+@put("/job/{id:str}/priority", status_code=204, sync_to_thread=True)
+def set_job_priority(
+    engine: NamedDependency[Engine],
+    id: FromPath[str],
+    data: JSONBody[PriorityDto | None] = None,
+) -> None:
+    priority = (data or PriorityDto()).priority
+    if priority is None:
+        raise invalid("priority is required")
+    engine.set_job_priority(id, priority)
+
+
 @put("/job/{id:str}/duedate", status_code=204, sync_to_thread=True)
 def set_job_duedate(
     engine: NamedDependency[Engine],
@@ -188,5 +204,6 @@ routes: list[Any] = [
     set_job_retries,
     set_job_duedate,
     set_job_suspended,
+    set_job_priority,
     get_stacktrace,
 ]

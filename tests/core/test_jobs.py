@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from flowledger import ControllableClock, Engine, JobFailure, NotFound, Rejected
+from flowledger import ControllableClock, Engine, InvalidValue, JobFailure, NotFound, Rejected
 
 
 def process(body: str, process_id: str = "p", attributes: str = "") -> str:
@@ -539,4 +539,16 @@ def test_a_suspended_job_is_not_run_until_activated(engine: Engine) -> None:
     engine.activate_job(job.id)
     assert engine.run_due_jobs() == 1
     assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.verify().problems == []
+
+
+def test_a_job_s_priority_can_be_changed(engine: Engine) -> None:
+    engine.deploy(process(chain('<task id="later" camunda:asyncBefore="true"/>')))
+    pi = engine.start_process_instance("p")
+    (job,) = engine.jobs(process_instance_id=pi.id)
+    assert job.priority == 0
+    engine.set_job_priority(job.id, 2**40)
+    assert engine.job(job.id).priority == 2**40
+    with pytest.raises(InvalidValue, match="priority must be between"):
+        engine.set_job_priority(job.id, 2**63)
     assert engine.verify().problems == []

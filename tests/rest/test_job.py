@@ -162,6 +162,14 @@ def test_a_job_is_suspended_and_activated(rest: LiveServer) -> None:
     assert missing.status_code == 400
 
 
+def test_a_job_s_priority_is_set(rest: LiveServer) -> None:
+    job = only_job(rest, start(rest))
+    changed = rest.client.put(f"/job/{job['id']}/priority", json={"priority": 42})
+    assert changed.status_code == 204, changed.text
+    assert rest.client.get(f"/job/{job['id']}").json()["priority"] == 42
+    assert rest.client.put(f"/job/{job['id']}/priority", json={}).status_code == 400
+
+
 def test_an_unknown_job_answers_404_everywhere(rest: LiveServer) -> None:
     for method, path, body in (
         ("GET", f"/job/{UNKNOWN}", None),
@@ -169,6 +177,7 @@ def test_an_unknown_job_answers_404_everywhere(rest: LiveServer) -> None:
         ("PUT", f"/job/{UNKNOWN}/retries", {"retries": 1}),
         ("PUT", f"/job/{UNKNOWN}/duedate", {"duedate": None}),
         ("PUT", f"/job/{UNKNOWN}/suspended", {"suspended": True}),
+        ("PUT", f"/job/{UNKNOWN}/priority", {"priority": 1}),
         ("GET", f"/job/{UNKNOWN}/stacktrace", None),
         ("GET", f"/history/job-log/{UNKNOWN}", None),
         ("GET", f"/history/job-log/{UNKNOWN}/stacktrace", None),

@@ -24,6 +24,7 @@ JobCommand = (
     | cmd.HandleJobFailure
     | cmd.SetJobRetries
     | cmd.SetJobDueDate
+    | cmd.SetJobPriority
     | cmd.SetJobSuspended
 )
 
@@ -59,4 +60,5 @@ HANDLERS = (
     decided_on(cmd.SetJobRetries, _owner, elsewhere=start_timers.set_retries),
     decided_on(cmd.SetJobDueDate, _owner, elsewhere=start_timers.set_due_date),
     decided_on(cmd.SetJobSuspended, _owner, elsewhere=start_timers.refuse_suspension),
+    decided_on(cmd.SetJobPriority, _owner, elsewhere=start_timers.refuse_priority),
 )

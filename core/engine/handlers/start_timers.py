@@ -144,3 +144,11 @@ def refuse_suspension(unit: UnitOfWork, command: cmd.SetJobSuspended) -> bool:
         f"Job '{command.job_id}' belongs to a timer start event: suspending it is not supported "
         "yet (delete or redeploy the definition to stop it)"
     )
+
+
+def refuse_priority(unit: UnitOfWork, command: cmd.SetJobPriority) -> bool:
+    if _job(unit, command.job_id) is None:
+        return False
+    raise Rejected(
+        f"Job '{command.job_id}' belongs to a timer start event: its priority cannot be changed"
+    )
