@@ -253,3 +253,14 @@ class SetProcessDefinitionSuspended(Command, tag=True, frozen=True):
     definition_id: str | None = None
     key: str | None = None
     include_instances: bool = False
+
+
+class SetProcessInstancesSuspended(Command, tag=True, frozen=True):
+    """runtimeService.updateProcessInstanceSuspensionState(): these instances, or every running
+    instance of a definition (by id, or every version of a key); the definitions stay as they
+    are."""
+
+    suspended: bool
+    process_instance_ids: list[str] = []
+    definition_id: str | None = None
+    key: str | None = None

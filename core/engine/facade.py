@@ -421,6 +421,26 @@ class Engine:
         )
         self._run(command, command_id, actor)
 
+    def set_process_instances_suspended(
+        self,
+        suspended: bool,
+        *,
+        process_instance_ids: Sequence[str] = (),
+        definition_id: str | None = None,
+        key: str | None = None,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Suspend (or activate) these instances, or every running instance of a definition (by
+        id, or every version of `key`), in one command; the definitions stay as they are."""
+        command = cmd.SetProcessInstancesSuspended(
+            suspended=suspended,
+            process_instance_ids=list(process_instance_ids),
+            definition_id=definition_id,
+            key=key,
+        )
+        self._run(command, command_id, actor)
+
     def suspend_process_definition(
         self,
         definition_id: str | None = None,

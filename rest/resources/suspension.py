@@ -3,8 +3,9 @@
 `PUT /process-definition/key/{key}/suspended`).
 
 A definition's `includeProcessInstances` suspends (activates) its running instances too; a
-delayed `executionDate` is refused (this engine suspends at once). Suspension by query
-(`PUT /process-instance/suspended`) is not served.
+delayed `executionDate` is refused (this engine suspends at once).
+`PUT /process-instance/suspended` takes `processInstanceIds` or a definition (id or key); its
+`processInstanceQuery` and `historicProcessInstanceQuery` are refused.
 """
 
 from __future__ import annotations
@@ -20,6 +21,17 @@ from flowledger.core.engine import Engine
 
 from ..errors import invalid
 from .job import SuspensionStateDto
+
+
+class ProcessInstanceSuspensionStateDto(msgspec.Struct, rename="camel"):
+    suspended: bool | None = None
+    process_definition_id: str | None = None
+    process_definition_key: str | None = None
+    process_definition_tenant_id: str | None = None
+    process_definition_without_tenant_id: bool | None = None
+    process_instance_ids: list[str] | None = None
+    process_instance_query: dict[str, Any] | None = None
+    historic_process_instance_query: dict[str, Any] | None = None
 
 
 class ProcessDefinitionSuspensionStateDto(msgspec.Struct, rename="camel"):
@@ -46,6 +58,25 @@ def set_instance_suspended(
         engine.suspend_process_instance(id)
     else:
         engine.activate_process_instance(id)
+
+
+@put("/process-instance/suspended", status_code=204, sync_to_thread=True)
+def set_instances_suspended(
+    engine: NamedDependency[Engine], data: JSONBody[ProcessInstanceSuspensionStateDto]
+) -> None:
+    if data.process_instance_query is not None or data.historic_process_instance_query is not None:
+        raise invalid(
+            "processInstanceQuery and historicProcessInstanceQuery are not supported: name the "
+            "instances (processInstanceIds) or their definition"
+        )
+    if data.process_definition_tenant_id is not None or data.process_definition_without_tenant_id:
+        raise invalid("Tenants are not supported: this engine has none")
+    engine.set_process_instances_suspended(
+        _suspended(data.suspended),
+        process_instance_ids=data.process_instance_ids or [],
+        definition_id=data.process_definition_id,
+        key=data.process_definition_key,
+    )
 
 
 def _definition(
@@ -84,6 +115,7 @@ def set_definition_suspended_by_key(
 
 
 routes: list[Any] = [
+    set_instances_suspended,
     set_instance_suspended,
     set_definition_suspended,
     set_definition_suspended_by_key,

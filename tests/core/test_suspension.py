@@ -87,3 +87,23 @@ def test_a_suspended_definition_starts_nothing_and_suspends_its_instances(engine
     assert instance is not None and not instance.suspended
     engine.start_process_instance("p")
     assert engine.verify().problems == []
+
+
+def test_instances_are_suspended_by_ids_or_by_definition(engine: Engine) -> None:
+    engine.deploy(MODEL)
+    first, second, third = (engine.start_process_instance("p").id for _ in range(3))
+
+    def suspended() -> set[str]:
+        found = (engine.process_instance(i) for i in (first, second, third))
+        return {p.id for p in found if p is not None and p.suspended}
+
+    engine.set_process_instances_suspended(True, process_instance_ids=[first, second])
+    assert suspended() == {first, second}
+    engine.set_process_instances_suspended(False, key="p")
+    assert suspended() == set()
+    engine.set_process_instances_suspended(True, key="p")
+    assert suspended() == {first, second, third}
+    (definition,) = engine.process_definitions("p")
+    assert not definition.suspended  # the definition stays as it is
+    with pytest.raises(Rejected, match="Name exactly one of"):
+        engine.set_process_instances_suspended(True, process_instance_ids=[first], key="p")

@@ -33,3 +33,19 @@ def test_suspending_an_instance_and_a_definition(rest: LiveServer) -> None:
     assert rest.client.get(f"/process-instance/{instance}").json()["suspended"] is False
     unknown = rest.client.put("/process-instance/nope/suspended", json={"suspended": True})
     assert unknown.status_code == 404
+
+
+def test_suspending_instances_by_ids(rest: LiveServer) -> None:
+    rest.deploy(bpmn("rest_messages.bpmn"), name="rest-suspension-ids")
+    ids = [
+        rest.client.post("/process-definition/key/restMessages/start", json={}).json()["id"]
+        for _ in range(2)
+    ]
+    body = {"suspended": True, "processInstanceIds": ids}
+    assert rest.client.put("/process-instance/suspended", json=body).status_code == 204
+    assert all(rest.client.get(f"/process-instance/{i}").json()["suspended"] for i in ids)
+    query = {"suspended": False, "processInstanceQuery": {"processDefinitionKey": "x"}}
+    assert rest.client.put("/process-instance/suspended", json=query).status_code == 400
+    body = {"suspended": False, "processDefinitionKey": "restMessages"}
+    assert rest.client.put("/process-instance/suspended", json=body).status_code == 204
+    assert not any(rest.client.get(f"/process-instance/{i}").json()["suspended"] for i in ids)
