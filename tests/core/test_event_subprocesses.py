@@ -202,3 +202,24 @@ def test_event_subprocesses_that_cannot_work_are_refused_at_deploy(
     with pytest.raises(ModelError, match=problem):
         engine.deploy(model(MAIN + body))
     assert engine.process_definitions() == []
+
+
+def test_a_message_to_all_skips_what_an_earlier_arrival_ended(engine: Engine) -> None:
+    # Found by the state machine: the message reaches both the event subprocess's start and a
+    # catch event of the same instance; the interrupting start ends the catch event first.
+    message = (
+        '<startEvent id="handlerStart"><messageEventDefinition messageRef="Change"/></startEvent>'
+    )
+    body = (
+        '<startEvent id="start"/><intermediateCatchEvent id="wait">'
+        '<messageEventDefinition messageRef="Change"/></intermediateCatchEvent><endEvent id="end"/>'
+        '<sequenceFlow id="m1" sourceRef="start" targetRef="wait"/>'
+        '<sequenceFlow id="m2" sourceRef="wait" targetRef="end"/>'
+    )
+    engine.deploy(model(body + esp(message)))
+    pi = engine.start_process_instance("p")
+    assert len(engine.event_subscriptions(process_instance_id=pi.id)) == 2
+    results = engine.correlate_message("change", all=True)
+    assert len(results) == 1
+    assert task_keys(engine, pi.id) == ["handle"]
+    assert engine.verify().problems == []

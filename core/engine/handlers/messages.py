@@ -43,6 +43,10 @@ def correlate(
         )
     results = [_start(unit, command, start) for start in starts]
     for session, subscription in matched:
+        if subscription.id not in session.state.subscriptions:
+            # An earlier arrival of this message in the same instance ended it (an interrupting
+            # event subprocess took the scope over): the message has nothing more to do there.
+            continue
         variables = correlation.correlate(
             session, subscription.id, name, command.variables, command.variables_local
         )
