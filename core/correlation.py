@@ -14,6 +14,7 @@ from . import events as ev
 from .behaviors.event_subprocesses import fire as fire_event_subprocess
 from .behaviors.event_subprocesses import is_event_subprocess_start
 from .behaviors.events import fire_boundary
+from .behaviors.subscriptions import MESSAGE, SIGNAL
 from .errors import NotFound, Rejected
 from .flow import Flow
 from .limits import check_variable_count
@@ -21,8 +22,6 @@ from .scope import find_local, set_variable, set_variable_local, visible_variabl
 from .session import InstanceSession
 from .state import EventSubscription
 from .variables import from_stored, to_stored
-
-MESSAGE, SIGNAL = "message", "signal"
 
 
 def matches(

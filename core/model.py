@@ -311,6 +311,7 @@ class ProcessModel:
     job_priority: Expression | None = None  # camunda:jobPriority of the process
     listeners: tuple[Listener, ...] = ()  # the process's execution listeners: start, end
     _reach: dict[tuple[str, str], bool] = field(default_factory=dict, compare=False, repr=False)
+    _esps: dict[str, list[Activity]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def start_timer(self) -> Activity | None:
@@ -322,14 +323,18 @@ class ProcessModel:
         return self.activities[activity_id]
 
     def event_subprocesses(self, scope_id: str) -> list[Activity]:
-        """The event subprocesses directly in the scope (the process or a subprocess)."""
-        return [
-            a
-            for a in self.activities.values()
-            if a.scope_id == scope_id
-            and isinstance(a.spec, SubprocessSpec)
-            and a.spec.triggered_by_event
-        ]
+        """The event subprocesses directly in the scope (the process or a subprocess); found
+        once per model and scope: every instance start and subprocess entry asks."""
+        found = self._esps.get(scope_id)
+        if found is None:
+            found = self._esps[scope_id] = [
+                a
+                for a in self.activities.values()
+                if a.scope_id == scope_id
+                and isinstance(a.spec, SubprocessSpec)
+                and a.spec.triggered_by_event
+            ]
+        return found
 
     def is_event_subprocess(self, activity_id: str) -> bool:
         spec = self.activities[activity_id].spec if activity_id in self.activities else None

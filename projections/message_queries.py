@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from flowledger.core import views
+from flowledger.core.behaviors.subscriptions import MESSAGE
 
 from .search.declaration import find, view
 from .search.event_subscriptions import EVENT_SUBSCRIPTIONS, EventSubscriptionQuery
@@ -20,7 +21,6 @@ from .search.filters import SUSPENDED, Condition
 from .tables import ACT_RE_PROCDEF, ACT_RU_EVENT_SUBSCR, ACT_RU_EXECUTION
 
 _S = ACT_RU_EVENT_SUBSCR
-MESSAGE = "message"
 
 
 def waiting(

@@ -452,13 +452,9 @@ class Engine:
     ) -> None:
         """No new instance of the definition (by id, or every version of `key`) starts until
         it is activated; with `include_instances` its running instances are suspended too."""
-        command = cmd.SetProcessDefinitionSuspended(
-            suspended=True,
-            definition_id=definition_id,
-            key=key,
-            include_instances=include_instances,
+        self._set_definition_suspended(
+            True, definition_id, key, include_instances, command_id, actor
         )
-        self._run(command, command_id, actor)
 
     def activate_process_definition(
         self,
@@ -469,8 +465,21 @@ class Engine:
         command_id: str | None = None,
         actor: str | None = None,
     ) -> None:
+        self._set_definition_suspended(
+            False, definition_id, key, include_instances, command_id, actor
+        )
+
+    def _set_definition_suspended(
+        self,
+        suspended: bool,
+        definition_id: str | None,
+        key: str | None,
+        include_instances: bool,
+        command_id: str | None,
+        actor: str | None,
+    ) -> None:
         command = cmd.SetProcessDefinitionSuspended(
-            suspended=False,
+            suspended=suspended,
             definition_id=definition_id,
             key=key,
             include_instances=include_instances,

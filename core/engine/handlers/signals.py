@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from flowledger.core import commands as cmd
 from flowledger.core import correlation
+from flowledger.core.behaviors.subscriptions import SIGNAL
 from flowledger.core.limits import MAX_MESSAGE_NAME, check_text, check_variable_count
 from flowledger.core.session import ThrownSignal
 from flowledger.projections import message_queries
@@ -20,8 +21,6 @@ from flowledger.projections import message_queries
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
 from .start_events import start_at
-
-SIGNAL = "signal"
 
 
 def throw(unit: UnitOfWork, command: cmd.ThrowSignal) -> None:
