@@ -276,6 +276,7 @@ class RecordedEvent(msgspec.Struct, frozen=True):
     command_type: str
     actor: str | None
     payload: dict[str, Any]
+    via: str | None = None  # the channel the command came through: rest, cli, python, ...
 
 
 class TransitionInstanceNode(msgspec.Struct, frozen=True):
@@ -303,6 +304,29 @@ class ActivityInstanceNode(msgspec.Struct, frozen=True):
     child_activity_instances: list[ActivityInstanceNode] = []
     child_transition_instances: list[TransitionInstanceNode] = []
     incident_ids: list[str] = []
+
+
+class PackageSummary(msgspec.Struct, frozen=True):
+    """An audit package written or loaded: where, whose, and what it holds."""
+
+    path: str
+    subject: str  # the process instance it was exported for
+    streams: list[str]
+    commits: int
+    commands: int
+    first_position: int
+    last_position: int
+    engine_version: str  # of the engine that exported it
+
+
+class LogHead(msgspec.Struct, frozen=True):
+    """The anchor of the log up to its last position (`POSITION:DIGEST`), to keep outside the
+    database; `problems` are what the log's own checks found on the way (none when intact)."""
+
+    anchor: str
+    position: int
+    commits: int
+    problems: list[str]
 
 
 class VerificationReport(msgspec.Struct, frozen=True):

@@ -25,6 +25,7 @@ def commit_hash(
     causation_position: int | None,
     recorded_at: datetime,
     events: bytes,
+    via: str | None = None,
 ) -> str:
     h = hashlib.sha256()
     for part in (
@@ -41,6 +42,10 @@ def commit_hash(
         recorded_at.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3],
     ):
         h.update(part.encode())
+        h.update(_SEP)
+    if via is not None:
+        # Only when set: commits written before the column existed keep their hashes.
+        h.update(b"via=" + via.encode())
         h.update(_SEP)
     h.update(events)
     return h.hexdigest()

@@ -24,6 +24,7 @@ class NewCommit:
     command_type: str
     actor: str | None = None
     causation_position: int | None = None
+    via: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,7 @@ class StoredCommit:
     recorded_at: datetime
     prev_hash: str | None
     hash: str
+    via: str | None = None
 
 
 class LogEntry(NamedTuple):
@@ -67,6 +69,7 @@ class CommandRecord:
     first_position: int | None = None
     last_position: int | None = None
     actor: str | None = None
+    via: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

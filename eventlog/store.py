@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 from sqlalchemy import (
     Integer,
     LargeBinary,
@@ -32,7 +33,14 @@ from .fastsql import Prepared, PreparedCache
 from .hashing import commit_hash
 from .integrity import LogAnchor, LogChecker
 from .records import CommandRecord, LogEntry, LogProblem, NewCommit, Snapshot, StoredCommit
-from .tables import command_log, event_log, instance_snapshot, log_head, projection_checkpoint
+from .tables import (
+    command_log,
+    event_log,
+    instance_snapshot,
+    log_head,
+    log_import,
+    projection_checkpoint,
+)
 
 
 def _naive_utc(moment: datetime) -> datetime:
@@ -61,6 +69,7 @@ def _row_to_commit(row: Row[Any]) -> StoredCommit:
         recorded_at=m["recorded_at"],
         prev_hash=m["prev_hash"],
         hash=m["hash"],
+        via=m["via"],
     )
 
 
@@ -181,6 +190,7 @@ class EventStore:
                 causation_position=c.causation_position,
                 recorded_at=recorded_at,
                 events=c.events,
+                via=c.via,
             )
             stored.append(
                 StoredCommit(
@@ -197,6 +207,7 @@ class EventStore:
                     recorded_at=recorded_at,
                     prev_hash=c.prev_hash,
                     hash=digest,
+                    via=c.via,
                 )
             )
         rows = [
@@ -214,6 +225,7 @@ class EventStore:
                 "recorded_at": recorded_at,
                 "prev_hash": s.prev_hash,
                 "hash": s.hash,
+                "via": s.via,
             }
             for s in stored
         ]
@@ -291,6 +303,9 @@ class EventStore:
         cursor.close()
         return None if row is None else (int(row[0]), str(row[1]))
 
+    def commit_count(self, conn: Connection) -> int:
+        return int(conn.execute(select(func.count()).select_from(event_log)).scalar_one())
+
     def head_position(self, conn: Connection) -> int:
         return int(conn.execute(self._head).scalar_one())
 
@@ -322,6 +337,7 @@ class EventStore:
             first_position=m["first_position"],
             last_position=m["last_position"],
             actor=m["actor"],
+            via=m["via"],
         )
 
     def record_command(self, conn: Connection, record: CommandRecord) -> None:
@@ -339,6 +355,7 @@ class EventStore:
                     "first_position": record.first_position,
                     "last_position": record.last_position,
                     "actor": record.actor,
+                    "via": record.via,
                     "received_at": _naive_utc(record.received_at),
                 },
             ),
@@ -442,11 +459,87 @@ class EventStore:
     def verify(self, conn: Connection, expect: LogAnchor | None = None) -> list[LogProblem]:
         """Check gapless positions, stream continuity and every hash of every stream's chain
         (and, given an anchor an auditor kept, that the log up to it is still what it was)."""
-        checker = LogChecker(expect)
+        checker = self.log_checker(conn, expect)
         for commit in self.read_all(conn):
             checker.check(commit)
         checker.finish(self.head_position(conn))
         return checker.problems
+
+    def log_checker(self, conn: Connection, expect: LogAnchor | None = None) -> LogChecker:
+        """A checker of this log: it accepts the gaps imported audit packages left, no other."""
+        return LogChecker(expect, self.imported_gaps(conn))
+
+    # -- imported audit packages -----------------------------------------------------------
+
+    def imported_gaps(self, conn: Connection) -> list[tuple[int, int]]:
+        gaps: list[tuple[int, int]] = []
+        for (recorded,) in conn.execute(select(log_import.c.gaps)):
+            gaps.extend((int(a), int(b)) for a, b in msgspec.json.decode(recorded))
+        return gaps
+
+    def load_commits(
+        self,
+        conn: Connection,
+        commits: Sequence[StoredCommit],
+        commands: Sequence[CommandRecord],
+        *,
+        digest: str,
+        subject: str,
+        source_engine_version: str,
+        imported_at: datetime,
+    ) -> None:
+        """Write another log's commits as they are, at their own positions (their hashes cover
+        them), with their commands, and move the head past them. Refuses (ValueError) unless
+        every position lies beyond this log's head; records the gaps the commits leave."""
+        self.lock_head(conn)
+        head = self.head_position(conn)
+        first, last = commits[0].first_position, commits[-1].last_position
+        if first <= head:
+            raise ValueError(
+                f"the package holds positions {first}..{last}, but this log already reaches "
+                f"position {head}: a commit's position is part of its hash, so the package loads "
+                "only into a log that ends before it (a fresh database)"
+            )
+        gaps: list[tuple[int, int]] = []
+        expected = head + 1
+        for c in commits:
+            if c.first_position > expected:
+                gaps.append((expected, c.first_position - 1))
+            expected = c.last_position + 1
+        rows = [
+            {
+                "first_position": c.first_position,
+                "last_position": c.last_position,
+                "stream_id": c.stream_id,
+                "first_version": c.first_version,
+                "last_version": c.last_version,
+                "events": c.events.decode(),
+                "command_id": c.command_id,
+                "command_type": c.command_type,
+                "actor": c.actor,
+                "causation_position": c.causation_position,
+                "recorded_at": c.recorded_at,
+                "prev_hash": c.prev_hash,
+                "hash": c.hash,
+                "via": c.via,
+            }
+            for c in commits
+        ]
+        conn.execute(insert(event_log), rows)
+        for record in commands:
+            self.record_command(conn, record)
+        conn.execute(update(log_head).where(log_head.c.id == 1).values(last_position=last))
+        conn.execute(
+            insert(log_import).values(
+                package_digest=digest,
+                subject=subject,
+                source_engine_version=source_engine_version,
+                first_position=first,
+                last_position=last,
+                gaps=msgspec.json.encode(gaps).decode(),
+                imported_at=_naive_utc(imported_at),
+            )
+        )
 
     def accepted_commands(
         self, conn: Connection, batch_size: int = 5000

@@ -42,6 +42,8 @@ event_log = Table(
     Column("command_type", String(64), nullable=False),
     Column("actor", String(255)),
     Column("causation_position", BigInteger),
+    # Through what the command came: rest, cli, python, job-executor (revision 0009).
+    Column("via", String(32)),
     Column("recorded_at", Timestamp, nullable=False),
     Column("prev_hash", String(64)),
     Column("hash", String(64), nullable=False),
@@ -61,6 +63,7 @@ command_log = Table(
     Column("last_position", BigInteger),
     Column("actor", String(255)),
     Column("received_at", Timestamp, nullable=False),
+    Column("via", String(32)),
 )
 
 log_head = Table(
@@ -79,6 +82,19 @@ instance_snapshot = Table(
     Column("state_schema", Integer, nullable=False),
     Column("state", Blob, nullable=False),
     Column("created_at", Timestamp, nullable=False),
+)
+
+# Audit packages loaded here, and the position gaps each left (revision 0010).
+log_import = Table(
+    "log_import",
+    metadata,
+    Column("package_digest", String(64), primary_key=True),
+    Column("subject", String(64), nullable=False),
+    Column("source_engine_version", String(64), nullable=False),
+    Column("first_position", BigInteger, nullable=False),
+    Column("last_position", BigInteger, nullable=False),
+    Column("gaps", LongText, nullable=False),
+    Column("imported_at", Timestamp, nullable=False),
 )
 
 projection_checkpoint = Table(

@@ -1,331 +1,407 @@
-"""The `flowledger` command line: deploy, start, list and complete tasks, read history and events,
-replay, verify, a walk-through example, and `bench` (which lives in `tools.bench`). A thin shell
-over `core.Engine`; no logic of its own.
+"""The `flowledger` command line, on Click with Rich output: serve the REST API, deploy,
+start, list and complete tasks, and (in `tools.cli_audit`) read, replay and verify the log. A thin
+shell over `core.Engine`; no logic of its own.
+
+Global options (`--db`, `--allow-scripts`, `--json`) are accepted before or after the
+subcommand; one given after it wins. `--json` prints one JSON document for tools instead of
+tables. Shell completion: `eval "$(_FLOWLEDGER_COMPLETE=bash_source flowledger)"` (zsh_source,
+fish_source for those shells).
 """
 
 from __future__ import annotations
 
-import argparse
 import getpass
 import json
 import os
 import sys
 from collections.abc import Sequence
-from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import msgspec
+import click
 
 from flowledger.core import FlowledgerError
 from flowledger.core.engine import Engine
 
+from .output import Output, when
+
 DEFAULT_DB = "sqlite:///flowledger.db"
+VIA_CLI = "cli"  # the channel recorded with every command the command line issues
+# Subcommands that print results, and so take `--json`; the others serve, write files or
+# (bench) have their own `--json PATH`.
+JSON_COMMANDS = {
+    "example",
+    "deploy",
+    "start",
+    "tasks",
+    "complete",
+    "history",
+    "events",
+    "replay",
+    "why",
+    "verify",
+    "head",
+    "history-level",
+    "migrate",
+    "export",
+    "import",
+}
+NO_GLOBALS = {"bench", "users"}
 
 
-def _engine(args: argparse.Namespace) -> Engine:
-    return Engine(args.db, allow_scripts=getattr(args, "allow_scripts", False))
+@click.group(
+    name="flowledger",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+def app() -> None:
+    """An event-sourced BPMN engine that speaks Camunda 7."""
 
 
-def _value(text: str) -> Any:
-    """`--var amount=1200` gives 1200 (JSON when it parses as JSON), else the text itself."""
+variables_option = click.option(
+    "--var", "var", multiple=True, metavar="NAME=VALUE", help="a variable (JSON or text)"
+)
+
+
+# -- global options --------------------------------------------------------------------------
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    """Keep a global option wherever it was given; a later one (after the subcommand) wins."""
+    if value is not None and value is not False and param.name is not None:
+        ctx.meta[f"flowledger.{param.name}"] = value
+
+
+def _global_options(*, json_output: bool) -> list[click.Option]:
+    options = [
+        click.Option(
+            ["--db"],
+            metavar="URL",
+            expose_value=False,
+            callback=_remember,
+            help="SQLAlchemy database URL (default: $FLOWLEDGER_DB or sqlite:///flowledger.db)",
+        ),
+        click.Option(
+            ["--allow-scripts"],
+            is_flag=True,
+            default=None,
+            expose_value=False,
+            callback=_remember,
+            help="allow scriptFormat=python in models",
+        ),
+    ]
+    if json_output:
+        options.append(
+            click.Option(
+                ["--json", "json_output"],
+                is_flag=True,
+                default=None,
+                expose_value=False,
+                callback=_remember,
+                help="print JSON for tools instead of tables",
+            )
+        )
+    return options
+
+
+def setting(name: str) -> Any:
+    return click.get_current_context().meta.get(f"flowledger.{name}")
+
+
+def database_url() -> str:
+    return str(setting("db") or os.environ.get("FLOWLEDGER_DB") or DEFAULT_DB)
+
+
+def output() -> Output:
+    return Output(json=bool(setting("json_output")))
+
+
+def open_engine(**options: Any) -> Engine:
+    """The engine on the database the global options chose."""
+    return Engine(database_url(), allow_scripts=bool(setting("allow_scripts")), **options)
+
+
+def as_user(engine: Engine) -> Engine:
+    """A view whose commands record the operating-system user as their actor, via `cli`."""
+    return engine.acting_as(_os_user(), via=VIA_CLI)
+
+
+def _os_user() -> str | None:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
+        return getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a bare container)
+        return None
 
 
-def _variables(pairs: Sequence[str] | None) -> dict[str, Any]:
+def variables(pairs: Sequence[str]) -> dict[str, Any]:
+    """`--var amount=1200` gives 1200 (JSON when it parses as JSON), else the text itself."""
     out: dict[str, Any] = {}
-    for pair in pairs or []:
+    for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
-            raise SystemExit(f"error: --var expects name=value, got {pair!r}")
-        out[name] = _value(value)
+            raise click.BadParameter(f"expected name=value, got {pair!r}", param_hint="--var")
+        try:
+            out[name] = json.loads(value)
+        except json.JSONDecodeError:
+            out[name] = value
     return out
 
 
-def _when(moment: datetime | None) -> str:
-    return "" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+# -- running a process -----------------------------------------------------------------------
 
 
-def _table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
-    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = [
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def _print_tasks(engine: Engine, **filters: Any) -> None:
-    tasks = engine.tasks(**filters)
-    if not tasks:
-        print("(no open tasks)")
-        return
-    print(
-        _table(
-            [(t.id, t.name, t.assignee, ",".join(t.candidate_groups), _when(t.due)) for t in tasks],
-            ["task id", "name", "assignee", "candidate groups", "due"],
-        )
-    )
-
-
-def _print_history(engine: Engine, instance_id: str) -> None:
-    hpi = engine.historic_process_instance(instance_id)
-    print(
-        f"process instance {hpi.id}: {hpi.state}, started {_when(hpi.start_time)}"
-        + (f", ended {_when(hpi.end_time)} ({hpi.duration_in_millis} ms)" if hpi.end_time else "")
-    )
-    print(
-        _table(
-            [
-                (
-                    a.activity_id,
-                    a.activity_type,
-                    _when(a.start_time),
-                    _when(a.end_time),
-                    a.duration_in_millis,
-                    "canceled" if a.canceled else ("scope complete" if a.complete_scope else ""),
-                )
-                for a in engine.historic_activity_instances(instance_id)
-            ],
-            ["activity", "type", "start", "end", "ms", "state"],
-        )
-    )
-    variables = engine.historic_variable_instances(instance_id)
-    if variables:
-        print()
-        print(
-            _table(
-                [(v.name, v.type, json.dumps(v.value, default=str), v.state) for v in variables],
-                ["variable", "type", "value", "state"],
-            )
-        )
-
-
-def _print_events(engine: Engine, stream_id: str, as_json: bool) -> None:
-    events = engine.events(stream_id)
-    if as_json:
-        print(msgspec.json.encode(events).decode())
-        return
-    print(
-        _table(
-            [
-                (
-                    e.position,
-                    e.stream_version,
-                    e.type,
-                    e.command_type,
-                    _summary(e.payload),
-                )
-                for e in events
-            ],
-            ["position", "version", "event", "command", "facts"],
-        )
-    )
-
-
-def _summary(payload: dict[str, Any]) -> str:
-    keys = (
-        "activity_id",
-        "name",
-        "task_id",
-        "value",
-        "flow_id",
-        "error_code",
-        "reason",
-        "worker_id",
-    )
-    parts = [
-        f"{k}={json.dumps(payload[k], default=str)}" for k in keys if payload.get(k) is not None
-    ]
-    text = " ".join(parts)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-# -- commands ---------------------------------------------------------------------------------
-
-
-def cmd_example(args: argparse.Namespace) -> None:
-    example = resources.files("flowledger.tools") / "examples" / "invoice.bpmn"
-    with _engine(args) as engine:
+@app.command()
+def example() -> None:
+    """Walk through an invoice example end to end."""
+    out = output()
+    source = resources.files("flowledger.tools") / "examples" / "invoice.bpmn"
+    with open_engine() as owner:
+        engine = as_user(owner)
         deployment = engine.deploy(
-            {"invoice.bpmn": example.read_bytes()}, name="invoice-example", duplicate_filtering=True
+            {"invoice.bpmn": source.read_bytes()}, name="invoice-example", duplicate_filtering=True
         )
         definition = deployment.process_definitions[0]
-        print(f"deployed {definition.key} version {definition.version} ({definition.id})")
         instance = engine.start_process_instance(
             "invoice", {"amount": 1250, "invoiceNumber": "INV-1001"}, business_key="INV-1001"
         )
-        print(f"started process instance {instance.id}\n")
-        print("open tasks:")
-        _print_tasks(engine, process_instance_id=instance.id)
+        completed = []
         for task in engine.tasks(process_instance_id=instance.id):
             engine.claim(task.id, "demo")
             engine.complete_task(task.id, {"approvedBy": "demo"})
-            print(f"\nclaimed and completed task {task.id} ({task.name})\n")
-        _print_history(engine, instance.id)
-        print("\nrecorded events:")
-        _print_events(engine, instance.id, as_json=False)
+            completed.append(task)
+        timeline = engine.timeline(instance.id)
         report = engine.verify()
-        print(
-            f"\nverify: {report.commits_checked} commits, {report.rows_compared} rows compared, "
-            + ("everything agrees" if report.ok else f"{len(report.problems)} problems")
-        )
-        for problem in report.problems:
-            print(f"  {problem}")
-
-
-def cmd_deploy(args: argparse.Namespace) -> None:
-    files = {Path(f).name: Path(f).read_bytes() for f in args.files}
-    with _engine(args) as engine:
-        deployment = engine.deploy(
-            files, name=args.name, duplicate_filtering=args.duplicate_filtering
-        )
-        print(f"deployment {deployment.id}")
-        for d in deployment.process_definitions:
-            print(f"  {d.key} version {d.version}: {d.id}")
-
-
-def cmd_start(args: argparse.Namespace) -> None:
-    with _engine(args) as engine:
-        pi = engine.start_process_instance(
-            args.key, _variables(args.var), business_key=args.business_key
-        )
-        print(pi.id)
-        if pi.ended:
-            print("(the instance already ended)")
-        else:
-            _print_tasks(engine, process_instance_id=pi.id)
-
-
-def cmd_tasks(args: argparse.Namespace) -> None:
-    filters = {
-        "process_instance_id": args.instance,
-        "assignee": args.assignee,
-        "candidate_group": args.candidate_group,
-        "candidate_user": args.candidate_user,
-    }
-    with _engine(args) as engine:
-        _print_tasks(engine, **{k: v for k, v in filters.items() if v is not None})
-
-
-def cmd_complete(args: argparse.Namespace) -> None:
-    with _engine(args) as engine:
-        engine.complete_task(args.task_id, _variables(args.var))
-        print(f"completed {args.task_id}")
-
-
-def cmd_history(args: argparse.Namespace) -> None:
-    with _engine(args) as engine:
-        _print_history(engine, args.instance_id)
-
-
-def cmd_events(args: argparse.Namespace) -> None:
-    with _engine(args) as engine:
-        _print_events(engine, args.stream_id, args.json)
-
-
-def cmd_replay(args: argparse.Namespace) -> None:
-    with _engine(args) as engine:
-        state = engine.replay(args.instance_id, until_position=args.until)
-    print(json.dumps(msgspec.to_builtins(state), indent=2, default=str))
-
-
-def cmd_verify(args: argparse.Namespace) -> None:
-    from flowledger.tools.progress import Progress
-
-    progress = Progress(100)
-
-    def show(done: int, total: int) -> None:
-        percent = done * progress.total // max(total, 1)
-        # A terminal redraws one line; a log gets one line per tenth of the way.
-        if progress.interactive or percent // 10 != progress.done // 10 or done == total:
-            progress.done = percent
-            progress.note(f"verify: {done:,} of {total:,} commits read")
-
-    with _engine(args) as engine:
-        report = engine.verify(expect_anchor=args.expect_anchor, progress=show)
-    progress.finish()
-    print(
-        f"{report.commits_checked} commits, {report.streams_checked} instances replayed, "
-        f"{report.rows_compared} table rows compared"
-    )
-    # Kept outside the database, the anchor lets a later `verify --expect-anchor` see a log
-    # rewritten consistently (every hash recomputed), which no check inside it can.
-    print(f"anchor {report.anchor}")
-    if report.ok:
-        print(
-            "OK: hash chains and command log intact, replay == live state, "
-            "rebuilt tables == live tables"
+    if out.json:
+        out.data(
+            {
+                "definition": definition,
+                "instance": instance.id,
+                "completed_tasks": [t.id for t in completed],
+                "timeline": timeline,
+                "verify": report,
+            }
         )
         return
+    out.print(f"deployed {definition.key} version {definition.version} ({definition.id})")
+    out.print(f"started process instance {instance.id}")
+    for task in completed:
+        out.print(f"claimed and completed task {task.id} ({task.name})")
+    out.print()
+    from .cli_audit import print_timeline
+
+    print_timeline(out, instance.id, timeline)
+    agrees = "everything agrees" if report.ok else f"{len(report.problems)} problems"
+    out.print(
+        f"\nverify: {report.commits_checked} commits, {report.rows_compared} rows compared, "
+        + agrees
+    )
     for problem in report.problems:
-        print(f"PROBLEM {problem}")
-    raise SystemExit(2)
+        out.print(f"  {problem}")
 
 
-def cmd_history_level(args: argparse.Namespace) -> None:
-    with _engine(args) as engine:
-        if args.level is None:
-            print(engine.history_level)
-            return
-        before = engine.history_level
-        report = engine.set_history_level(args.level)
-    print(
-        f"history level {before} -> {args.level}: rebuilt from {report.commits:,} commits "
-        f"({report.events:,} events, {report.rows_written:,} rows written)"
+@app.command()
+@click.argument(
+    "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option("--name", help="deployment name")
+@click.option("--duplicate-filtering", is_flag=True, help="skip it when nothing changed")
+def deploy(files: tuple[Path, ...], name: str | None, duplicate_filtering: bool) -> None:
+    """Deploy BPMN files."""
+    out = output()
+    sources = {f.name: f.read_bytes() for f in files}
+    with open_engine() as engine:
+        deployment = as_user(engine).deploy(
+            sources, name=name, duplicate_filtering=duplicate_filtering
+        )
+    if out.json:
+        out.data(deployment)
+        return
+    out.print(f"deployment {deployment.id}")
+    for d in deployment.process_definitions:
+        out.print(f"  {d.key} version {d.version}: {d.id}")
+
+
+@app.command()
+@click.argument("key")
+@variables_option
+@click.option("--business-key", help="the instance's business key")
+def start(key: str, var: tuple[str, ...], business_key: str | None) -> None:
+    """Start the latest version of a process."""
+    out = output()
+    with open_engine() as engine:
+        instance = as_user(engine).start_process_instance(
+            key, variables(var), business_key=business_key
+        )
+        tasks = [] if instance.ended else engine.tasks(process_instance_id=instance.id)
+    if out.json:
+        out.data({"instance": instance, "tasks": tasks})
+        return
+    out.print(instance.id)
+    if instance.ended:
+        out.print("(the instance already ended)")
+    else:
+        _task_table(out, tasks)
+
+
+@app.command()
+@click.option("--instance", help="process instance id")
+@click.option("--assignee")
+@click.option("--candidate-group")
+@click.option("--candidate-user")
+def tasks(
+    instance: str | None,
+    assignee: str | None,
+    candidate_group: str | None,
+    candidate_user: str | None,
+) -> None:
+    """List open user tasks."""
+    out = output()
+    filters = {
+        "process_instance_id": instance,
+        "assignee": assignee,
+        "candidate_group": candidate_group,
+        "candidate_user": candidate_user,
+    }
+    with open_engine() as engine:
+        found = engine.tasks(**{k: v for k, v in filters.items() if v is not None})
+    if out.json:
+        out.data(found)
+    else:
+        _task_table(out, found)
+
+
+def _task_table(out: Output, found: Sequence[Any]) -> None:
+    out.table(
+        ["task id", "name", "assignee", "candidate groups", "due"],
+        [(t.id, t.name, t.assignee, ",".join(t.candidate_groups), when(t.due)) for t in found],
+        empty="(no open tasks)",
     )
 
 
-def cmd_migrate(args: argparse.Namespace) -> None:
-    with _engine(args):
-        print("database is at the newest schema revision")
+@app.command()
+@click.argument("task_id")
+@variables_option
+def complete(task_id: str, var: tuple[str, ...]) -> None:
+    """Complete a user task."""
+    out = output()
+    with open_engine() as engine:
+        as_user(engine).complete_task(task_id, variables(var))
+    if out.json:
+        out.data({"completed": task_id})
+    else:
+        out.print(f"completed {task_id}")
 
 
-def cmd_serve(args: argparse.Namespace) -> None:
+# -- operating -------------------------------------------------------------------------------
+
+
+@app.command("history-level")
+@click.argument("level", required=False, type=click.Choice(["none", "activity", "audit", "full"]))
+def history_level(level: str | None) -> None:
+    """Show the history level, or rebuild history at another one (nothing is lost).
+
+    With LEVEL, every table is rebuilt from the event log at LEVEL and the level recorded:
+    raising it fills history for the past too. Stop other engines on the database first.
+    """
+    out = output()
+    with open_engine() as engine:
+        before = engine.history_level
+        report = None if level is None else engine.set_history_level(level)
+    if out.json:
+        out.data({"level": level or before, "before": before, "rebuild": report})
+    elif report is None:
+        out.print(before)
+    else:
+        out.print(
+            f"history level {before} -> {level}: rebuilt from {report.commits:,} commits "
+            f"({report.events:,} events, {report.rows_written:,} rows written)"
+        )
+
+
+@app.command()
+def migrate() -> None:
+    """Upgrade the database schema to the newest revision."""
+    from flowledger import migrations
+
+    out = output()
+    with open_engine():
+        pass  # opening an engine upgrades the schema
+    revision = migrations.head_revision()
+    if out.json:
+        out.data({"revision": revision})
+    else:
+        out.print(f"database is at the newest schema revision ({revision})")
+
+
+@app.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to bind")
+@click.option("--port", type=int, default=8080, show_default=True)
+@click.option("--users", metavar="FILE", help="users file: require HTTP Basic auth")
+@click.option("--insecure", is_flag=True, help="allow a non-loopback address without auth")
+@click.option(
+    "--history-mode", type=click.Choice(["inline", "async"]), default="inline", show_default=True
+)
+@click.option("--max-body-mb", type=int, default=16, show_default=True, help="body limit (MiB)")
+@click.option(
+    "--no-job-executor",
+    is_flag=True,
+    help="run no timers or asynchronous jobs here (another process runs them)",
+)
+def serve(
+    host: str,
+    port: int,
+    users: str | None,
+    insecure: bool,
+    history_mode: str,
+    max_body_mb: int,
+    no_job_executor: bool,
+) -> None:
+    """Serve the Camunda REST API (engine-rest) over HTTP."""
     # Imported here: the other commands should not pay for loading the web stack.
     from flowledger.rest.auth import Users, require_private
-    from flowledger.rest.server import check_binding, serve
+    from flowledger.rest.server import check_binding
+    from flowledger.rest.server import serve as serve_http
 
-    users = None
-    if args.users:
-        require_private(args.users)  # before reading it, as ssh does a private key
-        users = Users.load(args.users)
-    check_binding(args.host, users, args.insecure)  # refuse before touching the database
-    engine = Engine(
-        args.db,
-        allow_scripts=args.allow_scripts,
-        history_mode=args.history_mode,
-        job_executor=not args.no_job_executor,
-    )
+    accounts = None
+    if users:
+        require_private(users)  # before reading it, as ssh does a private key
+        accounts = Users.load(users)
+    check_binding(host, accounts, insecure)  # refuse before touching the database
+    engine = open_engine(history_mode=history_mode, job_executor=not no_job_executor)
     try:
-        serve(
+        serve_http(
             engine,
-            host=args.host,
-            port=args.port,
-            users=users,
-            insecure=args.insecure,
-            max_body_bytes=args.max_body_mb * 1024 * 1024,
+            host=host,
+            port=port,
+            users=accounts,
+            insecure=insecure,
+            max_body_bytes=max_body_mb * 1024 * 1024,
         )
     finally:
         engine.close()
 
 
-def cmd_users_add(args: argparse.Namespace) -> None:
+@app.group("users")
+def users_group() -> None:
+    """Manage the users file of `serve --users`."""
+
+
+@users_group.command("add")
+@click.argument("name")
+@click.option("--file", "file", required=True, metavar="FILE", help="the users file")
+@click.option("--password-stdin", is_flag=True, help="read the password from stdin")
+def users_add(name: str, file: str, password_stdin: bool) -> None:
+    """Add or replace a user (password hashed with scrypt)."""
     from flowledger.rest.auth import add_user
 
-    if args.password_stdin:
+    if password_stdin:
         password = sys.stdin.readline().rstrip("\n")
     else:
-        password = getpass.getpass(f"password for {args.name}: ")
+        password = getpass.getpass(f"password for {name}: ")
     if not password:
-        raise SystemExit("error: empty password")
-    add_user(args.file, args.name, password)
-    print(f"user {args.name} written to {args.file}")
+        raise click.BadParameter("empty password")
+    add_user(file, name, password)
+    print(f"user {name} written to {file}")
 
 
 BENCH_FROM_SOURCE = (
@@ -334,190 +410,73 @@ BENCH_FROM_SOURCE = (
 )
 
 
-def cmd_bench(args: argparse.Namespace) -> None:
-    from flowledger.tools.bench import cli as bench_cli
-    from flowledger.tools.bench.errors import BenchError
-
-    try:
-        status = bench_cli.run(args)
-    except BenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise SystemExit(1) from None
-    if status:
-        raise SystemExit(status)
-
-
-def cmd_bench_missing(args: argparse.Namespace) -> None:
-    print(f"error: {BENCH_FROM_SOURCE}", file=sys.stderr)
-    raise SystemExit(2)
-
-
-def _add_bench(sub: Any) -> None:
-    """`flowledger bench`, when the benchmark is there (a source checkout, not the wheel)."""
-    help_text = "benchmark against SpiffWorkflow (temporary SQLite files; --db is not used)"
+@app.command(
+    context_settings={"ignore_unknown_options": True, "help_option_names": []},
+)
+@click.argument("arguments", nargs=-1, type=click.UNPROCESSED)
+def bench(arguments: tuple[str, ...]) -> None:
+    """Benchmark against SpiffWorkflow (source checkout only; `flowledger bench --help`)."""
     try:
         from flowledger.tools.bench import cli as bench_cli
     except ImportError:
-        p = sub.add_opaque_parser("bench", help="(source checkout only) " + help_text)
-        p.set_defaults(func=cmd_bench_missing)
-        return
-    p = sub.add_parser("bench", help=help_text)
-    bench_cli.add_arguments(p)
-    p.set_defaults(func=cmd_bench)
+        print(f"error: {BENCH_FROM_SOURCE}", file=sys.stderr)
+        raise SystemExit(2) from None
+    bench_cli.main(list(arguments))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="flowledger",
-        description="An event-sourced BPMN engine that speaks Camunda 7.",
-    )
-    _add_global_options(parser, default=os.environ.get("FLOWLEDGER_DB", DEFAULT_DB))
-    # The same options after the subcommand (`flowledger serve --db URL`, as the README writes
-    # it): SUPPRESS leaves the value given before the subcommand, or its default, in place.
-    global_options = argparse.ArgumentParser(add_help=False)
-    _add_global_options(global_options, default=argparse.SUPPRESS)
-    sub = _Subcommands(parser.add_subparsers(dest="command", required=True), global_options)
-
-    sub.add_parser("example", help="walk through an invoice example end to end").set_defaults(
-        func=cmd_example
-    )
-    p = sub.add_parser("deploy", help="deploy BPMN files")
-    p.add_argument("files", nargs="+")
-    p.add_argument("--name")
-    p.add_argument("--duplicate-filtering", action="store_true")
-    p.set_defaults(func=cmd_deploy)
-    p = sub.add_parser("start", help="start the latest version of a process")
-    p.add_argument("key")
-    p.add_argument("--var", action="append", metavar="NAME=VALUE")
-    p.add_argument("--business-key")
-    p.set_defaults(func=cmd_start)
-    p = sub.add_parser("tasks", help="list open user tasks")
-    p.add_argument("--instance")
-    p.add_argument("--assignee")
-    p.add_argument("--candidate-group")
-    p.add_argument("--candidate-user")
-    p.set_defaults(func=cmd_tasks)
-    p = sub.add_parser("complete", help="complete a user task")
-    p.add_argument("task_id")
-    p.add_argument("--var", action="append", metavar="NAME=VALUE")
-    p.set_defaults(func=cmd_complete)
-    p = sub.add_parser("history", help="history of a process instance")
-    p.add_argument("instance_id")
-    p.set_defaults(func=cmd_history)
-    p = sub.add_parser("events", help="recorded events of an instance or deployment")
-    p.add_argument("stream_id")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_events)
-    p = sub.add_parser("replay", help="state of an instance, replayed from its events")
-    p.add_argument("instance_id")
-    p.add_argument("--until", type=int, metavar="POSITION")
-    p.set_defaults(func=cmd_replay)
-    p = sub.add_parser("verify", help="check hash chains, replay, and rebuilt tables")
-    p.add_argument(
-        "--expect-anchor",
-        metavar="POSITION:DIGEST",
-        help="an anchor an earlier verify printed (kept outside the database): the log up to "
-        "that position must still digest to it",
-    )
-    p.set_defaults(func=cmd_verify)
-    p = sub.add_parser(
-        "history-level",
-        help="show the history level, or rebuild history at another one (nothing is lost)",
-        description="Without LEVEL, print the level the history tables are built at. With it, "
-        "rebuild every table from the event log at LEVEL and record it: raising the level "
-        "fills history for the past too. Stop other engines on the database first.",
-    )
-    p.add_argument("level", nargs="?", choices=["none", "activity", "audit", "full"])
-    p.set_defaults(func=cmd_history_level)
-    sub.add_parser("migrate", help="upgrade the database schema").set_defaults(func=cmd_migrate)
-    p = sub.add_parser("serve", help="serve the Camunda REST API (engine-rest) over HTTP")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
-    p.add_argument("--users", metavar="FILE", help="users file: require HTTP Basic auth")
-    p.add_argument(
-        "--insecure",
-        action="store_true",
-        help="allow a non-loopback address without authentication",
-    )
-    p.add_argument("--history-mode", choices=["inline", "async"], default="inline")
-    p.add_argument("--max-body-mb", type=int, default=16, help="request body limit (MiB)")
-    p.add_argument(
-        "--no-job-executor",
-        action="store_true",
-        help="run no timers or asynchronous jobs in this process (another one runs them)",
-    )
-    p.set_defaults(func=cmd_serve)
-    p = sub.add_parser("users", help="manage the users file of `serve --users`")
-    users_sub = p.add_subparsers(dest="users_command", required=True)
-    p = users_sub.add_parser("add", help="add or replace a user (password hashed with scrypt)")
-    p.add_argument("name")
-    p.add_argument("--file", required=True, metavar="FILE")
-    p.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
-    p.set_defaults(func=cmd_users_add)
-    _add_bench(sub)
-    return parser
+# -- entry point -----------------------------------------------------------------------------
 
 
-def _add_global_options(parser: argparse.ArgumentParser, *, default: Any) -> None:
-    parser.add_argument(
-        "--db",
-        default=default,
-        help="SQLAlchemy database URL (default: $FLOWLEDGER_DB or sqlite:///flowledger.db)",
-    )
-    parser.add_argument(
-        "--allow-scripts",
-        action="store_true",
-        default=False if default is not argparse.SUPPRESS else argparse.SUPPRESS,
-        help="allow scriptFormat=python in models",
-    )
+_ready: list[click.Group] = []
 
 
-class _Subcommands:
-    """Adds every subcommand with the global options as a parent."""
+def command() -> click.Group:
+    """The command group, with the global options on it and on every subcommand."""
+    if not _ready:
+        from . import cli_audit  # noqa: F401  (registers its commands on `app`)
 
-    def __init__(self, actions: Any, parent: argparse.ArgumentParser) -> None:
-        self._actions = actions
-        self._parent = parent
-
-    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = self._actions.add_parser(
-            name, parents=[self._parent], **kwargs
-        )
-        return parser
-
-    def add_opaque_parser(self, name: str, help: str) -> argparse.ArgumentParser:
-        """A subcommand that takes whatever follows it, options included, without parsing."""
-        parser: argparse.ArgumentParser = self._actions.add_parser(
-            name, help=help, add_help=False, prefix_chars="\0"
-        )
-        parser.add_argument("arguments", nargs="*")
-        return parser
+        app.params.extend(_global_options(json_output=True))
+        for name, sub in app.commands.items():
+            if name not in NO_GLOBALS:
+                sub.params.extend(_global_options(json_output=name in JSON_COMMANDS))
+        _ready.append(app)
+    return app
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        args.func(args)
+        status = command().main(args=args, prog_name="flowledger", standalone_mode=False)
         sys.stdout.flush()
     except BrokenPipeError:
         # `flowledger events ID | head`: the reader has gone, which is not an error. Point stdout
         # at /dev/null so that the interpreter's own flush at exit does not complain again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(0) from None
-    except FlowledgerError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise SystemExit(1) from None
-    except OSError as exc:
+    except click.ClickException as exc:
+        exc.show()
+        raise SystemExit(exc.exit_code) from None
+    except click.Abort:
+        print("aborted", file=sys.stderr)
+        raise SystemExit(130) from None
+    except (FlowledgerError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
     except Exception as exc:
-        from flowledger.rest.auth import UsersFileError, UsersFileExposed
-        from flowledger.rest.server import ServeError
-
-        if isinstance(exc, ServeError | UsersFileError):
-            print(f"error: {exc}", file=sys.stderr)
-            raise SystemExit(2 if isinstance(exc, UsersFileExposed) else 1) from None
+        _known_failure(exc)
         raise
+    if isinstance(status, int) and status:
+        raise SystemExit(status)
+
+
+def _known_failure(exc: Exception) -> None:
+    """Errors of `serve` and `users` that name their own cause: one line, no traceback."""
+    from flowledger.rest.auth import UsersFileError, UsersFileExposed
+    from flowledger.rest.server import ServeError
+
+    if isinstance(exc, ServeError | UsersFileError):
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2 if isinstance(exc, UsersFileExposed) else 1) from None
 
 
 if __name__ == "__main__":

@@ -78,6 +78,7 @@ class Audit:
                         command_type=commit.command_type,
                         actor=commit.actor,
                         payload=payload,
+                        via=commit.via,
                     )
                 )
         return out
@@ -127,6 +128,28 @@ class Audit:
         for stream_id in verifier.stale:
             self._repository.forget(stream_id)
         return report
+
+    def head(self, progress: Callable[[int, int], None] | None) -> views.LogHead:
+        """The anchor of the whole log as it is now, after the log's own checks (a damaged log
+        is reported, not anchored silently): what an operator keeps outside the database."""
+        with self._db.read() as conn:
+            total = self._store.commit_count(conn)
+            checker = self._store.log_checker(conn)
+            done = 0
+            for commit in self._store.read_all(conn):
+                checker.check(commit)
+                done += 1
+                if progress is not None and done % 1000 == 0:
+                    progress(done, total)
+            anchor = checker.finish(self._store.head_position(conn))
+        if progress is not None:
+            progress(done, total)
+        return views.LogHead(
+            anchor=str(anchor),
+            position=anchor.position,
+            commits=done,
+            problems=[str(p) for p in checker.problems],
+        )
 
     def rebuild_projections(self, history_level: str | None = None) -> views.RebuildReport:
         """Every projected table rebuilt from the log; at `history_level` when given, which is

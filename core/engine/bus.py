@@ -42,6 +42,11 @@ R = TypeVar("R")
 
 MAX_ATTEMPTS = 5  # decisions on moved state before a command gives up
 
+# The channels a command comes through, recorded as `via` beside its actor. The REST layer
+# (`rest`) and the command line (`cli`) name their own.
+VIA_PYTHON = "python"  # the library, called directly
+VIA_JOB_EXECUTOR = "job-executor"  # a job the background executor leased
+
 
 @dataclass(frozen=True, slots=True)
 class Handler(Generic[C, R]):
@@ -90,7 +95,12 @@ class CommandBus:
         self._listeners.append(listener)
 
     def execute(
-        self, command: Command, *, command_id: str | None = None, actor: str | None = None
+        self,
+        command: Command,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+        via: str | None = None,
     ) -> Any:
         """The command's result. A command that lost the race for its streams on every attempt
         raises ConcurrencyError, or answers its handler's `lost_race()`."""
@@ -110,7 +120,7 @@ class CommandBus:
         except RecursionError:
             payload = None  # a value nested too deeply: the handler's checks name it
         if self._groups is not None:
-            return self._execute_in_group(self._groups, handler, command, cid, payload, actor)
+            return self._execute_in_group(self._groups, handler, command, cid, payload, actor, via)
         with self._db.command():
             for attempt in range(MAX_ATTEMPTS):
                 now = self._clock.now()
@@ -121,7 +131,7 @@ class CommandBus:
                     try:
                         if handler.exclusive:
                             with self._db.write() as conn:
-                                unit = UnitOfWork(self._wiring, conn, now, cid, uuid7, actor)
+                                unit = UnitOfWork(self._wiring, conn, now, cid, uuid7, actor, via)
                                 result = self._decide(handler, unit, command)
                                 stored = self._commit(
                                     unit, conn, command, payload, result, actor, check_heads=False
@@ -131,7 +141,7 @@ class CommandBus:
                             # append checks every stream's head, so a decision on moved state is
                             # retried.
                             with self._db.snapshot() as rconn:
-                                unit = UnitOfWork(self._wiring, rconn, now, cid, uuid7, actor)
+                                unit = UnitOfWork(self._wiring, rconn, now, cid, uuid7, actor, via)
                                 result = self._decide(handler, unit, command)
                             with self._db.write() as conn:
                                 stored = self._commit(
@@ -164,7 +174,7 @@ class CommandBus:
                 except FlowledgerError as exc:
                     if unit is not None:
                         unit.discard()
-                    self._reject(cid, command, exc, now, actor)
+                    self._reject(cid, command, exc, now, actor, via)
                     raise
                 except BaseException:
                     if unit is not None:
@@ -186,6 +196,7 @@ class CommandBus:
         cid: str,
         payload: bytes | None,
         actor: str | None,
+        via: str | None,
     ) -> Any:
         """Decide and append inside a shared write transaction (SQLite): the command sees every
         commit before it, those of its group included, so it never loses a race."""
@@ -194,7 +205,7 @@ class CommandBus:
         def work(conn: Connection) -> tuple[Any, list[StoredCommit]]:
             nonlocal unit
             # The clock is read in the group's order: recorded times rise with positions.
-            unit = UnitOfWork(self._wiring, conn, self._clock.now(), cid, uuid7, actor)
+            unit = UnitOfWork(self._wiring, conn, self._clock.now(), cid, uuid7, actor, via)
             if payload is not None:
                 refuse_nul_in_ids(payload, command)
             result = self._decide(handler, unit, command)
@@ -205,7 +216,7 @@ class CommandBus:
             if isinstance(exc, FlowledgerError) and unit is not None:
                 # IntegrityError: the same command id was recorded by an earlier attempt.
                 with suppress(IntegrityError):
-                    self._record_rejection(conn, cid, command, exc, unit.ctx.now, actor)
+                    self._record_rejection(conn, cid, command, exc, unit.ctx.now, actor, unit.via)
 
         try:
             result, stored = groups.run(work, undo)
@@ -283,17 +294,24 @@ class CommandBus:
                 first_position=stored[0].first_position if stored else None,
                 last_position=stored[-1].last_position if stored else None,
                 actor=actor,
+                via=unit.via,
             ),
         )
         return stored
 
     def _reject(
-        self, cid: str, command: Command, exc: Exception, now: datetime, actor: str | None
+        self,
+        cid: str,
+        command: Command,
+        exc: Exception,
+        now: datetime,
+        actor: str | None,
+        via: str | None,
     ) -> None:
         """A rejected command leaves exactly one trace: its row in the command log."""
         try:
             with self._db.write() as conn:
-                self._record_rejection(conn, cid, command, exc, now, actor)
+                self._record_rejection(conn, cid, command, exc, now, actor, via)
         except IntegrityError:
             pass  # the same command id was recorded by a concurrent attempt
 
@@ -305,6 +323,7 @@ class CommandBus:
         exc: Exception,
         now: datetime,
         actor: str | None,
+        via: str | None,
     ) -> None:
         """The rejected command's row in the command log, in `conn`'s transaction."""
         try:
@@ -323,6 +342,7 @@ class CommandBus:
                 received_at=now,
                 reason=f"{type(exc).__name__}: {exc}"[:4000],
                 actor=recordable_actor(actor),
+                via=via,
             ),
         )
 

@@ -19,24 +19,27 @@ from typing import Any, cast
 from sqlalchemy.engine import Connection
 
 from flowledger import migrations
+from flowledger.core import audit_trail, views
 from flowledger.core import commands as cmd
-from flowledger.core import views
 from flowledger.core.clock import Clock, SystemClock, truncate_ms
 from flowledger.core.errors import JobFailure, NotFound, Rejected, SchemaMismatch
+from flowledger.core.limits import MAX_VIA, check_text
 from flowledger.core.state import InstanceState
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.eventlog import EventStore
 from flowledger.projections.changes import SqlRowStore
 
 from .audit import Audit
-from .bus import CommandBus
+from .bus import VIA_JOB_EXECUTOR, VIA_PYTHON, CommandBus
 from .checkpointer import Checkpointer
 from .codec import make_codec
 from .connections import Connections
 from .database import create_database, is_memory_url, sqlite_file
 from .handlers import AFTER_DECISION, HANDLERS
 from .history_lifecycle import HistoryLifecycle, check_mode, resolve_level
+from .inspection import Inspection, PointInTime
 from .job_executor import JobExecutor, JobExecutorHealth, JobExecutorSettings
+from .packages import Packages
 from .queries import Queries
 from .repository import Repository
 from .state_cache import DEFAULT_MAX_BYTES
@@ -121,7 +124,10 @@ class Engine:
         self._audit = Audit(
             self._db, self._store, self._codec, rows, self._repository, self._history
         )
+        self._inspection = Inspection(self._db, self._store, self._repository)
+        self._packages = Packages(self._db, self._store, self._repository, self._audit)
         self._actor: str | None = None  # recorded with commands that name no actor of their own
+        self._via = VIA_PYTHON  # the channel commands came through (`acting_as` changes it)
         self._owner = True  # False for a view (acting_as): it closes nothing
         # Threads that run due jobs in the background (`flowledger serve` turns them on).
         self._job_executor: JobExecutor | None = None
@@ -154,14 +160,18 @@ class Engine:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def acting_as(self, actor: str | None) -> Engine:
+    def acting_as(self, actor: str | None, via: str | None = None) -> Engine:
         """A view of this engine whose commands record `actor` as who issued them, unless a
-        call names its own `actor=` (the REST layer's authenticated user, for every endpoint).
+        call names its own `actor=` (the REST layer's authenticated user, for every endpoint),
+        and `via` (`rest`, `cli`, ...; at most 32 characters) as the channel they came through.
 
         The view shares everything with this engine (bus, repository, caches, connections,
         delegates, listeners) and owns nothing: closing it closes nothing."""
+        if via is not None:
+            check_text("via", via, MAX_VIA)
         view = copy.copy(self)
         view._actor = actor
+        view._via = self._via if via is None else via
         view._owner = False
         return view
 
@@ -212,10 +222,15 @@ class Engine:
         with self._db.read() as conn:
             return self._store.head_position(conn)
 
-    def _run(self, command: cmd.Command, command_id: str | None, actor: str | None) -> Any:
+    def _run(
+        self, command: cmd.Command, command_id: str | None, actor: str | None, via: str = ""
+    ) -> Any:
         """Hand the command to the bus, recorded as issued by `actor` or else this view's."""
         return self._bus.execute(
-            command, command_id=command_id, actor=self._actor if actor is None else actor
+            command,
+            command_id=command_id,
+            actor=self._actor if actor is None else actor,
+            via=via or self._via,
         )
 
     def _run_for_worker(self, command: cmd.Command, command_id: str | None, worker_id: str) -> Any:
@@ -224,6 +239,7 @@ class Engine:
             command,
             command_id=command_id,
             actor=worker_id if self._actor is None else self._actor,
+            via=self._via,
         )
 
     # -- repository ------------------------------------------------------------------------
@@ -831,14 +847,14 @@ class Engine:
             self._record_failure(failure, actor)
             raise
 
-    def _record_failure(self, failure: JobFailure, actor: str | None) -> None:
+    def _record_failure(self, failure: JobFailure, actor: str | None, via: str = "") -> None:
         command = cmd.HandleJobFailure(
             job_id=failure.job_id,
             error_message=failure.message,
             stacktrace=failure.stacktrace,
             failed_activity_id=failure.failed_activity_id,
         )
-        self._run(command, None, actor)
+        self._run(command, None, actor, via)
 
     def start_job_executor(self, settings: JobExecutorSettings | None = None) -> None:
         """Run due jobs in background threads from now on (`Engine(job_executor=True)` does this
@@ -854,9 +870,9 @@ class Engine:
     def _run_leased_job(self, job_id: str) -> bool:
         """The job executor's way to run a job it leased: False when it failed (recorded)."""
         try:
-            self._run(cmd.ExecuteJob(job_id=job_id), None, None)
+            self._run(cmd.ExecuteJob(job_id=job_id), None, None, VIA_JOB_EXECUTOR)
         except JobFailure as failure:
-            self._record_failure(failure, None)
+            self._record_failure(failure, None, VIA_JOB_EXECUTOR)
             return False
         except NotFound:
             pass  # gone meanwhile: another executor ran it, or its activity ended
@@ -986,6 +1002,29 @@ class Engine:
         """The instance's state as it was right after the event at `until_position` (or now)."""
         return self._audit.replay(process_instance_id, until_position)
 
+    def state_at(
+        self,
+        process_instance_id: str,
+        *,
+        position: int | None = None,
+        moment: datetime | None = None,
+    ) -> PointInTime:
+        """The instance as it was after its last event at or before `position` (a log position)
+        or recorded at or before `moment`: the state, and where and when that event is. A
+        point beyond the log's end or before the instance began is refused (InvalidValue)."""
+        return self._inspection.state_at(process_instance_id, position=position, moment=moment)
+
+    def timeline(self, process_instance_id: str) -> list[audit_trail.TimelineEntry]:
+        """What happened to the instance, step by step: when, at which activity, who did it
+        (actor and channel) and which variables changed. Read from the log, so it is complete
+        at every history level."""
+        return self._inspection.timeline(process_instance_id)
+
+    def why(self, process_instance_id: str, position: int) -> list[audit_trail.Cause]:
+        """The command that wrote the event at `position`, then the command that created what
+        that one acted on (the task, job, subscription, ...), back to the instance's start."""
+        return self._inspection.why(process_instance_id, position)
+
     def verify(
         self,
         *,
@@ -1000,6 +1039,24 @@ class Engine:
         outside the database); the log up to that position must still digest to it.
         `progress(commits done, commits in the log)` is called as the log is read."""
         return self._audit.verify(expect_anchor, progress)
+
+    def export_instance(self, process_instance_id: str, path: str | Path) -> views.PackageSummary:
+        """Write the instance's audit package to `path`: its commits (and those of the instances
+        it called and of their deployments) with hashes and chain heads, their commands, the
+        definition files and this engine's version."""
+        return self._packages.export(process_instance_id, Path(path))
+
+    def import_package(self, path: str | Path) -> views.PackageSummary:
+        """Load an audit package after checking every hash in it (nothing is written when one
+        fails), then rebuild the tables: the instance replays, shows its history and verifies
+        here as where it was exported. The log must end before the package's first position
+        (a fresh database); InvalidValue says what is wrong otherwise."""
+        return self._packages.load(Path(path))
+
+    def head(self, progress: Callable[[int, int], None] | None = None) -> views.LogHead:
+        """The log's anchor now (`POSITION:DIGEST`): kept outside the database, a later
+        `verify(expect_anchor=...)` proves nothing up to it was rewritten since."""
+        return self._audit.head(progress)
 
     def rebuild_projections(self) -> views.RebuildReport:
         """Rewrite every ACT_* table from the log, in one transaction: for a schema change, or

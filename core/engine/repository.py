@@ -218,6 +218,10 @@ class Repository:
 
     # -- the log read back -----------------------------------------------------------------
 
+    def decode(self, events: bytes) -> list[ev.Event]:
+        """A commit's events, decoded (upcast to the current event schema)."""
+        return self._codec.decode(events)
+
     def stream(self, conn: Connection, stream_id: str) -> list[tuple[StoredCommit, list[ev.Event]]]:
         """Every commit of a stream with its events, in order."""
         return [
@@ -232,6 +236,8 @@ class Repository:
         folded from the whole stream: never the cache, never a snapshot."""
         state: InstanceState | None = None
         for commit in self._store.read_stream(conn, stream_id):
+            if until_position is not None and commit.first_position > until_position:
+                break  # nothing later is decoded: a replay to an early point stays quick
             for i, event in enumerate(self._codec.decode(commit.events)):
                 if until_position is not None and commit.first_position + i > until_position:
                     break

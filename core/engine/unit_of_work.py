@@ -57,8 +57,10 @@ class UnitOfWork:
         command_id: str,
         new_id: Callable[[], str],
         actor: str | None = None,
+        via: str | None = None,
     ) -> None:
         self._wiring = wiring
+        self.via = via
         self.conn = conn
         self.store = wiring.store
         self.repository = wiring.repository
@@ -215,6 +217,7 @@ class UnitOfWork:
             command_id=self.command_id,
             command_type=command_type,
             actor=actor,
+            via=self.via,
         )
 
     def publish(self, stored: list[StoredCommit]) -> None:

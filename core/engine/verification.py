@@ -25,7 +25,6 @@ from flowledger.eventlog import (
     CommandLogChecker,
     EventStore,
     LogAnchor,
-    LogChecker,
     LogProblem,
     StoredCommit,
 )
@@ -189,7 +188,7 @@ class Verifier:
         shadows = ShadowTables(TABLES)
         shadows.create(conn)
         try:
-            log = LogChecker(expect_anchor)
+            log = self.store.log_checker(conn, expect_anchor)
             commands = CommandLogChecker(self.store, conn)
             replay = _Replay(
                 self.repository,

@@ -211,13 +211,16 @@ def test_payloads_swapped_between_two_commits_of_a_stream_are_reported(
         assert any(p.startswith("hash:") for p in found), problems
 
 
+@pytest.mark.parametrize(
+    "edit", ["actor = 'mallory'", "via = 'rest'", "via = NULL"], ids=["actor", "via", "no-via"]
+)
 def test_edited_commit_metadata_is_reported(
-    engine: Engine, scenario: Scenario, sql: sa.Engine
+    engine: Engine, scenario: Scenario, sql: sa.Engine, edit: str
 ) -> None:
     with sql.begin() as conn:
         target = commits(conn, scenario.open)[-1]
         conn.execute(
-            sa.text("UPDATE event_log SET actor = 'mallory' WHERE first_position = :p"),
+            sa.text(f"UPDATE event_log SET {edit} WHERE first_position = :p"),
             {"p": target.first_position},
         )
     problems = engine.verify().problems

@@ -3,6 +3,7 @@ subcommand, and output piped into a reader that stops early (`| head`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from flowledger import Engine
-from flowledger.tools.cli import build_parser, main
+from flowledger.tools.cli import main
 
 INVOICE = Path(__file__).resolve().parents[2] / "tools" / "examples" / "invoice.bpmn"
 
@@ -19,30 +20,84 @@ INVOICE = Path(__file__).resolve().parents[2] / "tools" / "examples" / "invoice.
 @pytest.mark.parametrize(
     "argv",
     [
-        ["--db", "sqlite:///a.db", "serve", "--port", "9"],
-        ["serve", "--db", "sqlite:///a.db", "--port", "9"],
-        ["serve", "--port", "9", "--db", "sqlite:///a.db"],
+        ["--db", "sqlite:///{dir}/a.db", "events", "{deployment}"],
+        ["events", "--db", "sqlite:///{dir}/a.db", "{deployment}"],
+        ["events", "{deployment}", "--db", "sqlite:///{dir}/a.db"],
     ],
 )
-def test_the_database_may_be_named_before_or_after_the_subcommand(argv: list[str]) -> None:
-    args = build_parser().parse_args(argv)
+def test_the_database_may_be_named_before_or_after_the_subcommand(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Engine(f"sqlite:///{tmp_path / 'a.db'}") as engine:
+        deployment = engine.deploy(INVOICE)
+    args = [a.format(dir=tmp_path, deployment=deployment.id) for a in argv]
 
-    assert (args.command, args.db, args.port) == ("serve", "sqlite:///a.db", 9)
+    main(args)
+
+    assert "DeploymentCreated" in capsys.readouterr().out
 
 
-def test_an_option_after_the_subcommand_wins_over_one_before_it() -> None:
-    args = build_parser().parse_args(["--db", "sqlite:///a.db", "tasks", "--db", "sqlite:///b.db"])
+def test_an_option_after_the_subcommand_wins_over_one_before_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = f"sqlite:///{tmp_path / 'a.db'}", f"sqlite:///{tmp_path / 'b.db'}"
+    with Engine(b) as engine:
+        engine.deploy(INVOICE)
 
-    assert args.db == "sqlite:///b.db"
+    main(["--db", a, "deploy", str(INVOICE), "--db", b, "--json"])
+
+    with Engine(b) as engine:
+        assert [d.version for d in engine.process_definitions()] == [1, 2]
+    with Engine(a) as engine:
+        assert engine.process_definitions() == []
 
 
-def test_without_db_the_environment_or_the_default_applies(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FLOWLEDGER_DB", "sqlite:///from-env.db")
+def test_without_db_the_environment_applies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'from-env.db'}"
+    monkeypatch.setenv("FLOWLEDGER_DB", url)
 
-    assert build_parser().parse_args(["tasks"]).db == "sqlite:///from-env.db"
-    assert build_parser().parse_args(["tasks", "--allow-scripts"]).allow_scripts is True
-    assert build_parser().parse_args(["--allow-scripts", "tasks"]).allow_scripts is True
-    assert build_parser().parse_args(["tasks"]).allow_scripts is False
+    main(["deploy", str(INVOICE)])
+
+    with Engine(url) as engine:
+        assert [d.key for d in engine.process_definitions()] == ["invoice"]
+
+
+def test_json_and_allow_scripts_go_on_either_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'j.db'}"
+    main(["--json", "--db", url, "tasks"])
+    assert json.loads(capsys.readouterr().out) == []
+    main(["tasks", "--db", url, "--json", "--allow-scripts"])
+    assert json.loads(capsys.readouterr().out) == []
+
+
+def test_a_bad_option_is_a_usage_error_not_a_traceback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["tasks", "--no-such-option"])
+
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "No such option '--no-such-option'" in err
+    assert "Traceback" not in err
+
+
+def test_shell_completion_lists_the_subcommands(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "_FLOWLEDGER_COMPLETE": "bash_complete",
+        "COMP_WORDS": "flowledger re",
+        "COMP_CWORD": "1",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "flowledger"], env=env, capture_output=True, text=True, timeout=60
+    )
+
+    assert "replay" in done.stdout
 
 
 def test_deploy_with_db_after_the_subcommand_writes_that_database(

@@ -1,0 +1,288 @@
+"""An instance's log read as a person reads it: a timeline of what happened, when and by whom,
+and the chain of causes behind any one event.
+
+Pure: it reads the commits and events an instance stream holds and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from flowledger.core import events as ev
+from flowledger.core.variables import StoredValue
+
+# Bookkeeping of executions and joins: no person asked for them, and the timeline omits them.
+_QUIET = (ev.ExecutionCreated, ev.ExecutionRemoved, ev.ExecutionReplaced, ev.TokenWaitingAtJoin)
+# Payload fields that name an entity an earlier commit of the stream created.
+_REFERENCES = ("job_id", "task_id", "external_task_id", "subscription_id", "incident_id")
+_CREATES = {
+    ev.JobCreated: "job_id",
+    ev.UserTaskCreated: "task_id",
+    ev.ExternalTaskCreated: "external_task_id",
+    ev.EventSubscriptionCreated: "subscription_id",
+    ev.IncidentCreated: "incident_id",
+}
+
+
+class Commit(msgspec.Struct, frozen=True):
+    """What the timeline needs of one commit: where it is, when, by whom, and its events."""
+
+    first_position: int
+    recorded_at: datetime
+    command_id: str
+    command_type: str
+    actor: str | None
+    via: str | None
+    events: Sequence[ev.Event]
+
+
+class TimelineEntry(msgspec.Struct, frozen=True):
+    """One thing that happened to an instance."""
+
+    position: int
+    time: datetime
+    activity_id: str | None
+    activity_name: str | None
+    what: str
+    actor: str | None
+    via: str | None
+    command_type: str
+    variables: dict[str, Any] = {}  # name -> new value (None when deleted)
+
+
+class Cause(msgspec.Struct, frozen=True):
+    """One link of the chain behind an event: the command that made it, and by whom."""
+
+    position: int  # the first position of the command's commit on this stream
+    recorded_at: datetime
+    command_id: str
+    command_type: str
+    actor: str | None
+    via: str | None
+    events: list[str]  # the types of the commit's events
+    because_of: str | None  # what the command acted on that an earlier commit created
+
+
+def shown_value(value: StoredValue) -> Any:
+    """A variable value as a person reads it: text and numbers as they are, Json decoded,
+    bytes by their size."""
+    if value.type in ("json", "object") and isinstance(value.value, str):
+        try:
+            return msgspec.json.decode(value.value)
+        except msgspec.DecodeError:
+            return value.value
+    if value.type in ("bytes", "file") and isinstance(value.value, str):
+        return f"<{len(value.value) * 3 // 4} bytes>"
+    return value.value
+
+
+def timeline(commits: Sequence[Commit]) -> list[TimelineEntry]:
+    """Every event a person would name, in order; variable changes join the line of the step
+    that made them (same commit), or stand on their own line."""
+    where = _Whereabouts()
+    out: list[TimelineEntry] = []
+    for commit in commits:
+        entry: TimelineEntry | None = None
+        for i, event in enumerate(commit.events):
+            where.learn(event)
+            if isinstance(event, _QUIET):
+                continue
+            if isinstance(event, ev.VariableSet | ev.VariableDeleted):
+                name, value = where.variable(event)
+                if entry is not None:
+                    entry.variables[name] = value
+                    continue
+                entry = _entry(commit, i, event, where, "variables changed")
+                entry.variables[name] = value
+                out.append(entry)
+                continue
+            entry = _entry(commit, i, event, where, _describe(event))
+            out.append(entry)
+    return out
+
+
+def causes(commits: Sequence[Commit], position: int) -> list[Cause]:
+    """The commit holding the event at `position`, then the commit that created what it acted
+    on, and so on back to the instance's start. Empty when no commit holds `position`."""
+    created: dict[str, int] = {}  # entity id -> index of the commit that created it
+    index: int | None = None
+    for n, commit in enumerate(commits):
+        if commit.first_position > position:
+            break
+        index = n
+        for event in commit.events:
+            field = _CREATES.get(type(event))
+            if field is not None:
+                created.setdefault(getattr(event, field), n)
+    if index is None or position >= commits[index].first_position + len(commits[index].events):
+        return []
+    chain: list[Cause] = []
+    seen: set[int] = set()
+    current: int | None = index
+    while current is not None and current not in seen:
+        seen.add(current)
+        commit = commits[current]
+        earlier, reason = _trigger(commit, created, current)
+        chain.append(
+            Cause(
+                position=commit.first_position,
+                recorded_at=commit.recorded_at,
+                command_id=commit.command_id,
+                command_type=commit.command_type,
+                actor=commit.actor,
+                via=commit.via,
+                events=[type(e).__name__ for e in commit.events],
+                because_of=reason,
+            )
+        )
+        current = earlier
+    return chain
+
+
+def _trigger(commit: Commit, created: dict[str, int], index: int) -> tuple[int | None, str | None]:
+    """The earlier commit that created the first entity this commit's events refer to."""
+    for event in commit.events:
+        for field in _REFERENCES:
+            entity = getattr(event, field, None)
+            if isinstance(entity, str):
+                origin = created.get(entity)
+                if origin is not None and origin < index:
+                    return origin, f"{field.removesuffix('_id').replace('_', ' ')} {entity}"
+    return None, None
+
+
+def _entry(
+    commit: Commit, i: int, event: ev.Event, where: _Whereabouts, what: str
+) -> TimelineEntry:
+    activity_id, activity_name = where.activity_of(event)
+    moment = getattr(event, "time", None)
+    return TimelineEntry(
+        position=commit.first_position + i,
+        time=moment if isinstance(moment, datetime) else commit.recorded_at,
+        activity_id=activity_id,
+        activity_name=activity_name,
+        what=what,
+        actor=commit.actor,
+        via=commit.via,
+        command_type=commit.command_type,
+        variables={},
+    )
+
+
+def _describe(event: ev.Event) -> str:
+    """The event as a short phrase, with the facts that matter to a reader."""
+    match event:
+        case ev.ProcessInstanceStarted():
+            key = f" (business key {event.business_key})" if event.business_key else ""
+            return f"instance started{key}"
+        case ev.ProcessInstanceCompleted():
+            return "instance completed"
+        case ev.ProcessInstanceTerminated():
+            return f"instance terminated: {event.reason}" if event.reason else "instance terminated"
+        case ev.ActivityStarted():
+            return f"{event.activity_type} started"
+        case ev.ActivityCompleted():
+            return "completed"
+        case ev.ActivityCanceled():
+            return "canceled"
+        case ev.UserTaskCreated():
+            return f"task created{_people(event.assignee, event.candidates)}"
+        case ev.TaskAssigned():
+            return f"task assigned to {event.assignee}" if event.assignee else "task unassigned"
+        case ev.TaskClaimed():
+            return f"task claimed by {event.user_id}"
+        case ev.TaskCompleted():
+            return "task completed"
+        case ev.TaskDeleted():
+            return f"task deleted: {event.reason}" if event.reason else "task deleted"
+        case ev.ExternalTaskCreated():
+            return f"external task on topic {event.topic}"
+        case ev.ExternalTaskLocked():
+            return f"external task locked by {event.worker_id}"
+        case ev.ExternalTaskFailed():
+            return f"external task failed ({event.retries} retries left): {event.error_message}"
+        case ev.JobCreated():
+            due = f" due {event.due_date:%Y-%m-%d %H:%M:%S}" if event.due_date else ""
+            return f"{event.job_type} job created{due}"
+        case ev.JobFailed():
+            return f"job failed ({event.retries} retries left): {event.error_message}"
+        case ev.IncidentCreated():
+            return f"{event.incident_type} incident: {event.message}"
+        case ev.BpmnErrorThrown():
+            return f"BPMN error {event.error_code} thrown"
+        case ev.MessageCorrelated():
+            return f"message {event.message_name} received"
+        case ev.SignalReceived():
+            return f"signal {event.signal_name} received"
+        case ev.SignalThrown():
+            return f"signal {event.signal_name} thrown"
+        case ev.EventSubscriptionCreated():
+            return f"waits for {event.event_type} {event.event_name}"
+        case ev.CalledInstanceStarted():
+            return f"called instance {event.called_process_instance_id}"
+    return _words(type(event).__name__)
+
+
+def _people(assignee: str | None, candidates: Sequence[ev.IdentityLink]) -> str:
+    if assignee:
+        return f", assignee {assignee}"
+    who = [c.group_id or c.user_id for c in candidates if c.type == "candidate"]
+    return f", candidates {', '.join(w for w in who if w)}" if who else ""
+
+
+def _words(name: str) -> str:
+    """`JobRetriesSet` -> `job retries set`."""
+    out: list[str] = []
+    for ch in name:
+        if ch.isupper() and out:
+            out.append(" ")
+        out.append(ch.lower())
+    return "".join(out)
+
+
+class _Whereabouts:
+    """Which activity each task, job, subscription, variable and execution belongs to, learnt
+    from the events as they pass."""
+
+    def __init__(self) -> None:
+        self._activities: dict[str, tuple[str, str | None]] = {}  # activity instance id
+        self._of_execution: dict[str, str] = {}  # execution id -> activity instance id
+        self._owned: dict[str, str] = {}  # task/job/... id -> activity instance id
+        self._variables: dict[str, str] = {}  # variable id -> name
+
+    def learn(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ActivityStarted):
+            self._activities[event.activity_instance_id] = (event.activity_id, event.activity_name)
+            self._of_execution[event.execution_id] = event.activity_instance_id
+            return
+        field = _CREATES.get(type(event))
+        ai = getattr(event, "activity_instance_id", None)
+        if field is not None and isinstance(ai, str):
+            self._owned[getattr(event, field)] = ai
+        if isinstance(event, ev.VariableSet):
+            self._variables[event.variable_id] = event.name
+
+    def variable(self, event: ev.VariableSet | ev.VariableDeleted) -> tuple[str, Any]:
+        if isinstance(event, ev.VariableSet):
+            return event.name, shown_value(event.value)
+        return self._variables.get(event.variable_id, event.variable_id), None
+
+    def activity_of(self, event: ev.Event) -> tuple[str | None, str | None]:
+        ai = getattr(event, "activity_instance_id", None)
+        if not isinstance(ai, str):
+            for field in _REFERENCES:
+                entity = getattr(event, field, None)
+                if isinstance(entity, str) and entity in self._owned:
+                    ai = self._owned[entity]
+                    break
+        if not isinstance(ai, str):
+            execution = getattr(event, "execution_id", None)
+            ai = self._of_execution.get(execution) if isinstance(execution, str) else None
+        if isinstance(ai, str) and ai in self._activities:
+            return self._activities[ai]
+        activity = getattr(event, "activity_id", None)
+        return (activity, None) if isinstance(activity, str) else (None, None)

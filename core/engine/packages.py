@@ -1,0 +1,164 @@
+"""Export an instance as an audit package, and load one into this database.
+
+An instance's package holds its stream, the streams of the instances it called (all the way
+down) and the streams of the deployments they run, with every command those commits carry. Its
+commits keep their positions and hashes; loaded here they replay, show their history and verify
+as on the original (`eventlog.package` describes the file).
+"""
+
+from __future__ import annotations
+
+from importlib import metadata
+from pathlib import Path
+
+from sqlalchemy.engine import Connection
+
+from flowledger.core import events as ev
+from flowledger.core import views
+from flowledger.core.errors import InvalidValue, NotFound
+from flowledger.eventlog import CommandRecord, EventStore, StoredCommit
+from flowledger.eventlog.package import PackageError, read_package, write_package
+
+from .audit import Audit
+from .connections import Connections
+from .history_lifecycle import wall_clock
+from .repository import Repository
+
+
+def engine_version() -> str:
+    try:
+        return metadata.version("flowledger")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class Packages:
+    """What `Engine.export_instance` and `Engine.import_package` do."""
+
+    def __init__(
+        self, db: Connections, store: EventStore, repository: Repository, audit: Audit
+    ) -> None:
+        self._db = db
+        self._store = store
+        self._repository = repository
+        self._audit = audit
+
+    def export(self, instance_id: str, path: Path) -> views.PackageSummary:
+        with self._db.read() as conn:
+            commits: list[StoredCommit] = []
+            resources: dict[str, bytes] = {}
+            pending, seen = [instance_id], set()
+            while pending:
+                stream_id = pending.pop()
+                if stream_id in seen:
+                    continue
+                seen.add(stream_id)
+                own = self._store.read_stream(conn, stream_id)
+                if not own:
+                    raise NotFound("Process instance", stream_id)
+                commits.extend(own)
+                for commit in own:
+                    for event in self._repository.decode(commit.events):
+                        if isinstance(event, ev.ProcessInstanceStarted):
+                            pending.append(event.deployment_id)
+                        elif isinstance(event, ev.CalledInstanceStarted):
+                            pending.append(event.called_process_instance_id)
+                        elif isinstance(event, ev.DeploymentCreated):
+                            if stream_id == instance_id:
+                                raise NotFound(
+                                    "Process instance", instance_id, "that is a deployment"
+                                )
+                            resources.update({r.name: _bytes(r) for r in event.resources})
+            commits.sort(key=lambda c: c.first_position)
+            commands = self._commands(conn, commits)
+        manifest = write_package(
+            path,
+            subject=instance_id,
+            engine_version=engine_version(),
+            created_at=wall_clock(),
+            commits=commits,
+            commands=commands,
+            resources=resources,
+        )
+        return views.PackageSummary(
+            path=str(path),
+            subject=instance_id,
+            streams=sorted(manifest.streams),
+            commits=manifest.commits,
+            commands=manifest.commands,
+            first_position=commits[0].first_position,
+            last_position=commits[-1].last_position,
+            engine_version=manifest.engine_version,
+        )
+
+    def load(self, path: Path) -> views.PackageSummary:
+        """Check the whole package, then write it in one transaction and rebuild the tables."""
+        try:
+            package = read_package(path)
+        except PackageError as exc:
+            raise InvalidValue(str(exc), "package") from None
+        commits = package.commits
+        with self._db.lock, self._db.write() as conn:
+            try:
+                self._store.load_commits(
+                    conn,
+                    commits,
+                    package.commands,
+                    digest=package.digest,
+                    subject=package.manifest.subject,
+                    source_engine_version=package.manifest.engine_version,
+                    imported_at=wall_clock(),
+                )
+            except ValueError as exc:
+                raise InvalidValue(f"{path}: {exc}", "package") from None
+        # Runtime and history rows, and the repository, come from the log like everywhere else.
+        self._audit.rebuild_projections()
+        return views.PackageSummary(
+            path=str(path),
+            subject=package.manifest.subject,
+            streams=sorted(package.manifest.streams),
+            commits=len(commits),
+            commands=len(package.commands),
+            first_position=commits[0].first_position,
+            last_position=commits[-1].last_position,
+            engine_version=package.manifest.engine_version,
+        )
+
+    def _commands(self, conn: Connection, commits: list[StoredCommit]) -> list[CommandRecord]:
+        """Each command's log row, its positions narrowed to the commits that travel (a signal
+        broadcast also wrote to instances the package leaves out)."""
+        spans: dict[str, tuple[int, int]] = {}
+        for c in commits:
+            first, last = spans.get(c.command_id, (c.first_position, c.last_position))
+            spans[c.command_id] = (min(first, c.first_position), max(last, c.last_position))
+        out = []
+        for command_id, (first, last) in spans.items():
+            record = self._store.find_command(conn, command_id)
+            if record is None:
+                raise InvalidValue(
+                    f"command {command_id} of the log is not in the command log: run "
+                    "`flowledger verify` before exporting",
+                    "instance",
+                )
+            out.append(_narrowed(record, first, last))
+        return out
+
+
+def _narrowed(record: CommandRecord, first: int, last: int) -> CommandRecord:
+    return CommandRecord(
+        command_id=record.command_id,
+        command_type=record.command_type,
+        payload=record.payload,
+        status=record.status,
+        received_at=record.received_at,
+        reason=record.reason,
+        result=record.result,
+        first_position=first,
+        last_position=last,
+        actor=record.actor,
+        via=record.via,
+    )
+
+
+def _bytes(resource: ev.DeployedResource) -> bytes:
+    return resource.data if resource.data is not None else (resource.text or "").encode()

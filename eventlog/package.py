@@ -1,0 +1,312 @@
+"""Audit packages: some streams of a log in one self-checking file, to load into another
+database (of any kind) where they replay and verify as on the original.
+
+The file is a zip archive (docs/audit-packages.md describes it):
+
+- `manifest.json`: format name and version, the exporting engine's version, when, the subject
+  (an instance id), each stream's chain head (last version and hash), the counts, and the
+  SHA-256 of the two files below;
+- `commits.jsonl`: one commit per line, every column of `event_log` as stored (the events as
+  their stored JSON text), in position order;
+- `commands.jsonl`: the command-log row of every command those commits carry;
+- `resources/<name>`: the deployed definition files, for people to read (the events carry the
+  same bytes, and only those count).
+
+Reading checks everything before anything is handed out: the manifest, both digests, every
+commit's hash, every stream's chain from its first commit, and that each commit's command is
+there. A truncated or edited package is refused with what is wrong and where.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TypeVar
+
+import msgspec
+
+from .errors import CorruptStream
+from .integrity import check_stream, stored_hash
+from .records import CommandRecord, StoredCommit
+
+FORMAT = "flowledger-audit-package"
+FORMAT_VERSION = 1
+MAX_MEMBER_BYTES = 2 * 1024**3  # a member larger than this is refused, not inflated
+
+
+class PackageError(Exception):
+    """The package cannot be read or does not check out; the message says what and where."""
+
+
+class StreamHead(msgspec.Struct, frozen=True):
+    last_version: int
+    hash: str
+
+
+class Manifest(msgspec.Struct, frozen=True):
+    format: str
+    format_version: int
+    engine_version: str
+    created_at: datetime
+    subject: str
+    streams: dict[str, StreamHead]
+    commits: int
+    commands: int
+    commits_sha256: str
+    commands_sha256: str
+    resources: list[str] = []
+
+
+class _Commit(msgspec.Struct, frozen=True):
+    first_position: int
+    last_position: int
+    stream_id: str
+    first_version: int
+    last_version: int
+    events: str
+    command_id: str
+    command_type: str
+    actor: str | None
+    causation_position: int | None
+    recorded_at: datetime
+    prev_hash: str | None
+    hash: str
+    via: str | None = None
+
+
+class _Command(msgspec.Struct, frozen=True):
+    command_id: str
+    command_type: str
+    payload: str
+    status: str
+    received_at: datetime
+    reason: str | None = None
+    result: str | None = None
+    first_position: int | None = None
+    last_position: int | None = None
+    actor: str | None = None
+    via: str | None = None
+
+
+_Row = TypeVar("_Row", _Commit, _Command)
+
+
+class Package(msgspec.Struct, frozen=True):
+    """A package as read and checked: its manifest and digest, and the rows to load."""
+
+    manifest: Manifest
+    digest: str  # SHA-256 of the whole file: the package's identity
+    commits: list[StoredCommit]
+    commands: list[CommandRecord]
+
+
+def write_package(
+    path: Path,
+    *,
+    subject: str,
+    engine_version: str,
+    created_at: datetime,
+    commits: Sequence[StoredCommit],
+    commands: Sequence[CommandRecord],
+    resources: Mapping[str, bytes],
+) -> Manifest:
+    """Write the package to `path` (replaced whole: written beside it, then renamed)."""
+    commit_lines = b"".join(msgspec.json.encode(_commit_row(c)) + b"\n" for c in commits)
+    command_lines = b"".join(msgspec.json.encode(_command_row(r)) + b"\n" for r in commands)
+    heads: dict[str, StreamHead] = {}
+    for c in commits:
+        heads[c.stream_id] = StreamHead(c.last_version, c.hash)
+    manifest = Manifest(
+        format=FORMAT,
+        format_version=FORMAT_VERSION,
+        engine_version=engine_version,
+        created_at=created_at,
+        subject=subject,
+        streams=heads,
+        commits=len(commits),
+        commands=len(commands),
+        commits_sha256=hashlib.sha256(commit_lines).hexdigest(),
+        commands_sha256=hashlib.sha256(command_lines).hexdigest(),
+        resources=sorted(resources),
+    )
+    partial = path.with_name(path.name + ".partial")
+    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("manifest.json", msgspec.json.format(msgspec.json.encode(manifest)))
+        archive.writestr("commits.jsonl", commit_lines)
+        archive.writestr("commands.jsonl", command_lines)
+        for name, data in sorted(resources.items()):
+            archive.writestr(f"resources/{Path(name).name}", data)
+    partial.replace(path)
+    return manifest
+
+
+def read_package(path: Path) -> Package:
+    """The checked package at `path`; PackageError says why one cannot be used."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise PackageError(f"{path}: {exc.strerror or exc}") from None
+    try:
+        with zipfile.ZipFile(path) as archive:
+            manifest_bytes = _member(archive, path, "manifest.json")
+            commit_lines = _member(archive, path, "commits.jsonl")
+            command_lines = _member(archive, path, "commands.jsonl")
+    except (zipfile.BadZipFile, EOFError, OSError) as exc:
+        raise PackageError(f"{path} is not a readable audit package (zip): {exc}") from None
+    try:
+        manifest = msgspec.json.decode(manifest_bytes, type=Manifest)
+    except msgspec.DecodeError as exc:
+        raise PackageError(f"{path}: manifest.json is not a package manifest: {exc}") from None
+    if manifest.format != FORMAT or manifest.format_version != FORMAT_VERSION:
+        raise PackageError(
+            f"{path}: format {manifest.format!r} version {manifest.format_version}; this "
+            f"engine reads {FORMAT!r} version {FORMAT_VERSION}"
+        )
+    _digest(path, "commits.jsonl", commit_lines, manifest.commits_sha256)
+    _digest(path, "commands.jsonl", command_lines, manifest.commands_sha256)
+    commits = [_stored(c) for c in _lines(path, "commits.jsonl", commit_lines, _Commit)]
+    commands = [_record(r) for r in _lines(path, "commands.jsonl", command_lines, _Command)]
+    if (len(commits), len(commands)) != (manifest.commits, manifest.commands):
+        raise PackageError(
+            f"{path}: holds {len(commits)} commits and {len(commands)} commands, its manifest "
+            f"says {manifest.commits} and {manifest.commands}"
+        )
+    _check(path, manifest, commits, commands)
+    return Package(manifest, hashlib.sha256(raw).hexdigest(), commits, commands)
+
+
+def _check(
+    path: Path,
+    manifest: Manifest,
+    commits: Sequence[StoredCommit],
+    commands: Sequence[CommandRecord],
+) -> None:
+    if not commits:
+        raise PackageError(f"{path}: holds no commits")
+    positions = [c.first_position for c in commits]
+    if positions != sorted(set(positions)):
+        raise PackageError(f"{path}: commits.jsonl is not in position order")
+    by_stream: dict[str, list[StoredCommit]] = {}
+    for c in commits:
+        by_stream.setdefault(c.stream_id, []).append(c)
+    for stream_id, own in by_stream.items():
+        try:
+            check_stream(stream_id, own, 0, linked_to_start=True)
+        except CorruptStream as exc:
+            raise PackageError(f"{path}: {exc}") from None
+        head = manifest.streams.get(stream_id)
+        if head != StreamHead(own[-1].last_version, own[-1].hash):
+            raise PackageError(
+                f"{path}: stream {stream_id} ends at version {own[-1].last_version} with hash "
+                f"{own[-1].hash}, the manifest says {head}"
+            )
+    if set(manifest.streams) != set(by_stream):
+        raise PackageError(f"{path}: the manifest names streams the commits do not hold")
+    accepted = {r.command_id for r in commands if r.status == "accepted"}
+    for c in commits:
+        if c.command_id not in accepted:
+            raise PackageError(
+                f"{path}: the commit at position {c.first_position} (stream {c.stream_id}) "
+                f"carries command {c.command_id}, which commands.jsonl does not hold"
+            )
+        if stored_hash(c) != c.hash:  # check_stream did this; kept explicit for one-commit logs
+            raise PackageError(f"{path}: the commit at {c.first_position} does not match its hash")
+
+
+def _member(archive: zipfile.ZipFile, path: Path, name: str) -> bytes:
+    try:
+        info = archive.getinfo(name)
+    except KeyError:
+        raise PackageError(f"{path}: {name} is missing (a truncated or foreign file?)") from None
+    if info.file_size > MAX_MEMBER_BYTES:
+        raise PackageError(f"{path}: {name} is larger than {MAX_MEMBER_BYTES} bytes")
+    return archive.read(info)
+
+
+def _digest(path: Path, name: str, data: bytes, expected: str) -> None:
+    if hashlib.sha256(data).hexdigest() != expected:
+        raise PackageError(f"{path}: {name} does not match the digest in its manifest (edited?)")
+
+
+def _lines(path: Path, name: str, data: bytes, kind: type[_Row]) -> list[_Row]:
+    decoder = msgspec.json.Decoder(kind)
+    out = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        try:
+            out.append(decoder.decode(line))
+        except msgspec.DecodeError as exc:
+            raise PackageError(f"{path}: {name} line {number}: {exc}") from None
+    return out
+
+
+def _commit_row(c: StoredCommit) -> _Commit:
+    return _Commit(
+        first_position=c.first_position,
+        last_position=c.last_position,
+        stream_id=c.stream_id,
+        first_version=c.first_version,
+        last_version=c.last_version,
+        events=c.events.decode(),
+        command_id=c.command_id,
+        command_type=c.command_type,
+        actor=c.actor,
+        causation_position=c.causation_position,
+        recorded_at=c.recorded_at,
+        prev_hash=c.prev_hash,
+        hash=c.hash,
+        via=c.via,
+    )
+
+
+def _stored(c: _Commit) -> StoredCommit:
+    return StoredCommit(
+        first_position=c.first_position,
+        last_position=c.last_position,
+        stream_id=c.stream_id,
+        first_version=c.first_version,
+        last_version=c.last_version,
+        events=c.events.encode(),
+        command_id=c.command_id,
+        command_type=c.command_type,
+        actor=c.actor,
+        causation_position=c.causation_position,
+        recorded_at=c.recorded_at,
+        prev_hash=c.prev_hash,
+        hash=c.hash,
+        via=c.via,
+    )
+
+
+def _command_row(r: CommandRecord) -> _Command:
+    return _Command(
+        command_id=r.command_id,
+        command_type=r.command_type,
+        payload=r.payload.decode(),
+        status=r.status,
+        received_at=r.received_at,
+        reason=r.reason,
+        result=None if r.result is None else r.result.decode(),
+        first_position=r.first_position,
+        last_position=r.last_position,
+        actor=r.actor,
+        via=r.via,
+    )
+
+
+def _record(r: _Command) -> CommandRecord:
+    return CommandRecord(
+        command_id=r.command_id,
+        command_type=r.command_type,
+        payload=r.payload.encode(),
+        status=r.status,
+        received_at=r.received_at,
+        reason=r.reason,
+        result=None if r.result is None else r.result.encode(),
+        first_position=r.first_position,
+        last_position=r.last_position,
+        actor=r.actor,
+        via=r.via,
+    )
