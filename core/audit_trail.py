@@ -194,7 +194,7 @@ def _describe(event: ev.Event) -> str:
         case ev.TaskAssigned():
             return f"task assigned to {event.assignee}" if event.assignee else "task unassigned"
         case ev.TaskClaimed():
-            return f"task claimed by {event.user_id}"
+            return f"task claimed by {event.assignee}"
         case ev.TaskCompleted():
             return "task completed"
         case ev.TaskDeleted():

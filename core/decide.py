@@ -165,7 +165,7 @@ def claim_task(session: InstanceSession, task_id: str, user_id: str) -> None:
     if task.assignee is not None and task.assignee != user_id:
         raise TaskAlreadyClaimed(task_id, task.assignee)
     before = task.assignee
-    session.emit(ev.TaskClaimed(task_id=task_id, user_id=user_id, time=session.ctx.now))
+    session.emit(ev.TaskClaimed(task_id=task_id, assignee=user_id, time=session.ctx.now))
     if before != user_id:
         notify_task(session, task_id, "assignment")
 

@@ -384,9 +384,13 @@ class TaskAssigned(Event, tag=True, frozen=True):
     time: datetime
 
 
-class TaskClaimed(Event, tag=True, frozen=True):
+class TaskClaimed(Event, tag=True, frozen=True, kw_only=True):
+    """A user took the task. v2 names the user `assignee`, as TaskAssigned and ASSIGNEE_ do
+    (v1 said `user_id`; the engine's codec lifts v1 events when it reads them)."""
+
+    v: int = 2
     task_id: str
-    user_id: str
+    assignee: str
     time: datetime
 
 
@@ -747,7 +751,10 @@ EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
 
 # The schema version new events are written with; the engine's codec (core/engine/codec.py)
 # lifts older versions through its upcasters.
-CURRENT_VERSIONS: dict[str, int] = {cls.__name__: 1 for cls in EVENT_TYPES}
+CURRENT_VERSIONS: dict[str, int] = {
+    cls.__name__: next(f.default for f in msgspec.structs.fields(cls) if f.name == "v")
+    for cls in EVENT_TYPES
+}
 
 
 def to_dict(event: Event) -> dict[str, Any]:

@@ -348,7 +348,7 @@ def _task_assigned(s: InstanceState, e: ev.TaskAssigned) -> None:
 @applies(ev.TaskClaimed)
 def _task_claimed(s: InstanceState, e: ev.TaskClaimed) -> None:
     task = s.tasks[e.task_id]
-    task.assignee = e.user_id
+    task.assignee = e.assignee
     task.last_updated = e.time
 
 

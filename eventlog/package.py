@@ -19,6 +19,7 @@ there. A truncated or edited package is refused with what is wrong and where.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import zipfile
 from collections.abc import Mapping, Sequence
@@ -243,70 +244,19 @@ def _lines(path: Path, name: str, data: bytes, kind: type[_Row]) -> list[_Row]:
 
 
 def _commit_row(c: StoredCommit) -> _Commit:
-    return _Commit(
-        first_position=c.first_position,
-        last_position=c.last_position,
-        stream_id=c.stream_id,
-        first_version=c.first_version,
-        last_version=c.last_version,
-        events=c.events.decode(),
-        command_id=c.command_id,
-        command_type=c.command_type,
-        actor=c.actor,
-        causation_position=c.causation_position,
-        recorded_at=c.recorded_at,
-        prev_hash=c.prev_hash,
-        hash=c.hash,
-        via=c.via,
-    )
+    return _Commit(**{**dataclasses.asdict(c), "events": c.events.decode()})
 
 
 def _stored(c: _Commit) -> StoredCommit:
-    return StoredCommit(
-        first_position=c.first_position,
-        last_position=c.last_position,
-        stream_id=c.stream_id,
-        first_version=c.first_version,
-        last_version=c.last_version,
-        events=c.events.encode(),
-        command_id=c.command_id,
-        command_type=c.command_type,
-        actor=c.actor,
-        causation_position=c.causation_position,
-        recorded_at=c.recorded_at,
-        prev_hash=c.prev_hash,
-        hash=c.hash,
-        via=c.via,
-    )
+    return StoredCommit(**{**msgspec.structs.asdict(c), "events": c.events.encode()})
 
 
 def _command_row(r: CommandRecord) -> _Command:
-    return _Command(
-        command_id=r.command_id,
-        command_type=r.command_type,
-        payload=r.payload.decode(),
-        status=r.status,
-        received_at=r.received_at,
-        reason=r.reason,
-        result=None if r.result is None else r.result.decode(),
-        first_position=r.first_position,
-        last_position=r.last_position,
-        actor=r.actor,
-        via=r.via,
-    )
+    result = None if r.result is None else r.result.decode()
+    return _Command(**{**dataclasses.asdict(r), "payload": r.payload.decode(), "result": result})
 
 
 def _record(r: _Command) -> CommandRecord:
-    return CommandRecord(
-        command_id=r.command_id,
-        command_type=r.command_type,
-        payload=r.payload.encode(),
-        status=r.status,
-        received_at=r.received_at,
-        reason=r.reason,
-        result=None if r.result is None else r.result.encode(),
-        first_position=r.first_position,
-        last_position=r.last_position,
-        actor=r.actor,
-        via=r.via,
-    )
+    result = None if r.result is None else r.result.encode()
+    fields = msgspec.structs.asdict(r)
+    return CommandRecord(**{**fields, "payload": r.payload.encode(), "result": result})

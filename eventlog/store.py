@@ -73,6 +73,23 @@ def _row_to_commit(row: Row[Any]) -> StoredCommit:
     )
 
 
+def _row_to_command(row: Row[Any]) -> CommandRecord:
+    m = row._mapping
+    return CommandRecord(
+        command_id=m["command_id"],
+        command_type=m["command_type"],
+        payload=_as_bytes(m["payload"]),
+        status=m["status"],
+        received_at=m["received_at"],
+        reason=m["reason"],
+        result=None if m["result"] is None else _as_bytes(m["result"]),
+        first_position=m["first_position"],
+        last_position=m["last_position"],
+        actor=m["actor"],
+        via=m["via"],
+    )
+
+
 _prepared = PreparedCache()
 
 
@@ -325,20 +342,15 @@ class EventStore:
         ).first()
         if row is None:
             return None
-        m = row._mapping
-        return CommandRecord(
-            command_id=m["command_id"],
-            command_type=m["command_type"],
-            payload=_as_bytes(m["payload"]),
-            status=m["status"],
-            received_at=m["received_at"],
-            reason=m["reason"],
-            result=None if m["result"] is None else _as_bytes(m["result"]),
-            first_position=m["first_position"],
-            last_position=m["last_position"],
-            actor=m["actor"],
-            via=m["via"],
+        return _row_to_command(row)
+
+    def all_commands(self, conn: Connection) -> Iterator[CommandRecord]:
+        """Every command-log row, accepted and refused, in the order they were received."""
+        rows = conn.execute(
+            select(command_log).order_by(command_log.c.received_at, command_log.c.command_id)
         )
+        for row in rows:
+            yield _row_to_command(row)
 
     def record_command(self, conn: Connection, record: CommandRecord) -> None:
         """Insert the command's audit row; IntegrityError means the id was used before."""

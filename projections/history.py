@@ -306,7 +306,7 @@ class HistoryProjector:
         self._assignee(s, e.task_id, e.assignee, changes)
 
     def _task_claimed(self, e: Any, s: Any, changes: ChangeSet) -> None:
-        self._assignee(s, e.task_id, e.user_id, changes)
+        self._assignee(s, e.task_id, e.assignee, changes)
 
     def _task_unclaimed(self, e: Any, s: Any, changes: ChangeSet) -> None:
         self._assignee(s, e.task_id, None, changes)

@@ -1,5 +1,6 @@
-"""The Litestar application: every resource's routes under `/engine-rest`, Camunda's error
-shapes, Basic authentication when configured, one access-log line per request.
+"""The Litestar application: every resource's routes under `/engine-rest`, flowledger's own
+extensions under `/flowledger/v1` (outside Camunda's contract and its OpenAPI document),
+Camunda's error shapes, Basic authentication when configured, one access-log line per request.
 
 Handlers get the engine from one dependency, as a view acting as the authenticated user: every
 command sent through the API records who sent it, and no handler passes an actor itself."""
@@ -19,9 +20,11 @@ from . import health
 from .access_log import access_log
 from .auth import ASGIApp, Users, authenticated_user, basic_auth
 from .errors import ErrorBodyDto, refuse_nul, to_response
-from .resources import MODULES
+from .resources import EXTENSIONS, MODULES
 
 BASE_PATH = "/engine-rest"
+EXTENSIONS_PATH = "/flowledger/v1"
+VIA_REST = "rest"  # the channel recorded with every command a request issues
 BAD_REQUEST = ResponseSpec(ErrorBodyDto, description="Bad Request", generate_examples=False)
 DEFAULT_MAX_BODY = 16 * 1024 * 1024
 
@@ -56,11 +59,17 @@ def create_litestar(engine: Engine, *, max_body_bytes: int = DEFAULT_MAX_BODY) -
         # Litestar would document its own validation-error body for 400; ours is Camunda's.
         handler.responses = {400: BAD_REQUEST, **(handler.responses or {})}
 
+    extensions = [handler for module in EXTENSIONS for handler in module.routes]
+
     def provide_engine(request: Request[Any, Any, Any]) -> Engine:
-        return engine.acting_as(authenticated_user(request.scope))
+        return engine.acting_as(authenticated_user(request.scope), via=VIA_REST)
 
     return Litestar(
-        route_handlers=[Router(path=BASE_PATH, route_handlers=handlers), *health.routes],
+        route_handlers=[
+            Router(path=BASE_PATH, route_handlers=handlers),
+            Router(path=EXTENSIONS_PATH, route_handlers=extensions, include_in_schema=False),
+            *health.routes,
+        ],
         dependencies={"engine": Provide(provide_engine, sync_to_thread=False)},
         state=State({"engine": engine}),
         exception_handlers={Exception: to_response},

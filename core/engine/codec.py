@@ -6,10 +6,19 @@ that lift an older stored version, and the codec built from both, belong to the 
 
 from __future__ import annotations
 
+from typing import Any
+
 from flowledger.core.events import CURRENT_VERSIONS, EngineEvent
 from flowledger.eventlog import EventCodec, UpcasterRegistry
 
 upcasters = UpcasterRegistry()
+
+
+@upcasters.register("TaskClaimed", 1)
+def _task_claimed_names_the_assignee(raw: dict[str, Any]) -> dict[str, Any]:
+    """v1 -> v2: the claiming user's field is `assignee`, as in TaskAssigned."""
+    raw["assignee"] = raw.pop("user_id")
+    return raw
 
 
 def make_codec() -> EventCodec:

@@ -1046,6 +1046,11 @@ class Engine:
         definition files and this engine's version."""
         return self._packages.export(process_instance_id, Path(path))
 
+    def export_log(self, path: str | Path) -> views.PackageSummary:
+        """Write the whole log (every stream, every command) as one audit package: a backup
+        that loads into a fresh database of any kind, hashes intact."""
+        return self._packages.export_log(Path(path))
+
     def import_package(self, path: str | Path) -> views.PackageSummary:
         """Load an audit package after checking every hash in it (nothing is written when one
         fails), then rebuild the tables: the instance replays, shows its history and verifies

@@ -8,6 +8,7 @@ as on the original (`eventlog.package` describes the file).
 
 from __future__ import annotations
 
+import dataclasses
 from importlib import metadata
 from pathlib import Path
 
@@ -71,25 +72,47 @@ class Packages:
                             resources.update({r.name: _bytes(r) for r in event.resources})
             commits.sort(key=lambda c: c.first_position)
             commands = self._commands(conn, commits)
+        return self._write(path, instance_id, commits, commands, resources)
+
+    def export_log(self, path: Path) -> views.PackageSummary:
+        """The whole log as one package (subject `log`): every stream and every command,
+        refused ones too. The golden logs in tests/golden are such packages."""
+        with self._db.read() as conn:
+            commits = list(self._store.read_all(conn))
+            if not commits:
+                raise InvalidValue("the log is empty: there is nothing to export", "log")
+            commands = list(self._store.all_commands(conn))
+            resources: dict[str, bytes] = {}
+            for commit in commits:
+                if commit.first_version == 1:  # a deployment's first commit creates it
+                    for event in self._repository.decode(commit.events):
+                        if isinstance(event, ev.DeploymentCreated):
+                            resources.update(
+                                {
+                                    f"{event.deployment_id}-{r.name}": _bytes(r)
+                                    for r in event.resources
+                                }
+                            )
+        return self._write(path, "log", commits, commands, resources)
+
+    def _write(
+        self,
+        path: Path,
+        subject: str,
+        commits: list[StoredCommit],
+        commands: list[CommandRecord],
+        resources: dict[str, bytes],
+    ) -> views.PackageSummary:
         manifest = write_package(
             path,
-            subject=instance_id,
+            subject=subject,
             engine_version=engine_version(),
             created_at=wall_clock(),
             commits=commits,
             commands=commands,
             resources=resources,
         )
-        return views.PackageSummary(
-            path=str(path),
-            subject=instance_id,
-            streams=sorted(manifest.streams),
-            commits=manifest.commits,
-            commands=manifest.commands,
-            first_position=commits[0].first_position,
-            last_position=commits[-1].last_position,
-            engine_version=manifest.engine_version,
-        )
+        return _summary(path, manifest.subject, commits, commands, manifest.engine_version)
 
     def load(self, path: Path) -> views.PackageSummary:
         """Check the whole package, then write it in one transaction and rebuild the tables."""
@@ -113,16 +136,8 @@ class Packages:
                 raise InvalidValue(f"{path}: {exc}", "package") from None
         # Runtime and history rows, and the repository, come from the log like everywhere else.
         self._audit.rebuild_projections()
-        return views.PackageSummary(
-            path=str(path),
-            subject=package.manifest.subject,
-            streams=sorted(package.manifest.streams),
-            commits=len(commits),
-            commands=len(package.commands),
-            first_position=commits[0].first_position,
-            last_position=commits[-1].last_position,
-            engine_version=package.manifest.engine_version,
-        )
+        manifest = package.manifest
+        return _summary(path, manifest.subject, commits, package.commands, manifest.engine_version)
 
     def _commands(self, conn: Connection, commits: list[StoredCommit]) -> list[CommandRecord]:
         """Each command's log row, its positions narrowed to the commits that travel (a signal
@@ -140,23 +155,26 @@ class Packages:
                     "`flowledger verify` before exporting",
                     "instance",
                 )
-            out.append(_narrowed(record, first, last))
+            out.append(dataclasses.replace(record, first_position=first, last_position=last))
         return out
 
 
-def _narrowed(record: CommandRecord, first: int, last: int) -> CommandRecord:
-    return CommandRecord(
-        command_id=record.command_id,
-        command_type=record.command_type,
-        payload=record.payload,
-        status=record.status,
-        received_at=record.received_at,
-        reason=record.reason,
-        result=record.result,
-        first_position=first,
-        last_position=last,
-        actor=record.actor,
-        via=record.via,
+def _summary(
+    path: Path,
+    subject: str,
+    commits: list[StoredCommit],
+    commands: list[CommandRecord],
+    engine_version: str,
+) -> views.PackageSummary:
+    return views.PackageSummary(
+        path=str(path),
+        subject=subject,
+        streams=sorted({c.stream_id for c in commits}),
+        commits=len(commits),
+        commands=len(commands),
+        first_position=commits[0].first_position,
+        last_position=commits[-1].last_position,
+        engine_version=engine_version,
     )
 
 

@@ -1,8 +1,12 @@
-"""The engine-rest resources, one module per Camunda resource; each exports `routes`."""
+"""The engine-rest resources, one module per Camunda resource; each exports `routes`.
+
+EXTENSIONS are flowledger's own resources: served under `/flowledger/v1`, not `/engine-rest`,
+and left out of the OpenAPI document that mirrors Camunda's (rest/app.py)."""
 
 from types import ModuleType
 
 from . import (
+    audit_trail,
     deployment,
     engine_info,
     event_subscription,
@@ -41,3 +45,5 @@ MODULES: tuple[ModuleType, ...] = (
     history,
     history_jobs,
 )
+
+EXTENSIONS: tuple[ModuleType, ...] = (audit_trail,)

@@ -68,7 +68,7 @@ def test_a_refused_command_has_no_events_and_changes_nothing(started: Scenario) 
         started.then_raises(NotFound, "no such text")
     assert started.history == before
     started.when(ClaimTask(task_id=started.task("work"), user_id="demo")).then_exactly(
-        ev.TaskClaimed(task_id=started.task("work"), user_id="demo", time=NOW)
+        ev.TaskClaimed(task_id=started.task("work"), assignee="demo", time=NOW)
     )
 
 

@@ -157,26 +157,26 @@ def test_completing_an_unknown_task_is_refused(scenario: Scenario) -> None:
 def test_claim_unclaim_and_claim_by_someone_else(scenario: Scenario) -> None:
     scenario.given(REVIEW, *waiting_at_review())
     scenario.when(ClaimTask(task_id=TASK, user_id="demo")).then_exactly(
-        ev.TaskClaimed(task_id=TASK, user_id="demo", time=NOW)
+        ev.TaskClaimed(task_id=TASK, assignee="demo", time=NOW)
     )
     scenario.when(ClaimTask(task_id=TASK, user_id="mary")).then_raises(
         TaskAlreadyClaimed, "already claimed by someone else \\('demo'\\)"
     )
     # the refused claim changed nothing: the owner may claim again, and unclaim
     scenario.when(ClaimTask(task_id=TASK, user_id="demo")).then_exactly(
-        ev.TaskClaimed(task_id=TASK, user_id="demo", time=NOW)
+        ev.TaskClaimed(task_id=TASK, assignee="demo", time=NOW)
     )
     scenario.advance(minutes=5).when(UnclaimTask(task_id=TASK)).then_exactly(
         ev.TaskUnclaimed(task_id=TASK, time=NOW + timedelta(minutes=5))
     )
     scenario.when(ClaimTask(task_id=TASK, user_id="mary")).then_exactly(
-        ev.TaskClaimed(task_id=TASK, user_id="mary", time=NOW + timedelta(minutes=5))
+        ev.TaskClaimed(task_id=TASK, assignee="mary", time=NOW + timedelta(minutes=5))
     )
 
 
 def test_an_administrator_assigns_over_a_claim(scenario: Scenario) -> None:
     scenario.given(
-        REVIEW, *waiting_at_review(), ev.TaskClaimed(task_id=TASK, user_id="demo", time=NOW)
+        REVIEW, *waiting_at_review(), ev.TaskClaimed(task_id=TASK, assignee="demo", time=NOW)
     )
     scenario.when(SetAssignee(task_id=TASK, user_id="mary")).then_exactly(
         ev.TaskAssigned(task_id=TASK, assignee="mary", time=NOW)

@@ -1,0 +1,281 @@
+"""flowledger extensions for auditors and time-travel front ends: an instance's events, its
+timeline, its state at any point of the log and what changed between two points, why an event
+happened; the log's anchor and its verification. Served under `/flowledger/v1` (rest/app.py),
+never under `/engine-rest` nor in its OpenAPI document: Camunda clients do not see them.
+
+Read-only and thin: parse the parameters, ask the engine facade, convert its answer. Replaying,
+describing and diffing live in `core.audit_trail` and `core.instance_view`, not here.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+from litestar import get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody
+
+from flowledger.core import InvalidValue, NotFound, audit_trail, views
+from flowledger.core.engine import Engine
+from flowledger.core.engine.inspection import PointInTime
+from flowledger.core.instance_view import Change, diff, instance_view
+
+from ..dto import FIRST, Added, derived, to_dto
+from ..errors import RestError, invalid
+from ..formats import format_date, parse_date
+from ..listing import AnyRequest
+from ..params import page, paging
+
+INSTANCE = "/process-instance/{id:str}"
+STARTED = "ProcessInstanceStarted"  # the type of a process instance stream's first event
+
+
+# -- DTOs ----------------------------------------------------------------------------------------
+
+
+@derived(views.RecordedEvent, omit=("stream_id",))
+class EventDto(msgspec.Struct):
+    """One recorded event of the instance; `payload` is the event as the log stores it."""
+
+
+@derived(audit_trail.TimelineEntry)
+class TimelineEntryDto(msgspec.Struct):
+    """One step of the instance's timeline: when, where, what, who, the variables it changed."""
+
+
+@derived(audit_trail.Cause)
+class CauseDto(msgspec.Struct):
+    """One link of the chain of commands behind an event."""
+
+
+@derived(views.LogHead)
+class LogHeadDto(msgspec.Struct):
+    """The log's anchor (`POSITION:DIGEST`) and what the log's own checks found."""
+
+
+@derived(views.VerificationReport, add=(Added("ok", bool, False, after=FIRST),))
+class VerificationReportDto(msgspec.Struct):
+    """What verification found; `ok` when `problems` is empty."""
+
+
+class PointDto(msgspec.Struct, rename="camel"):
+    """A point of the instance's log: the position of its event there, and when it was recorded."""
+
+    position: int
+    recorded_at: str | None
+
+
+class StateDto(msgspec.Struct, rename="camel"):
+    """The instance as it was at a point: `instance` is core.instance_view's InstanceView."""
+
+    position: int
+    recorded_at: str | None
+    instance: dict[str, Any]
+
+
+class ChangeDto(msgspec.Struct):
+    """One difference (core.instance_view.Change): `section` names the instance's field it is
+    in (`instance` for the instance's own fields); `before`/`after` hold the fields that differ,
+    or the whole item added or removed."""
+
+    section: str
+    key: str
+    kind: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+class DiffDto(msgspec.Struct, rename={"from_": "from"}):
+    """What changed between two points of the instance's log, in the order core's diff gives."""
+
+    from_: PointDto
+    to: PointDto
+    changes: list[ChangeDto]
+
+
+class VerifyDto(msgspec.Struct):
+    """`against`: an anchor kept from an earlier head or verify (`POSITION:DIGEST`)."""
+
+    against: str | None = None
+
+
+# -- conversions ---------------------------------------------------------------------------------
+
+
+def _camel(name: str) -> str:
+    """`task_definition_key` → `taskDefinitionKey`, as msgspec's `rename="camel"` writes it."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _wire(value: Any) -> Any:
+    """A view as JSON: its fields camelCase, dates as Camunda writes them; the keys of a map
+    (variable names, ids) and of a variable's value stay as they are."""
+    if isinstance(value, msgspec.Struct):
+        return {_camel(f): _wire(getattr(value, f)) for f in value.__struct_fields__}
+    if isinstance(value, datetime):
+        return format_date(value)
+    if isinstance(value, dict):
+        return {key: _wire(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_wire(item) for item in value]
+    return value
+
+
+def _fields(side: dict[str, Any] | None) -> dict[str, Any] | None:
+    """One side of a change: view field names → values, the names camelCase."""
+    return None if side is None else {_camel(name): _wire(value) for name, value in side.items()}
+
+
+def _change(change: Change) -> ChangeDto:
+    before, after = _fields(change.before), _fields(change.after)
+    return ChangeDto(_camel(change.section), change.key, change.kind, before, after)
+
+
+# -- parameters ----------------------------------------------------------------------------------
+
+
+def _whole_number(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def _point(text: str, parameter: str) -> dict[str, Any]:
+    """`at`, `from`, `to`: a log position, or a moment (ISO 8601 or Camunda's date format)."""
+    if _whole_number(text):
+        return {"position": int(text)}
+    try:
+        return {"moment": parse_date(text, parameter).astimezone(UTC)}
+    except (RestError, OverflowError):
+        raise invalid(
+            f"Cannot set query parameter '{parameter}' to value '{text}': expected a log "
+            "position (a whole number) or a date such as 2026-12-04T10:00:00Z or "
+            "2026-12-04T10:00:00.000+0000"
+        ) from None
+
+
+def _position(text: str, parameter: str, where: str = "query") -> int:
+    if not _whole_number(text):
+        raise invalid(
+            f"Cannot set {where} parameter '{parameter}' to value '{text}': expected a log "
+            "position (a whole number)"
+        )
+    return int(text)
+
+
+def _state_at(
+    engine: Engine, id: str, point: dict[str, Any], parameter: str, text: str | None
+) -> PointInTime:
+    """The engine's PointInTime at `point` (now when empty); a point outside the instance's log
+    is the client's mistake, named by its parameter (an unknown instance stays a 404)."""
+    try:
+        return engine.state_at(id, **point)
+    except InvalidValue as exc:
+        raise invalid(
+            f"Cannot set query parameter '{parameter}' to value '{text}': {exc}"
+        ) from None
+
+
+# -- the instance's log --------------------------------------------------------------------------
+
+
+@get(f"{INSTANCE}/events", sync_to_thread=True)
+def get_events(
+    engine: NamedDependency[Engine], id: FromPath[str], request: AnyRequest
+) -> list[EventDto]:
+    """The instance's events in log order; `afterPosition` and `maxResults` page them."""
+    params = request.query_params
+    after = params.get("afterPosition")
+    first, max_results = paging(params)
+    after_position = 0 if not after else _position(after, "afterPosition")
+    try:
+        recorded = engine.events(id)
+    except NotFound:
+        raise NotFound("Process instance", id) from None
+    if recorded[0].type != STARTED:
+        raise NotFound("Process instance", id, "that is a deployment")
+    later = [event for event in recorded if event.position > after_position]
+    return [to_dto(EventDto, event) for event in page(later, first, max_results)]
+
+
+@get(f"{INSTANCE}/timeline", sync_to_thread=True)
+def get_timeline(engine: NamedDependency[Engine], id: FromPath[str]) -> list[TimelineEntryDto]:
+    return [to_dto(TimelineEntryDto, entry) for entry in engine.timeline(id)]
+
+
+@get(f"{INSTANCE}/state", sync_to_thread=True)
+def get_state(engine: NamedDependency[Engine], id: FromPath[str], request: AnyRequest) -> StateDto:
+    """The instance as it was at `at` (a position or a moment; now without it)."""
+    at = request.query_params.get("at") or None
+    then = _state_at(engine, id, {} if at is None else _point(at, "at"), "at", at)
+    view = _wire(instance_view(then.state))
+    return StateDto(then.position, format_date(then.recorded_at), view)
+
+
+@get(f"{INSTANCE}/diff", sync_to_thread=True)
+def get_diff(engine: NamedDependency[Engine], id: FromPath[str], request: AnyRequest) -> DiffDto:
+    """What changed from `from` to `to` (each a position or a moment)."""
+    params = request.query_params
+    for name in ("from", "to"):
+        if not params.get(name):
+            raise invalid(f"Query parameter '{name}' is required: a log position or a date")
+    start, end = _point(params["from"], "from"), _point(params["to"], "to")
+    a = _state_at(engine, id, start, "from", params["from"])
+    b = _state_at(engine, id, end, "to", params["to"])
+    changes = diff(instance_view(a.state), instance_view(b.state))
+    return DiffDto(
+        PointDto(a.position, format_date(a.recorded_at)),
+        PointDto(b.position, format_date(b.recorded_at)),
+        [_change(change) for change in changes],
+    )
+
+
+@get(f"{INSTANCE}/why/{{position:str}}", sync_to_thread=True)
+def get_why(
+    engine: NamedDependency[Engine], id: FromPath[str], position: FromPath[str]
+) -> list[CauseDto]:
+    """The command that wrote the event at `position`, then the commands behind it."""
+    at = _position(position, "position", where="path")
+    try:
+        chain = engine.why(id, at)
+    except InvalidValue as exc:
+        raise invalid(
+            f"Cannot set path parameter 'position' to value '{position}': {exc}"
+        ) from None
+    return [to_dto(CauseDto, cause) for cause in chain]
+
+
+# -- the whole log -------------------------------------------------------------------------------
+
+
+@get("/log/head", sync_to_thread=True)
+def get_log_head(engine: NamedDependency[Engine]) -> LogHeadDto:
+    return to_dto(LogHeadDto, engine.head())
+
+
+@post("/log/verify", status_code=200, sync_to_thread=True)
+def verify_log(
+    engine: NamedDependency[Engine], data: JSONBody[VerifyDto | None] = None
+) -> VerificationReportDto:
+    """Verify the log, state and tables (against an anchor when given): 200 whatever is found,
+    `ok` false with the `problems`; a malformed anchor is a 400."""
+    against = (data or VerifyDto()).against
+    try:
+        report = engine.verify(expect_anchor=against)
+    except InvalidValue as exc:
+        if exc.field != "expect_anchor":
+            raise
+        raise invalid(f"Invalid 'against': {exc}") from None
+    return to_dto(VerificationReportDto, report, ok=report.ok)
+
+
+routes: list[Any] = [
+    get_events,
+    get_timeline,
+    get_state,
+    get_diff,
+    get_why,
+    get_log_head,
+    verify_log,
+]
