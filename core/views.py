@@ -351,6 +351,10 @@ class RebuildReport(msgspec.Struct, frozen=True):
     commits: int
     events: int
     rows_written: int
+    # `Engine.rebuild` only: the log position an interrupted rebuild went on from (0: from the
+    # start), and the tables swapped in.
+    resumed_from: int = 0
+    tables: list[str] = []
 
 
 class HistoryHealth(msgspec.Struct, frozen=True):

@@ -436,6 +436,14 @@ class EventStore:
         )
         return bool(touched.rowcount)
 
+    def move_checkpoint(self, conn: Connection, name: str, position: int, now: datetime) -> None:
+        """Move a checkpoint to `position`, its status and detail as they are."""
+        conn.execute(
+            update(projection_checkpoint)
+            .where(projection_checkpoint.c.name == name)
+            .values(position=position, updated_at=_naive_utc(now))
+        )
+
     def drop_checkpoint(self, conn: Connection, name: str) -> None:
         conn.execute(delete(projection_checkpoint).where(projection_checkpoint.c.name == name))
 

@@ -39,13 +39,16 @@ class UnknownSchema(RuntimeError):
     """The database was migrated by a flowledger this one does not know (a newer one)."""
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Upgrade the database behind `engine` to `revision` (default: the newest)."""
+def upgrade(engine: Engine, revision: str = "head") -> set[str]:
+    """Upgrade the database behind `engine` to `revision` (default: the newest); the projections
+    (`runtime`, `history`) the revisions applied invalidate, to be rebuilt from the log. A new
+    database invalidates nothing: its log is empty."""
     with engine.begin() as connection:
         current = current_revision(connection)
         if current == head_revision() and revision == "head":
-            return
-        known = {r.revision for r in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
+            return set()
+        scripts = ScriptDirectory.from_config(alembic_config())
+        known = {r.revision for r in scripts.walk_revisions()}
         if current is not None and current not in known:
             raise UnknownSchema(
                 f"the database is at schema revision {current!r}, which this version of "
@@ -53,3 +56,8 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
                 "by another version: use that version, or a new database"
             )
         command.upgrade(alembic_config(connection), revision)
+        if current is None:
+            return set()
+        target = head_revision() if revision == "head" else revision
+        applied = scripts.iterate_revisions(target, current)
+        return {p for script in applied for p in getattr(script.module, "invalidates", ())}

@@ -26,18 +26,24 @@ class ShadowTables:
     """Temporary copies of the given tables (primary keys only: a rebuild writes faster
     without secondary indexes), written with the same statements as the live tables."""
 
-    def __init__(self, tables: Sequence[Table]) -> None:
+    def __init__(
+        self, tables: Sequence[Table], *, prefix: str = "vfy_", temporary: bool = True
+    ) -> None:
         metadata = MetaData()
-        self.of: dict[Table, Table] = {t: _shadow(t, metadata) for t in tables}
+        self.temporary = temporary
+        self.of: dict[Table, Table] = {
+            t: shadow_table(t, metadata, prefix, temporary) for t in tables
+        }
         self._rows = SqlRowStore()  # its statements die with these tables
         self._indexed: set[tuple[str, str]] = set()
 
-    def create(self, conn: Connection) -> None:
+    def create(self, conn: Connection, *, checkfirst: bool = False) -> None:
         for shadow in self.of.values():
-            shadow.create(conn)
+            shadow.create(conn, checkfirst=checkfirst)
 
     def drop(self, conn: Connection) -> None:
-        temporary = "TEMPORARY " if conn.dialect.name in ("mysql", "mariadb") else ""
+        mysql = conn.dialect.name in ("mysql", "mariadb")
+        temporary = "TEMPORARY " if mysql and self.temporary else ""
         try:
             for shadow in self.of.values():
                 conn.execute(text(f"DROP {temporary}TABLE IF EXISTS {shadow.name}"))
@@ -71,9 +77,11 @@ class ShadowTables:
         Index(f"{table.name}_{len(self._indexed)}", table.c[column]).create(conn)
 
 
-def _shadow(table: Table, metadata: MetaData) -> Table:
+def shadow_table(table: Table, metadata: MetaData, prefix: str, temporary: bool = False) -> Table:
+    """A copy of `table`'s columns and primary key (no other index) named `prefix` + its name."""
     columns = [Column(c.name, c.type, primary_key=c.primary_key) for c in table.columns]
-    return Table(f"vfy_{table.name.lower()}", metadata, *columns, prefixes=["TEMPORARY"])
+    prefixes = ["TEMPORARY"] if temporary else []
+    return Table(f"{prefix}{table.name.lower()}", metadata, *columns, prefixes=prefixes)
 
 
 def compare_tables(

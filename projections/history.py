@@ -277,6 +277,7 @@ class HistoryProjector:
                 "DURATION_": duration_ms(s.start_time, e.time),
                 "END_ACT_ID_": e.end_activity_id,
                 "STATE_": "COMPLETED",
+                "EVENT_COUNT_": s.version + 1,
             },
         )
 
@@ -289,6 +290,7 @@ class HistoryProjector:
                 "DURATION_": duration_ms(s.start_time, e.time),
                 "DELETE_REASON_": e.reason,
                 "STATE_": "EXTERNALLY_TERMINATED" if e.externally else "INTERNALLY_TERMINATED",
+                "EVENT_COUNT_": s.version + 1,
             },
         )
 

@@ -46,6 +46,7 @@ JSON_COMMANDS = {
     "migrate",
     "export",
     "import",
+    "rebuild",
 }
 NO_GLOBALS = {"bench", "users"}
 
@@ -324,13 +325,18 @@ def migrate() -> None:
     from flowledger import migrations
 
     out = output()
-    with open_engine():
-        pass  # opening an engine upgrades the schema
+    with open_engine() as engine:  # opening an engine upgrades the schema and rebuilds
+        rebuilt = engine.migration_rebuild
     revision = migrations.head_revision()
     if out.json:
-        out.data({"revision": revision})
-    else:
-        out.print(f"database is at the newest schema revision ({revision})")
+        out.data({"revision": revision, "rebuilt": rebuilt})
+        return
+    out.print(f"database is at the newest schema revision ({revision})")
+    if rebuilt is not None:
+        out.print(
+            f"the revisions applied changed projection tables: rebuilt {', '.join(rebuilt.tables)} "
+            f"from {rebuilt.commits:,} commits"
+        )
 
 
 @app.command()

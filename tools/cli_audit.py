@@ -344,3 +344,54 @@ def _package_summary(out: Output, summary: PackageSummary, verb: str) -> None:
         f"{summary.last_position}), {summary.commands} commands; exported by flowledger "
         f"{summary.engine_version}"
     )
+
+
+@app.command()
+@click.option(
+    "--projection",
+    type=click.Choice(["runtime", "history", "all"]),
+    default="all",
+    show_default=True,
+    help="which tables to rebuild",
+)
+@click.option(
+    "--history-level",
+    type=click.Choice(["none", "activity", "audit", "full"]),
+    help="build history at this level (and record it): raising it fills the past",
+)
+@click.option("--batch-events", type=click.IntRange(min=1), default=20_000, show_default=True)
+@click.option("--drop-old", is_flag=True, help="only drop the old_ tables earlier rebuilds kept")
+def rebuild(projection: str, history_level: str | None, batch_events: int, drop_old: bool) -> None:
+    """Rebuild projection tables from the log while commands go on, then swap them in.
+
+    Interrupted, it goes on from its checkpoint when run again with the same options. The
+    replaced rows stay in old_<table> tables until `rebuild --drop-old`.
+    """
+    out = output()
+    with open_engine() as engine:
+        if drop_old:
+            dropped = engine.drop_old_tables()
+            if out.json:
+                out.data({"dropped": dropped})
+            else:
+                out.print(
+                    f"dropped {len(dropped)} tables"
+                    + (": " + ", ".join(dropped) if dropped else "")
+                )
+            return
+        with out.progress(f"rebuild {projection}") as progress:
+            report = engine.rebuild(
+                projection,
+                history_level=history_level,
+                progress=progress,
+                batch_events=batch_events,
+            )
+    if out.json:
+        out.data(report)
+        return
+    resumed = f", going on from position {report.resumed_from}" if report.resumed_from else ""
+    out.print(
+        f"rebuilt {len(report.tables)} tables from {report.commits:,} commits "
+        f"({report.events:,} events, {report.rows_written:,} rows){resumed}; the replaced rows "
+        "are kept in old_<table> until `flowledger rebuild --drop-old`"
+    )

@@ -41,6 +41,7 @@ from .inspection import Inspection, PointInTime
 from .job_executor import JobExecutor, JobExecutorHealth, JobExecutorSettings
 from .packages import Packages
 from .queries import Queries
+from .rebuild import Rebuild
 from .repository import Repository
 from .state_cache import DEFAULT_MAX_BYTES
 from .unit_of_work import Wiring
@@ -77,7 +78,7 @@ class Engine:
         self._checkpointer = _start_checkpointer(self.url, sqlite_synchronous)
         db = create_database(self.url, sqlite_synchronous, self._checkpointer)
         try:
-            migrations.upgrade(db)
+            invalidated = migrations.upgrade(db)
         except migrations.UnknownSchema as exc:
             db.dispose()
             if self._checkpointer is not None:
@@ -126,6 +127,9 @@ class Engine:
         )
         self._inspection = Inspection(self._db, self._store, self._repository)
         self._packages = Packages(self._db, self._store, self._repository, self._audit)
+        self._rebuild = Rebuild(self._db, self._store, self._repository, self._history)
+        # What the schema revisions applied at this start rebuilt (None: nothing to rebuild).
+        self.migration_rebuild = self._rebuild.after_migration(invalidated)
         self._actor: str | None = None  # recorded with commands that name no actor of their own
         self._via = VIA_PYTHON  # the channel commands came through (`acting_as` changes it)
         self._owner = True  # False for a view (acting_as): it closes nothing
@@ -1062,6 +1066,26 @@ class Engine:
         """The log's anchor now (`POSITION:DIGEST`): kept outside the database, a later
         `verify(expect_anchor=...)` proves nothing up to it was rewritten since."""
         return self._audit.head(progress)
+
+    def rebuild(
+        self,
+        projection: str = "all",
+        *,
+        history_level: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        batch_events: int = 20_000,
+    ) -> views.RebuildReport:
+        """Rebuild the `runtime`, `history` or `all` projection tables from the log while
+        commands go on: into shadow tables in checkpointed batches (an interrupted rebuild goes
+        on from its checkpoint when run again with the same options), then swapped in, with the
+        commits that arrived meanwhile, in one transaction. The replaced rows stay in
+        `old_<table>` tables until `drop_old_tables()`. With `history_level`, history is built
+        at that level and the level recorded: raising it fills history for the past."""
+        return self._rebuild.run(projection, history_level, progress, batch_events)
+
+    def drop_old_tables(self) -> list[str]:
+        """Drop the `old_<table>` copies the last rebuild kept; the names dropped."""
+        return self._rebuild.drop_old()
 
     def rebuild_projections(self) -> views.RebuildReport:
         """Rewrite every ACT_* table from the log, in one transaction: for a schema change, or

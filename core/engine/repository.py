@@ -264,7 +264,9 @@ class Repository:
                 state = evolve(state, event)
         return state
 
-    def log(self, conn: Connection) -> Iterator[tuple[LogEntry, list[ev.Event]]]:
-        """Every commit of the log in position order, with its events."""
-        for entry in self._store.entries(conn):
+    def log(
+        self, conn: Connection, after_position: int = 0
+    ) -> Iterator[tuple[LogEntry, list[ev.Event]]]:
+        """Every commit of the log after `after_position` in position order, with its events."""
+        for entry in self._store.entries(conn, after_position):
             yield entry, self._codec.decode(entry.events)

@@ -50,6 +50,8 @@ ACT_HI_PROCINST = act_table(
     column("TENANT_ID_", V64),
     column("STATE_", V255),
     column("RESTARTED_PROC_INST_ID_", V64),
+    # flowledger's: events the instance produced, up to the one that ended it (revision 0011)
+    column("EVENT_COUNT_", sa.BigInteger),
     # Camunda declares it inline and unnamed (`unique (PROC_INST_ID_)`); named here so that a
     # later revision can address it on every dialect.
     unique("ACT_UNIQ_HI_PROCINST_PROC_INST_ID", "PROC_INST_ID_"),

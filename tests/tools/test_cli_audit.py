@@ -281,3 +281,28 @@ def test_export_then_import_into_a_fresh_database(
     assert "not a readable audit package" in err and "Traceback" not in err
     with Engine(fresh) as engine:
         assert engine.log_position() == 0
+
+
+def test_rebuild_from_the_command_line(run: Run, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = cli(
+        capsys,
+        "rebuild",
+        "--projection",
+        "history",
+        "--history-level",
+        "full",
+        "--json",
+        "--db",
+        run.url,
+    )
+
+    assert status == 0
+    report = json.loads(out)
+    assert report["resumed_from"] == 0 and "ACT_HI_DETAIL" in report["tables"]
+    assert cli(capsys, "history-level", "--db", run.url)[1].strip() == "full"
+    assert cli(capsys, "verify", "--db", run.url)[0] == 0
+
+    status, out, _ = cli(capsys, "rebuild", "--drop-old", "--db", run.url)
+    assert status == 0 and "old_act_hi_detail" in out
+    status, _, err = cli(capsys, "rebuild", "--projection", "everything", "--db", run.url)
+    assert status == 2 and "everything" in err

@@ -1,0 +1,313 @@
+"""Rebuild projection tables from the log beside the live ones, then swap them in.
+
+The log is streamed in batches into shadow tables (`rb_<table>`, primary keys only); each batch
+commits with a checkpoint (`projection_checkpoint` row `rebuild`), so an interrupted rebuild goes
+on from where it stopped. Commands keep running meanwhile. The swap takes the log head's lock,
+projects the commits that arrived since the last batch, keeps the live rows in `old_<table>`
+(until `drop_old`), and replaces the live rows by the rebuilt ones, all in one transaction: no
+command is lost, and readers see the old tables or the new, never a mix.
+
+Runtime and history share `ACT_GE_BYTEARRAY`; its `TYPE_` says whose a row is (1 repository,
+2 runtime, 3 history), so a rebuild of one projection replaces only its own byte arrays.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+from sqlalchemy import MetaData, Table, delete, insert, inspect, select, text, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
+
+from flowledger.core import views
+from flowledger.core.errors import InvalidValue
+from flowledger.core.state import InstanceState
+from flowledger.eventlog import EventStore
+from flowledger.projections.changes import ChangeSet, pk_name
+from flowledger.projections.compare import ShadowTables, shadow_table
+from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
+from flowledger.projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
+from flowledger.projections.history import HistoryProjector
+from flowledger.projections.properties import save_history_level
+from flowledger.projections.replay import Replayer
+from flowledger.projections.tables import (
+    ACT_GE_BYTEARRAY,
+    HISTORY_TABLES,
+    REPOSITORY_TABLES,
+    RUNTIME_TABLES,
+    UNPROJECTED_COLUMNS,
+)
+
+from .connections import Connections
+from .history_lifecycle import HistoryLifecycle, wall_clock
+from .repository import CACHE_SIZE, Repository
+
+log = logging.getLogger("flowledger.engine.rebuild")
+
+CHECKPOINT = "rebuild"
+SHADOW_PREFIX = "rb_"
+OLD_PREFIX = "old_"
+BATCH_EVENTS = 20_000
+SWAP_ATTEMPTS = 5
+PROJECTIONS: dict[str, tuple[Table, ...]] = {
+    "runtime": (*RUNTIME_TABLES, *REPOSITORY_TABLES),
+    "history": (*HISTORY_TABLES, ACT_GE_BYTEARRAY),
+    "all": (*HISTORY_TABLES, *RUNTIME_TABLES, *REPOSITORY_TABLES),
+}
+# ACT_GE_BYTEARRAY.TYPE_ of the rows each projection owns (None: every row).
+_BYTEARRAY_TYPES: dict[str, tuple[int, ...] | None] = {
+    "runtime": (1, 2),
+    "history": (3,),
+    "all": None,
+}
+
+Progress = Callable[[int, int], None]
+
+
+class Plan(msgspec.Struct, frozen=True):
+    """What a rebuild builds, kept with its checkpoint so that a resumed run builds the same."""
+
+    projection: str
+    history_level: str
+    reason: str = "operator"  # or "migration": a schema revision invalidated the projection
+
+
+class Rebuild:
+    """`Engine.rebuild`: shadow tables, checkpointed batches, catch-up, a one-transaction swap."""
+
+    def __init__(
+        self,
+        db: Connections,
+        store: EventStore,
+        repository: Repository,
+        history: HistoryLifecycle,
+    ) -> None:
+        self._db = db
+        self._store = store
+        self._repository = repository
+        self._history = history
+
+    def after_migration(self, invalidated: set[str]) -> views.RebuildReport | None:
+        """Rebuild what the schema revisions just applied invalidated, or finish such a rebuild
+        an earlier start left unfinished; None when there is nothing to do."""
+        with self._db.read() as conn:
+            row = self._store.checkpoint_row(conn, CHECKPOINT)
+        pending = _plan(row[3]) if row is not None else None
+        if pending is not None and pending.reason == "migration":
+            invalidated = invalidated | {pending.projection}
+        if not invalidated:
+            return None
+        projection = next(iter(invalidated)) if len(invalidated) == 1 else "all"
+        log.warning("the schema revisions applied invalidate %s: rebuilding it", projection)
+        return self.run(projection, reason="migration")
+
+    def run(
+        self,
+        projection: str = "all",
+        history_level: str | None = None,
+        progress: Progress | None = None,
+        batch_events: int = BATCH_EVENTS,
+        *,
+        reason: str = "operator",
+    ) -> views.RebuildReport:
+        if projection not in PROJECTIONS:
+            raise InvalidValue(
+                f"projection {projection!r}: expected one of {', '.join(PROJECTIONS)}",
+                "projection",
+            )
+        level = history_level or self._history.level
+        projector = HistoryProjector(level)  # refuses an unknown level
+        plan = Plan(projection, level, reason)
+        tables = PROJECTIONS[projection]
+        shadows = ShadowTables(tables, prefix=SHADOW_PREFIX, temporary=False)
+        resumed_from = self._prepare(plan, shadows)
+        conn_box: list[Connection] = []
+
+        def load(stream_id: str, version: int) -> InstanceState | None:
+            return self._repository.state_at(conn_box[0], stream_id, version)
+
+        replayer = Replayer(
+            load,
+            history=projector if projection != "runtime" else None,
+            runtime=projection != "history",
+            repository=projection != "history",
+            keep=CACHE_SIZE,
+        )
+        counts = [0, 0, 0]  # commits, events, rows
+        while True:
+            with self._db.write() as conn:
+                conn_box[:] = [conn]
+                done = self._batch(conn, replayer, shadows, batch_events, counts)
+                head = self._store.head_position(conn)
+            if progress is not None:
+                progress(done, head)
+            if done >= head:
+                break
+        self._swap(plan, shadows, replayer, conn_box, counts)
+        if history_level is not None:
+            self._history.use_level(history_level)
+        if progress is not None:
+            progress(head, head)
+        return views.RebuildReport(
+            commits=counts[0],
+            events=counts[1],
+            rows_written=counts[2],
+            resumed_from=resumed_from,
+            tables=[t.name for t in tables],
+        )
+
+    def drop_old(self) -> list[str]:
+        """Drop the tables the last swaps kept (`old_<table>`); the names of those dropped."""
+        with self._db.write() as conn:
+            present = set(inspect(conn).get_table_names())
+            dropped = []
+            for table in PROJECTIONS["all"]:
+                name = f"{OLD_PREFIX}{table.name.lower()}"
+                if name in present:
+                    conn.execute(text(f"DROP TABLE {name}"))
+                    dropped.append(name)
+        return dropped
+
+    # -- steps -------------------------------------------------------------------------------
+
+    def _prepare(self, plan: Plan, shadows: ShadowTables) -> int:
+        """The position to go on from: a checkpoint of the same plan, or 0 on fresh shadows."""
+        with self._db.write() as conn:
+            row = self._store.checkpoint_row(conn, CHECKPOINT)
+            if row is not None:
+                earlier = _plan(row[3])
+                if earlier is not None and (earlier.projection, earlier.history_level) == (
+                    plan.projection,
+                    plan.history_level,
+                ):
+                    shadows.create(conn, checkfirst=True)
+                    log.info("rebuild of %s goes on from position %d", plan.projection, row[0])
+                    return row[0]
+                log.warning(
+                    "an unfinished rebuild (%s) is discarded for a new one (%s)", earlier, plan
+                )
+        with self._db.write() as conn:
+            shadows.drop(conn)
+        with self._db.write() as conn:
+            shadows.create(conn)
+            self._save(conn, 0, plan)
+        return 0
+
+    def _save(self, conn: Connection, position: int, plan: Plan) -> None:
+        self._store.save_checkpoint(conn, CHECKPOINT, position, HISTORY_SCHEMA, wall_clock())
+        self._store.set_checkpoint_status(
+            conn, CHECKPOINT, "building", msgspec.json.encode(plan).decode(), wall_clock()
+        )
+
+    def _batch(
+        self,
+        conn: Connection,
+        replayer: Replayer,
+        shadows: ShadowTables,
+        batch_events: int,
+        counts: list[int],
+    ) -> int:
+        """Project up to `batch_events` events after the checkpoint into the shadows and move
+        the checkpoint, in `conn`'s transaction; the position reached."""
+        position = self._store.checkpoint(conn, CHECKPOINT, lock=True) or 0
+        changes = ChangeSet()
+        events = 0
+        for entry, decoded in self._repository.log(conn, position):
+            replayer.project(
+                entry.stream_id, entry.first_version, entry.last_version, decoded, changes
+            )
+            position = entry.last_position
+            events += len(decoded)
+            counts[0] += 1
+            if events >= batch_events:
+                break
+        counts[1] += events
+        counts[2] += changes.row_count()
+        shadows.apply(conn, changes)
+        self._store.move_checkpoint(conn, CHECKPOINT, position, wall_clock())
+        return position
+
+    def _swap(
+        self,
+        plan: Plan,
+        shadows: ShadowTables,
+        replayer: Replayer,
+        conn_box: list[Connection],
+        counts: list[int],
+    ) -> None:
+        olds = _tables(shadows.of, OLD_PREFIX)
+        with self._db.write() as conn:
+            # DDL first and alone: MariaDB commits a transaction at every DDL statement.
+            for old in olds.values():
+                old.drop(conn, checkfirst=True)
+                old.create(conn)
+        for attempt in range(SWAP_ATTEMPTS):
+            try:
+                with self._db.lock, self._db.write() as conn:
+                    conn_box[:] = [conn]
+                    self._store.lock_head(conn)
+                    if plan.projection != "runtime":
+                        self._store.checkpoint(conn, HISTORY_CHECKPOINT, lock=True)
+                    while self._batch(conn, replayer, shadows, BATCH_EVENTS, counts) < (
+                        self._store.head_position(conn)
+                    ):
+                        pass
+                    for live, shadow in shadows.of.items():
+                        _replace(conn, live, shadow, olds[live], _BYTEARRAY_TYPES[plan.projection])
+                    if plan.projection != "runtime":
+                        save_history_level(conn, plan.history_level)
+                        if self._store.checkpoint(conn, HISTORY_CHECKPOINT) is not None:
+                            self._store.save_checkpoint(
+                                conn,
+                                HISTORY_CHECKPOINT,
+                                self._store.head_position(conn),
+                                HISTORY_SCHEMA,
+                                wall_clock(),
+                            )
+                    self._store.drop_checkpoint(conn, CHECKPOINT)
+                break
+            except DBAPIError as exc:
+                # A command that wrote a row this swap deletes, then waited for the log head we
+                # hold: the database undoes one of us. The command decides again; so do we.
+                if attempt == SWAP_ATTEMPTS - 1:
+                    raise
+                log.info("rebuild swap undone by the database, again: %s", exc)
+        with self._db.write() as conn:
+            shadows.drop(conn)
+
+
+def _plan(detail: str | None) -> Plan | None:
+    try:
+        return None if detail is None else msgspec.json.decode(detail, type=Plan)
+    except msgspec.DecodeError:
+        return None
+
+
+def _tables(of: dict[Table, Table], prefix: str) -> dict[Table, Table]:
+    metadata = MetaData()
+    return {live: shadow_table(live, metadata, prefix) for live in of}
+
+
+def _replace(
+    conn: Connection, live: Table, shadow: Table, old: Table, types: tuple[int, ...] | None
+) -> None:
+    """Keep the live rows in `old`, then put the rebuilt rows in their place (of ACT_GE_BYTEARRAY
+    only the projection's own types); columns no projector writes (a job's lease) stay."""
+    names = [c.name for c in live.columns]
+    mine: Any = True
+    if live is ACT_GE_BYTEARRAY and types is not None:
+        mine = live.c.TYPE_.in_(types)
+    conn.execute(insert(old).from_select(names, select(*[live.c[n] for n in names]).where(mine)))
+    conn.execute(delete(live).where(mine))
+    conn.execute(insert(live).from_select(names, select(*[shadow.c[n] for n in names])))
+    kept = UNPROJECTED_COLUMNS.get(live.name, frozenset())
+    if kept:
+        key = pk_name(live)
+        values = {
+            n: select(old.c[n]).where(old.c[key] == live.c[key]).scalar_subquery()
+            for n in sorted(kept)
+        }
+        conn.execute(update(live).values(values))

@@ -1,0 +1,35 @@
+"""How many events each finished instance produced: ACT_HI_PROCINST.EVENT_COUNT_ (flowledger's).
+
+Its instance stream's events up to and including the one that ended it; NULL while it runs.
+Filled for every past instance by rebuilding history from the log: this revision declares the
+projection it invalidates, and the engine that applies it rebuilds exactly that (`migrate`).
+
+Revision ID: 0011_instance_event_count
+Revises: 0010_log_imports
+Create Date: 2026-12-04
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+from sqlalchemy.sql.elements import quoted_name
+
+revision = "0011_instance_event_count"
+down_revision = "0010_log_imports"
+branch_labels = None
+depends_on = None
+
+# The projections whose tables this revision changes: rebuilt from the log once it is applied.
+invalidates = ("history",)
+
+
+def upgrade() -> None:
+    op.add_column(
+        quoted_name("ACT_HI_PROCINST", False),
+        sa.Column(quoted_name("EVENT_COUNT_", False), sa.BigInteger, quote=False),
+    )
+
+
+def downgrade() -> None:
+    op.drop_column(quoted_name("ACT_HI_PROCINST", False), quoted_name("EVENT_COUNT_", False))

@@ -1,0 +1,52 @@
+"""A schema revision that changes a projection table declares what it invalidates, and the
+engine that applies it rebuilds exactly that from the log: revision 0011 adds
+ACT_HI_PROCINST.EVENT_COUNT_ and fills it for every past instance."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import command
+
+from flowledger import Engine, migrations
+from tests.support import bpmn
+
+BEFORE = "0010_log_imports"
+
+
+def _event_counts(url: str) -> dict[str, int | None]:
+    sql = sa.create_engine(url)
+    try:
+        with sql.connect() as conn:
+            rows = conn.execute(sa.text("SELECT PROC_INST_ID_, EVENT_COUNT_ FROM ACT_HI_PROCINST"))
+            return {r[0]: r[1] for r in rows}
+    finally:
+        sql.dispose()
+
+
+def _back_to_before_the_revision(url: str) -> None:
+    sql = sa.create_engine(url)
+    try:
+        with sql.begin() as conn:
+            command.downgrade(migrations.alembic_config(conn), BEFORE)
+    finally:
+        sql.dispose()
+
+
+def test_applying_a_revision_rebuilds_the_projection_it_invalidates(db_url: str) -> None:
+    with Engine(db_url) as engine:
+        engine.deploy(bpmn("rest_repo_straight.bpmn"))
+        key = engine.process_definitions()[0].key
+        done = engine.start_process_instance(key)
+        assert engine.migration_rebuild is None  # a new database has nothing to rebuild
+        produced = len(engine.events(done.id))
+    _back_to_before_the_revision(db_url)
+
+    with Engine(db_url) as engine:
+        report = engine.migration_rebuild
+        assert report is not None and "ACT_HI_PROCINST" in report.tables
+        assert "ACT_RU_TASK" not in report.tables  # history only, as the revision declares
+        assert _event_counts(db_url)[done.id] == produced
+        assert engine.verify().ok
+
+    with Engine(db_url) as engine:
+        assert engine.migration_rebuild is None  # done once
