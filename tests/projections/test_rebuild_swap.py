@@ -134,7 +134,7 @@ def test_no_command_is_lost_while_a_rebuild_runs(busy: Engine, db_url: str) -> N
                 while not stop.is_set():
                     started.append(_start(other, n))
                     n += 1
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append(exc)
 
     worker = threading.Thread(target=keep_working)
