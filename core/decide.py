@@ -99,6 +99,9 @@ def start_instance(
             super_process_instance_id=super_process_instance_id,
             super_execution_id=super_execution_id,
             root_process_instance_id=root_process_instance_id,
+            history_ttl_days=(
+                model.history_ttl if model.history_ttl is not None else ctx.history_ttl_days
+            ),
         )
     )
     spec = model.activities[start].spec

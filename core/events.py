@@ -241,6 +241,9 @@ class ProcessInstanceStarted(Event, tag=True, frozen=True):
     super_process_instance_id: str | None = None
     root_process_instance_id: str | None = None
     super_execution_id: str | None = None  # the caller's execution waiting in a call activity
+    # Days its history is kept after it ends: the definition's camunda:historyTimeToLive, else
+    # the engine's default when it started (None: kept until deleted). Decided once, here.
+    history_ttl_days: int | None = None
 
 
 class ProcessInstanceCompleted(Event, tag=True, frozen=True):

@@ -54,6 +54,7 @@ def start(event: ev.ProcessInstanceStarted) -> InstanceState:
         root_process_instance_id=event.root_process_instance_id or pid,
         super_process_instance_id=event.super_process_instance_id,
         super_execution_id=event.super_execution_id,
+        history_ttl_days=event.history_ttl_days,
     )
     state.executions[pid] = Execution(
         id=pid,

@@ -96,6 +96,7 @@ class CommandContext:
     allow_scripts: bool = False
     actor: str | None = None
     outbox: list[Effect] = field(default_factory=list)
+    history_ttl_days: int | None = None  # the engine's default history time to live
 
 
 class InstanceSession:

@@ -20,7 +20,7 @@ from .variables import StoredValue
 # 4: event subscriptions.
 # 5: call activities (calls, super_execution_id).
 # 6: suspension.
-STATE_SCHEMA = 6
+STATE_SCHEMA = 7
 
 
 class Execution(msgspec.Struct):
@@ -165,6 +165,7 @@ class InstanceState(msgspec.Struct, dict=True):
     # Its ACT_HI_* rows were deleted (the log keeps its events): a second deletion finds nothing.
     history_deleted: bool = False
     suspended: bool = False
+    history_ttl_days: int | None = None  # days its history is kept after it ends
     executions: dict[str, Execution] = {}
     activity_instances: dict[str, ActivityInstance] = {}
     variables: dict[str, Variable] = {}

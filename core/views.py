@@ -306,6 +306,13 @@ class ActivityInstanceNode(msgspec.Struct, frozen=True):
     incident_ids: list[str] = []
 
 
+class CleanupReport(msgspec.Struct, frozen=True):
+    """What a history cleanup removed: the instances whose history it deleted, as of `at`."""
+
+    removed: int
+    at: datetime
+
+
 class PackageSummary(msgspec.Struct, frozen=True):
     """An audit package written or loaded: where, whose, and what it holds."""
 

@@ -7,7 +7,7 @@ memory stays flat however large the database. Writes nothing but those temporary
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import Column, Index, LargeBinary, MetaData, Table, bindparam, cast, select, text
@@ -85,15 +85,20 @@ def shadow_table(table: Table, metadata: MetaData, prefix: str, temporary: bool 
 
 
 def compare_tables(
-    conn: Connection, live: Table, rebuilt: Table, limit: int = DIFF_LIMIT
+    conn: Connection,
+    live: Table,
+    rebuilt: Table,
+    limit: int = DIFF_LIMIT,
+    rows: Callable[[Table], ColumnElement[bool]] | None = None,
 ) -> tuple[int, list[str]]:
     """(live rows read, differences) between a live table and its rebuild, as readable lines;
     both are read in primary-key order and merged, so neither is held in memory. Columns no
-    projector writes (a job's lease) are not compared."""
+    projector writes (a job's lease) are not compared. `rows` picks the rows compared (it is
+    given each table and returns a condition on it): one instance's, say."""
     problems: list[str] = []
     names = _compared(live)
-    live_rows = _ordered(conn, live, names)
-    rebuilt_rows = _ordered(conn, rebuilt, names)
+    live_rows = _ordered(conn, live, names, None if rows is None else rows(live))
+    rebuilt_rows = _ordered(conn, rebuilt, names, None if rows is None else rows(rebuilt))
     act = next(live_rows, None)
     exp = next(rebuilt_rows, None)
     count = 0
@@ -138,7 +143,12 @@ def _compared(table: Table) -> list[str]:
     return [c.name for c in table.columns if c.name not in skipped]
 
 
-def _ordered(conn: Connection, table: Table, names: list[str]) -> Iterator[_Keyed]:
+def _ordered(
+    conn: Connection,
+    table: Table,
+    names: list[str],
+    condition: ColumnElement[bool] | None = None,
+) -> Iterator[_Keyed]:
     """(key, row of the columns `names`) in binary key order, which is Python's order of the key
     strings, read in batches by key (no cursor stays open: the caller reads another table
     meanwhile)."""
@@ -149,6 +159,8 @@ def _ordered(conn: Connection, table: Table, names: list[str]) -> Iterator[_Keye
     after: Any = None
     while True:
         stmt = select(*columns).order_by(key).limit(READ_BATCH)
+        if condition is not None:
+            stmt = stmt.where(condition)
         if after is not None:
             stmt = stmt.where(key > _binary(conn, bindparam("after", after, type_=pk.type)))
         rows = conn.execute(stmt).all()

@@ -9,6 +9,7 @@ history (an instance's, or a deleted deployment's with cascade) purges rows; the
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from flowledger.core import events as ev
@@ -41,6 +42,15 @@ from .tables import (
     ACT_HI_TASKINST,
     ACT_HI_VARINST,
 )
+
+
+def removal_time(s: InstanceState, end: datetime) -> datetime | None:
+    """REMOVAL_TIME_ (Camunda's removal-time strategy `end`): when history cleanup may remove
+    the instance's history, its time to live after it ended; None keeps it."""
+    if s.history_ttl_days is None:
+        return None
+    return db_time(end + timedelta(days=s.history_ttl_days))
+
 
 HISTORY_LEVELS = {"none": 0, "activity": 1, "audit": 2, "full": 3}
 ACTIVITY_STATE_DEFAULT, ACTIVITY_STATE_SCOPE_COMPLETE, ACTIVITY_STATE_CANCELED = 0, 1, 2
@@ -278,6 +288,7 @@ class HistoryProjector:
                 "END_ACT_ID_": e.end_activity_id,
                 "STATE_": "COMPLETED",
                 "EVENT_COUNT_": s.version + 1,
+                "REMOVAL_TIME_": removal_time(s, e.time),
             },
         )
 
@@ -291,6 +302,7 @@ class HistoryProjector:
                 "DELETE_REASON_": e.reason,
                 "STATE_": "EXTERNALLY_TERMINATED" if e.externally else "INTERNALLY_TERMINATED",
                 "EVENT_COUNT_": s.version + 1,
+                "REMOVAL_TIME_": removal_time(s, e.time),
             },
         )
 

@@ -47,6 +47,7 @@ JSON_COMMANDS = {
     "export",
     "import",
     "rebuild",
+    "cleanup",
 }
 NO_GLOBALS = {"bench", "users"}
 
@@ -353,6 +354,12 @@ def migrate() -> None:
     is_flag=True,
     help="run no timers or asynchronous jobs here (another process runs them)",
 )
+@click.option(
+    "--history-time-to-live",
+    type=click.IntRange(min=0),
+    metavar="DAYS",
+    help="history kept after an instance ends, for models without camunda:historyTimeToLive",
+)
 def serve(
     host: str,
     port: int,
@@ -361,6 +368,7 @@ def serve(
     history_mode: str,
     max_body_mb: int,
     no_job_executor: bool,
+    history_time_to_live: int | None,
 ) -> None:
     """Serve the Camunda REST API (engine-rest) over HTTP."""
     # Imported here: the other commands should not pay for loading the web stack.
@@ -373,7 +381,11 @@ def serve(
         require_private(users)  # before reading it, as ssh does a private key
         accounts = Users.load(users)
     check_binding(host, accounts, insecure)  # refuse before touching the database
-    engine = open_engine(history_mode=history_mode, job_executor=not no_job_executor)
+    engine = open_engine(
+        history_mode=history_mode,
+        job_executor=not no_job_executor,
+        history_time_to_live=history_time_to_live,
+    )
     try:
         serve_http(
             engine,

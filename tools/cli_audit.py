@@ -20,7 +20,7 @@ from flowledger.core.engine import Engine
 from flowledger.core.instance_view import InstanceView, diff, instance_view
 from flowledger.core.views import PackageSummary
 
-from .cli import app, open_engine, output
+from .cli import app, as_user, open_engine, output
 from .output import Output, when
 from .render import compact, diff_table, instance_panel
 
@@ -279,12 +279,13 @@ def head() -> None:
     help="an anchor `head` printed earlier (or a file holding it): the log up to it must be "
     "unchanged",
 )
-def verify(against: str | None) -> None:
+@click.option("--instance", metavar="ID", help="only this process instance (quick)")
+def verify(against: str | None, instance: str | None) -> None:
     """Check hash chains, the command log, replay == live state, and rebuilt tables == live."""
     out = output()
     anchor = None if against is None else anchor_from(against)
     with open_engine() as engine, out.progress("verify") as progress:
-        report = engine.verify(expect_anchor=anchor, progress=progress)
+        report = engine.verify(expect_anchor=anchor, progress=progress, instance=instance)
     if out.json:
         out.data(report)
     else:
@@ -294,7 +295,8 @@ def verify(against: str | None) -> None:
         )
         # Kept outside the database, the anchor lets a later `verify --against` see a log
         # rewritten consistently (every hash recomputed), which no check inside it can.
-        out.print(f"anchor {report.anchor}")
+        if report.anchor:
+            out.print(f"anchor {report.anchor}")
         if report.ok:
             out.print(
                 "OK: hash chains and command log intact, replay == live state, "
@@ -395,3 +397,19 @@ def rebuild(projection: str, history_level: str | None, batch_events: int, drop_
         f"({report.events:,} events, {report.rows_written:,} rows){resumed}; the replaced rows "
         "are kept in old_<table> until `flowledger rebuild --drop-old`"
     )
+
+
+@app.command()
+@click.option("--batch-size", type=click.IntRange(min=1), default=500, show_default=True)
+def cleanup(batch_size: int) -> None:
+    """Remove the history of instances whose removal time has passed (historyTimeToLive).
+
+    Each removal is a command in the log: the events stay, and a rebuild leaves them removed.
+    """
+    out = output()
+    with open_engine() as engine:
+        report = as_user(engine).cleanup_history(batch_size=batch_size)
+    if out.json:
+        out.data(report)
+    else:
+        out.print(f"removed the history of {report.removed} instances due by {when(report.at)}")

@@ -30,6 +30,7 @@ from flowledger.projections.tables import HISTORY_TABLES, REPOSITORY_TABLES, RUN
 
 from .connections import Connections
 from .history_lifecycle import HistoryLifecycle, wall_clock
+from .instance_verification import verify_instance
 from .repository import CACHE_SIZE, Repository
 from .verification import Verifier
 
@@ -102,6 +103,21 @@ class Audit:
         if stopped is None:
             return report
         return msgspec.structs.replace(report, problems=[stopped, *report.problems])
+
+    def verify_instance(self, instance_id: str) -> views.VerificationReport:
+        """`verify` for one instance: its chain, its commands, its state, its rows."""
+        with self._db.lock:
+            self._history.flush()
+            with self._db.read() as conn:
+                cached = self._repository.cache.get(instance_id)
+                return verify_instance(
+                    conn,
+                    self._store,
+                    self._repository,
+                    self._history.projector,
+                    instance_id,
+                    None if cached is None else cached.state,
+                )
 
     def verify_on(
         self,

@@ -22,7 +22,7 @@ from flowledger import migrations
 from flowledger.core import audit_trail, views
 from flowledger.core import commands as cmd
 from flowledger.core.clock import Clock, SystemClock, truncate_ms
-from flowledger.core.errors import JobFailure, NotFound, Rejected, SchemaMismatch
+from flowledger.core.errors import InvalidValue, JobFailure, NotFound, Rejected, SchemaMismatch
 from flowledger.core.limits import MAX_VIA, check_text
 from flowledger.core.state import InstanceState
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
@@ -43,6 +43,7 @@ from .packages import Packages
 from .queries import Queries
 from .rebuild import Rebuild
 from .repository import Repository
+from .retention import expired_instances
 from .state_cache import DEFAULT_MAX_BYTES
 from .unit_of_work import Wiring
 
@@ -70,8 +71,11 @@ class Engine:
         cache_bytes: int = DEFAULT_MAX_BYTES,
         job_executor: bool = False,
         job_executor_settings: JobExecutorSettings | None = None,
+        history_time_to_live: int | None = None,
     ) -> None:
         check_mode(history_mode)
+        if history_time_to_live is not None and history_time_to_live < 0:
+            raise InvalidValue("history_time_to_live must be a number of days, 0 or more")
         self.url = url or DEFAULT_URL
         self.clock: Clock = clock or SystemClock()
         self.allow_scripts = allow_scripts
@@ -117,6 +121,7 @@ class Engine:
             self._history,
             self._delegates,
             allow_scripts,
+            history_time_to_live,
         )
         self._bus = CommandBus(HANDLERS, self._db, wiring, self.clock, AFTER_DECISION)
         if self._checkpointer is not None:
@@ -332,6 +337,28 @@ class Engine:
     ) -> None:
         command = cmd.DeleteProcessInstance(process_instance_id=process_instance_id, reason=reason)
         self._run(command, command_id, actor)
+
+    def cleanup_history(self, *, batch_size: int = 500) -> views.CleanupReport:
+        """Camunda's history cleanup: the history of every instance whose removal time (its end
+        plus its time to live, `camunda:historyTimeToLive` or `Engine(history_time_to_live=)`)
+        has passed is deleted, `batch_size` instances per query. Each deletion is a command in
+        the log like `delete_historic_process_instance`, so a rebuild leaves them deleted and
+        the events themselves stay."""
+        if batch_size < 1:
+            raise InvalidValue("batch_size must be at least 1", "batch_size")
+        self._history.flush()
+        removed = 0
+        while True:
+            with self._db.read() as conn:
+                due = expired_instances(conn, self.clock.now(), batch_size)
+            for instance_id in due:
+                try:
+                    self.delete_historic_process_instance(instance_id)
+                    removed += 1
+                except NotFound:
+                    pass  # removed meanwhile by another cleanup
+            if len(due) < batch_size:
+                return views.CleanupReport(removed=removed, at=truncate_ms(self.clock.now()))
 
     def delete_historic_process_instance(
         self,
@@ -1034,6 +1061,7 @@ class Engine:
         *,
         expect_anchor: str | None = None,
         progress: Callable[[int, int], None] | None = None,
+        instance: str | None = None,
     ) -> views.VerificationReport:
         """Check the hash chains and the command log, replay every instance, rebuild every
         projection into temporary tables and compare with the live state and tables. An empty
@@ -1041,7 +1069,15 @@ class Engine:
 
         `expect_anchor`: an anchor an earlier `verify` reported (`POSITION:DIGEST`, kept
         outside the database); the log up to that position must still digest to it.
-        `progress(commits done, commits in the log)` is called as the log is read."""
+        `progress(commits done, commits in the log)` is called as the log is read.
+
+        `instance`: only that instance, quickly: its chain, its commands, its replay against
+        the state served, and its rows against a rebuild of its own commits (and its
+        deployment's). The log-wide checks (gaps, anchor) need the whole log."""
+        if instance is not None:
+            if expect_anchor is not None:
+                raise InvalidValue("an anchor covers the whole log: verify it without instance")
+            return self._audit.verify_instance(instance)
         return self._audit.verify(expect_anchor, progress)
 
     def export_instance(self, process_instance_id: str, path: str | Path) -> views.PackageSummary:

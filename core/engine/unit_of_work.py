@@ -44,6 +44,7 @@ class Wiring:
     history: HistoryLifecycle
     delegates: Mapping[str, Any]
     allow_scripts: bool
+    history_ttl_days: int | None = None
 
 
 class UnitOfWork:
@@ -72,6 +73,7 @@ class UnitOfWork:
             delegates=wiring.delegates,
             allow_scripts=wiring.allow_scripts,
             actor=actor,
+            history_ttl_days=wiring.history_ttl_days,
         )
         self.command_id = command_id
         self.changes = ChangeSet()

@@ -13,6 +13,7 @@ from . import (
     execution,
     external_task,
     history,
+    history_cleanup,
     history_jobs,
     incident,
     job,
@@ -44,6 +45,7 @@ MODULES: tuple[ModuleType, ...] = (
     suspension,
     history,
     history_jobs,
+    history_cleanup,
 )
 
 EXTENSIONS: tuple[ModuleType, ...] = (audit_trail,)

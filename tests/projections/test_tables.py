@@ -111,13 +111,14 @@ CAMUNDA_COLUMNS: dict[str, str] = {
         "PROC_INST_ID_ v64, ACTIVITY_ID_ v255, CONFIGURATION_ v255, CREATED_ ts NN, "
         "TENANT_ID_ v64, ACT_INST_ID_ v64"
     ),
+    # EVENT_COUNT_ at the end is not Camunda's: the events an instance produced (revision 0011).
     "ACT_HI_PROCINST": (
         "ID_ v64 NN, PROC_INST_ID_ v64 NN (unique), BUSINESS_KEY_ v255, PROC_DEF_KEY_ v255, "
         "PROC_DEF_ID_ v64 NN, START_TIME_ ts NN, END_TIME_ ts, REMOVAL_TIME_ ts, DURATION_ big, "
         "START_USER_ID_ v255, START_ACT_ID_ v255, END_ACT_ID_ v255, "
         "SUPER_PROCESS_INSTANCE_ID_ v64, ROOT_PROC_INST_ID_ v64, SUPER_CASE_INSTANCE_ID_ v64, "
         "CASE_INST_ID_ v64, DELETE_REASON_ v4000, TENANT_ID_ v64, STATE_ v255, "
-        "RESTARTED_PROC_INST_ID_ v64"
+        "RESTARTED_PROC_INST_ID_ v64, EVENT_COUNT_ big"
     ),
     "ACT_HI_ACTINST": (
         "ID_ v64 NN, PARENT_ACT_INST_ID_ v64, PROC_DEF_KEY_ v255, PROC_DEF_ID_ v64 NN, "

@@ -182,6 +182,25 @@ HISTORIC_JOB_LOG = frozenset(
         "deletionLog",
     ]
 )
+# JobDto, which `POST /history/cleanup` answers (the operation is newer than 7.15's document).
+JOB = frozenset(
+    [
+        "id",
+        "jobDefinitionId",
+        "dueDate",
+        "processInstanceId",
+        "executionId",
+        "processDefinitionId",
+        "processDefinitionKey",
+        "retries",
+        "exceptionMessage",
+        "failedActivityId",
+        "suspended",
+        "priority",
+        "tenantId",
+        "createTime",
+    ]
+)
 JOB_DEFINITION = frozenset(
     [
         "id",
@@ -228,6 +247,7 @@ DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/job-definition/count"): COUNT,
     ("POST", "/job-definition/count"): COUNT,
     ("GET", "/job-definition/{id}"): JOB_DEFINITION,
+    ("POST", "/history/cleanup"): JOB,
 }
 
 Schema = dict[str, Any]

@@ -306,3 +306,20 @@ def test_rebuild_from_the_command_line(run: Run, capsys: pytest.CaptureFixture[s
     assert status == 0 and "old_act_hi_detail" in out
     status, _, err = cli(capsys, "rebuild", "--projection", "everything", "--db", run.url)
     assert status == 2 and "everything" in err
+
+
+def test_cleanup_from_the_command_line(run: Run, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = cli(capsys, "cleanup", "--json", "--db", run.url)
+
+    assert status == 0
+    assert json.loads(out)["removed"] == 0  # the claim model has no time to live: kept
+    status, out, _ = cli(capsys, "cleanup", "--db", run.url)
+    assert status == 0 and "removed the history of 0 instances" in out
+
+
+def test_verify_one_instance(run: Run, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = cli(capsys, "verify", "--instance", run.instance, "--json", "--db", run.url)
+
+    assert status == 0
+    report = json.loads(out)
+    assert report["streams_checked"] == 1 and report["problems"] == []
