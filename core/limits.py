@@ -22,6 +22,7 @@ __all__ = [
     "MAX_DEPLOYMENT_SOURCE",
     "MAX_ERROR_CODE",
     "MAX_ERROR_MESSAGE",
+    "MAX_HISTORY_TTL_DAYS",
     "MAX_JSON_NESTING",
     "MAX_LIST_FILTER",
     "MAX_MESSAGE_NAME",
@@ -56,6 +57,7 @@ MAX_TEXT = 4000  # TEXT_ of a String variable
 MAX_STACKTRACE = 64 * 1024  # characters of a failed job's stack trace the log keeps
 MAX_USER_ID = 255  # ACT_RU_TASK.ASSIGNEE_ / OWNER_, ACT_RU_IDENTITYLINK.USER_ID_ / GROUP_ID_
 MAX_WORKER_ID = 255  # ACT_RU_EXT_TASK.WORKER_ID_ (and command_log.actor, which records it)
+MAX_HISTORY_TTL_DAYS = 36_500  # a century: later removal times would overflow a timestamp
 MAX_VIA = 32  # event_log.via / command_log.via: the channel a command came through
 MAX_TOPIC_NAME = 255  # ACT_RU_EXT_TASK.TOPIC_NAME_
 MAX_DELETE_REASON = 4000  # ACT_HI_PROCINST / ACT_HI_TASKINST / ACT_HI_ACTINST.DELETE_REASON_

@@ -35,7 +35,10 @@ from .records import CommandRecord, StoredCommit
 
 FORMAT = "flowledger-audit-package"
 FORMAT_VERSION = 1
-MAX_MEMBER_BYTES = 2 * 1024**3  # a member larger than this is refused, not inflated
+MAX_PACKAGE_BYTES = 2 * 1024**3  # members larger than this together are refused, not inflated
+MAX_RATIO = 200  # a member inflating more than this is a zip bomb, not a log (JSON gives ~10)
+# What the log's columns hold (eventlog/tables.py): longer values are refused before writing.
+_LIMITS = {"stream_id": 64, "command_id": 64, "command_type": 64, "actor": 255, "via": 32}
 
 
 class PackageError(Exception):
@@ -152,6 +155,9 @@ def read_package(path: Path) -> Package:
         raise PackageError(f"{path}: {exc.strerror or exc}") from None
     try:
         with zipfile.ZipFile(path) as archive:
+            inflated = sum(info.file_size for info in archive.infolist())
+            if inflated > MAX_PACKAGE_BYTES:
+                raise PackageError(f"{path}: inflates to {inflated:,} bytes, over the limit")
             manifest_bytes = _member(archive, path, "manifest.json")
             commit_lines = _member(archive, path, "commits.jsonl")
             command_lines = _member(archive, path, "commands.jsonl")
@@ -187,9 +193,18 @@ def _check(
 ) -> None:
     if not commits:
         raise PackageError(f"{path}: holds no commits")
-    positions = [c.first_position for c in commits]
-    if positions != sorted(set(positions)):
-        raise PackageError(f"{path}: commits.jsonl is not in position order")
+    after = 0
+    for c in commits:
+        where = f"{path}: the commit at position {c.first_position}"
+        if c.first_position <= after or c.last_position < c.first_position:
+            raise PackageError(f"{where} overlaps or precedes the one before it")
+        after = c.last_position
+        if c.last_version - c.first_version != c.last_position - c.first_position:
+            raise PackageError(f"{where} covers positions and versions of different lengths")
+        for column, limit in _LIMITS.items():
+            value = getattr(c, column)
+            if value is not None and (len(value) > limit or "\x00" in value):
+                raise PackageError(f"{where}: {column} is not a value the log can hold")
     by_stream: dict[str, list[StoredCommit]] = {}
     for c in commits:
         by_stream.setdefault(c.stream_id, []).append(c)
@@ -222,8 +237,8 @@ def _member(archive: zipfile.ZipFile, path: Path, name: str) -> bytes:
         info = archive.getinfo(name)
     except KeyError:
         raise PackageError(f"{path}: {name} is missing (a truncated or foreign file?)") from None
-    if info.file_size > MAX_MEMBER_BYTES:
-        raise PackageError(f"{path}: {name} is larger than {MAX_MEMBER_BYTES} bytes")
+    if info.file_size > MAX_RATIO * max(info.compress_size, 1024):
+        raise PackageError(f"{path}: {name} inflates {info.file_size:,} bytes from far less")
     return archive.read(info)
 
 

@@ -538,7 +538,7 @@ class EventStore:
                 "command_type": c.command_type,
                 "actor": c.actor,
                 "causation_position": c.causation_position,
-                "recorded_at": c.recorded_at,
+                "recorded_at": _naive_utc(c.recorded_at),
                 "prev_hash": c.prev_hash,
                 "hash": c.hash,
                 "via": c.via,

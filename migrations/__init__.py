@@ -5,12 +5,15 @@
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 
 _HERE = Path(__file__).resolve().parent
@@ -60,4 +63,22 @@ def upgrade(engine: Engine, revision: str = "head") -> set[str]:
             return set()
         target = head_revision() if revision == "head" else revision
         applied = scripts.iterate_revisions(target, current)
-        return {p for script in applied for p in getattr(script.module, "invalidates", ())}
+        invalidated = {p for script in applied for p in getattr(script.module, "invalidates", ())}
+        if invalidated:
+            _owe_rebuild(connection, invalidated)
+        return invalidated
+
+
+def _owe_rebuild(connection: Connection, invalidated: set[str]) -> None:
+    """Record, with the revisions (in their transaction where DDL is transactional), that the
+    projections must be rebuilt: a start interrupted before the rebuild still owes it."""
+    projection = next(iter(invalidated)) if len(invalidated) == 1 else "all"
+    plan = json.dumps({"projection": projection, "history_level": "", "reason": "migration"})
+    connection.execute(text("DELETE FROM projection_checkpoint WHERE name = 'rebuild'"))
+    connection.execute(
+        text(
+            "INSERT INTO projection_checkpoint (name, position, schema_version, status, "
+            "updated_at, detail) VALUES ('rebuild', 0, 0, 'owed', :now, :plan)"
+        ),
+        {"now": datetime.now(UTC).replace(tzinfo=None), "plan": plan},
+    )

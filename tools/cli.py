@@ -439,7 +439,11 @@ def bench(arguments: tuple[str, ...]) -> None:
     except ImportError:
         print(f"error: {BENCH_FROM_SOURCE}", file=sys.stderr)
         raise SystemExit(2) from None
-    bench_cli.main(list(arguments))
+    try:
+        bench_cli.main(list(arguments))
+    except SystemExit as exc:
+        if exc.code:  # the benchmark's own parser and runs end in SystemExit, 0 when all ran
+            raise
 
 
 # -- entry point -----------------------------------------------------------------------------

@@ -102,7 +102,7 @@ def _facts(payload: dict[str, Any]) -> str:
 
 def point(text: str) -> tuple[int | None, datetime | None]:
     """`--at 42` is a log position; `--at 2026-12-04T10:00:00Z` a moment (UTC unless it says)."""
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         return int(text), None
     try:
         return None, datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -275,7 +275,7 @@ def head() -> None:
     "--against",
     "--expect-anchor",
     "against",
-    metavar="HEADS",
+    metavar="ANCHOR",
     help="an anchor `head` printed earlier (or a file holding it): the log up to it must be "
     "unchanged",
 )
@@ -340,8 +340,9 @@ def _package_summary(out: Output, summary: PackageSummary, verb: str) -> None:
     if out.json:
         out.data(summary)
         return
+    subject = "the whole log" if summary.subject == "log" else f"process instance {summary.subject}"
     out.print(
-        f"{verb} {summary.path}: process instance {summary.subject}, {summary.commits} commits "
+        f"{verb} {summary.path}: {subject}, {summary.commits} commits "
         f"of {len(summary.streams)} streams (positions {summary.first_position}.."
         f"{summary.last_position}), {summary.commands} commands; exported by flowledger "
         f"{summary.engine_version}"

@@ -107,10 +107,14 @@ class Audit:
     def verify_instance(self, instance_id: str) -> views.VerificationReport:
         """`verify` for one instance: its chain, its commands, its state, its rows."""
         with self._db.lock:
-            self._history.flush()
+            stopped: str | None = None
+            try:
+                self._history.flush()
+            except ProcessEngineError as exc:
+                stopped = str(exc)  # history cannot catch up: say why, then compare all else
             with self._db.read() as conn:
                 cached = self._repository.cache.get(instance_id)
-                return verify_instance(
+                report = verify_instance(
                     conn,
                     self._store,
                     self._repository,
@@ -118,6 +122,9 @@ class Audit:
                     instance_id,
                     None if cached is None else cached.state,
                 )
+        if stopped is None:
+            return report
+        return msgspec.structs.replace(report, problems=[stopped, *report.problems])
 
     def verify_on(
         self,

@@ -257,7 +257,7 @@ class CommandBus:
         if unit is None:
             return None
         stream, version = next(iter(unit.appends()), (cid, 0))
-        if _deadlock_or_serialization_failure(exc):
+        if deadlock_or_serialization_failure(exc):
             log.info("command %s: the database undid its transaction, deciding again: %s", cid, exc)
             return ConcurrencyError(stream, version)
         if not isinstance(exc, IntegrityError):
@@ -362,7 +362,7 @@ _RETRY_SQLSTATES = frozenset({"40001", "40P01"})  # serialization failure, deadl
 _RETRY_MYSQL_ERRORS = frozenset({1213})  # ER_LOCK_DEADLOCK
 
 
-def _deadlock_or_serialization_failure(exc: DBAPIError) -> bool:
+def deadlock_or_serialization_failure(exc: DBAPIError) -> bool:
     orig = exc.orig
     if getattr(orig, "sqlstate", None) in _RETRY_SQLSTATES:
         return True

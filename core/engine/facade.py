@@ -23,7 +23,7 @@ from flowledger.core import audit_trail, views
 from flowledger.core import commands as cmd
 from flowledger.core.clock import Clock, SystemClock, truncate_ms
 from flowledger.core.errors import InvalidValue, JobFailure, NotFound, Rejected, SchemaMismatch
-from flowledger.core.limits import MAX_VIA, check_text
+from flowledger.core.limits import MAX_HISTORY_TTL_DAYS, MAX_VIA, check_text
 from flowledger.core.state import InstanceState
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.eventlog import EventStore
@@ -74,8 +74,12 @@ class Engine:
         history_time_to_live: int | None = None,
     ) -> None:
         check_mode(history_mode)
-        if history_time_to_live is not None and history_time_to_live < 0:
-            raise InvalidValue("history_time_to_live must be a number of days, 0 or more")
+        if history_time_to_live is not None and not 0 <= history_time_to_live <= (
+            MAX_HISTORY_TTL_DAYS
+        ):
+            raise InvalidValue(
+                f"history_time_to_live must be a number of days from 0 to {MAX_HISTORY_TTL_DAYS:,}"
+            )
         self.url = url or DEFAULT_URL
         self.clock: Clock = clock or SystemClock()
         self.allow_scripts = allow_scripts
@@ -232,14 +236,18 @@ class Engine:
             return self._store.head_position(conn)
 
     def _run(
-        self, command: cmd.Command, command_id: str | None, actor: str | None, via: str = ""
+        self,
+        command: cmd.Command,
+        command_id: str | None,
+        actor: str | None,
+        via: str | None = None,
     ) -> Any:
         """Hand the command to the bus, recorded as issued by `actor` or else this view's."""
         return self._bus.execute(
             command,
             command_id=command_id,
             actor=self._actor if actor is None else actor,
-            via=via or self._via,
+            via=self._via if via is None else via,
         )
 
     def _run_for_worker(self, command: cmd.Command, command_id: str | None, worker_id: str) -> Any:
@@ -346,19 +354,25 @@ class Engine:
         the events themselves stay."""
         if batch_size < 1:
             raise InvalidValue("batch_size must be at least 1", "batch_size")
-        self._history.flush()
+        now = self.clock.now()
         removed = 0
+        refused: set[str] = set()  # found again by the query, but not removable: skip them
         while True:
+            # Asynchronous history must show the removals of the batch before: the next query
+            # would find the same instances again.
+            self._history.flush()
             with self._db.read() as conn:
-                due = expired_instances(conn, self.clock.now(), batch_size)
+                found = expired_instances(conn, now, batch_size + len(refused))
+            due = [i for i in found if i not in refused][:batch_size]
             for instance_id in due:
                 try:
                     self.delete_historic_process_instance(instance_id)
                     removed += 1
                 except NotFound:
-                    pass  # removed meanwhile by another cleanup
+                    refused.add(instance_id)
             if len(due) < batch_size:
-                return views.CleanupReport(removed=removed, at=truncate_ms(self.clock.now()))
+                self._history.flush()  # the rows are gone when it returns, history async or not
+                return views.CleanupReport(removed=removed, at=truncate_ms(now))
 
     def delete_historic_process_instance(
         self,
@@ -878,7 +892,9 @@ class Engine:
             self._record_failure(failure, actor)
             raise
 
-    def _record_failure(self, failure: JobFailure, actor: str | None, via: str = "") -> None:
+    def _record_failure(
+        self, failure: JobFailure, actor: str | None, via: str | None = None
+    ) -> None:
         command = cmd.HandleJobFailure(
             job_id=failure.job_id,
             error_message=failure.message,

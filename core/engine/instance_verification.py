@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Table, select
 from sqlalchemy.engine import Connection
 
+from flowledger.core import events as ev
 from flowledger.core import views
 from flowledger.core.errors import NotFound
 from flowledger.core.evolve import evolve
@@ -46,6 +47,8 @@ def verify_instance(
     commits = store.read_stream(conn, instance_id)
     if not commits:
         raise NotFound("Process instance", instance_id)
+    if not isinstance(repository.decode(commits[0].events)[0], ev.ProcessInstanceStarted):
+        raise NotFound("Process instance", instance_id, "that is a deployment")
     problems: list[str] = []
     try:
         check_stream(instance_id, commits, 0, linked_to_start=True)
@@ -56,8 +59,7 @@ def verify_instance(
     for commit in commits:
         for event in repository.decode(commit.events):
             state = evolve(state, event)
-    if state is None or state.id != instance_id:
-        raise NotFound("Process instance", instance_id, "that is a deployment")
+    assert state is not None  # its first event starts it
     if live is not None and live != state:
         problems.append(f"stream {instance_id}: the state the engine serves differs from replay")
     streams = [*commits, *store.read_stream(conn, state.deployment_id)]

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 from flowledger.core import events as ev
 from flowledger.core import views
 from flowledger.core.errors import InvalidValue, NotFound
-from flowledger.eventlog import CommandRecord, EventStore, StoredCommit
+from flowledger.eventlog import CodecError, CommandRecord, EventStore, StoredCommit
 from flowledger.eventlog.package import PackageError, read_package, write_package
 
 from .audit import Audit
@@ -69,7 +69,7 @@ class Packages:
                                 raise NotFound(
                                     "Process instance", instance_id, "that is a deployment"
                                 )
-                            resources.update({r.name: _bytes(r) for r in event.resources})
+                            resources.update(_resources(event))
             commits.sort(key=lambda c: c.first_position)
             commands = self._commands(conn, commits)
         return self._write(path, instance_id, commits, commands, resources)
@@ -87,12 +87,7 @@ class Packages:
                 if commit.first_version == 1:  # a deployment's first commit creates it
                     for event in self._repository.decode(commit.events):
                         if isinstance(event, ev.DeploymentCreated):
-                            resources.update(
-                                {
-                                    f"{event.deployment_id}-{r.name}": _bytes(r)
-                                    for r in event.resources
-                                }
-                            )
+                            resources.update(_resources(event))
         return self._write(path, "log", commits, commands, resources)
 
     def _write(
@@ -121,6 +116,24 @@ class Packages:
         except PackageError as exc:
             raise InvalidValue(str(exc), "package") from None
         commits = package.commits
+        for commit in commits:
+            # Every event must read here before anything is written: a package from a newer
+            # engine may hold events or versions this one does not know.
+            try:
+                count = len(self._repository.decode(commit.events))
+            except CodecError as exc:
+                raise InvalidValue(
+                    f"{path}: the commit at position {commit.first_position} cannot be read by "
+                    f"this engine ({exc}); it was exported by flowledger "
+                    f"{package.manifest.engine_version}",
+                    "package",
+                ) from None
+            if count != commit.last_position - commit.first_position + 1:
+                raise InvalidValue(
+                    f"{path}: the commit at position {commit.first_position} holds {count} "
+                    "events, not as many as its positions",
+                    "package",
+                )
         with self._db.lock, self._db.write() as conn:
             try:
                 self._store.load_commits(
@@ -176,6 +189,11 @@ def _summary(
         last_position=commits[-1].last_position,
         engine_version=engine_version,
     )
+
+
+def _resources(event: ev.DeploymentCreated) -> dict[str, bytes]:
+    """The deployment's files, named after it: two deployments may each hold an `order.bpmn`."""
+    return {f"{event.deployment_id}-{r.name}": _bytes(r) for r in event.resources}
 
 
 def _bytes(resource: ev.DeployedResource) -> bytes:

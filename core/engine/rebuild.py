@@ -22,8 +22,9 @@ from sqlalchemy import MetaData, Table, delete, insert, inspect, select, text, u
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
+from flowledger import migrations
 from flowledger.core import views
-from flowledger.core.errors import InvalidValue
+from flowledger.core.errors import InvalidValue, ProcessEngineError
 from flowledger.core.state import InstanceState
 from flowledger.eventlog import EventStore
 from flowledger.projections.changes import ChangeSet, pk_name
@@ -41,6 +42,7 @@ from flowledger.projections.tables import (
     UNPROJECTED_COLUMNS,
 )
 
+from .bus import deadlock_or_serialization_failure
 from .connections import Connections
 from .history_lifecycle import HistoryLifecycle, wall_clock
 from .repository import CACHE_SIZE, Repository
@@ -73,6 +75,8 @@ class Plan(msgspec.Struct, frozen=True):
     projection: str
     history_level: str
     reason: str = "operator"  # or "migration": a schema revision invalidated the projection
+    # The schema revision the shadow tables were made at: shadows of an older one lack columns.
+    revision: str = ""
 
 
 class Rebuild:
@@ -95,12 +99,12 @@ class Rebuild:
         an earlier start left unfinished; None when there is nothing to do."""
         with self._db.read() as conn:
             row = self._store.checkpoint_row(conn, CHECKPOINT)
-        pending = _plan(row[3]) if row is not None else None
-        if pending is not None and pending.reason == "migration":
-            invalidated = invalidated | {pending.projection}
+        owed = _plan(row[3]) if row is not None else None
+        if owed is not None and owed.reason == "migration":
+            invalidated = invalidated | {owed.projection}
         if not invalidated:
             return None
-        projection = next(iter(invalidated)) if len(invalidated) == 1 else "all"
+        projection = "all" if len(invalidated) > 1 else next(iter(invalidated))
         log.warning("the schema revisions applied invalidate %s: rebuilding it", projection)
         return self.run(projection, reason="migration")
 
@@ -113,14 +117,21 @@ class Rebuild:
         *,
         reason: str = "operator",
     ) -> views.RebuildReport:
+        """Rebuild `projection` (see `Engine.rebuild`); `reason` is kept with the checkpoint
+        so that a rebuild a migration owes is finished by the next start if interrupted."""
         if projection not in PROJECTIONS:
             raise InvalidValue(
                 f"projection {projection!r}: expected one of {', '.join(PROJECTIONS)}",
                 "projection",
             )
+        if history_level is not None and projection == "runtime":
+            raise InvalidValue(
+                "a history level applies to the history tables: rebuild `history` or `all`",
+                "history_level",
+            )
         level = history_level or self._history.level
         projector = HistoryProjector(level)  # refuses an unknown level
-        plan = Plan(projection, level, reason)
+        plan = Plan(projection, level, reason, migrations.head_revision())
         tables = PROJECTIONS[projection]
         shadows = ShadowTables(tables, prefix=SHADOW_PREFIX, temporary=False)
         resumed_from = self._prepare(plan, shadows)
@@ -179,11 +190,17 @@ class Rebuild:
             row = self._store.checkpoint_row(conn, CHECKPOINT)
             if row is not None:
                 earlier = _plan(row[3])
-                if earlier is not None and (earlier.projection, earlier.history_level) == (
-                    plan.projection,
-                    plan.history_level,
-                ):
+                if earlier is not None and (
+                    earlier.projection,
+                    earlier.history_level,
+                    earlier.revision,
+                ) == (plan.projection, plan.history_level, plan.revision):
                     shadows.create(conn, checkfirst=True)
+                    if earlier.reason == "migration":  # still owed by the migration
+                        plan = msgspec.structs.replace(plan, reason="migration")
+                    self._store.set_checkpoint_status(
+                        conn, CHECKPOINT, "building", _encoded(plan), wall_clock()
+                    )
                     log.info("rebuild of %s goes on from position %d", plan.projection, row[0])
                     return row[0]
                 log.warning(
@@ -199,7 +216,7 @@ class Rebuild:
     def _save(self, conn: Connection, position: int, plan: Plan) -> None:
         self._store.save_checkpoint(conn, CHECKPOINT, position, HISTORY_SCHEMA, wall_clock())
         self._store.set_checkpoint_status(
-            conn, CHECKPOINT, "building", msgspec.json.encode(plan).decode(), wall_clock()
+            conn, CHECKPOINT, "building", _encoded(plan), wall_clock()
         )
 
     def _batch(
@@ -212,7 +229,13 @@ class Rebuild:
     ) -> int:
         """Project up to `batch_events` events after the checkpoint into the shadows and move
         the checkpoint, in `conn`'s transaction; the position reached."""
-        position = self._store.checkpoint(conn, CHECKPOINT, lock=True) or 0
+        found = self._store.checkpoint(conn, CHECKPOINT, lock=True)
+        if found is None:
+            raise ProcessEngineError(
+                "this rebuild's checkpoint is gone: another rebuild finished or replaced it "
+                "meanwhile (run one rebuild at a time)"
+            )
+        position = found
         changes = ChangeSet()
         events = 0
         for entry, decoded in self._repository.log(conn, position):
@@ -244,7 +267,9 @@ class Rebuild:
             for old in olds.values():
                 old.drop(conn, checkfirst=True)
                 old.create(conn)
+        before = list(counts)
         for attempt in range(SWAP_ATTEMPTS):
+            counts[:] = before  # an undone attempt's commits are counted again by the next
             try:
                 with self._db.lock, self._db.write() as conn:
                     conn_box[:] = [conn]
@@ -272,11 +297,15 @@ class Rebuild:
             except DBAPIError as exc:
                 # A command that wrote a row this swap deletes, then waited for the log head we
                 # hold: the database undoes one of us. The command decides again; so do we.
-                if attempt == SWAP_ATTEMPTS - 1:
+                if attempt == SWAP_ATTEMPTS - 1 or not deadlock_or_serialization_failure(exc):
                     raise
                 log.info("rebuild swap undone by the database, again: %s", exc)
         with self._db.write() as conn:
             shadows.drop(conn)
+
+
+def _encoded(plan: Plan) -> str:
+    return msgspec.json.encode(plan).decode()
 
 
 def _plan(detail: str | None) -> Plan | None:
@@ -297,13 +326,17 @@ def _replace(
     """Keep the live rows in `old`, then put the rebuilt rows in their place (of ACT_GE_BYTEARRAY
     only the projection's own types); columns no projector writes (a job's lease) stay."""
     names = [c.name for c in live.columns]
+    kept = UNPROJECTED_COLUMNS.get(live.name, frozenset())
+    if kept:
+        # Leases taken while we copy must not be lost between the copy and the delete: an
+        # executor's lease waits for this transaction instead.
+        conn.execute(select(live.c[pk_name(live)]).with_for_update()).all()
     mine: Any = True
     if live is ACT_GE_BYTEARRAY and types is not None:
         mine = live.c.TYPE_.in_(types)
     conn.execute(insert(old).from_select(names, select(*[live.c[n] for n in names]).where(mine)))
     conn.execute(delete(live).where(mine))
     conn.execute(insert(live).from_select(names, select(*[shadow.c[n] for n in names])))
-    kept = UNPROJECTED_COLUMNS.get(live.name, frozenset())
     if kept:
         key = pk_name(live)
         values = {

@@ -11,6 +11,7 @@ from types import MappingProxyType
 
 from lxml import etree
 
+from ..limits import MAX_HISTORY_TTL_DAYS
 from ..model import (
     Activity,
     EventSpec,
@@ -128,6 +129,14 @@ class ProcessBuilder:
         if len(ctx.problems) > before:
             return None
         ttl_text = ctx.camunda(self.el, "historyTimeToLive")
+        history_ttl = _history_ttl(ttl_text)
+        if history_ttl is not None and history_ttl > MAX_HISTORY_TTL_DAYS:
+            ctx.problem(
+                f"camunda:historyTimeToLive {ttl_text!r} is more than {MAX_HISTORY_TTL_DAYS:,} "
+                "days",
+                self.el,
+            )
+            return None
         startable = (ctx.camunda(self.el, "isStartableInTasklist") or "true").lower() != "false"
         return ProcessModel(
             id=self.process_id,
@@ -138,7 +147,7 @@ class ProcessBuilder:
             message_starts=MappingProxyType(self.message_starts),
             signal_starts=MappingProxyType(self.signal_starts),
             version_tag=ctx.camunda(self.el, "versionTag"),
-            history_ttl=_history_ttl(ttl_text),
+            history_ttl=history_ttl,
             startable=startable,
             category=self.category,
             job_priority=ctx.expression(

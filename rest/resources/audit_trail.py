@@ -37,7 +37,8 @@ STARTED = "ProcessInstanceStarted"  # the type of a process instance stream's fi
 
 @derived(views.RecordedEvent, omit=("stream_id",))
 class EventDto(msgspec.Struct):
-    """One recorded event of the instance; `payload` is the event as the log stores it."""
+    """One recorded event of the instance; `payload` is the event at its current schema version
+    (an older stored version is read through its upcaster)."""
 
 
 @derived(audit_trail.TimelineEntry)

@@ -4,6 +4,7 @@ refused with nothing written."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import zipfile
@@ -15,6 +16,8 @@ import pytest
 
 from flowledger import ControllableClock, Engine
 from flowledger.core.errors import InvalidValue
+from flowledger.eventlog.integrity import stored_hash
+from flowledger.eventlog.package import _Commit, _commit_row, _stored
 from tests.support import fresh_database, require, selected_kind
 
 
@@ -171,3 +174,28 @@ def _truncated(path: Path) -> Path:
     data = path.read_bytes()
     cut.write_bytes(data[: len(data) // 2])
     return cut
+
+
+def test_a_package_with_an_event_this_engine_cannot_read_is_refused_whole(
+    exported: tuple[str, Path], other: str
+) -> None:
+    """As one from a newer engine would be: every hash checks out, the event does not read."""
+    _, path = exported
+    with zipfile.ZipFile(path) as src:
+        lines = src.read("commits.jsonl").splitlines(keepends=True)
+        manifest = json.loads(src.read("manifest.json"))
+    last = _stored(msgspec.json.decode(lines[-1], type=_Commit))
+    events = last.events.replace(b'"type":"', b'"type":"Future', 1)
+    forged = dataclasses.replace(last, events=events)
+    forged = dataclasses.replace(forged, hash=stored_hash(forged))
+    lines[-1] = msgspec.json.encode(_commit_row(forged)) + b"\n"
+    commits = b"".join(lines)
+    manifest["commits_sha256"] = hashlib.sha256(commits).hexdigest()
+    manifest["streams"][forged.stream_id]["hash"] = forged.hash
+    damaged = _rewrite(path, "commits.jsonl", lambda _: commits)
+    damaged = _rewrite(damaged, "manifest.json", lambda _: json.dumps(manifest).encode())
+
+    with Engine(other) as laptop:
+        with pytest.raises(InvalidValue, match="cannot be read by this engine"):
+            laptop.import_package(damaged)
+        assert laptop.log_position() == 0

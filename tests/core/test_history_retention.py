@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from flowledger import ControllableClock, Engine
-from flowledger.core.errors import InvalidValue
+from flowledger.core.errors import InvalidValue, ModelError
 from flowledger.projections.tables import ACT_HI_PROCINST
 
 
@@ -56,7 +56,9 @@ def test_removal_time_is_the_end_plus_the_time_to_live(
     assert end is not None
     removal = _removal(db_url, five.id)
     assert removal == (end + timedelta(days=5)).replace(tzinfo=None)
-    assert _removal(db_url, default.id) is not None  # the engine's default, 30 days
+    default_end = kept.historic_process_instance(default.id).end_time
+    assert default_end is not None  # the engine's default below, 30 days
+    assert _removal(db_url, default.id) == (default_end + timedelta(days=30)).replace(tzinfo=None)
 
 
 def test_cleanup_removes_what_is_due_and_only_that(kept: Engine, clock: ControllableClock) -> None:
@@ -90,3 +92,24 @@ def test_without_a_time_to_live_history_is_kept(db_url: str, clock: Controllable
 def test_a_negative_time_to_live_is_refused(db_url: str) -> None:
     with pytest.raises(InvalidValue, match="history_time_to_live"):
         Engine(db_url, history_time_to_live=-1)
+
+
+def test_a_time_to_live_beyond_a_century_is_refused(engine: Engine, db_url: str) -> None:
+    with pytest.raises(ModelError, match="historyTimeToLive '3000000' is more than 36,500 days"):
+        engine.deploy({"long.bpmn": _model("long", "3000000")})
+    with pytest.raises(InvalidValue, match="from 0 to 36,500"):
+        Engine(db_url, history_time_to_live=40_000)
+
+
+def test_cleanup_with_asynchronous_history_ends_and_removes(
+    db_url: str, clock: ControllableClock
+) -> None:
+    with Engine(db_url, clock=clock, history_mode="async") as engine:
+        engine.deploy({"five.bpmn": _model("five", "P5D")})
+        started = [engine.start_process_instance("five").id for _ in range(3)]
+        clock.advance(days=6)
+
+        report = engine.cleanup_history(batch_size=2)
+
+        assert report.removed == 3
+        assert not {i.id for i in engine.historic_process_instances()} & set(started)

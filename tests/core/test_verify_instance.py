@@ -72,5 +72,8 @@ def test_an_edited_commit_breaks_its_instance_chain(
 def test_an_unknown_instance_or_an_anchor_is_refused(engine: Engine, two: tuple[str, str]) -> None:
     with pytest.raises(NotFound):
         engine.verify(instance="no-such-instance")
+    deployment = engine.process_definitions()[0].deployment_id
+    with pytest.raises(NotFound, match="deployment"):
+        engine.verify(instance=deployment)
     with pytest.raises(InvalidValue, match="whole log"):
         engine.verify(instance=two[0], expect_anchor="1:" + "0" * 64)

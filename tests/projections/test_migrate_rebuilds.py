@@ -50,3 +50,23 @@ def test_applying_a_revision_rebuilds_the_projection_it_invalidates(db_url: str)
 
     with Engine(db_url) as engine:
         assert engine.migration_rebuild is None  # done once
+
+
+def test_a_rebuild_owed_by_a_migration_survives_a_start_that_did_not_finish(db_url: str) -> None:
+    with Engine(db_url) as engine:
+        engine.deploy(bpmn("rest_repo_straight.bpmn"))
+        done = engine.start_process_instance("restRepoStraight")
+        produced = len(engine.events(done.id))
+    _back_to_before_the_revision(db_url)
+    # The schema is upgraded, then the process dies before the rebuild.
+    sql = sa.create_engine(db_url)
+    try:
+        assert migrations.upgrade(sql) == {"history"}
+    finally:
+        sql.dispose()
+    assert _event_counts(db_url)[done.id] is None
+
+    with Engine(db_url) as engine:
+        assert engine.migration_rebuild is not None
+        assert _event_counts(db_url)[done.id] == produced
+        assert engine.verify().ok

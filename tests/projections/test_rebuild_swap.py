@@ -171,3 +171,11 @@ def test_an_unknown_projection_is_refused(busy: Engine) -> None:
 
     with pytest.raises(InvalidValue, match="projection 'everything'"):
         busy.rebuild("everything")
+
+
+def test_a_history_level_with_a_runtime_rebuild_is_refused(busy: Engine) -> None:
+    from flowledger.core.errors import InvalidValue
+
+    with pytest.raises(InvalidValue, match="history level applies to the history tables"):
+        busy.rebuild("runtime", history_level="full")
+    assert busy.history_level == "audit"

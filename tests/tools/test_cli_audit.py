@@ -145,13 +145,25 @@ def test_replay_shows_the_instance_as_it_was_and_what_changed(
 
 def test_replay_at_a_moment(run: Run, capsys: pytest.CaptureFixture[str]) -> None:
     with Engine(run.url) as engine:
-        claim = next(e for e in engine.events(run.instance) if e.type == "TaskClaimed")
-    moment = claim.recorded_at.isoformat()
+        recorded = engine.events(run.instance)
+    claim = next(e for e in recorded if e.type == "TaskClaimed")
+    # the instance's last event recorded at or before the claim's moment (commits of the same
+    # millisecond included)
+    expected = max(e.position for e in recorded if e.recorded_at <= claim.recorded_at)
 
-    status, out, _ = cli(capsys, "replay", run.instance, "--at", moment, "--json", "--db", run.url)
+    status, out, _ = cli(
+        capsys,
+        "replay",
+        run.instance,
+        "--at",
+        claim.recorded_at.isoformat(),
+        "--json",
+        "--db",
+        run.url,
+    )
 
     assert status == 0
-    assert json.loads(out)["position"] >= run.claimed_at
+    assert json.loads(out)["position"] == expected < recorded[-1].position
 
 
 @pytest.mark.parametrize(
@@ -160,6 +172,7 @@ def test_replay_at_a_moment(run: Run, capsys: pytest.CaptureFixture[str]) -> Non
         (["replay", "{i}", "--at", "99999999"], "position 99999999 is outside the log"),
         (["replay", "{i}", "--at", "2001-01-01T00:00:00Z"], "began at position"),
         (["replay", "{i}", "--at", "yesterday"], "neither a log position"),
+        (["replay", "{i}", "--at", "²"], "neither a log position"),
         (["replay", "no-such-instance"], "no-such-instance"),
         (["why", "{i}", "1"], "has no event at position 1"),
         (["history", "no-such-instance"], "not found"),
