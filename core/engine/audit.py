@@ -91,37 +91,37 @@ class Audit:
     def verify(
         self, expect_anchor: str | None, progress: Callable[[int, int], None] | None
     ) -> views.VerificationReport:
-        # Compare at one point of the log: asynchronous history caught up, no command between.
-        with self._db.lock:
-            stopped: str | None = None
-            try:
-                self._history.flush()
-            except ProcessEngineError as exc:
-                stopped = str(exc)  # history cannot catch up: say why, then compare all else
-            with self._db.read() as conn:
-                report = self.verify_on(conn, expect_anchor, progress)
-        if stopped is None:
-            return report
-        return msgspec.structs.replace(report, problems=[stopped, *report.problems])
+        return self._caught_up(lambda conn: self.verify_on(conn, expect_anchor, progress))
 
     def verify_instance(self, instance_id: str) -> views.VerificationReport:
         """`verify` for one instance: its chain, its commands, its state, its rows."""
+
+        def check(conn: Connection) -> views.VerificationReport:
+            cached = self._repository.cache.get(instance_id)
+            return verify_instance(
+                conn,
+                self._store,
+                self._repository,
+                self._history.projector,
+                instance_id,
+                None if cached is None else cached.state,
+            )
+
+        return self._caught_up(check)
+
+    def _caught_up(
+        self, check: Callable[[Connection], views.VerificationReport]
+    ) -> views.VerificationReport:
+        """Run `check` at one point of the log: asynchronous history caught up, no command
+        between. History that cannot catch up is the first problem, and the rest is checked."""
         with self._db.lock:
             stopped: str | None = None
             try:
                 self._history.flush()
             except ProcessEngineError as exc:
-                stopped = str(exc)  # history cannot catch up: say why, then compare all else
+                stopped = str(exc)
             with self._db.read() as conn:
-                cached = self._repository.cache.get(instance_id)
-                report = verify_instance(
-                    conn,
-                    self._store,
-                    self._repository,
-                    self._history.projector,
-                    instance_id,
-                    None if cached is None else cached.state,
-                )
+                report = check(conn)
         if stopped is None:
             return report
         return msgspec.structs.replace(report, problems=[stopped, *report.problems])

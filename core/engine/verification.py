@@ -9,6 +9,7 @@ Reads only: nothing is written but the temporary tables of its own connection.
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from typing import Any, Protocol
 import msgspec
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import OperationalError
 
 from flowledger.core import events as ev
 from flowledger.core import views
@@ -49,6 +51,8 @@ from .repository import Repository
 
 # (commits checked, commits in the log): called every PROGRESS_EVERY commits and at the end
 Progress = Callable[[int, int], None]
+log = logging.getLogger("flowledger.engine.verification")
+
 PROGRESS_EVERY = 1000
 KEEP_STATES = 10_000  # states of unfinished instances kept between their commits
 BATCH_EVENTS = 20_000  # events projected between writes into the shadow tables
@@ -186,6 +190,8 @@ class Verifier:
         total = int(conn.execute(select(func.count()).select_from(event_log)).scalar_one())
         snapshots = _snapshot_versions(conn)
         shadows = ShadowTables(TABLES)
+        if conn.dialect.name == "sqlite":
+            _spill_temporary_tables(conn)
         shadows.create(conn)
         try:
             log = self.store.log_checker(conn, expect_anchor)
@@ -286,6 +292,18 @@ class Verifier:
                     )
                 )
         return problems
+
+
+def _spill_temporary_tables(conn: Connection) -> None:
+    """SQLite keeps temporary tables in memory here (database.py, for the commands' statement
+    journals): the shadows of every table would hold the whole database in RAM. Moved to a
+    temporary file instead, the connection keeps it so (SQLite will not switch back inside the
+    transaction; only verifications make temporary tables). Once its temporary database is in
+    use SQLite refuses the switch: the connection then already spills, or stays in memory."""
+    try:
+        conn.exec_driver_sql("PRAGMA temp_store=FILE")
+    except OperationalError:
+        log.info("verify: SQLite kept its temporary tables in memory (%s)", conn.engine.url)
 
 
 def _snapshot_versions(conn: Connection) -> dict[str, int]:

@@ -32,6 +32,7 @@ from flowledger.rest.resources import MODULES
 from tests.support import REFERENCE_DIR
 
 from .server import LiveServer
+from .test_job import JOB_FIELDS
 
 REFERENCE_SPEC = REFERENCE_DIR / "camunda-engine-rest-openapi-7.15.json"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")
@@ -183,24 +184,7 @@ HISTORIC_JOB_LOG = frozenset(
     ]
 )
 # JobDto, which `POST /history/cleanup` answers (the operation is newer than 7.15's document).
-JOB = frozenset(
-    [
-        "id",
-        "jobDefinitionId",
-        "dueDate",
-        "processInstanceId",
-        "executionId",
-        "processDefinitionId",
-        "processDefinitionKey",
-        "retries",
-        "exceptionMessage",
-        "failedActivityId",
-        "suspended",
-        "priority",
-        "tenantId",
-        "createTime",
-    ]
-)
+JOB = frozenset(JOB_FIELDS)
 JOB_DEFINITION = frozenset(
     [
         "id",
