@@ -20,25 +20,10 @@ from flowledger.rest.formats import format_date
 from tests.support import bpmn
 
 from .server import LiveServer
-from .test_openapi_contract import HISTORIC_JOB_LOG
+from .test_openapi_contract import HISTORIC_JOB_LOG, JOB
 
 MODEL = bpmn("rest_async_script_then_timer.bpmn")
-JOB_FIELDS = {
-    "id",
-    "jobDefinitionId",
-    "dueDate",
-    "processInstanceId",
-    "executionId",
-    "processDefinitionId",
-    "processDefinitionKey",
-    "retries",
-    "exceptionMessage",
-    "failedActivityId",
-    "suspended",
-    "priority",
-    "tenantId",
-    "createTime",
-}
+JOB_FIELDS = set(JOB)  # Camunda's JobDto
 CAMUNDA_DATE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{4}$")
 UNKNOWN = "00000000-0000-0000-0000-000000000000"
 
