@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from flowledger.core import events as ev
-from flowledger.core.variables import StoredValue
+from flowledger.core.instance_view import readable_value
 
 # Bookkeeping of executions and joins: no person asked for them, and the timeline omits them.
 _QUIET = (ev.ExecutionCreated, ev.ExecutionRemoved, ev.ExecutionReplaced, ev.TokenWaitingAtJoin)
@@ -65,19 +65,6 @@ class Cause(msgspec.Struct, frozen=True):
     via: str | None
     events: list[str]  # the types of the commit's events
     because_of: str | None  # what the command acted on that an earlier commit created
-
-
-def shown_value(value: StoredValue) -> Any:
-    """A variable value as a person reads it: text and numbers as they are, Json decoded,
-    bytes by their size."""
-    if value.type in ("json", "object") and isinstance(value.value, str):
-        try:
-            return msgspec.json.decode(value.value)
-        except msgspec.DecodeError:
-            return value.value
-    if value.type in ("bytes", "file") and isinstance(value.value, str):
-        return f"<{len(value.value) * 3 // 4} bytes>"
-    return value.value
 
 
 def timeline(commits: Sequence[Commit]) -> list[TimelineEntry]:
@@ -268,7 +255,7 @@ class _Whereabouts:
 
     def variable(self, event: ev.VariableSet | ev.VariableDeleted) -> tuple[str, Any]:
         if isinstance(event, ev.VariableSet):
-            return event.name, shown_value(event.value)
+            return event.name, readable_value(event.value)
         return self._variables.get(event.variable_id, event.variable_id), None
 
     def activity_of(self, event: ev.Event) -> tuple[str | None, str | None]:

@@ -171,7 +171,11 @@ def _task(task: UserTask) -> TaskView:
 
 def _variable(state: InstanceState, var: Variable) -> VariableView:
     return VariableView(
-        var.id, var.name, rest_type_name(var.value.type), _plain(var.value), _scope(state, var)
+        var.id,
+        var.name,
+        rest_type_name(var.value.type),
+        readable_value(var.value),
+        _scope(state, var),
     )
 
 
@@ -189,7 +193,7 @@ def _scope(state: InstanceState, var: Variable) -> str:
     return scope or f"execution {execution.id}"
 
 
-def _plain(stored: StoredValue) -> Any:
+def readable_value(stored: StoredValue) -> Any:
     """The value as JSON-able Python: bytes summarised, dates as ISO text, Longs as ints."""
     value = from_stored(stored)
     if isinstance(value, bytes):
