@@ -89,6 +89,7 @@ class DeleteProcessInstance(Command, tag=True, frozen=True):
 
 class DeleteHistoricProcessInstance(Command, tag=True, frozen=True):
     process_instance_id: str
+    cleanup: bool = False  # history cleanup's, not a user's
 
 
 class TopicRequest(msgspec.Struct, frozen=True):

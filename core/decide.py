@@ -257,7 +257,9 @@ def delete_instance(session: InstanceSession, reason: str | None) -> None:
     session.emit(ev.ProcessInstanceTerminated(reason=reason, externally=True, time=session.ctx.now))
 
 
-def delete_history(session: InstanceSession, *, deleted_with_deployment: bool = False) -> None:
+def delete_history(
+    session: InstanceSession, *, deleted_with_deployment: bool = False, cleanup: bool = False
+) -> None:
     """Camunda's deleteHistoricProcessInstance: only a finished instance's history can go.
 
     `deleted_with_deployment`: its deployment was deleted with cascade, which took the history of
@@ -270,7 +272,7 @@ def delete_history(session: InstanceSession, *, deleted_with_deployment: bool = 
         )
     if state.history_deleted or deleted_with_deployment:
         raise NotFound("Historic process instance", state.id, "its history was deleted")
-    session.emit(ev.HistoricProcessInstanceDeleted(time=session.ctx.now))
+    session.emit(ev.HistoricProcessInstanceDeleted(time=session.ctx.now, cleanup=cleanup))
 
 
 # -- external tasks -------------------------------------------------------------------------------

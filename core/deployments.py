@@ -89,6 +89,8 @@ def deployment_created(
     now: datetime,
     new_id: Callable[[], str],
     latest_versions: Mapping[str, int],
+    duplicate_filtering: bool = False,
+    deploy_changed_only: bool = False,
 ) -> ev.DeploymentCreated:
     deployment_id = new_id()
     deployed_resources = []
@@ -133,6 +135,8 @@ def deployment_created(
         time=now,
         resources=deployed_resources,
         process_definitions=definitions,
+        duplicate_filtering=duplicate_filtering,
+        deploy_changed_only=duplicate_filtering and deploy_changed_only,
     )
 
 

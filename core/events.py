@@ -64,6 +64,10 @@ class DeploymentCreated(Event, tag=True, frozen=True):
     time: datetime
     resources: list[DeployedResource]
     process_definitions: list[DeployedProcessDefinition]
+    # How it was asked for (the user operation log says so): with duplicate filtering, and
+    # then whether only changed resources were to be deployed.
+    duplicate_filtering: bool = False
+    deploy_changed_only: bool = False
 
 
 class DeploymentDeleted(Event, tag=True, frozen=True):
@@ -198,11 +202,13 @@ class ProcessDefinitionSuspended(Event, tag=True, frozen=True):
 
     definition_id: str
     time: datetime
+    include_instances: bool = False  # its running instances were suspended with it
 
 
 class ProcessDefinitionActivated(Event, tag=True, frozen=True):
     definition_id: str
     time: datetime
+    include_instances: bool = False
 
 
 START_TIMER_EVENTS: tuple[type[Event], ...] = (
@@ -265,6 +271,9 @@ class HistoricProcessInstanceDeleted(Event, tag=True, frozen=True):
     every event of the instance, this one included."""
 
     time: datetime
+    # Removed by history cleanup (its time to live passed), not by a user: the cleanup takes
+    # the instance's user operation log entries along, as Camunda's does by removal time.
+    cleanup: bool = False
 
 
 # -- process instance stream: executions (tokens and scopes) ----------------------------------

@@ -53,6 +53,10 @@ class LogEntry(NamedTuple):
     last_version: int
     last_position: int
     events: bytes
+    # Who issued the commit's command and what it was: the user operation log is made of these.
+    command_id: str = ""
+    command_type: str = ""
+    actor: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,6 +128,9 @@ class EventStore:
                 # SQLite hands text back as bytes this way, without decoding it to a str that
                 # the codec would encode again; elsewhere the text comes as it is.
                 (cast(events, LargeBinary) if dialect == "sqlite" else events).label("events"),
+                event_log.c.command_id,
+                event_log.c.command_type,
+                event_log.c.actor,
             )
             .where(event_log.c.first_position > bindparam("after", type_=Integer))
             .order_by(event_log.c.first_position)
@@ -310,6 +313,9 @@ class EventStore:
                     row["last_version"],
                     row["last_position"],
                     events if isinstance(events, bytes) else events.encode(),
+                    row["command_id"],
+                    row["command_type"],
+                    row["actor"],
                 )
                 cursor = row["first_position"]
                 yield entry

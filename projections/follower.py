@@ -165,9 +165,7 @@ class HistoryFollower:
         try:
             for entry in self._store.entries(conn, after_position=position):
                 events = self._codec.decode(entry.events)
-                self._replayer.project(
-                    entry.stream_id, entry.first_version, entry.last_version, events, changes
-                )
+                self._replayer.project_commit(entry, events, changes)
                 projected += len(events)
                 last = entry.last_position
                 if projected >= max_events:

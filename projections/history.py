@@ -1,5 +1,6 @@
 """Projector of instance events onto ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST, _DETAIL,
 _INCIDENT and _JOB_LOG (the last two at level full, as Camunda writes them; rows built in `jobs`).
+ACT_HI_OP_LOG has a projector of its own (`operation_log`): it reads the commit's command too.
 
 Event (with the state before it) in, row changes out; the history level filters what is written,
 never what the log keeps. Rebuilding at a higher level fills history for the past too. Deleting
@@ -38,6 +39,7 @@ from .tables import (
     ACT_HI_DETAIL,
     ACT_HI_INCIDENT,
     ACT_HI_JOB_LOG,
+    ACT_HI_OP_LOG,
     ACT_HI_PROCINST,
     ACT_HI_TASKINST,
     ACT_HI_VARINST,
@@ -306,8 +308,12 @@ class HistoryProjector:
             },
         )
 
-    def _history_deleted(self, _e: Any, s: Any, changes: ChangeSet) -> None:
+    def _history_deleted(self, e: Any, s: Any, changes: ChangeSet) -> None:
         purge_history(changes, "PROC_INST_ID_", s.id)
+        if e.cleanup and self.level >= HISTORY_LEVELS["full"]:
+            # History cleanup takes the instance's user operation log along (Camunda's removes
+            # it by removal time); a user's deletion keeps it, as Camunda's does.
+            changes.purge(Purge(ACT_HI_OP_LOG, "PROC_INST_ID_", s.id))
 
     def _deployment_deleted(self, e: Any, _s: Any, changes: ChangeSet) -> None:
         # Camunda's cascade deletes the historic instances of every definition of the deployment,

@@ -20,6 +20,7 @@ from flowledger.eventlog import EventStore
 
 from .changes import ChangeSet
 from .history import HistoryProjector
+from .operation_log import Operation, operation_logger
 from .repository import project_repository
 from .runtime import RuntimeBatch
 
@@ -29,6 +30,27 @@ StateLoader = Callable[[str, int], InstanceState | None]
 
 class _Decoder(Protocol):
     def decode(self, data: bytes) -> list[ev.Event]: ...
+
+
+class Commit(Protocol):
+    """What projecting reads of a commit: a log entry or a stored commit."""
+
+    @property
+    def stream_id(self) -> str: ...
+    @property
+    def first_version(self) -> int: ...
+    @property
+    def last_version(self) -> int: ...
+    @property
+    def command_id(self) -> str: ...
+    @property
+    def command_type(self) -> str: ...
+    @property
+    def actor(self) -> str | None: ...
+
+
+def operation_of(commit: Commit) -> Operation:
+    return Operation(commit.command_id, commit.command_type, commit.actor)
 
 
 def state_at(
@@ -56,20 +78,27 @@ def project_events(
     history: HistoryProjector | None,
     runtime: bool,
     repository: bool,
+    operation: Operation | None = None,
 ) -> InstanceState | None:
-    """Project one commit's events onto `changes`; returns the stream's state after them."""
+    """Project one commit's events onto `changes`; returns the stream's state after them.
+    `operation`: the command behind the commit, for the user operation log."""
     batch = RuntimeBatch() if runtime else None
+    log_operation = operation_logger(history, operation)
     for event in events:
         if isinstance(event, ev.DEPLOYMENT_EVENTS):
             if repository:
                 project_repository(event, changes)
             if history is not None:  # a deployment deleted with cascade takes history along
                 history.observe(event, None, changes)
+            if log_operation is not None:
+                log_operation(event, None, changes)
             continue
         if batch is not None:
             batch.observe(event, state)
         if history is not None:
             history.observe(event, state, changes)
+        if log_operation is not None:
+            log_operation(event, state, changes)
         state = evolve(state, event)
     if batch is not None and state is not None:
         batch.finish(state, changes)
@@ -102,6 +131,7 @@ class Replayer:
         last_version: int,
         events: Sequence[ev.Event],
         changes: ChangeSet,
+        operation: Operation | None = None,
     ) -> None:
         """Project one commit, adding its net row changes to the batch in `changes`."""
         state = self._state_before(stream_id, first_version, events)
@@ -113,6 +143,7 @@ class Replayer:
             history=self._history,
             runtime=self._runtime,
             repository=self._repository,
+            operation=operation,
         )
         changes.merge(own)
         if after is None or after.ended:
@@ -124,6 +155,19 @@ class Replayer:
         self._states.move_to_end(stream_id)
         while len(self._states) > self._keep:
             self._states.popitem(last=False)
+
+    def project_commit(
+        self, commit: Commit, events: Sequence[ev.Event], changes: ChangeSet
+    ) -> None:
+        """Project one commit read from the log, with the command behind it."""
+        self.project(
+            commit.stream_id,
+            commit.first_version,
+            commit.last_version,
+            events,
+            changes,
+            operation_of(commit),
+        )
 
     def forget(self) -> None:
         """Drop every kept state: after a failed commit they may be half evolved."""

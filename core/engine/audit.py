@@ -214,9 +214,7 @@ class Audit:
             changes = ChangeSet()
             commits = events = rows = pending = 0
             for entry, decoded in self._repository.log(conn):
-                replayer.project(
-                    entry.stream_id, entry.first_version, entry.last_version, decoded, changes
-                )
+                replayer.project_commit(entry, decoded, changes)
                 commits += 1
                 events += len(decoded)
                 pending += len(decoded)

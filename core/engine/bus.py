@@ -131,7 +131,16 @@ class CommandBus:
                     try:
                         if handler.exclusive:
                             with self._db.write() as conn:
-                                unit = UnitOfWork(self._wiring, conn, now, cid, uuid7, actor, via)
+                                unit = UnitOfWork(
+                                    self._wiring,
+                                    conn,
+                                    now,
+                                    cid,
+                                    uuid7,
+                                    actor,
+                                    via,
+                                    type(command).__name__,
+                                )
                                 result = self._decide(handler, unit, command)
                                 stored = self._commit(
                                     unit, conn, command, payload, result, actor, check_heads=False
@@ -141,7 +150,16 @@ class CommandBus:
                             # append checks every stream's head, so a decision on moved state is
                             # retried.
                             with self._db.snapshot() as rconn:
-                                unit = UnitOfWork(self._wiring, rconn, now, cid, uuid7, actor, via)
+                                unit = UnitOfWork(
+                                    self._wiring,
+                                    rconn,
+                                    now,
+                                    cid,
+                                    uuid7,
+                                    actor,
+                                    via,
+                                    type(command).__name__,
+                                )
                                 result = self._decide(handler, unit, command)
                             with self._db.write() as conn:
                                 stored = self._commit(
@@ -205,7 +223,16 @@ class CommandBus:
         def work(conn: Connection) -> tuple[Any, list[StoredCommit]]:
             nonlocal unit
             # The clock is read in the group's order: recorded times rise with positions.
-            unit = UnitOfWork(self._wiring, conn, self._clock.now(), cid, uuid7, actor, via)
+            unit = UnitOfWork(
+                self._wiring,
+                conn,
+                self._clock.now(),
+                cid,
+                uuid7,
+                actor,
+                via,
+                type(command).__name__,
+            )
             if payload is not None:
                 refuse_nul_in_ids(payload, command)
             result = self._decide(handler, unit, command)

@@ -366,7 +366,10 @@ class Engine:
             due = [i for i in found if i not in refused][:batch_size]
             for instance_id in due:
                 try:
-                    self.delete_historic_process_instance(instance_id)
+                    command = cmd.DeleteHistoricProcessInstance(
+                        process_instance_id=instance_id, cleanup=True
+                    )
+                    self._run(command, None, None)
                     removed += 1
                 except NotFound:
                     refused.add(instance_id)

@@ -109,9 +109,7 @@ def _tables(
         )
         changes = ChangeSet()
         for c in commits:
-            replayer.project(
-                c.stream_id, c.first_version, c.last_version, repository.decode(c.events), changes
-            )
+            replayer.project_commit(c, repository.decode(c.events), changes)
         shadows.apply(conn, changes)
         rebuilt = set(shadows.of.values())
         rebuilt_tasks = shadows.of[ACT_RU_TASK]

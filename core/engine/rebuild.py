@@ -239,9 +239,7 @@ class Rebuild:
         changes = ChangeSet()
         events = 0
         for entry, decoded in self._repository.log(conn, position):
-            replayer.project(
-                entry.stream_id, entry.first_version, entry.last_version, decoded, changes
-            )
+            replayer.project_commit(entry, decoded, changes)
             position = entry.last_position
             events += len(decoded)
             counts[0] += 1

@@ -25,6 +25,7 @@ from flowledger.core.state import InstanceState
 from flowledger.eventlog import EventCodec, EventStore, NewCommit, StoredCommit
 from flowledger.projections.changes import ChangeSet, SqlRowStore
 from flowledger.projections.history import HistoryProjector
+from flowledger.projections.operation_log import Operation, operation_logger
 from flowledger.projections.repository import project_repository
 from flowledger.projections.runtime import RuntimeBatch
 
@@ -59,6 +60,7 @@ class UnitOfWork:
         new_id: Callable[[], str],
         actor: str | None = None,
         via: str | None = None,
+        command_type: str = "",
     ) -> None:
         self._wiring = wiring
         self.via = via
@@ -67,6 +69,9 @@ class UnitOfWork:
         self.repository = wiring.repository
         # None while history follows the log asynchronously: the command writes runtime only.
         self.history: HistoryProjector | None = wiring.history.inline_projector
+        self._log_operation = operation_logger(
+            self.history, Operation(command_id, command_type, actor)
+        )
         self.ctx = CommandContext(
             now=now,
             new_id=new_id,
@@ -95,10 +100,13 @@ class UnitOfWork:
         if history is None:
             return InstanceSession(state, model, self.ctx, batch.observe), batch
         changes = self.changes
+        log_operation = self._log_operation
 
         def observe(event: ev.Event, before: InstanceState | None) -> None:
             batch.observe(event, before)
             history.observe(event, before, changes)
+            if log_operation is not None:
+                log_operation(event, before, changes)
 
         return InstanceSession(state, model, self.ctx, observe), batch
 
@@ -141,6 +149,8 @@ class UnitOfWork:
             project_repository(event, self.changes)
             if self.history is not None:
                 self.history.observe(event, None, self.changes)
+            if self._log_operation is not None:
+                self._log_operation(event, None, self.changes)
 
     def flush(
         self, conn: Connection, command_type: str, actor: str | None, check_heads: bool

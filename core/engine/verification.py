@@ -35,7 +35,7 @@ from flowledger.projections.changes import ChangeSet
 from flowledger.projections.compare import ShadowTables, compare_tables
 from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
 from flowledger.projections.history import HistoryProjector
-from flowledger.projections.replay import project_events
+from flowledger.projections.replay import operation_of, project_events
 from flowledger.projections.tables import (
     ACT_HI_ACTINST,
     ACT_HI_TASKINST,
@@ -123,7 +123,13 @@ class _Replay:
                 else None
             )
             after = project_events(
-                events, before, own, history=history, runtime=True, repository=True
+                events,
+                before,
+                own,
+                history=history,
+                runtime=True,
+                repository=True,
+                operation=operation_of(commit),
             )
         except Exception as exc:
             self._failed(commit, f"replay failed: {type(exc).__name__}: {exc}")

@@ -10,6 +10,7 @@ from flowledger.projections.tables.history import (
     ACT_HI_DETAIL,
     ACT_HI_INCIDENT,
     ACT_HI_JOB_LOG,
+    ACT_HI_OP_LOG,
     ACT_HI_PROCINST,
     ACT_HI_TASKINST,
     ACT_HI_VARINST,
@@ -53,6 +54,7 @@ HISTORY_TABLES = (
     ACT_HI_DETAIL,
     ACT_HI_INCIDENT,
     ACT_HI_JOB_LOG,
+    ACT_HI_OP_LOG,
 )
 # Columns a replay cannot reproduce and comparisons skip: a job executor's lease is operational
 # (who works on the job right now), written by the executor alone, never by a projector.
@@ -67,6 +69,7 @@ __all__ = [
     "ACT_HI_DETAIL",
     "ACT_HI_INCIDENT",
     "ACT_HI_JOB_LOG",
+    "ACT_HI_OP_LOG",
     "ACT_HI_PROCINST",
     "ACT_HI_TASKINST",
     "ACT_HI_VARINST",

@@ -1,8 +1,8 @@
-"""History tables: ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST, _DETAIL, _INCIDENT and _JOB_LOG,
-as in Camunda 7.24.
+"""History tables: ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST, _DETAIL, _INCIDENT, _JOB_LOG and
+_OP_LOG, as in Camunda 7.24.
 
-Definitions only (SQLAlchemy Core); revisions `0002_act_tables` and `0007_jobs_incidents` in
-`migrations/versions/` create them.
+Definitions only (SQLAlchemy Core); revisions `0002_act_tables`, `0007_jobs_incidents` and
+`0012_user_operation_log` in `migrations/versions/` create them.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import sqlalchemy as sa
 
 from flowledger.projections.tables.types import (
     V20,
+    V30,
     V64,
     V100,
     V255,
@@ -233,6 +234,48 @@ ACT_HI_JOB_LOG = act_table(
     column("REMOVAL_TIME_", Timestamp),
     index("ACT_IDX_HI_JOB_LOG_PROCINST", "PROCESS_INSTANCE_ID_"),
     index("ACT_IDX_HI_JOB_LOG_JOB_ID", "JOB_ID_"),
+)
+
+# Who did what through the API (level full): one row per property an operation changed, the
+# rows of one command sharing OPERATION_ID_. Camunda 7.24's columns; the CASE_* and BATCH_ID_
+# columns stay empty (no CMMN, no batches), kept so Camunda's tools find the table they expect.
+ACT_HI_OP_LOG = act_table(
+    "ACT_HI_OP_LOG",
+    column("ID_", V64, primary_key=True),
+    column("DEPLOYMENT_ID_", V64),
+    column("PROC_DEF_ID_", V64),
+    column("PROC_DEF_KEY_", V255),
+    column("ROOT_PROC_INST_ID_", V64),
+    column("PROC_INST_ID_", V64),
+    column("EXECUTION_ID_", V64),
+    column("CASE_DEF_ID_", V64),
+    column("CASE_INST_ID_", V64),
+    column("CASE_EXECUTION_ID_", V64),
+    column("TASK_ID_", V64),
+    column("JOB_ID_", V64),
+    column("JOB_DEF_ID_", V64),
+    column("BATCH_ID_", V64),
+    column("USER_ID_", V255),
+    column("TIMESTAMP_", Timestamp, nullable=False),
+    column("OPERATION_TYPE_", V64),
+    column("OPERATION_ID_", V64),
+    column("ENTITY_TYPE_", V30),
+    column("PROPERTY_", V64),
+    column("ORG_VALUE_", V4000),
+    column("NEW_VALUE_", V4000),
+    column("TENANT_ID_", V64),
+    column("REMOVAL_TIME_", Timestamp),
+    column("CATEGORY_", V64),
+    column("EXTERNAL_TASK_ID_", V64),
+    column("ANNOTATION_", V4000),
+    index("ACT_IDX_HI_OP_LOG_ROOT_PI", "ROOT_PROC_INST_ID_"),
+    index("ACT_IDX_HI_OP_LOG_PROCINST", "PROC_INST_ID_"),
+    index("ACT_IDX_HI_OP_LOG_PROCDEF", "PROC_DEF_ID_"),
+    index("ACT_IDX_HI_OP_LOG_TASK", "TASK_ID_"),
+    index("ACT_IDX_HI_OP_LOG_TIMESTAMP", "TIMESTAMP_"),
+    index("ACT_IDX_HI_OP_LOG_USER_ID", "USER_ID_"),
+    index("ACT_IDX_HI_OP_LOG_OP_TYPE", "OPERATION_TYPE_"),
+    index("ACT_IDX_HI_OP_LOG_ENTITY_TYPE", "ENTITY_TYPE_"),
 )
 
 # The lists Cockpit reads newest first (revision 0006, which says why): the sorted column

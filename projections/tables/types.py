@@ -35,6 +35,7 @@ def varchar(length: int) -> sa.String:
 
 
 V20 = varchar(20)
+V30 = varchar(30)
 V64 = varchar(64)
 V100 = varchar(100)
 V255 = varchar(255)

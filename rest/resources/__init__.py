@@ -15,6 +15,7 @@ from . import (
     history,
     history_cleanup,
     history_jobs,
+    history_operations,
     incident,
     job,
     job_definition,
@@ -45,6 +46,7 @@ MODULES: tuple[ModuleType, ...] = (
     suspension,
     history,
     history_jobs,
+    history_operations,
     history_cleanup,
 )
 

@@ -70,3 +70,28 @@ def test_a_rebuild_owed_by_a_migration_survives_a_start_that_did_not_finish(db_u
         assert engine.migration_rebuild is not None
         assert _event_counts(db_url)[done.id] == produced
         assert engine.verify().ok
+
+
+def test_the_user_operation_log_revision_fills_the_table_for_the_past(db_url: str) -> None:
+    """Revision 0012 creates ACT_HI_OP_LOG: what users did before it is in the table after it."""
+    with Engine(db_url, history_level="full") as engine:
+        engine.deploy(bpmn("rest_repo_straight.bpmn"))
+        kermit = engine.acting_as("kermit", via="cli")
+        started = kermit.start_process_instance("restRepoStraight")
+    sql = sa.create_engine(db_url)
+    try:
+        with sql.begin() as conn:
+            command.downgrade(migrations.alembic_config(conn), "0011_instance_event_count")
+            assert not sa.inspect(conn).has_table("ACT_HI_OP_LOG")
+    finally:
+        sql.dispose()
+
+    with Engine(db_url, history_level="full") as engine:
+        report = engine.migration_rebuild
+        assert report is not None and "ACT_HI_OP_LOG" in report.tables
+        with engine.reading() as conn:
+            rows = conn.execute(
+                sa.text("SELECT USER_ID_, OPERATION_TYPE_, PROC_INST_ID_ FROM ACT_HI_OP_LOG")
+            ).all()
+        assert [tuple(r) for r in rows] == [("kermit", "Create", started.id)]
+        assert engine.verify().ok

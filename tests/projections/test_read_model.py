@@ -69,6 +69,10 @@ def populated(full_engine: Engine, clock: ControllableClock) -> Engine:
         clock.advance(seconds=3)
         engine.start_process_instance("restExtWorker", {"topic": f"topic-{i % 2}"})
     engine.complete_task(engine.tasks(name="beta")[0].id, {"amount": 12.5})
+    # what users did (the user operation log): at different moments, by different users
+    for i, task in enumerate(engine.tasks()):
+        clock.advance(seconds=5)
+        engine.acting_as(f"user{i % 2}").set_assignee(task.id, f"user{i}")
     engine.fetch_and_lock("worker", {"topic-0": 60_000}, max_tasks=1)
     _add_jobs_and_incidents(engine, clock)
     _add_subscriptions(engine, clock)

@@ -130,15 +130,16 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     review = task_named(flow, a, "Review order A-1")
     flow.set_assignee(review, None)
     tick()
-    flow.claim(review, "fozzie")
+    fozzie = flow.acting_as("fozzie")  # a user's commands: the user operation log
+    fozzie.claim(review, "fozzie")
     tick()
-    flow.set_task_variables(review, {"note": "checked", "blob": b"task-local"}, local=True)
+    fozzie.set_task_variables(review, {"note": "checked", "blob": b"task-local"}, local=True)
     tick()
     flow.set_variables(a, {"blob": b"\x02new bytes", "doc": {"a": 2}, "ratio": 2.5})
     tick()
     flow.remove_variables(a, ["nothing"])
     tick()
-    flow.complete_task(review, {"approved": True, "big": TypedValue("Long", 5)})
+    fozzie.complete_task(review, {"approved": True, "big": TypedValue("Long", 5)})
     tick()
     running.append(a)
 
@@ -492,9 +493,7 @@ def replay_into_memory(flow: Engine, keep: int) -> tuple[MemoryRowStore, list[tu
         changes = ChangeSet()
         for commit in store.read_all(conn):
             events = codec.decode(commit.events)
-            replayer.project(
-                commit.stream_id, commit.first_version, commit.last_version, events, changes
-            )
+            replayer.project_commit(commit, events, changes)
         memory.apply(changes)
     return memory, loads
 

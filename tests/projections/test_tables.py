@@ -169,6 +169,14 @@ CAMUNDA_COLUMNS: dict[str, str] = {
         "PROCESS_DEF_KEY_ v255, DEPLOYMENT_ID_ v64, SEQUENCE_COUNTER_ big, TENANT_ID_ v64, "
         "REMOVAL_TIME_ ts"
     ),
+    "ACT_HI_OP_LOG": (
+        "ID_ v64 NN, DEPLOYMENT_ID_ v64, PROC_DEF_ID_ v64, PROC_DEF_KEY_ v255, "
+        "ROOT_PROC_INST_ID_ v64, PROC_INST_ID_ v64, EXECUTION_ID_ v64, CASE_DEF_ID_ v64, "
+        "CASE_INST_ID_ v64, CASE_EXECUTION_ID_ v64, TASK_ID_ v64, JOB_ID_ v64, JOB_DEF_ID_ v64, "
+        "BATCH_ID_ v64, USER_ID_ v255, TIMESTAMP_ ts NN, OPERATION_TYPE_ v64, OPERATION_ID_ v64, "
+        "ENTITY_TYPE_ v30, PROPERTY_ v64, ORG_VALUE_ v4000, NEW_VALUE_ v4000, TENANT_ID_ v64, "
+        "REMOVAL_TIME_ ts, CATEGORY_ v64, EXTERNAL_TASK_ID_ v64, ANNOTATION_ v4000"
+    ),
 }
 
 # Camunda's index names (PostgreSQL scripts) where it has the index, else ACT_IDX_<TABLE>_<COLS>.
@@ -248,6 +256,16 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
         "ACT_IDX_HI_JOB_LOG_PROCINST": ("PROCESS_INSTANCE_ID_",),
         "ACT_IDX_HI_JOB_LOG_JOB_ID": ("JOB_ID_",),
     },
+    "ACT_HI_OP_LOG": {
+        "ACT_IDX_HI_OP_LOG_ROOT_PI": ("ROOT_PROC_INST_ID_",),
+        "ACT_IDX_HI_OP_LOG_PROCINST": ("PROC_INST_ID_",),
+        "ACT_IDX_HI_OP_LOG_PROCDEF": ("PROC_DEF_ID_",),
+        "ACT_IDX_HI_OP_LOG_TASK": ("TASK_ID_",),
+        "ACT_IDX_HI_OP_LOG_TIMESTAMP": ("TIMESTAMP_",),
+        "ACT_IDX_HI_OP_LOG_USER_ID": ("USER_ID_",),
+        "ACT_IDX_HI_OP_LOG_OP_TYPE": ("OPERATION_TYPE_",),
+        "ACT_IDX_HI_OP_LOG_ENTITY_TYPE": ("ENTITY_TYPE_",),
+    },
 }
 
 EXPECTED_UNIQUE: dict[str, dict[str, tuple[str, ...]]] = {
@@ -320,6 +338,7 @@ def test_metadata_holds_the_act_tables_in_their_groups() -> None:
         "ACT_HI_DETAIL",
         "ACT_HI_INCIDENT",
         "ACT_HI_JOB_LOG",
+        "ACT_HI_OP_LOG",
     ]
     # The property table is the engine's configuration, not a projection: no rebuild clears it.
     projected = {t.name for t in grouped}

@@ -10,7 +10,8 @@ compared with Camunda's `ExceptionDto`, the body of every Camunda error.
 Camunda 7.15's OpenAPI document leaves out some operations its REST API has (historic tasks,
 variables, details, incidents and the job log): those are compared with the field lists of the
 REST reference (shared/reference/camunda7.md §4.3, and Camunda's REST documentation for the
-historic incident, job log and job definition DTOs), listed in DOCUMENTED_ELSEWHERE.
+historic incident, job log, user operation log and job definition DTOs), listed in
+DOCUMENTED_ELSEWHERE.
 
 Camunda's document lives beside the project, never in it (like the conformance models):
 `../shared/reference/`, or the directory named by FLOWLEDGER_REFERENCE_DIR; absent, these
@@ -217,7 +218,40 @@ JOB_DEFINITION = frozenset(
 )
 COUNT = frozenset({"count"})
 BINARY: frozenset[str] = frozenset()
+# UserOperationLogEntryDto (Camunda's REST reference; no tenantId, unlike the table).
+USER_OPERATION = frozenset(
+    [
+        "id",
+        "deploymentId",
+        "processDefinitionId",
+        "processDefinitionKey",
+        "processInstanceId",
+        "executionId",
+        "caseDefinitionId",
+        "caseInstanceId",
+        "caseExecutionId",
+        "taskId",
+        "jobId",
+        "jobDefinitionId",
+        "batchId",
+        "userId",
+        "timestamp",
+        "operationId",
+        "externalTaskId",
+        "operationType",
+        "entityType",
+        "property",
+        "orgValue",
+        "newValue",
+        "removalTime",
+        "rootProcessInstanceId",
+        "category",
+        "annotation",
+    ]
+)
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
+    ("GET", "/history/user-operation"): USER_OPERATION,
+    ("GET", "/history/user-operation/count"): COUNT,
     ("GET", "/history/task"): HISTORIC_TASK,
     ("POST", "/history/task"): HISTORIC_TASK,
     ("GET", "/history/task/count"): COUNT,

@@ -67,6 +67,8 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
         now=unit.ctx.now,
         new_id=unit.ctx.new_id,
         latest_versions=queries.latest_versions(conn, keys),
+        duplicate_filtering=command.duplicate_filtering,
+        deploy_changed_only=command.deploy_changed_only,
     )
     models: dict[str, ProcessModel] = {}
     for resource_name, result in parsed.items():

@@ -65,7 +65,7 @@ def delete_history(unit: UnitOfWork, command: cmd.DeleteHistoricProcessInstance)
         raise NotFound("Historic process instance", instance_id) from None
     state = session.state
     gone = state.ended and unit.repository.deleted_with_cascade(unit.conn, state.deployment_id)
-    decide.delete_history(session, deleted_with_deployment=gone)
+    decide.delete_history(session, deleted_with_deployment=gone, cleanup=command.cleanup)
 
 
 def _execution_owner(unit: UnitOfWork, command: cmd.Trigger) -> InstanceSession:

@@ -46,10 +46,15 @@ def set_definition_suspended(unit: UnitOfWork, command: cmd.SetProcessDefinition
     now = unit.ctx.now
     for definition in definitions:
         if definition.suspended != command.suspended:
-            event: ev.Event = (
-                ev.ProcessDefinitionSuspended(definition_id=definition.id, time=now)
+            kind = (
+                ev.ProcessDefinitionSuspended
                 if command.suspended
-                else ev.ProcessDefinitionActivated(definition_id=definition.id, time=now)
+                else ev.ProcessDefinitionActivated
+            )
+            event: ev.Event = kind(
+                definition_id=definition.id,
+                time=now,
+                include_instances=command.include_instances,
             )
             append_to_deployment(unit, definition.deployment_id, [event])
     if not command.include_instances:

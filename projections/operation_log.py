@@ -1,0 +1,450 @@
+"""Projector of the user operation log (ACT_HI_OP_LOG, history level full): who did what through
+the API, in Camunda's operation types, entity types and categories.
+
+A commit's command says which operation a person asked for; its events say what that changed and
+on what. Both are in the log (the command's type, id and actor are columns of every commit), so
+the table is rebuilt like any other. As Camunda by default
+(`restrictUserOperationLogToAuthenticatedUsers`), only commands with an actor write entries: the
+job executor's and anonymous library calls write none. One row per property an operation
+changed; the rows of one command share OPERATION_ID_ (the command id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, NamedTuple, Protocol
+
+from flowledger.core import events as ev
+from flowledger.core.ids import derived_id
+from flowledger.core.state import InstanceState
+
+from .changes import ChangeSet, blank_row, db_time
+from .tables import ACT_HI_OP_LOG
+
+FULL = 3  # the history level that writes the log
+
+# Camunda's UserOperationLogEntry categories.
+OPERATOR, TASK_WORKER = "Operator", "TaskWorker"
+
+# (property, value before, value after); a property of None is Camunda's empty change.
+Change = tuple[str | None, Any, Any]
+NO_CHANGE: tuple[Change, ...] = ((None, None, None),)
+
+_ROW = blank_row(ACT_HI_OP_LOG)
+_MAX_VALUE = 4000  # ORG_VALUE_ and NEW_VALUE_
+
+
+class Operation(NamedTuple):
+    """The command behind a commit, as the operation log reads it."""
+
+    command_id: str
+    command_type: str
+    actor: str | None
+
+
+class _Leveled(Protocol):
+    @property
+    def level(self) -> int: ...
+
+
+# (event, the stream's state before it or None on a deployment stream, changes)
+OperationLogger = Callable[[ev.Event, InstanceState | None, ChangeSet], None]
+_Rule = Callable[[Operation, Any, Any, ChangeSet], None]
+
+
+def operation_logger(
+    history: _Leveled | None, operation: Operation | None
+) -> OperationLogger | None:
+    """What logs the operation's events, or None when it writes no entry: history below full,
+    no actor, or a command that is no user operation (a worker's, or the engine's own)."""
+    if history is None or history.level < FULL or operation is None or operation.actor is None:
+        return None
+    rules = RULES.get(operation.command_type)
+    if rules is None:
+        return None
+
+    def log(event: ev.Event, s: InstanceState | None, changes: ChangeSet) -> None:
+        rule = rules.get(type(event))
+        if rule is not None:
+            rule(operation, event, s, changes)
+
+    return log
+
+
+def _text(value: Any) -> str | None:
+    """A value as Camunda's PropertyChange keeps it (String.valueOf, null as NULL)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime):
+        # Camunda logs a date as its epoch milliseconds (PropertyChange of a Date).
+        moment = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return str(int(moment.timestamp() * 1000))
+    return str(value)[:_MAX_VALUE]
+
+
+def write_entry(
+    op: Operation,
+    changes: ChangeSet,
+    *,
+    key: str,
+    time: datetime,
+    operation_type: str,
+    entity_type: str,
+    category: str,
+    context: dict[str, Any],
+    properties: tuple[Change, ...] = NO_CHANGE,
+) -> None:
+    """One operation's rows. `key` tells apart the operations of one command (the subject and
+    its stream position), so that a rebuild gives every row the id it had."""
+    for n, (prop, before, after) in enumerate(properties):
+        row_id = derived_id(op.command_id, f"op-log/{key}/{n}")
+        row = dict(_ROW)
+        row.update(context)
+        row.update(
+            ID_=row_id,
+            USER_ID_=op.actor,
+            TIMESTAMP_=db_time(time),
+            OPERATION_TYPE_=operation_type,
+            OPERATION_ID_=op.command_id,
+            ENTITY_TYPE_=entity_type,
+            CATEGORY_=category,
+            PROPERTY_=prop,
+            ORG_VALUE_=_text(before),
+            NEW_VALUE_=_text(after),
+        )
+        changes.insert(ACT_HI_OP_LOG, row_id, row)
+
+
+def _instance(s: InstanceState) -> dict[str, Any]:
+    """Camunda's context of an operation on an instance (never its execution's id)."""
+    return {
+        "PROC_INST_ID_": s.id,
+        "PROC_DEF_ID_": s.definition_id,
+        "PROC_DEF_KEY_": s.definition_key,
+        "ROOT_PROC_INST_ID_": s.root_process_instance_id or s.id,
+        "DEPLOYMENT_ID_": s.deployment_id,
+    }
+
+
+def _key(s: InstanceState) -> str:
+    return f"{s.id}/{s.version + 1}"  # the event's own place in its stream
+
+
+# -- process instances ----------------------------------------------------------------------
+
+
+def _started(op: Operation, e: ev.ProcessInstanceStarted, _s: None, changes: ChangeSet) -> None:
+    if e.super_process_instance_id is not None:
+        return  # a called instance: part of its caller's operation, not one of its own
+    write_entry(
+        op,
+        changes,
+        key=f"{e.process_instance_id}/1",
+        time=e.time,
+        operation_type="Create",
+        entity_type="ProcessInstance",
+        category=OPERATOR,
+        context={
+            "PROC_INST_ID_": e.process_instance_id,
+            "PROC_DEF_ID_": e.definition_id,
+            "PROC_DEF_KEY_": e.definition_key,
+            "ROOT_PROC_INST_ID_": e.root_process_instance_id or e.process_instance_id,
+            "DEPLOYMENT_ID_": e.deployment_id,
+        },
+    )
+
+
+def _instance_operation(operation_type: str, properties: tuple[Change, ...] = NO_CHANGE) -> _Rule:
+    def rule(op: Operation, e: Any, s: InstanceState, changes: ChangeSet) -> None:
+        if s.super_process_instance_id is not None and operation_type == "Delete":
+            return  # a called instance ended with its caller
+        write_entry(
+            op,
+            changes,
+            key=_key(s),
+            time=e.time,
+            operation_type=operation_type,
+            entity_type="ProcessInstance",
+            category=OPERATOR,
+            context=_instance(s),
+            properties=properties,
+        )
+
+    return rule
+
+
+def _variable_operation(operation_type: str) -> _Rule:
+    """One entry per call, however many variables it changed: of the task in its context, or
+    of the instance (Camunda names no execution)."""
+
+    def rule(op: Operation, e: Any, s: InstanceState, changes: ChangeSet) -> None:
+        if isinstance(e, ev.VariableSet):
+            task_id = e.task_id
+        else:
+            variable = s.variables.get(e.variable_id)
+            task_id = None if variable is None else variable.task_id
+        context = _instance(s)
+        task = None if task_id is None else s.tasks.get(task_id)
+        if task is not None:
+            context.update(TASK_ID_=task.id, EXECUTION_ID_=task.execution_id)
+        write_entry(
+            op,
+            changes,
+            key=f"variables/{task_id or s.id}",  # the same for every variable: written once
+            time=e.time,
+            operation_type=operation_type,
+            entity_type="Variable",
+            category=TASK_WORKER if task is not None else OPERATOR,
+            context=context,
+        )
+
+    return rule
+
+
+# -- user tasks ---------------------------------------------------------------------------
+
+
+def _task_operation(
+    operation_type: str, changed: Callable[[Any, Any], tuple[Change, ...]]
+) -> _Rule:
+    def rule(op: Operation, e: Any, s: InstanceState, changes: ChangeSet) -> None:
+        task = s.tasks[e.task_id]
+        properties = changed(e, task)
+        if not properties:
+            return  # Camunda logs a change only: claiming a task one holds already is none
+        context = _instance(s)
+        context.update(TASK_ID_=task.id, EXECUTION_ID_=task.execution_id)
+        write_entry(
+            op,
+            changes,
+            key=_key(s),
+            time=e.time,
+            operation_type=operation_type,
+            entity_type="Task",
+            category=TASK_WORKER,
+            context=context,
+            properties=properties,
+        )
+
+    return rule
+
+
+def _assignee(e: Any, task: Any) -> tuple[Change, ...]:
+    after = getattr(e, "assignee", None)  # TaskUnclaimed has none
+    return () if after == task.assignee else (("assignee", task.assignee, after),)
+
+
+def _completed(_e: Any, _task: Any) -> tuple[Change, ...]:
+    return (("delete", False, True),)
+
+
+# -- jobs and external tasks ------------------------------------------------------------------
+
+
+def _job_operation(operation_type: str, changed: Callable[[Any, Any], tuple[Change, ...]]) -> _Rule:
+    def rule(op: Operation, e: Any, s: InstanceState, changes: ChangeSet) -> None:
+        job = s.jobs[e.job_id]
+        context = _instance(s)
+        context.update(JOB_ID_=job.id, JOB_DEF_ID_=job.job_definition_id)
+        write_entry(
+            op,
+            changes,
+            key=_key(s),
+            time=e.time,
+            operation_type=operation_type,
+            entity_type="Job",
+            category=OPERATOR,
+            context=context,
+            properties=changed(e, job),
+        )
+
+    return rule
+
+
+def _external_task_operation(
+    operation_type: str, changed: Callable[[Any, Any], tuple[Change, ...]]
+) -> _Rule:
+    def rule(op: Operation, e: Any, s: InstanceState, changes: ChangeSet) -> None:
+        task = s.external_tasks[e.external_task_id]
+        context = _instance(s)
+        context["EXTERNAL_TASK_ID_"] = task.id
+        write_entry(
+            op,
+            changes,
+            key=_key(s),
+            time=e.time,
+            operation_type=operation_type,
+            entity_type="ExternalTask",
+            category=OPERATOR,
+            context=context,
+            properties=changed(e, task),
+        )
+
+    return rule
+
+
+def _property(
+    name: str, field: str, attribute: str | None = None
+) -> Callable[[Any, Any], tuple[Change, ...]]:
+    """The change of one property from the entity's value to the event's."""
+
+    def changed(e: Any, entity: Any) -> tuple[Change, ...]:
+        return ((name, getattr(entity, attribute or field), getattr(e, field)),)
+
+    return changed
+
+
+def _constant(*properties: Change) -> Callable[[Any, Any], tuple[Change, ...]]:
+    return lambda _e, _entity: properties
+
+
+# -- the repository (deployment streams) ------------------------------------------------------
+
+
+def _deployed(op: Operation, e: ev.DeploymentCreated, _s: None, changes: ChangeSet) -> None:
+    write_entry(
+        op,
+        changes,
+        key=f"deployment/{e.deployment_id}/created",
+        time=e.time,
+        operation_type="Create",
+        entity_type="Deployment",
+        category=OPERATOR,
+        context={"DEPLOYMENT_ID_": e.deployment_id},
+        properties=(
+            ("duplicateFilterEnabled", None, e.duplicate_filtering),
+            ("deployChangedOnly", None, e.deploy_changed_only),
+        )
+        if e.duplicate_filtering
+        else (("duplicateFilterEnabled", None, False),),
+    )
+
+
+def _deployment_deleted(
+    op: Operation, e: ev.DeploymentDeleted, _s: None, changes: ChangeSet
+) -> None:
+    write_entry(
+        op,
+        changes,
+        key=f"deployment/{e.deployment_id}/deleted",
+        time=e.time,
+        operation_type="Delete",
+        entity_type="Deployment",
+        category=OPERATOR,
+        context={"DEPLOYMENT_ID_": e.deployment_id},
+        properties=(("cascade", None, e.cascade),),
+    )
+
+
+def _definition_operation(operation_type: str, state: str) -> _Rule:
+    def rule(op: Operation, e: Any, _s: None, changes: ChangeSet) -> None:
+        key = e.definition_id.split(":", 1)[0]
+        write_entry(
+            op,
+            changes,
+            key=f"definition/{e.definition_id}/{operation_type}",
+            time=e.time,
+            operation_type=operation_type,
+            entity_type="ProcessDefinition",
+            category=OPERATOR,
+            context={"PROC_DEF_ID_": e.definition_id, "PROC_DEF_KEY_": key},
+            properties=(
+                ("suspensionState", None, state),
+                ("includeProcessInstances", None, e.include_instances),
+            ),
+        )
+
+    return rule
+
+
+def _history_deleted(
+    op: Operation, e: ev.HistoricProcessInstanceDeleted, s: InstanceState, changes: ChangeSet
+) -> None:
+    """A user's deletion is logged, naming no instance (Camunda's call takes a list), and the
+    instance's entries stay; history cleanup logs nothing (`history` removes its entries)."""
+    if e.cleanup:
+        return
+    write_entry(
+        op,
+        changes,
+        key=_key(s),
+        time=e.time,
+        operation_type="DeleteHistory",
+        entity_type="ProcessInstance",
+        category=OPERATOR,
+        context={},
+        properties=(("nrOfInstances", None, 1), ("async", None, False)),
+    )
+
+
+_SUSPEND = _instance_operation("Suspend", (("suspensionState", None, "suspended"),))
+_ACTIVATE = _instance_operation("Activate", (("suspensionState", None, "active"),))
+_SET_VARIABLE = _variable_operation("SetVariable")
+_REMOVE_VARIABLE = _variable_operation("RemoveVariable")
+
+# command type -> event type -> how it is logged. A command and event pair not here writes
+# nothing: the event is a consequence (a task created by completing another), not the operation.
+RULES: dict[str, dict[type[ev.Event], _Rule]] = {
+    "Deploy": {ev.DeploymentCreated: _deployed},
+    "DeleteDeployment": {ev.DeploymentDeleted: _deployment_deleted},
+    "StartProcessInstance": {ev.ProcessInstanceStarted: _started},
+    "DeleteProcessInstance": {
+        ev.ProcessInstanceTerminated: _instance_operation("Delete"),
+    },
+    "CompleteTask": {ev.TaskCompleted: _task_operation("Complete", _completed)},
+    "ClaimTask": {ev.TaskClaimed: _task_operation("Claim", _assignee)},
+    # engine-rest's unclaim is taskService.setAssignee(id, null)
+    "UnclaimTask": {ev.TaskUnclaimed: _task_operation("Assign", _assignee)},
+    "DeleteHistoricProcessInstance": {ev.HistoricProcessInstanceDeleted: _history_deleted},
+    "SetAssignee": {ev.TaskAssigned: _task_operation("Assign", _assignee)},
+    "SetVariables": {ev.VariableSet: _SET_VARIABLE},
+    "RemoveVariables": {ev.VariableDeleted: _REMOVE_VARIABLE},
+    "SetJobRetries": {
+        ev.JobRetriesSet: _job_operation("SetJobRetries", _property("retries", "retries"))
+    },
+    "SetJobDueDate": {
+        ev.JobDueDateSet: _job_operation("SetDueDate", _property("duedate", "due_date"))
+    },
+    "SetJobPriority": {
+        ev.JobPrioritySet: _job_operation("SetPriority", _property("priority", "priority"))
+    },
+    "SetJobSuspended": {
+        ev.JobSuspended: _job_operation(
+            "SuspendJob", _constant(("suspensionState", None, "suspended"))
+        ),
+        ev.JobActivated: _job_operation(
+            "ActivateJob", _constant(("suspensionState", None, "active"))
+        ),
+    },
+    "ExecuteJob": {ev.JobExecuted: _job_operation("Execute", _constant((None, None, None)))},
+    "SetExternalTaskRetries": {
+        ev.ExternalTaskRetriesSet: _external_task_operation(
+            "SetExternalTaskRetries", _property("retries", "retries")
+        )
+    },
+    "SetExternalTaskPriority": {
+        ev.ExternalTaskPrioritySet: _external_task_operation(
+            "SetPriority", _property("priority", "priority")
+        )
+    },
+    "UnlockExternalTask": {
+        ev.ExternalTaskUnlocked: _external_task_operation("Unlock", _constant((None, None, None)))
+    },
+    "SetProcessInstanceSuspended": {
+        ev.ProcessInstanceSuspended: _SUSPEND,
+        ev.ProcessInstanceActivated: _ACTIVATE,
+    },
+    "SetProcessInstancesSuspended": {
+        ev.ProcessInstanceSuspended: _SUSPEND,
+        ev.ProcessInstanceActivated: _ACTIVATE,
+    },
+    "SetProcessDefinitionSuspended": {
+        ev.ProcessDefinitionSuspended: _definition_operation(
+            "SuspendProcessDefinition", "suspended"
+        ),
+        ev.ProcessDefinitionActivated: _definition_operation("ActivateProcessDefinition", "active"),
+    },
+}
