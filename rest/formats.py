@@ -26,7 +26,10 @@ def parse_date(text: str, parameter: str) -> datetime:
         s = s[:-1] + "+00:00"
     try:
         parsed = datetime.fromisoformat(s)
-    except ValueError:
+        # A moment with no UTC equivalent (year 1 east of Greenwich, 9999 west of it) cannot be
+        # compared with the tables' UTC times: the client's mistake, not a failure of ours.
+        parsed.astimezone(UTC)
+    except (ValueError, OverflowError):
         raise invalid(
             f"Cannot set query parameter '{parameter}' to value '{text}': "
             "expected a date like 2026-12-02T16:31:40.000+0000"

@@ -19,7 +19,7 @@ from flowledger.core.variables import EMPTY_STRING_MARKER
 
 from ..tables import ACT_RE_PROCDEF, ACT_RU_EXECUTION, ACT_RU_EXT_TASK, ACT_RU_VARIABLE
 from .declaration import Search
-from .filters import ACTIVE, SUSPENDED, Condition, equal, naive_utc, one_of
+from .filters import ACTIVE, SUSPENDED, Condition, equal, naive_utc, one_of, stored_moment
 from .results import from_row
 
 _X = ACT_RU_EXT_TASK
@@ -168,9 +168,13 @@ def _conditions(q: ExternalTaskQuery) -> list[Condition]:
     if q.no_retries_left:
         conditions.append(_X.c.RETRIES_ == 0)
     if q.lock_expiration_after is not None:
-        conditions.append(_X.c.LOCK_EXP_TIME_ > naive_utc(q.lock_expiration_after))
+        conditions.append(
+            _X.c.LOCK_EXP_TIME_ > stored_moment(q.lock_expiration_after, "lockExpirationAfter")
+        )
     if q.lock_expiration_before is not None:
-        conditions.append(_X.c.LOCK_EXP_TIME_ < naive_utc(q.lock_expiration_before))
+        conditions.append(
+            _X.c.LOCK_EXP_TIME_ < stored_moment(q.lock_expiration_before, "lockExpirationBefore")
+        )
     if q.active:
         conditions.append(_active())
     if q.suspended:

@@ -59,6 +59,25 @@ def naive_utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC).replace(tzinfo=None)
 
 
+def stored_moment(value: datetime, parameter: str) -> datetime:
+    """`value` as the tables hold moments (naive UTC); a date that has none (year 1 east of
+    Greenwich, 9999 west of it) is the client's mistake."""
+    try:
+        return naive_utc(value)
+    except OverflowError:
+        raise InvalidQuery(
+            f"Cannot set query parameter '{parameter}' to value '{value.isoformat()}': "
+            "out of the range of dates"
+        ) from None
+
+
+def camel(attribute: str) -> str:
+    """A query Struct's attribute as the client named the parameter (`started_before`:
+    `startedBefore`)."""
+    head, *rest = attribute.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
 def parse_moment(text: str, parameter: str) -> datetime:
     """A query date in Camunda's format (`2026-12-02T16:31:40.000+0000`; `+02:00`, `Z` and no
     offset, meaning UTC, are accepted too), in UTC."""

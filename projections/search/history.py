@@ -27,7 +27,7 @@ from flowledger.projections.tables import (
     ACT_RE_PROCDEF,
 )
 
-from .filters import Condition, InvalidQuery, Spec, naive_utc
+from .filters import Condition, InvalidQuery, Spec, camel, stored_moment
 from .variables import OPERATORS, VariableComparison, name_matches, value_matches
 
 P = ACT_HI_PROCINST
@@ -54,14 +54,14 @@ def since(q: msgspec.Struct, spec: Spec) -> Iterator[Condition]:
     for attr, column in spec:
         value = getattr(q, attr)
         if value is not None:
-            yield column >= naive_utc(value)
+            yield column >= stored_moment(value, camel(attr))
 
 
 def until(q: msgspec.Struct, spec: Spec) -> Iterator[Condition]:
     for attr, column in spec:
         value = getattr(q, attr)
         if value is not None:
-            yield column <= naive_utc(value)
+            yield column <= stored_moment(value, camel(attr))
 
 
 def tenant(q: Any, column: Any) -> Iterator[Condition]:

@@ -25,8 +25,8 @@ from .filters import (
     flag_fields,
     like_fields,
     member_fields,
-    naive_utc,
     nothing_when_set,
+    stored_moment,
 )
 from .history import (
     DEFINITION,
@@ -239,10 +239,10 @@ def _executed_activities(q: HistoricProcessInstanceQuery) -> Iterator[Condition]
     instance started or ended in the period, ended (executed) or is still running (active)."""
     mine = _A.c.PROC_INST_ID_ == P.c.ID_
     if q.executed_activity_after is not None:
-        moment = naive_utc(q.executed_activity_after)
+        moment = stored_moment(q.executed_activity_after, "executedActivityAfter")
         yield exists().where(mine, or_(_A.c.START_TIME_ >= moment, _A.c.END_TIME_ >= moment))
     if q.executed_activity_before is not None:
-        moment = naive_utc(q.executed_activity_before)
+        moment = stored_moment(q.executed_activity_before, "executedActivityBefore")
         yield exists().where(mine, or_(_A.c.START_TIME_ <= moment, _A.c.END_TIME_ <= moment))
     if q.executed_activity_id_in:
         ids = list(q.executed_activity_id_in)

@@ -25,9 +25,17 @@ from ..jobs import (
 )
 from ..tables import ACT_GE_BYTEARRAY, ACT_HI_INCIDENT, ACT_HI_JOB_LOG
 from .declaration import Search
-from .filters import Condition, Spec, equal_fields, flag_fields, like_fields, member_fields, utc
+from .filters import (
+    Condition,
+    Spec,
+    equal_fields,
+    flag_fields,
+    like_fields,
+    member_fields,
+    stored_moment,
+    utc,
+)
 from .history import tenant
-from .jobs import stored_moment
 
 _HI = ACT_HI_INCIDENT
 _LOG = ACT_HI_JOB_LOG

@@ -12,8 +12,7 @@ from sqlalchemy.engine import RowMapping
 
 from ..tables import ACT_HI_OP_LOG
 from .declaration import Search
-from .filters import Condition, Spec, equal_fields, member_fields, utc
-from .jobs import stored_moment
+from .filters import Condition, Spec, equal_fields, member_fields, stored_moment, utc
 
 _OP = ACT_HI_OP_LOG
 

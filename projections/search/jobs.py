@@ -26,6 +26,7 @@ from .filters import (
     naive_utc,
     one_of,
     parse_moment,
+    stored_moment,
     suspension,
     tenants,
     utc,
@@ -60,18 +61,6 @@ def date_conditions_from_text(text: str, parameter: str) -> list[DateCondition]:
             DateCondition("gt" if operator == "gt" else "lt", parse_moment(value, parameter))
         )
     return out
-
-
-def stored_moment(value: datetime, parameter: str) -> datetime:
-    """`value` as the tables hold moments (naive UTC); a date that has none (year 1 east of
-    Greenwich, 9999 west of it) is the client's mistake."""
-    try:
-        return naive_utc(value)
-    except OverflowError:
-        raise InvalidQuery(
-            f"Cannot set query parameter '{parameter}' to value '{value.isoformat()}': "
-            "out of the range of dates"
-        ) from None
 
 
 def _compared(

@@ -32,9 +32,9 @@ from .filters import (
     Condition,
     equal,
     like,
-    naive_utc,
     nothing_when_set,
     one_of,
+    stored_moment,
     suspension,
     tenants,
     utc,
@@ -91,9 +91,9 @@ def _deployment_conditions(q: DeploymentQuery) -> list[Condition]:
     if q.without_source:
         conditions.append(_d.c.SOURCE_.is_(None))
     if q.after is not None:
-        conditions.append(_d.c.DEPLOY_TIME_ > naive_utc(q.after))
+        conditions.append(_d.c.DEPLOY_TIME_ > stored_moment(q.after, "after"))
     if q.before is not None:
-        conditions.append(_d.c.DEPLOY_TIME_ < naive_utc(q.before))
+        conditions.append(_d.c.DEPLOY_TIME_ < stored_moment(q.before, "before"))
     return conditions
 
 
@@ -271,9 +271,9 @@ def _definition_conditions(q: ProcessDefinitionQuery) -> list[Condition]:
         ),
     ]
     if q.deployed_after is not None:
-        conditions.append(_d.c.DEPLOY_TIME_ > naive_utc(q.deployed_after))
+        conditions.append(_d.c.DEPLOY_TIME_ > stored_moment(q.deployed_after, "deployedAfter"))
     if q.deployed_at is not None:
-        conditions.append(_d.c.DEPLOY_TIME_ == naive_utc(q.deployed_at))
+        conditions.append(_d.c.DEPLOY_TIME_ == stored_moment(q.deployed_at, "deployedAt"))
     if q.latest_version:
         conditions.append(_latest_version())
     if q.without_version_tag:

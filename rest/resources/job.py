@@ -23,6 +23,7 @@ from litestar.params import FromPath, JSONBody
 from flowledger.core.engine import Engine
 from flowledger.projections.search import jobs as search
 from flowledger.projections.search.declaration import count, find, first
+from flowledger.projections.search.filters import stored_moment
 
 from ..dto import derived, to_dto
 from ..errors import invalid, not_found
@@ -177,7 +178,7 @@ def set_job_duedate(
     due = None if body.duedate is None else parse_date(body.duedate, "duedate")
     if due is not None:
         with refused_as_400():
-            due = search.stored_moment(due, "duedate").replace(tzinfo=UTC)
+            due = stored_moment(due, "duedate").replace(tzinfo=UTC)
     engine.set_job_due_date(id, due)
 
 

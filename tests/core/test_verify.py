@@ -6,12 +6,15 @@ stream that does not verify. Tampering is plain SQL on a database of the suite's
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.exc import OperationalError
 
 from flowledger import ControllableClock, Engine
+from flowledger.core.engine.verification import _spill_temporary_tables
 from flowledger.core.errors import InvalidValue, ProcessEngineError
 from flowledger.eventlog import EventStore
 from flowledger.eventlog.integrity import stored_hash
@@ -198,3 +201,21 @@ def test_a_command_on_a_stream_that_does_not_verify_is_refused_and_writes_nothin
         assert a in message and f"position {first}" in message and "hash" in message
     with sql.begin() as conn:
         assert conn.execute(sa.text("SELECT last_position FROM log_head")).scalar_one() == head
+
+
+def test_verify_says_when_sqlite_keeps_its_shadows_in_memory(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The shadows of every table go to a temporary file; when SQLite refuses the switch the
+    operator is warned that verify's memory now grows with the database."""
+
+    class Refusing:
+        engine = sa.create_engine("sqlite://")
+
+        def exec_driver_sql(self, statement: str) -> None:
+            raise OperationalError(statement, {}, Exception("temporary storage is in use"))
+
+    with caplog.at_level(logging.WARNING, logger="flowledger"):
+        _spill_temporary_tables(Refusing())  # type: ignore[arg-type]
+    assert "kept its temporary tables in memory" in caplog.text
+    assert any(r.levelno == logging.WARNING for r in caplog.records)

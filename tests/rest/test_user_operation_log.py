@@ -130,3 +130,22 @@ def test_bad_parameters_are_refused(guarded: LiveServer) -> None:
     assert "sortBy" in answer.json()["message"] or "userId" in answer.json()["message"]
     answer = guarded.client.get("/history/user-operation", params={"afterTimestamp": "yesterday"})
     assert answer.status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("path", "parameter"),
+    [
+        ("/history/user-operation", "afterTimestamp"),
+        ("/history/process-instance", "startedBefore"),
+        ("/history/process-instance", "finishedAfter"),
+        ("/history/incident", "createTimeBefore"),
+        ("/history/task", "taskDueDateBefore"),
+    ],
+)
+def test_a_date_with_no_utc_moment_is_the_clients_mistake(
+    guarded: LiveServer, path: str, parameter: str
+) -> None:
+    """Year 1 east of Greenwich has no UTC moment: a 400 naming the parameter, not a 500."""
+    answer = guarded.client.get(path, params={parameter: "0001-01-01T00:00:00.000+0100"})
+    assert answer.status_code == 400, answer.text
+    assert parameter in answer.json()["message"]
