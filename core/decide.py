@@ -71,9 +71,10 @@ def start_instance(
     super_process_instance_id: str | None = None,
     super_execution_id: str | None = None,
     root_process_instance_id: str | None = None,
+    triggered: bool = False,
 ) -> str:
     """Start the instance at `start_activity_id` (a message start event) or else at the
-    process's initial start event."""
+    process's initial start event; `triggered`: by a message, signal or timer it caught."""
     check_text("businessKey", business_key, MAX_BUSINESS_KEY)
     check_variable_count(variables)
     start = start_activity_id or model.start_events.get(model.id)
@@ -102,6 +103,7 @@ def start_instance(
             history_ttl_days=(
                 model.history_ttl if model.history_ttl is not None else ctx.history_ttl_days
             ),
+            triggered=triggered,
         )
     )
     spec = model.activities[start].spec
@@ -250,11 +252,17 @@ def trigger(session: InstanceSession, execution_id: str, variables: Mapping[str,
     flow.run()
 
 
-def delete_instance(session: InstanceSession, reason: str | None) -> None:
+def delete_instance(
+    session: InstanceSession, reason: str | None, *, by_caller: bool = False
+) -> None:
     check_text("deleteReason", reason, MAX_DELETE_REASON)
     flow = Flow(session)
     flow.cancel_tree(session.state.id, reason or "deleted")
-    session.emit(ev.ProcessInstanceTerminated(reason=reason, externally=True, time=session.ctx.now))
+    session.emit(
+        ev.ProcessInstanceTerminated(
+            reason=reason, externally=True, time=session.ctx.now, by_caller=by_caller
+        )
+    )
 
 
 def delete_history(

@@ -203,12 +203,18 @@ class ProcessDefinitionSuspended(Event, tag=True, frozen=True):
     definition_id: str
     time: datetime
     include_instances: bool = False  # its running instances were suspended with it
+    # What the user operation log names (older events lack them: the key is then read from the
+    # id, which holds it unless the key was too long for one)
+    key: str | None = None
+    deployment_id: str | None = None
 
 
 class ProcessDefinitionActivated(Event, tag=True, frozen=True):
     definition_id: str
     time: datetime
     include_instances: bool = False
+    key: str | None = None
+    deployment_id: str | None = None
 
 
 START_TIMER_EVENTS: tuple[type[Event], ...] = (
@@ -250,6 +256,9 @@ class ProcessInstanceStarted(Event, tag=True, frozen=True):
     # Days its history is kept after it ends: the definition's camunda:historyTimeToLive, else
     # the engine's default when it started (None: kept until deleted). Decided once, here.
     history_ttl_days: int | None = None
+    # Started by a message, signal or timer its start event caught, not by a call to start it:
+    # no user operation of its own.
+    triggered: bool = False
 
 
 class ProcessInstanceCompleted(Event, tag=True, frozen=True):
@@ -263,6 +272,9 @@ class ProcessInstanceTerminated(Event, tag=True, frozen=True):
     reason: str | None
     externally: bool
     time: datetime
+    # A called instance deleted because its calling activity was cancelled (its caller was
+    # deleted, or left the activity): part of that operation, not one of its own.
+    by_caller: bool = False
 
 
 class HistoricProcessInstanceDeleted(Event, tag=True, frozen=True):

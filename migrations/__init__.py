@@ -63,10 +63,30 @@ def upgrade(engine: Engine, revision: str = "head") -> set[str]:
             return set()
         target = head_revision() if revision == "head" else revision
         applied = scripts.iterate_revisions(target, current)
-        invalidated = {p for script in applied for p in getattr(script.module, "invalidates", ())}
+        level = _history_level(connection)
+        invalidated = {
+            p
+            for script in applied
+            # A revision may change only rows written from some history level on: below it
+            # there is nothing to rebuild (and a rebuild of a large history would be for nothing).
+            if level >= getattr(script.module, "invalidates_from_level", 0)
+            for p in getattr(script.module, "invalidates", ())
+        }
         if invalidated:
             _owe_rebuild(connection, invalidated)
         return invalidated
+
+
+def _history_level(connection: Connection) -> int:
+    """The history level the database records (ACT_GE_PROPERTY, Camunda's number); the highest
+    when it records none, so that nothing owed is left out."""
+    row = connection.execute(
+        text("SELECT VALUE_ FROM ACT_GE_PROPERTY WHERE NAME_ = 'historyLevel'")
+    ).first()
+    try:
+        return int(row[0]) if row is not None else 3
+    except ValueError:
+        return 3
 
 
 def _owe_rebuild(connection: Connection, invalidated: set[str]) -> None:

@@ -12,7 +12,7 @@ changed; the rows of one command share OPERATION_ID_ (the command id).
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple, Protocol
 
 from flowledger.core import events as ev
@@ -33,6 +33,8 @@ NO_CHANGE: tuple[Change, ...] = ((None, None, None),)
 
 _ROW = blank_row(ACT_HI_OP_LOG)
 _MAX_VALUE = 4000  # ORG_VALUE_ and NEW_VALUE_
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MILLISECOND = timedelta(milliseconds=1)
 
 
 class Operation(NamedTuple):
@@ -79,9 +81,10 @@ def _text(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, datetime):
-        # Camunda logs a date as its epoch milliseconds (PropertyChange of a Date).
+        # Camunda logs a date as its epoch milliseconds (PropertyChange of a Date), floored as
+        # Java's Date.getTime is (no float: it is off by one for some milliseconds).
         moment = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-        return str(int(moment.timestamp() * 1000))
+        return str((moment - _EPOCH) // _MILLISECOND)
     return str(value)[:_MAX_VALUE]
 
 
@@ -137,8 +140,8 @@ def _key(s: InstanceState) -> str:
 
 
 def _started(op: Operation, e: ev.ProcessInstanceStarted, _s: None, changes: ChangeSet) -> None:
-    if e.super_process_instance_id is not None:
-        return  # a called instance: part of its caller's operation, not one of its own
+    if e.super_process_instance_id is not None or e.triggered:
+        return  # called, or started by an event its start caught: part of another operation
     write_entry(
         op,
         changes,
@@ -159,8 +162,8 @@ def _started(op: Operation, e: ev.ProcessInstanceStarted, _s: None, changes: Cha
 
 def _instance_operation(operation_type: str, properties: tuple[Change, ...] = NO_CHANGE) -> _Rule:
     def rule(op: Operation, e: Any, s: InstanceState, changes: ChangeSet) -> None:
-        if s.super_process_instance_id is not None and operation_type == "Delete":
-            return  # a called instance ended with its caller
+        if getattr(e, "by_caller", False):
+            return  # a called instance deleted with its caller's activity
         write_entry(
             op,
             changes,
@@ -341,7 +344,7 @@ def _deployment_deleted(
 
 def _definition_operation(operation_type: str, state: str) -> _Rule:
     def rule(op: Operation, e: Any, _s: None, changes: ChangeSet) -> None:
-        key = e.definition_id.split(":", 1)[0]
+        key = e.key if e.key is not None else e.definition_id.split(":", 1)[0]
         write_entry(
             op,
             changes,
@@ -350,7 +353,11 @@ def _definition_operation(operation_type: str, state: str) -> _Rule:
             operation_type=operation_type,
             entity_type="ProcessDefinition",
             category=OPERATOR,
-            context={"PROC_DEF_ID_": e.definition_id, "PROC_DEF_KEY_": key},
+            context={
+                "PROC_DEF_ID_": e.definition_id,
+                "PROC_DEF_KEY_": key,
+                "DEPLOYMENT_ID_": e.deployment_id,
+            },
             properties=(
                 ("suspensionState", None, state),
                 ("includeProcessInstances", None, e.include_instances),

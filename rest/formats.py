@@ -26,6 +26,8 @@ def parse_date(text: str, parameter: str) -> datetime:
         s = s[:-1] + "+00:00"
     try:
         parsed = datetime.fromisoformat(s)
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
         # A moment with no UTC equivalent (year 1 east of Greenwich, 9999 west of it) cannot be
         # compared with the tables' UTC times: the client's mistake, not a failure of ours.
         parsed.astimezone(UTC)
@@ -34,7 +36,7 @@ def parse_date(text: str, parameter: str) -> datetime:
             f"Cannot set query parameter '{parameter}' to value '{text}': "
             "expected a date like 2026-12-02T16:31:40.000+0000"
         ) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return parsed
 
 
 def parse_bool(text: str | bool | None) -> bool:

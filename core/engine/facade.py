@@ -898,12 +898,7 @@ class Engine:
     def _record_failure(
         self, failure: JobFailure, actor: str | None, via: str | None = None
     ) -> None:
-        command = cmd.HandleJobFailure(
-            job_id=failure.job_id,
-            error_message=failure.message,
-            stacktrace=failure.stacktrace,
-            failed_activity_id=failure.failed_activity_id,
-        )
+        command = _failure_command(failure)
         self._run(command, None, actor, via)
 
     def start_job_executor(self, settings: JobExecutorSettings | None = None) -> None:
@@ -919,10 +914,12 @@ class Engine:
 
     def _run_leased_job(self, job_id: str) -> bool:
         """The job executor's way to run a job it leased: False when it failed (recorded)."""
+        # Never the actor of this view: the executor is no user (whoever started the engine or
+        # called run_due_jobs), and its runs are no user's operations.
         try:
-            self._run(cmd.ExecuteJob(job_id=job_id), None, None, VIA_JOB_EXECUTOR)
+            self._bus.execute(cmd.ExecuteJob(job_id=job_id), actor=None, via=VIA_JOB_EXECUTOR)
         except JobFailure as failure:
-            self._record_failure(failure, None, VIA_JOB_EXECUTOR)
+            self._bus.execute(_failure_command(failure), actor=None, via=VIA_JOB_EXECUTOR)
             return False
         except NotFound:
             pass  # gone meanwhile: another executor ran it, or its activity ended
@@ -1163,6 +1160,15 @@ class Engine:
         started again (`verify` would report its rows). Asynchronous followers switch by
         themselves with their next batch."""
         return self._audit.rebuild_projections(history_level=level)
+
+
+def _failure_command(failure: JobFailure) -> cmd.HandleJobFailure:
+    return cmd.HandleJobFailure(
+        job_id=failure.job_id,
+        error_message=failure.message,
+        stacktrace=failure.stacktrace,
+        failed_activity_id=failure.failed_activity_id,
+    )
 
 
 def _resources(source: Source) -> list[cmd.ResourceInput]:

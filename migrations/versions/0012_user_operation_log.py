@@ -3,7 +3,8 @@
 One row per property an operation changed, as Camunda 7.24 writes them, with its columns and
 indexes. The rows are projected from the log's commits (command, actor and events), so a log
 written before this revision fills the table for the past: this revision declares the history
-projection invalid, and `migrate` rebuilds it.
+projection invalid at level full, and `migrate` rebuilds it there. History cleanup's deletions
+written before its commands said so (`cleanup`) read as a user's `DeleteHistory`.
 
 Revision ID: 0012_user_operation_log
 Revises: 0011_instance_event_count
@@ -24,8 +25,10 @@ down_revision = "0011_instance_event_count"
 branch_labels = None
 depends_on = None
 
-# The projections whose tables this revision changes: rebuilt from the log once it is applied.
+# The projections whose tables this revision changes: rebuilt from the log once it is applied,
+# only when history is written at level full (3): below it the table stays empty.
 invalidates = ("history",)
+invalidates_from_level = 3
 
 # Frozen history, as revision 0002: every definition spelled out here, never imported from
 # `projections.tables`; identifiers unquoted; no foreign keys.
@@ -115,6 +118,7 @@ _INDEXES = (
     ("ACT_IDX_HI_OP_LOG_PROCINST", "PROC_INST_ID_"),
     ("ACT_IDX_HI_OP_LOG_PROCDEF", "PROC_DEF_ID_"),
     ("ACT_IDX_HI_OP_LOG_TASK", "TASK_ID_"),
+    ("ACT_IDX_HI_OP_LOG_RM_TIME", "REMOVAL_TIME_"),
     ("ACT_IDX_HI_OP_LOG_TIMESTAMP", "TIMESTAMP_"),
     ("ACT_IDX_HI_OP_LOG_USER_ID", "USER_ID_"),
     ("ACT_IDX_HI_OP_LOG_OP_TYPE", "OPERATION_TYPE_"),

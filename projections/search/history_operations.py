@@ -58,13 +58,13 @@ class UserOperationLogRow(msgspec.Struct, frozen=True):
     case_instance_id: str | None
     case_execution_id: str | None
     task_id: str | None
-    external_task_id: str | None
-    batch_id: str | None
     job_id: str | None
     job_definition_id: str | None
+    batch_id: str | None
     user_id: str | None
     timestamp: datetime
     operation_id: str | None
+    external_task_id: str | None
     operation_type: str | None
     entity_type: str | None
     property: str | None

@@ -272,6 +272,7 @@ ACT_HI_OP_LOG = act_table(
     index("ACT_IDX_HI_OP_LOG_PROCINST", "PROC_INST_ID_"),
     index("ACT_IDX_HI_OP_LOG_PROCDEF", "PROC_DEF_ID_"),
     index("ACT_IDX_HI_OP_LOG_TASK", "TASK_ID_"),
+    index("ACT_IDX_HI_OP_LOG_RM_TIME", "REMOVAL_TIME_"),
     index("ACT_IDX_HI_OP_LOG_TIMESTAMP", "TIMESTAMP_"),
     index("ACT_IDX_HI_OP_LOG_USER_ID", "USER_ID_"),
     index("ACT_IDX_HI_OP_LOG_OP_TYPE", "OPERATION_TYPE_"),

@@ -95,3 +95,20 @@ def test_the_user_operation_log_revision_fills_the_table_for_the_past(db_url: st
             ).all()
         assert [tuple(r) for r in rows] == [("kermit", "Create", started.id)]
         assert engine.verify().ok
+
+
+def test_below_level_full_the_user_operation_log_revision_rebuilds_nothing(db_url: str) -> None:
+    """The table stays empty below level full: no rebuild of the whole history for it."""
+    with Engine(db_url) as engine:  # level audit, Camunda's default
+        engine.deploy(bpmn("rest_repo_straight.bpmn"))
+        engine.acting_as("kermit").start_process_instance("restRepoStraight")
+    sql = sa.create_engine(db_url)
+    try:
+        with sql.begin() as conn:
+            command.downgrade(migrations.alembic_config(conn), "0011_instance_event_count")
+        assert migrations.upgrade(sql) == set()
+    finally:
+        sql.dispose()
+    with Engine(db_url) as engine:
+        assert engine.migration_rebuild is None
+        assert engine.verify().ok

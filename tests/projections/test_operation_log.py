@@ -5,6 +5,7 @@ asynchronous follower writes the same rows as inline history."""
 
 from __future__ import annotations
 
+import calendar
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 
 from flowledger import ControllableClock, Engine
-from flowledger.projections.tables import ACT_HI_OP_LOG
+from flowledger.projections.tables import ACT_HI_OP_LOG, ACT_HI_PROCINST
 from tests.core.test_admin_commands import assert_log_and_tables_agree
 from tests.support import bpmn, fresh_database, selected_kind
 
@@ -46,6 +47,16 @@ def full(tmp_path: Any, clock: ControllableClock) -> Iterator[Engine]:
     ):
         engine.deploy(bpmn(MODEL))
         yield engine
+
+
+def instances_of(engine: Engine, key: str, **where: Any) -> list[str]:
+    """The ids of the key's instances (from history, which the tests write at level full)."""
+    table = ACT_HI_PROCINST
+    with engine.reading() as conn:
+        stmt = sa.select(table.c.ID_).where(
+            table.c.PROC_DEF_KEY_ == key, *(table.c[k] == v for k, v in where.items())
+        )
+        return [r[0] for r in conn.execute(stmt)]
 
 
 def _tick(clock: ControllableClock) -> None:
@@ -215,6 +226,7 @@ def test_claim_unclaim_and_unchanged_assignees(full: Engine, clock: Controllable
         ("Claim", "Task", "assignee", None, "kermit"),
         ("Assign", "Task", "assignee", "kermit", None),
     ]
+    assert_log_and_tables_agree(full)
 
 
 def test_job_operations(full: Engine, clock: ControllableClock) -> None:
@@ -223,7 +235,7 @@ def test_job_operations(full: Engine, clock: ControllableClock) -> None:
     operator = full.acting_as("operator")
     started = full.start_process_instance("timersAndAsync")
     [job] = full.jobs(process_instance_id=started.id)
-    due = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
+    due = datetime(2030, 1, 2, 3, 4, 5, 678_000, tzinfo=UTC)
     for change in (
         lambda: operator.set_job_retries(job.id, 5),
         lambda: operator.set_job_priority(job.id, 42),
@@ -234,12 +246,14 @@ def test_job_operations(full: Engine, clock: ControllableClock) -> None:
     ):
         _tick(clock)
         change()
-    due_ms = str(int(due.timestamp() * 1000))
+    # epoch milliseconds, as Java's Date.getTime
+    due_ms = str(calendar.timegm(due.utctimetuple()) * 1000 + 678)
+    assert job.due_date is None  # an asynchronous continuation is due at once
     logged = summary(full, JOB_ID_=job.id)
     assert logged == [
         ("SetJobRetries", "Job", "retries", str(job.retries), "5"),
         ("SetPriority", "Job", "priority", str(job.priority), "42"),
-        ("SetDueDate", "Job", "duedate", logged[2][3], due_ms),
+        ("SetDueDate", "Job", "duedate", None, due_ms),
         ("SuspendJob", "Job", "suspensionState", None, "suspended"),
         ("ActivateJob", "Job", "suspensionState", None, "active"),
         ("Execute", "Job", None, None, None),
@@ -248,9 +262,9 @@ def test_job_operations(full: Engine, clock: ControllableClock) -> None:
     assert {(r["JOB_DEF_ID_"], r["PROC_INST_ID_"], r["EXECUTION_ID_"]) for r in rows} == {
         (job.job_definition_id, started.id, None)
     }
-    # The job executor's runs are no user's operations.
+    # The job executor's runs are no user's operations, whoever started it.
     clock.advance(hours=2)
-    full.run_due_jobs()
+    assert operator.run_due_jobs() > 0
     assert summary(full, OPERATION_TYPE_="Execute") == [("Execute", "Job", None, None, None)]
     assert_log_and_tables_agree(full)
 
@@ -296,3 +310,68 @@ def test_timestamps_are_utc(full: Engine, clock: ControllableClock) -> None:
     full.acting_as("kermit").start_process_instance(KEY)
     [row] = entries(full, OPERATION_TYPE_="Create", ENTITY_TYPE_="ProcessInstance")
     assert row["TIMESTAMP_"] == datetime(2026, 3, 1, 12, 30)
+
+
+SIGNALS = b"""<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <signal id="go" name="go"/>
+  <process id="thrower" isExecutable="true">
+    <startEvent id="s"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="throw"/>
+    <endEvent id="throw"><signalEventDefinition signalRef="go"/></endEvent>
+  </process>
+  <process id="startedBySignal" isExecutable="true">
+    <startEvent id="caught"><signalEventDefinition signalRef="go"/></startEvent>
+    <sequenceFlow id="g1" sourceRef="caught" targetRef="wait"/>
+    <userTask id="wait"/>
+  </process>
+</definitions>"""
+
+
+def test_instances_started_by_another_operation_are_not_operations_of_their_own(
+    full: Engine, clock: ControllableClock
+) -> None:
+    full.deploy(SIGNALS)
+    full.deploy(bpmn("rest_call.bpmn"))
+    kermit = full.acting_as("kermit")
+    thrower = kermit.start_process_instance("thrower")
+    caller = kermit.start_process_instance("restCaller")
+    creations = {r["PROC_INST_ID_"] for r in entries(full, OPERATION_TYPE_="Create")}
+    # the signal-started and the called instance have no Create of their own
+    assert creations == {thrower.id, caller.id}
+    [by_signal] = instances_of(full, "startedBySignal")
+    [called] = instances_of(full, "restCalled")
+    assert summary(full, PROC_INST_ID_=by_signal) == []
+
+    # Deleting the caller deletes its called instance: one operation, the caller's.
+    _tick(clock)
+    kermit.delete_process_instance(caller.id)
+    deletions = entries(full, OPERATION_TYPE_="Delete")
+    assert [r["PROC_INST_ID_"] for r in deletions] == [caller.id]
+    assert summary(full, PROC_INST_ID_=called) == []
+    # A called instance deleted by a user is that user's operation.
+    _tick(clock)
+    second = kermit.start_process_instance("restCaller")
+    [called_again] = instances_of(full, "restCalled", SUPER_PROCESS_INSTANCE_ID_=second.id)
+    kermit.delete_process_instance(called_again)
+    assert summary(full, PROC_INST_ID_=called_again) == [
+        ("Delete", "ProcessInstance", None, None, None)
+    ]
+    assert_log_and_tables_agree(full)
+
+
+LONG_KEY = "a_process_key_longer_than_a_definition_id_keeps"
+LONG = f"""<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" targetNamespace="t">
+  <process id="{LONG_KEY}" isExecutable="true">
+    <startEvent id="s"/><sequenceFlow id="f" sourceRef="s" targetRef="e"/><endEvent id="e"/>
+  </process>
+</definitions>""".encode()
+
+
+def test_a_definitions_operations_name_its_key_and_deployment(full: Engine) -> None:
+    deployment = full.deploy(LONG)
+    [definition] = [d for d in full.process_definitions() if d.key == LONG_KEY]
+    full.acting_as("admin").suspend_process_definition(definition_id=definition.id)
+    [row, _include] = entries(full, PROC_DEF_ID_=definition.id)
+    assert (row["PROC_DEF_KEY_"], row["DEPLOYMENT_ID_"]) == (LONG_KEY, deployment.id)

@@ -261,6 +261,7 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
         "ACT_IDX_HI_OP_LOG_PROCINST": ("PROC_INST_ID_",),
         "ACT_IDX_HI_OP_LOG_PROCDEF": ("PROC_DEF_ID_",),
         "ACT_IDX_HI_OP_LOG_TASK": ("TASK_ID_",),
+        "ACT_IDX_HI_OP_LOG_RM_TIME": ("REMOVAL_TIME_",),
         "ACT_IDX_HI_OP_LOG_TIMESTAMP": ("TIMESTAMP_",),
         "ACT_IDX_HI_OP_LOG_USER_ID": ("USER_ID_",),
         "ACT_IDX_HI_OP_LOG_OP_TYPE": ("OPERATION_TYPE_",),

@@ -111,7 +111,17 @@ def test_the_users_operations_are_listed(guarded: LiveServer) -> None:
     newest_first = _list(
         guarded, processInstanceId=instance_id, sortBy="timestamp", sortOrder="desc"
     )
-    assert newest_first[0]["timestamp"] >= newest_first[-1]["timestamp"]
+    moments = [e["timestamp"] for e in newest_first]
+    assert moments == sorted(moments, reverse=True)
+    assert moments[0] > moments[-1]  # the start came before the completion
+    assert {e["id"] for e in newest_first} == {e["id"] for e in listed}
+    # The bounds leave the moment itself out, as Camunda's do.
+    created = listed[0]["timestamp"]
+    later = _list(guarded, processInstanceId=instance_id, afterTimestamp=created)
+    assert later and all(e["timestamp"] > created for e in later)
+    completed = listed[-1]["timestamp"]
+    earlier = _list(guarded, processInstanceId=instance_id, beforeTimestamp=completed)
+    assert earlier and all(e["timestamp"] < completed for e in earlier)
 
 
 def test_another_user_is_recorded_as_themself(guarded: LiveServer) -> None:

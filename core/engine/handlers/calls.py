@@ -84,4 +84,4 @@ def failed(unit: UnitOfWork, effect: CallFailed) -> None:
 def cancel(unit: UnitOfWork, effect: CancelCall) -> None:
     callee = unit.instance(effect.callee_id, ended_ok=True)
     if not callee.state.ended:
-        decide.delete_instance(callee, "the calling activity was cancelled")
+        decide.delete_instance(callee, "the calling activity was cancelled", by_caller=True)

@@ -78,4 +78,5 @@ def start_at(
         business_key=business_key,
         variables=variables,
         start_activity_id=start.activity_id,
+        triggered=True,
     )

@@ -90,6 +90,7 @@ def execute(unit: UnitOfWork, command: cmd.ExecuteJob) -> bool:
             deployment_id=definition.deployment_id,
             business_key=None,
             variables={},
+            triggered=True,
         )
     except (DBAPIError, ConcurrencyError):
         raise

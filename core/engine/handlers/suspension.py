@@ -55,6 +55,8 @@ def set_definition_suspended(unit: UnitOfWork, command: cmd.SetProcessDefinition
                 definition_id=definition.id,
                 time=now,
                 include_instances=command.include_instances,
+                key=definition.key,
+                deployment_id=definition.deployment_id,
             )
             append_to_deployment(unit, definition.deployment_id, [event])
     if not command.include_instances:
