@@ -113,8 +113,9 @@ def compare_tables(
         else:
             assert act is not None and exp is not None
             # Both come from the same database through the same column types: equal rows
-            # are equal tuples, and only a differing row is looked at column by column.
-            line = "" if act[1] == exp[1] else _row_difference(live.name, names, exp, act)
+            # are equal tuples of what the driver returns, and only a differing row is
+            # converted (as a query would give it) and looked at column by column.
+            line = "" if act[1] == exp[1] else _differing(live.name, names, exp, act)
             count += 1
             act, exp = next(live_rows, None), next(rebuilt_rows, None)
         if line and len(problems) < limit:
@@ -122,6 +123,23 @@ def compare_tables(
         elif line and len(problems) == limit:
             problems.append(f"{live.name}: more differences not shown")
     return count, problems
+
+
+def _differing(table: str, names: list[str], exp: _Keyed, act: _Keyed) -> str:
+    """`_row_difference` of two rows whose driver values differ, once converted."""
+    expected, actual = _converted(exp), _converted(act)
+    if expected == actual:
+        return ""
+    return _row_difference(table, names, (exp[0], expected, exp[2]), (act[0], actual, act[2]))
+
+
+def _converted(row: _Keyed) -> tuple[Any, ...]:
+    """The values of a row read raw by `_ordered`, as SQLAlchemy's result would give them."""
+    values = list(row[1])
+    for i, process in enumerate(row[2]):
+        if process is not None and values[i] is not None:
+            values[i] = process(values[i])
+    return tuple(values)
 
 
 def _row_difference(table: str, names: list[str], exp: _Keyed, act: _Keyed) -> str:
@@ -134,7 +152,8 @@ def _row_difference(table: str, names: list[str], exp: _Keyed, act: _Keyed) -> s
     return f"{table} row {exp[0]}: {detail}"
 
 
-_Keyed = tuple[str, tuple[Any, ...]]
+# (key, the row's values as the driver returns them, the result processor of each column)
+_Keyed = tuple[str, tuple[Any, ...], Sequence[Callable[[Any], Any] | None]]
 
 
 def _compared(table: Table) -> list[str]:
@@ -149,27 +168,41 @@ def _ordered(
     names: list[str],
     condition: ColumnElement[bool] | None = None,
 ) -> Iterator[_Keyed]:
-    """(key, row of the columns `names`) in binary key order, which is Python's order of the key
-    strings, read in batches by key (no cursor stays open: the caller reads another table
-    meanwhile)."""
+    """(key, row of the columns `names`, their converters) in binary key order, which is
+    Python's order of the key strings, read in batches by key (no cursor stays open: the caller
+    reads another table meanwhile). The rows are the driver's tuples: converting every value
+    (SQLite's datetimes are text) cost more than comparing them; `_converted` does it for the
+    few rows that differ."""
     pk = table.c[pk_name(table)]
     at = names.index(pk.name)
     key = _binary(conn, pk)
     columns = [table.c[name] for name in names]
     after: Any = None
+    dialect = conn.dialect
+    processors: list[Callable[[Any], Any] | None] | None = None
     while True:
         stmt = select(*columns).order_by(key).limit(READ_BATCH)
         if condition is not None:
             stmt = stmt.where(condition)
         if after is not None:
             stmt = stmt.where(key > _binary(conn, bindparam("after", after, type_=pk.type)))
-        rows = conn.execute(stmt).all()
+        result = conn.execute(stmt)
+        try:
+            cursor = result.cursor
+            rows = cursor.fetchall()
+            if processors is None:
+                processors = [
+                    c.type.dialect_impl(dialect).result_processor(dialect, d[1])
+                    for c, d in zip(columns, cursor.description, strict=True)
+                ]
+        finally:
+            result.close()
         if not rows:
             return
         for row in rows:
             values = tuple(row)
             after = values[at]
-            yield str(after), values
+            yield str(after), values, processors
 
 
 def _binary(conn: Connection, key: ColumnElement[Any]) -> ColumnElement[Any]:
