@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 import msgspec
 from sqlalchemy import MetaData, Table, delete, insert, inspect, select, text, update
@@ -331,11 +330,15 @@ def _replace(
         # Leases taken while we copy must not be lost between the copy and the delete: an
         # executor's lease waits for this transaction instead.
         conn.execute(select(live.c[pk_name(live)]).with_for_update()).all()
-    mine: Any = True
+    copy = select(*[live.c[n] for n in names])
+    emptied = delete(live)
     if live is ACT_GE_BYTEARRAY and types is not None:
         mine = live.c.TYPE_.in_(types)
-    conn.execute(insert(old).from_select(names, select(*[live.c[n] for n in names]).where(mine)))
-    conn.execute(delete(live).where(mine))
+        copy, emptied = copy.where(mine), emptied.where(mine)
+    conn.execute(insert(old).from_select(names, copy))
+    # Without a WHERE clause SQLite empties the table at once (its truncate optimisation)
+    # instead of deleting row by row and updating every index.
+    conn.execute(emptied)
     conn.execute(insert(live).from_select(names, select(*[shadow.c[n] for n in names])))
     if kept:
         key = pk_name(live)
