@@ -181,27 +181,48 @@ class ChangeSet:
             self._merge_tables(tables)
 
     def _merge_tables(self, later: Tables) -> None:
+        # `delete` and `insert` inlined (this runs for every commit a rebuild projects).
         for table, lc in later.items():
             changes = self._of(table)
+            inserts, updates, bump, deletes = (
+                changes.inserts,
+                changes.updates,
+                changes.bump,
+                changes.deletes,
+            )
             for pk in lc.deletes:
-                self.delete(table, pk)
-            for pk, values in lc.updates.items():
-                bump = lc.bump.get(pk, 0)
-                inserted = changes.inserts.get(pk)
-                if inserted is not None:
-                    inserted.update(values)
-                    if bump:
-                        inserted[REV] = (inserted.get(REV) or 0) + bump
-                elif pk not in changes.deletes:
-                    changes.updates.setdefault(pk, {}).update(values)
-                    # An explicit revision replaces earlier increments; later ones add up.
-                    earlier = 0 if REV in values else changes.bump.get(pk, 0)
-                    if earlier + bump:
-                        changes.bump[pk] = earlier + bump
-                    else:
-                        changes.bump.pop(pk, None)
+                if inserts.pop(pk, None) is not None:
+                    continue
+                updates.pop(pk, None)
+                bump.pop(pk, None)
+                deletes.add(pk)
+            if lc.updates:
+                later_bump = lc.bump
+                for pk, values in lc.updates.items():
+                    more = later_bump.get(pk, 0)
+                    inserted = inserts.get(pk)
+                    if inserted is not None:
+                        inserted.update(values)
+                        if more:
+                            inserted[REV] = (inserted.get(REV) or 0) + more
+                    elif pk not in deletes:
+                        updates.setdefault(pk, {}).update(values)
+                        # An explicit revision replaces earlier increments; later ones add up.
+                        earlier = 0 if REV in values else bump.get(pk, 0)
+                        if earlier + more:
+                            bump[pk] = earlier + more
+                        else:
+                            bump.pop(pk, None)
+            if not deletes:
+                inserts.update(lc.inserts)
+                continue
             for pk, row in lc.inserts.items():
-                self.insert(table, pk, row)
+                if pk in deletes:
+                    # deleted and re-created in one batch: the stored row is simply rewritten
+                    deletes.discard(pk)
+                    updates[pk] = dict(row)
+                else:
+                    inserts[pk] = row
 
 
 def _insert(table: Table) -> Insert:
