@@ -8,7 +8,7 @@ every commit; `Replayer` keeps those states and asks its caller for one it has n
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from sqlalchemy.engine import Connection
@@ -76,6 +76,37 @@ def project_events(
     return state
 
 
+_ENDS = (ev.ProcessInstanceCompleted, ev.ProcessInstanceTerminated)
+# The tags of `_ENDS` as a commit's JSON holds them: a commit without either does not end its
+# instance, and is not decoded to find out.
+_END_TAGS = tuple(f'"{t.__name__}"'.encode() for t in _ENDS)
+
+
+def begin_and_end(
+    commits: Iterable[tuple[str, int, bytes]], decode: Callable[[bytes], Sequence[ev.Event]]
+) -> set[str]:
+    """The instances that start and end among `commits` ((stream id, first version, stored
+    events), in log order). Every runtime row is an entity of its instance's state, and an
+    instance's end clears that state and deletes the rows of every entity it had: projected
+    into one change set, such an instance's runtime rows are inserted and deleted within it and
+    net to nothing, so a batch holding all of these commits may leave its runtime projection
+    out. Only the commits that may end an instance are decoded (the batch's decoded events are
+    not held: the garbage collector would walk them over and over)."""
+    started: set[str] = set()
+    ended: set[str] = set()
+    for stream_id, first_version, data in commits:
+        if first_version == 1:
+            started.add(stream_id)
+        if (
+            stream_id in started
+            and stream_id not in ended
+            and any(tag in data for tag in _END_TAGS)
+            and any(isinstance(event, _ENDS) for event in decode(data))
+        ):
+            ended.add(stream_id)
+    return ended
+
+
 class Replayer:
     """Projects commits in position order, keeping the states of unfinished instances."""
 
@@ -102,8 +133,11 @@ class Replayer:
         last_version: int,
         events: Sequence[ev.Event],
         changes: ChangeSet,
+        *,
+        runtime: bool = True,
     ) -> None:
-        """Project one commit, adding its net row changes to the batch in `changes`."""
+        """Project one commit, adding its net row changes to the batch in `changes`;
+        `runtime=False` leaves the runtime tables out for this commit (`begin_and_end`)."""
         state = self._state_before(stream_id, first_version, events)
         own = ChangeSet()  # revisions count per command, so each commit is projected alone
         after = project_events(
@@ -111,7 +145,7 @@ class Replayer:
             state,
             own,
             history=self._history,
-            runtime=self._runtime,
+            runtime=self._runtime and runtime,
             repository=self._repository,
         )
         changes.merge(own)

@@ -26,13 +26,14 @@ from flowledger.core import views
 from flowledger.core.errors import InvalidValue, ProcessEngineError
 from flowledger.core.state import InstanceState
 from flowledger.eventlog import EventStore
+from flowledger.eventlog.records import LogEntry
 from flowledger.projections.changes import ChangeSet, pk_name
 from flowledger.projections.compare import ShadowTables, shadow_table
 from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
 from flowledger.projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
 from flowledger.projections.history import HistoryProjector
 from flowledger.projections.properties import save_history_level
-from flowledger.projections.replay import Replayer
+from flowledger.projections.replay import Replayer, begin_and_end
 from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     HISTORY_TABLES,
@@ -237,15 +238,29 @@ class Rebuild:
         position = found
         changes = ChangeSet()
         events = 0
-        for entry, decoded in self._repository.log(conn, position):
+        batch: list[LogEntry] = []
+        stored = 0
+        for entry in self._store.entries(conn, position):
+            batch.append(entry)
+            stored += entry.last_version - entry.first_version + 1
+            if stored >= batch_events:
+                break
+        # Instances that start and end in this batch write no runtime row: not projected.
+        decode = self._repository.decode
+        brief = begin_and_end(((e.stream_id, e.first_version, e.events) for e in batch), decode)
+        for entry in batch:
+            decoded = decode(entry.events)
             replayer.project(
-                entry.stream_id, entry.first_version, entry.last_version, decoded, changes
+                entry.stream_id,
+                entry.first_version,
+                entry.last_version,
+                decoded,
+                changes,
+                runtime=entry.stream_id not in brief,
             )
             position = entry.last_position
             events += len(decoded)
-            counts[0] += 1
-            if events >= batch_events:
-                break
+        counts[0] += len(batch)
         counts[1] += events
         counts[2] += changes.row_count()
         shadows.apply(conn, changes)
