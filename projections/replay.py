@@ -86,24 +86,26 @@ def begin_and_end(
     commits: Iterable[tuple[str, int, bytes]], decode: Callable[[bytes], Sequence[ev.Event]]
 ) -> set[str]:
     """The instances that start and end among `commits` ((stream id, first version, stored
-    events), in log order). Every runtime row is an entity of its instance's state, and an
-    instance's end clears that state and deletes the rows of every entity it had: projected
-    into one change set, such an instance's runtime rows are inserted and deleted within it and
-    net to nothing, so a batch holding all of these commits may leave its runtime projection
-    out. Only the commits that may end an instance are decoded (the batch's decoded events are
-    not held: the garbage collector would walk them over and over)."""
-    started: set[str] = set()
-    ended: set[str] = set()
+    events), in log order): the stream's first commit among them is its first (version 1)
+    and its last one ends with the instance's end. Every runtime row is an entity of its
+    instance's state, and the end clears that state and deletes the rows of every entity it
+    had: projected into one change set, such an instance's runtime rows are inserted and
+    deleted within it and net to nothing, so a batch holding all of these commits may leave
+    their runtime projection out. Only a stream's last commit, and only when its JSON holds an
+    end tag, is decoded to find out (a batch's decoded events are not held: the garbage
+    collector would walk them over and over)."""
+    starts: dict[str, bool] = {}
+    last: dict[str, bytes] = {}
     for stream_id, first_version, data in commits:
-        if first_version == 1:
-            started.add(stream_id)
-        if (
-            stream_id in started
-            and stream_id not in ended
-            and any(tag in data for tag in _END_TAGS)
-            and any(isinstance(event, _ENDS) for event in decode(data))
-        ):
-            ended.add(stream_id)
+        if stream_id not in starts:
+            starts[stream_id] = first_version == 1
+        last[stream_id] = data
+    ended: set[str] = set()
+    for stream_id, data in last.items():
+        if starts[stream_id] and any(tag in data for tag in _END_TAGS):
+            events = decode(data)
+            if events and isinstance(events[-1], _ENDS):
+                ended.add(stream_id)
     return ended
 
 
