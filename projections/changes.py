@@ -8,7 +8,7 @@ Deleting history deletes rows by what they belong to (`Purge`), applied in log o
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -70,13 +70,35 @@ def pk_name(table: Table) -> str:
     return next(iter(table.primary_key.columns)).name
 
 
-@dataclass
 class TableChanges:
-    inserts: dict[str, Row] = field(default_factory=dict)
-    updates: dict[str, Row] = field(default_factory=dict)
-    # rows whose REV_ goes up, by how much: one per command that changed the row
-    bump: dict[str, int] = field(default_factory=dict)
-    deletes: set[str] = field(default_factory=set)
+    # A plain class with slots: one is made per table a command touches (each commit a
+    # rebuild replays has its own change set), and a dataclass's default factories cost more.
+    __slots__ = ("bump", "deletes", "inserts", "updates")
+
+    def __init__(self) -> None:
+        self.inserts: dict[str, Row] = {}
+        self.updates: dict[str, Row] = {}
+        # rows whose REV_ goes up, by how much: one per command that changed the row
+        self.bump: dict[str, int] = {}
+        self.deletes: set[str] = set()
+
+    def __repr__(self) -> str:
+        return (
+            f"TableChanges(inserts={self.inserts!r}, updates={self.updates!r}, "
+            f"bump={self.bump!r}, deletes={self.deletes!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TableChanges):
+            return NotImplemented
+        return (self.inserts, self.updates, self.bump, self.deletes) == (
+            other.inserts,
+            other.updates,
+            other.bump,
+            other.deletes,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
 
     def __bool__(self) -> bool:
         return bool(self.inserts or self.updates or self.deletes)
