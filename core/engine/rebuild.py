@@ -44,6 +44,7 @@ from flowledger.projections.tables import (
 
 from .bus import deadlock_or_serialization_failure
 from .connections import Connections
+from .gc_batches import fewer_collections
 from .history_lifecycle import HistoryLifecycle, wall_clock
 from .repository import CACHE_SIZE, Repository
 
@@ -108,6 +109,7 @@ class Rebuild:
         log.warning("the schema revisions applied invalidate %s: rebuilding it", projection)
         return self.run(projection, reason="migration")
 
+    @fewer_collections()
     def run(
         self,
         projection: str = "all",

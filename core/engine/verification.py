@@ -47,6 +47,7 @@ from flowledger.projections.tables import (
     RUNTIME_TABLES,
 )
 
+from .gc_batches import fewer_collections
 from .repository import Repository
 
 # (commits checked, commits in the log): called every PROGRESS_EVERY commits and at the end
@@ -205,6 +206,7 @@ class Verifier:
     batch_events: int = BATCH_EVENTS
     stale: list[str] = field(default_factory=list)  # cached states another engine moved past
 
+    @fewer_collections()
     def run(
         self,
         conn: Connection,
