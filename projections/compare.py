@@ -97,6 +97,10 @@ def compare_tables(
     given each table and returns a condition on it): one instance's, say."""
     problems: list[str] = []
     names = _compared(live)
+    if rows is None and conn.dialect.name == "sqlite":
+        same = _identical_in_sqlite(conn, live, rebuilt, names)
+        if same is not None:
+            return same, []
     live_rows = _ordered(conn, live, names, None if rows is None else rows(live))
     rebuilt_rows = _ordered(conn, rebuilt, names, None if rows is None else rows(rebuilt))
     act = next(live_rows, None)
@@ -140,6 +144,52 @@ def _converted(row: _Keyed) -> tuple[Any, ...]:
         if process is not None and values[i] is not None:
             values[i] = process(values[i])
     return tuple(values)
+
+
+def _identical_in_sqlite(
+    conn: Connection, live: Table, rebuilt: Table, names: list[str]
+) -> int | None:
+    """The number of live rows when SQLite finds both tables hold the same rows, None when
+    it does not, or cannot tell for sure (then the tables are read and merged in Python).
+
+    One join on the key counts the rows and the rows with any column differing (`IS NOT`:
+    NULL-safe). That equals comparing the driver's values in Python when both columns of a
+    pair have the same declared type (the same affinity: nothing is converted) and no
+    collation (bytes compared as bytes): checked from the schema first. Faster than reading
+    both tables into Python: nothing but four numbers leaves SQLite."""
+    declared = [_declared(conn, live.name), _declared(conn, rebuilt.name)]
+    if any(d is None for d in declared):
+        return None
+    live_types, rebuilt_types = declared
+    assert live_types is not None and rebuilt_types is not None
+    if any(live_types.get(n) != rebuilt_types.get(n) or n not in live_types for n in names):
+        return None
+    q = conn.dialect.identifier_preparer.quote
+    a, b, key = q(live.name), q(rebuilt.name), q(pk_name(live))
+    differ = " OR ".join(f"l.{q(n)} IS NOT r.{q(n)}" for n in names)
+    found = conn.exec_driver_sql(
+        f"SELECT (SELECT count(*) FROM {a}), (SELECT count(*) FROM {b}), count(*), "
+        f"coalesce(sum(CASE WHEN {differ} THEN 1 ELSE 0 END), 0) "
+        f"FROM {a} AS l JOIN {b} AS r ON r.{key} = l.{key}"
+    ).one()
+    live_count, rebuilt_count, matched, differing = (int(v) for v in found)
+    if live_count == rebuilt_count == matched and differing == 0:
+        return live_count
+    return None
+
+
+def _declared(conn: Connection, table: str) -> dict[str, str] | None:
+    """Column name -> declared type of a SQLite table (main or temporary); None when the
+    table is not found or any column has a collation."""
+    sql = conn.exec_driver_sql(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ? "
+        "UNION ALL SELECT sql FROM sqlite_temp_master WHERE type = 'table' AND name = ?",
+        (table, table),
+    ).all()
+    if len(sql) != 1 or sql[0][0] is None or "COLLATE" in str(sql[0][0]).upper():
+        return None
+    info = conn.exec_driver_sql(f"SELECT name, type FROM pragma_table_info('{table}')").all()
+    return {str(name): str(kind).upper() for name, kind in info}
 
 
 def _row_difference(table: str, names: list[str], exp: _Keyed, act: _Keyed) -> str:
