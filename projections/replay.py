@@ -48,6 +48,11 @@ def state_at(
     return state
 
 
+# Event type -> whether it is a deployment event (isinstance against the tuple, once per type:
+# the test ran for every event replayed).
+_DEPLOYMENT_TYPES: dict[type, bool] = {}
+
+
 def project_events(
     events: Sequence[ev.Event],
     state: InstanceState | None,
@@ -59,8 +64,13 @@ def project_events(
 ) -> InstanceState | None:
     """Project one commit's events onto `changes`; returns the stream's state after them."""
     batch = RuntimeBatch() if runtime else None
+    deployment_types = _DEPLOYMENT_TYPES
     for event in events:
-        if isinstance(event, ev.DEPLOYMENT_EVENTS):
+        kind = type(event)
+        deployment = deployment_types.get(kind)
+        if deployment is None:
+            deployment = deployment_types[kind] = issubclass(kind, ev.DEPLOYMENT_EVENTS)
+        if deployment:
             if repository:
                 project_repository(event, changes)
             if history is not None:  # a deployment deleted with cascade takes history along
