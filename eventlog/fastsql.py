@@ -119,6 +119,24 @@ class Prepared:
             cursor.close()
         return [self._row(r) for r in rows]
 
+    def tuples(self, conn: Connection, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        """Every row of a SELECT as a tuple in column order (converted as `all` converts)."""
+        cursor = self.execute(conn, values)
+        try:
+            rows = cursor.fetchall()
+        finally:
+            cursor.close()
+        results = self._results
+        if not results:
+            return [tuple(r) for r in rows]
+        out = []
+        for r in rows:
+            row = list(r)
+            for i, process in results:
+                row[i] = process(row[i])
+            out.append(tuple(row))
+        return out
+
     def _row(self, row: Sequence[Any]) -> dict[str, Any]:
         if self._results:
             row = list(row)

@@ -7,6 +7,7 @@ the projections and the command log together. Knows nothing about what the event
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -91,6 +92,7 @@ def _row_to_command(row: Row[Any]) -> CommandRecord:
 
 
 _prepared = PreparedCache()
+_COMMIT_FIELDS = tuple(f.name for f in fields(StoredCommit))
 
 
 class EventStore:
@@ -133,6 +135,28 @@ class EventStore:
                 event_log.c.actor,
             )
             .where(event_log.c.first_position > bindparam("after", type_=Integer))
+            .order_by(event_log.c.first_position)
+            .limit(bindparam("limit", type_=Integer))
+        )
+
+        # Every stored column of a commit, in StoredCommit's field order (events as bytes, as
+        # above): `read_all` makes its commits straight from the driver's rows.
+        stored = [
+            (cast(events, LargeBinary) if dialect == "sqlite" else events).label("events")
+            if name == "events"
+            else event_log.c[name]
+            for name in _COMMIT_FIELDS
+        ]
+        after = event_log.c.first_position > bindparam("after", type_=Integer)
+        self._commits = (
+            select(*stored)
+            .where(after)
+            .order_by(event_log.c.first_position)
+            .limit(bindparam("limit", type_=Integer))
+        )
+        self._commits_up_to = (
+            select(*stored)
+            .where(after, event_log.c.first_position <= bindparam("up_to", type_=Integer))
             .order_by(event_log.c.first_position)
             .limit(bindparam("limit", type_=Integer))
         )
@@ -281,17 +305,23 @@ class EventStore:
         batch_size: int = 2000,
     ) -> Iterator[StoredCommit]:
         """Every commit in position order, fetched in batches so memory stays flat."""
-        cursor = after_position
+        values: dict[str, Any] = {"after": after_position, "limit": batch_size}
+        if up_to_position is None:
+            query = self._prepared(conn, "_commits")
+        else:
+            query = self._prepared(conn, "_commits_up_to")
+            values["up_to"] = up_to_position
+        at = _COMMIT_FIELDS.index("events")
         while True:
-            stmt = select(event_log).where(event_log.c.first_position > cursor)
-            if up_to_position is not None:
-                stmt = stmt.where(event_log.c.first_position <= up_to_position)
-            rows = conn.execute(stmt.order_by(event_log.c.first_position).limit(batch_size)).all()
+            rows = query.tuples(conn, values)
             if not rows:
                 return
             for row in rows:
-                commit = _row_to_commit(row)
-                cursor = commit.first_position
+                events = row[at]
+                if not isinstance(events, bytes):
+                    row = (*row[:at], _as_bytes(events), *row[at + 1 :])
+                commit = StoredCommit(*row)
+                values["after"] = commit.first_position
                 yield commit
 
     def entries(

@@ -8,7 +8,7 @@ Deleting history deletes rows by what they belong to (`Purge`), applied in log o
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -70,13 +70,35 @@ def pk_name(table: Table) -> str:
     return next(iter(table.primary_key.columns)).name
 
 
-@dataclass
 class TableChanges:
-    inserts: dict[str, Row] = field(default_factory=dict)
-    updates: dict[str, Row] = field(default_factory=dict)
-    # rows whose REV_ goes up, by how much: one per command that changed the row
-    bump: dict[str, int] = field(default_factory=dict)
-    deletes: set[str] = field(default_factory=set)
+    # A plain class with slots: one is made per table a command touches (each commit a
+    # rebuild replays has its own change set), and a dataclass's default factories cost more.
+    __slots__ = ("bump", "deletes", "inserts", "updates")
+
+    def __init__(self) -> None:
+        self.inserts: dict[str, Row] = {}
+        self.updates: dict[str, Row] = {}
+        # rows whose REV_ goes up, by how much: one per command that changed the row
+        self.bump: dict[str, int] = {}
+        self.deletes: set[str] = set()
+
+    def __repr__(self) -> str:
+        return (
+            f"TableChanges(inserts={self.inserts!r}, updates={self.updates!r}, "
+            f"bump={self.bump!r}, deletes={self.deletes!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TableChanges):
+            return NotImplemented
+        return (self.inserts, self.updates, self.bump, self.deletes) == (
+            other.inserts,
+            other.updates,
+            other.bump,
+            other.deletes,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
 
     def __bool__(self) -> bool:
         return bool(self.inserts or self.updates or self.deletes)
@@ -181,27 +203,48 @@ class ChangeSet:
             self._merge_tables(tables)
 
     def _merge_tables(self, later: Tables) -> None:
+        # `delete` and `insert` inlined (this runs for every commit a rebuild projects).
         for table, lc in later.items():
             changes = self._of(table)
+            inserts, updates, bump, deletes = (
+                changes.inserts,
+                changes.updates,
+                changes.bump,
+                changes.deletes,
+            )
             for pk in lc.deletes:
-                self.delete(table, pk)
-            for pk, values in lc.updates.items():
-                bump = lc.bump.get(pk, 0)
-                inserted = changes.inserts.get(pk)
-                if inserted is not None:
-                    inserted.update(values)
-                    if bump:
-                        inserted[REV] = (inserted.get(REV) or 0) + bump
-                elif pk not in changes.deletes:
-                    changes.updates.setdefault(pk, {}).update(values)
-                    # An explicit revision replaces earlier increments; later ones add up.
-                    earlier = 0 if REV in values else changes.bump.get(pk, 0)
-                    if earlier + bump:
-                        changes.bump[pk] = earlier + bump
-                    else:
-                        changes.bump.pop(pk, None)
+                if inserts.pop(pk, None) is not None:
+                    continue
+                updates.pop(pk, None)
+                bump.pop(pk, None)
+                deletes.add(pk)
+            if lc.updates:
+                later_bump = lc.bump
+                for pk, values in lc.updates.items():
+                    more = later_bump.get(pk, 0)
+                    inserted = inserts.get(pk)
+                    if inserted is not None:
+                        inserted.update(values)
+                        if more:
+                            inserted[REV] = (inserted.get(REV) or 0) + more
+                    elif pk not in deletes:
+                        updates.setdefault(pk, {}).update(values)
+                        # An explicit revision replaces earlier increments; later ones add up.
+                        earlier = 0 if REV in values else bump.get(pk, 0)
+                        if earlier + more:
+                            bump[pk] = earlier + more
+                        else:
+                            bump.pop(pk, None)
+            if not deletes:
+                inserts.update(lc.inserts)
+                continue
             for pk, row in lc.inserts.items():
-                self.insert(table, pk, row)
+                if pk in deletes:
+                    # deleted and re-created in one batch: the stored row is simply rewritten
+                    deletes.discard(pk)
+                    updates[pk] = dict(row)
+                else:
+                    inserts[pk] = row
 
 
 def _insert(table: Table) -> Insert:

@@ -8,7 +8,7 @@ every commit; `Replayer` keeps those states and asks its caller for one it has n
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from sqlalchemy.engine import Connection
@@ -70,6 +70,11 @@ def state_at(
     return state
 
 
+# Event type -> whether it is a deployment event (isinstance against the tuple, once per type:
+# the test ran for every event replayed).
+_DEPLOYMENT_TYPES: dict[type, bool] = {}
+
+
 def project_events(
     events: Sequence[ev.Event],
     state: InstanceState | None,
@@ -84,8 +89,13 @@ def project_events(
     `operation`: the command behind the commit, for the user operation log."""
     batch = RuntimeBatch() if runtime else None
     log_operation = operation_logger(history, operation)
+    deployment_types = _DEPLOYMENT_TYPES
     for event in events:
-        if isinstance(event, ev.DEPLOYMENT_EVENTS):
+        kind = type(event)
+        deployment = deployment_types.get(kind)
+        if deployment is None:
+            deployment = deployment_types[kind] = issubclass(kind, ev.DEPLOYMENT_EVENTS)
+        if deployment:
             if repository:
                 project_repository(event, changes)
             if history is not None:  # a deployment deleted with cascade takes history along
@@ -103,6 +113,39 @@ def project_events(
     if batch is not None and state is not None:
         batch.finish(state, changes)
     return state
+
+
+_ENDS = (ev.ProcessInstanceCompleted, ev.ProcessInstanceTerminated)
+# The tags of `_ENDS` as a commit's JSON holds them: a commit without either does not end its
+# instance, and is not decoded to find out.
+_END_TAGS = tuple(f'"{t.__name__}"'.encode() for t in _ENDS)
+
+
+def begin_and_end(
+    commits: Iterable[tuple[str, int, bytes]], decode: Callable[[bytes], Sequence[ev.Event]]
+) -> set[str]:
+    """The instances that start and end among `commits` ((stream id, first version, stored
+    events), in log order): the stream's first commit among them is its first (version 1)
+    and its last one ends with the instance's end. Every runtime row is an entity of its
+    instance's state, and the end clears that state and deletes the rows of every entity it
+    had: projected into one change set, such an instance's runtime rows are inserted and
+    deleted within it and net to nothing, so a batch holding all of these commits may leave
+    their runtime projection out. Only a stream's last commit, and only when its JSON holds an
+    end tag, is decoded to find out (a batch's decoded events are not held: the garbage
+    collector would walk them over and over)."""
+    starts: dict[str, bool] = {}
+    last: dict[str, bytes] = {}
+    for stream_id, first_version, data in commits:
+        if stream_id not in starts:
+            starts[stream_id] = first_version == 1
+        last[stream_id] = data
+    ended: set[str] = set()
+    for stream_id, data in last.items():
+        if starts[stream_id] and any(tag in data for tag in _END_TAGS):
+            events = decode(data)
+            if events and isinstance(events[-1], _ENDS):
+                ended.add(stream_id)
+    return ended
 
 
 class Replayer:
@@ -132,8 +175,11 @@ class Replayer:
         events: Sequence[ev.Event],
         changes: ChangeSet,
         operation: Operation | None = None,
+        *,
+        runtime: bool = True,
     ) -> None:
-        """Project one commit, adding its net row changes to the batch in `changes`."""
+        """Project one commit, adding its net row changes to the batch in `changes`;
+        `runtime=False` leaves the runtime tables out for this commit (`begin_and_end`)."""
         state = self._state_before(stream_id, first_version, events)
         own = ChangeSet()  # revisions count per command, so each commit is projected alone
         after = project_events(
@@ -141,7 +187,7 @@ class Replayer:
             state,
             own,
             history=self._history,
-            runtime=self._runtime,
+            runtime=self._runtime and runtime,
             repository=self._repository,
             operation=operation,
         )
@@ -157,7 +203,12 @@ class Replayer:
             self._states.popitem(last=False)
 
     def project_commit(
-        self, commit: Commit, events: Sequence[ev.Event], changes: ChangeSet
+        self,
+        commit: Commit,
+        events: Sequence[ev.Event],
+        changes: ChangeSet,
+        *,
+        runtime: bool = True,
     ) -> None:
         """Project one commit read from the log, with the command behind it."""
         self.project(
@@ -167,6 +218,7 @@ class Replayer:
             events,
             changes,
             operation_of(commit),
+            runtime=runtime,
         )
 
     def forget(self) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 import msgspec
 from sqlalchemy import MetaData, Table, delete, insert, inspect, select, text, update
@@ -27,13 +26,14 @@ from flowledger.core import views
 from flowledger.core.errors import InvalidValue, ProcessEngineError
 from flowledger.core.state import InstanceState
 from flowledger.eventlog import EventStore
+from flowledger.eventlog.records import LogEntry
 from flowledger.projections.changes import ChangeSet, pk_name
 from flowledger.projections.compare import ShadowTables, shadow_table
 from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
 from flowledger.projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
 from flowledger.projections.history import HistoryProjector
 from flowledger.projections.properties import save_history_level
-from flowledger.projections.replay import Replayer
+from flowledger.projections.replay import Replayer, begin_and_end
 from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     HISTORY_TABLES,
@@ -44,6 +44,7 @@ from flowledger.projections.tables import (
 
 from .bus import deadlock_or_serialization_failure
 from .connections import Connections
+from .gc_batches import fewer_collections
 from .history_lifecycle import HistoryLifecycle, wall_clock
 from .repository import CACHE_SIZE, Repository
 
@@ -108,6 +109,7 @@ class Rebuild:
         log.warning("the schema revisions applied invalidate %s: rebuilding it", projection)
         return self.run(projection, reason="migration")
 
+    @fewer_collections()
     def run(
         self,
         projection: str = "all",
@@ -238,13 +240,22 @@ class Rebuild:
         position = found
         changes = ChangeSet()
         events = 0
-        for entry, decoded in self._repository.log(conn, position):
-            replayer.project_commit(entry, decoded, changes)
+        batch: list[LogEntry] = []
+        stored = 0
+        for entry in self._store.entries(conn, position):
+            batch.append(entry)
+            stored += entry.last_version - entry.first_version + 1
+            if stored >= batch_events:
+                break
+        # Instances that start and end in this batch write no runtime row: not projected.
+        decode = self._repository.decode
+        brief = begin_and_end(((e.stream_id, e.first_version, e.events) for e in batch), decode)
+        for entry in batch:
+            decoded = decode(entry.events)
+            replayer.project_commit(entry, decoded, changes, runtime=entry.stream_id not in brief)
             position = entry.last_position
             events += len(decoded)
-            counts[0] += 1
-            if events >= batch_events:
-                break
+        counts[0] += len(batch)
         counts[1] += events
         counts[2] += changes.row_count()
         shadows.apply(conn, changes)
@@ -329,11 +340,15 @@ def _replace(
         # Leases taken while we copy must not be lost between the copy and the delete: an
         # executor's lease waits for this transaction instead.
         conn.execute(select(live.c[pk_name(live)]).with_for_update()).all()
-    mine: Any = True
+    copy = select(*[live.c[n] for n in names])
+    emptied = delete(live)
     if live is ACT_GE_BYTEARRAY and types is not None:
         mine = live.c.TYPE_.in_(types)
-    conn.execute(insert(old).from_select(names, select(*[live.c[n] for n in names]).where(mine)))
-    conn.execute(delete(live).where(mine))
+        copy, emptied = copy.where(mine), emptied.where(mine)
+    conn.execute(insert(old).from_select(names, copy))
+    # Without a WHERE clause SQLite empties the table at once (its truncate optimisation)
+    # instead of deleting row by row and updating every index.
+    conn.execute(emptied)
     conn.execute(insert(live).from_select(names, select(*[shadow.c[n] for n in names])))
     if kept:
         key = pk_name(live)

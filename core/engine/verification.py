@@ -35,7 +35,7 @@ from flowledger.projections.changes import ChangeSet
 from flowledger.projections.compare import ShadowTables, compare_tables
 from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
 from flowledger.projections.history import HistoryProjector
-from flowledger.projections.replay import operation_of, project_events
+from flowledger.projections.replay import begin_and_end, operation_of, project_events
 from flowledger.projections.tables import (
     ACT_HI_ACTINST,
     ACT_HI_TASKINST,
@@ -47,6 +47,7 @@ from flowledger.projections.tables import (
     RUNTIME_TABLES,
 )
 
+from .gc_batches import fewer_collections
 from .repository import Repository
 
 # (commits checked, commits in the log): called every PROGRESS_EVERY commits and at the end
@@ -101,11 +102,38 @@ class _Replay:
     _states: OrderedDict[str, tuple[int, InstanceState]] = field(default_factory=OrderedDict)
     _changes: ChangeSet = field(default_factory=ChangeSet)
     _pending: int = 0
+    _window: list[StoredCommit] = field(default_factory=list)
+    _window_events: int = 0
     # Asynchronous history is compared as far as the follower got in this read (its
     # checkpoint): commits after it are in the log but, rightly, not yet in ACT_HI_*.
     history_until: int | None = None
 
-    def project(self, commit: StoredCommit, batch_events: int) -> None:
+    def add(self, commit: StoredCommit, batch_events: int) -> None:
+        """Take one commit; a batch's commits are projected together (`project_batch`)."""
+        self._window.append(commit)
+        self._window_events += commit.last_version - commit.first_version + 1
+        if self._window_events >= batch_events:
+            self.project_batch()
+
+    def project_batch(self) -> None:
+        """Project the commits taken since the last batch and write them into the shadows.
+        Instances that start and end within the batch leave no runtime rows in it: their
+        runtime projection is left out (`begin_and_end`)."""
+        window, self._window, self._window_events = self._window, [], 0
+        brief = begin_and_end(
+            ((c.stream_id, c.first_version, c.events) for c in window), self._decoded_or_none
+        )
+        for commit in window:
+            self.project(commit, runtime=commit.stream_id not in brief)
+        self.flush()
+
+    def _decoded_or_none(self, data: bytes) -> list[ev.Event]:
+        try:
+            return self.codec.decode(data)
+        except Exception:  # `project` reports it
+            return []
+
+    def project(self, commit: StoredCommit, *, runtime: bool = True) -> None:
         stream_id = commit.stream_id
         if stream_id in self.failed:
             return
@@ -127,7 +155,7 @@ class _Replay:
                 before,
                 own,
                 history=history,
-                runtime=True,
+                runtime=runtime,
                 repository=True,
                 operation=operation_of(commit),
             )
@@ -147,8 +175,6 @@ class _Replay:
             self._states.move_to_end(stream_id)
             while len(self._states) > self.keep:
                 self._states.popitem(last=False)
-        if self._pending >= batch_events:
-            self.flush()
 
     def flush(self) -> None:
         self.shadows.apply(self.conn, self._changes)
@@ -186,6 +212,7 @@ class Verifier:
     batch_events: int = BATCH_EVENTS
     stale: list[str] = field(default_factory=list)  # cached states another engine moved past
 
+    @fewer_collections()
     def run(
         self,
         conn: Connection,
@@ -216,11 +243,11 @@ class Verifier:
             for commit in self.store.read_all(conn):
                 log.check(commit)
                 commands.check(commit)
-                replay.project(commit, self.batch_events)
+                replay.add(commit, self.batch_events)
                 done += 1
                 if progress is not None and done % PROGRESS_EVERY == 0:
                     progress(done, total)
-            replay.flush()
+            replay.project_batch()
             anchor = log.finish(self.store.head_position(conn))
             commands.finish()
             problems = [str(p) for p in log.problems]
