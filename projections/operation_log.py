@@ -207,32 +207,63 @@ def _variable_operation(operation_type: str) -> _Rule:
     return rule
 
 
-# -- user tasks ---------------------------------------------------------------------------
+# -- user tasks, jobs and external tasks --------------------------------------------------------
+
+Changed = Callable[[Any, Any], tuple[Change, ...]]
+# (the state before the event, the event) -> the entity it is about, and the context columns
+# naming it beside its instance's
+Subject = Callable[[InstanceState, Any], tuple[Any, dict[str, Any]]]
 
 
-def _task_operation(
-    operation_type: str, changed: Callable[[Any, Any], tuple[Change, ...]]
-) -> _Rule:
-    def rule(op: Operation, e: Any, s: InstanceState, changes: ChangeSet) -> None:
-        task = s.tasks[e.task_id]
-        properties = changed(e, task)
-        if not properties:
-            return  # Camunda logs a change only: claiming a task one holds already is none
-        context = _instance(s)
-        context.update(TASK_ID_=task.id, EXECUTION_ID_=task.execution_id)
-        write_entry(
-            op,
-            changes,
-            key=_key(s),
-            time=e.time,
-            operation_type=operation_type,
-            entity_type="Task",
-            category=TASK_WORKER,
-            context=context,
-            properties=properties,
-        )
+def _task(s: InstanceState, e: Any) -> tuple[Any, dict[str, Any]]:
+    task = s.tasks[e.task_id]
+    return task, {"TASK_ID_": task.id, "EXECUTION_ID_": task.execution_id}
 
-    return rule
+
+def _job(s: InstanceState, e: Any) -> tuple[Any, dict[str, Any]]:
+    job = s.jobs[e.job_id]
+    return job, {"JOB_ID_": job.id, "JOB_DEF_ID_": job.job_definition_id}
+
+
+def _external_task(s: InstanceState, e: Any) -> tuple[Any, dict[str, Any]]:
+    task = s.external_tasks[e.external_task_id]
+    return task, {"EXTERNAL_TASK_ID_": task.id}
+
+
+def _entity_operation(
+    entity_type: str, category: str, subject: Subject
+) -> Callable[[str, Changed], _Rule]:
+    """The rules of one kind of entity an operation names: the changes come from the entity's
+    values before the event and the event's."""
+
+    def operation(operation_type: str, changed: Changed) -> _Rule:
+        def rule(op: Operation, e: Any, s: InstanceState, changes: ChangeSet) -> None:
+            entity, names = subject(s, e)
+            properties = changed(e, entity)
+            if not properties:
+                return  # Camunda logs a change only: claiming a task one holds already is none
+            context = _instance(s)
+            context.update(names)
+            write_entry(
+                op,
+                changes,
+                key=_key(s),
+                time=e.time,
+                operation_type=operation_type,
+                entity_type=entity_type,
+                category=category,
+                context=context,
+                properties=properties,
+            )
+
+        return rule
+
+    return operation
+
+
+_task_operation = _entity_operation("Task", TASK_WORKER, _task)
+_job_operation = _entity_operation("Job", OPERATOR, _job)
+_external_task_operation = _entity_operation("ExternalTask", OPERATOR, _external_task)
 
 
 def _assignee(e: Any, task: Any) -> tuple[Change, ...]:
@@ -244,54 +275,7 @@ def _completed(_e: Any, _task: Any) -> tuple[Change, ...]:
     return (("delete", False, True),)
 
 
-# -- jobs and external tasks ------------------------------------------------------------------
-
-
-def _job_operation(operation_type: str, changed: Callable[[Any, Any], tuple[Change, ...]]) -> _Rule:
-    def rule(op: Operation, e: Any, s: InstanceState, changes: ChangeSet) -> None:
-        job = s.jobs[e.job_id]
-        context = _instance(s)
-        context.update(JOB_ID_=job.id, JOB_DEF_ID_=job.job_definition_id)
-        write_entry(
-            op,
-            changes,
-            key=_key(s),
-            time=e.time,
-            operation_type=operation_type,
-            entity_type="Job",
-            category=OPERATOR,
-            context=context,
-            properties=changed(e, job),
-        )
-
-    return rule
-
-
-def _external_task_operation(
-    operation_type: str, changed: Callable[[Any, Any], tuple[Change, ...]]
-) -> _Rule:
-    def rule(op: Operation, e: Any, s: InstanceState, changes: ChangeSet) -> None:
-        task = s.external_tasks[e.external_task_id]
-        context = _instance(s)
-        context["EXTERNAL_TASK_ID_"] = task.id
-        write_entry(
-            op,
-            changes,
-            key=_key(s),
-            time=e.time,
-            operation_type=operation_type,
-            entity_type="ExternalTask",
-            category=OPERATOR,
-            context=context,
-            properties=changed(e, task),
-        )
-
-    return rule
-
-
-def _property(
-    name: str, field: str, attribute: str | None = None
-) -> Callable[[Any, Any], tuple[Change, ...]]:
+def _property(name: str, field: str, attribute: str | None = None) -> Changed:
     """The change of one property from the entity's value to the event's."""
 
     def changed(e: Any, entity: Any) -> tuple[Change, ...]:
@@ -300,7 +284,7 @@ def _property(
     return changed
 
 
-def _constant(*properties: Change) -> Callable[[Any, Any], tuple[Change, ...]]:
+def _constant(*properties: Change) -> Changed:
     return lambda _e, _entity: properties
 
 

@@ -140,7 +140,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     progress = Progress(len(OPERATIONS))
     db = cold_start.ensure_database(args.cache_dir, args.finished, args.active, detect(), progress)
-    figures = measure(db, args.workdir or args.cache_dir, progress)
+    workdir = args.workdir or args.cache_dir
+    workdir.mkdir(parents=True, exist_ok=True)  # a new directory is fine to name
+    figures = measure(db, workdir, progress)
     progress.finish()
     print(json.dumps(figures, indent=2))
 
