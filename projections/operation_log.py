@@ -288,6 +288,46 @@ def _constant(*properties: Change) -> Changed:
     return lambda _e, _entity: properties
 
 
+# -- start timers (deployment streams) --------------------------------------------------------
+
+
+def _start_timer_operation(operation_type: str, changed: Changed) -> _Rule:
+    """An operation on a timer start event's job. Its events carry the job as it was (a
+    deployment stream has no state); an event that does not names the job alone."""
+
+    def rule(op: Operation, e: Any, _s: None, changes: ChangeSet) -> None:
+        job = getattr(e, "job", None)
+        context: dict[str, Any] = {"JOB_ID_": e.job_id}
+        if job is not None:
+            context.update(
+                JOB_DEF_ID_=job.job_definition_id,
+                PROC_DEF_ID_=job.definition_id,
+                PROC_DEF_KEY_=job.definition_key,
+                DEPLOYMENT_ID_=job.deployment_id,
+            )
+        write_entry(
+            op,
+            changes,
+            key=f"start-timer/{e.job_id}/{operation_type}",  # one per job and command
+            time=e.time,
+            operation_type=operation_type,
+            entity_type="Job",
+            category=OPERATOR,
+            context=context,
+            properties=changed(e, job),
+        )
+
+    return rule
+
+
+def _start_timer_retries(e: Any, job: Any) -> tuple[Change, ...]:
+    return (("retries", None if job is None else job.retries, e.retries),)
+
+
+def _start_timer_due_date(e: Any, _job: None) -> tuple[Change, ...]:
+    return (("duedate", None, e.due_date),)  # the event does not say what it was
+
+
 # -- the repository (deployment streams) ------------------------------------------------------
 
 
@@ -394,10 +434,12 @@ RULES: dict[str, dict[type[ev.Event], _Rule]] = {
     "SetVariables": {ev.VariableSet: _SET_VARIABLE},
     "RemoveVariables": {ev.VariableDeleted: _REMOVE_VARIABLE},
     "SetJobRetries": {
-        ev.JobRetriesSet: _job_operation("SetJobRetries", _property("retries", "retries"))
+        ev.JobRetriesSet: _job_operation("SetJobRetries", _property("retries", "retries")),
+        ev.StartTimerRetriesSet: _start_timer_operation("SetJobRetries", _start_timer_retries),
     },
     "SetJobDueDate": {
-        ev.JobDueDateSet: _job_operation("SetDueDate", _property("duedate", "due_date"))
+        ev.JobDueDateSet: _job_operation("SetDueDate", _property("duedate", "due_date")),
+        ev.StartTimerDueDateSet: _start_timer_operation("SetDueDate", _start_timer_due_date),
     },
     "SetJobPriority": {
         ev.JobPrioritySet: _job_operation("SetPriority", _property("priority", "priority"))
@@ -410,7 +452,10 @@ RULES: dict[str, dict[type[ev.Event], _Rule]] = {
             "ActivateJob", _constant(("suspensionState", None, "active"))
         ),
     },
-    "ExecuteJob": {ev.JobExecuted: _job_operation("Execute", _constant((None, None, None)))},
+    "ExecuteJob": {
+        ev.JobExecuted: _job_operation("Execute", _constant((None, None, None))),
+        ev.StartTimerFired: _start_timer_operation("Execute", _constant((None, None, None))),
+    },
     "SetExternalTaskRetries": {
         ev.ExternalTaskRetriesSet: _external_task_operation(
             "SetExternalTaskRetries", _property("retries", "retries")

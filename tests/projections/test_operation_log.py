@@ -375,3 +375,29 @@ def test_a_definitions_operations_name_its_key_and_deployment(full: Engine) -> N
     full.acting_as("admin").suspend_process_definition(definition_id=definition.id)
     [row, _include] = entries(full, PROC_DEF_ID_=definition.id)
     assert (row["PROC_DEF_KEY_"], row["DEPLOYMENT_ID_"]) == (LONG_KEY, deployment.id)
+
+
+def test_operations_on_a_start_timer_job(full: Engine, clock: ControllableClock) -> None:
+    """A timer start event's job lives in its deployment's stream: the operations on it name
+    the job, its definition and its deployment, like an instance job's."""
+    full.register_delegate("booker", lambda execution: None)
+    deployment = full.deploy(bpmn("timers_and_async.bpmn"))
+    [job] = [j for j in full.jobs() if j.process_instance_id is None]
+    operator = full.acting_as("operator")
+    due = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
+    _tick(clock)
+    operator.set_job_retries(job.id, 7)
+    _tick(clock)
+    operator.set_job_due_date(job.id, due)
+    _tick(clock)
+    operator.execute_job(job.id)
+    assert summary(full, JOB_ID_=job.id) == [
+        ("SetJobRetries", "Job", "retries", str(job.retries), "7"),
+        ("SetDueDate", "Job", "duedate", None, str(calendar.timegm(due.utctimetuple()) * 1000)),
+        ("Execute", "Job", None, None, None),
+    ]
+    [retries, _due, executed] = entries(full, JOB_ID_=job.id)
+    for row in (retries, executed):
+        assert (row["PROC_DEF_KEY_"], row["DEPLOYMENT_ID_"]) == ("hourlyReport", deployment.id)
+        assert row["JOB_DEF_ID_"] == job.job_definition_id
+    assert_log_and_tables_agree(full)
