@@ -331,38 +331,34 @@ def _start_timer_due_date(e: Any, _job: None) -> tuple[Change, ...]:
 # -- the repository (deployment streams) ------------------------------------------------------
 
 
-def _deployed(op: Operation, e: ev.DeploymentCreated, _s: None, changes: ChangeSet) -> None:
-    write_entry(
-        op,
-        changes,
-        key=f"deployment/{e.deployment_id}/created",
-        time=e.time,
-        operation_type="Create",
-        entity_type="Deployment",
-        category=OPERATOR,
-        context={"DEPLOYMENT_ID_": e.deployment_id},
-        properties=(
-            ("duplicateFilterEnabled", None, e.duplicate_filtering),
-            ("deployChangedOnly", None, e.deploy_changed_only),
+def _deployment_operation(
+    operation_type: str, changed: Callable[[Any], tuple[Change, ...]], what: str
+) -> _Rule:
+    """`what` tells the deployment's operations apart in their row ids (kept as first written:
+    a rebuild must give every row the id it had)."""
+
+    def rule(op: Operation, e: Any, _s: None, changes: ChangeSet) -> None:
+        write_entry(
+            op,
+            changes,
+            key=f"deployment/{e.deployment_id}/{what}",
+            time=e.time,
+            operation_type=operation_type,
+            entity_type="Deployment",
+            category=OPERATOR,
+            context={"DEPLOYMENT_ID_": e.deployment_id},
+            properties=changed(e),
         )
-        if e.duplicate_filtering
-        else (("duplicateFilterEnabled", None, False),),
-    )
+
+    return rule
 
 
-def _deployment_deleted(
-    op: Operation, e: ev.DeploymentDeleted, _s: None, changes: ChangeSet
-) -> None:
-    write_entry(
-        op,
-        changes,
-        key=f"deployment/{e.deployment_id}/deleted",
-        time=e.time,
-        operation_type="Delete",
-        entity_type="Deployment",
-        category=OPERATOR,
-        context={"DEPLOYMENT_ID_": e.deployment_id},
-        properties=(("cascade", None, e.cascade),),
+def _filtering(e: ev.DeploymentCreated) -> tuple[Change, ...]:
+    if not e.duplicate_filtering:
+        return (("duplicateFilterEnabled", None, False),)
+    return (
+        ("duplicateFilterEnabled", None, True),
+        ("deployChangedOnly", None, e.deploy_changed_only),
     )
 
 
@@ -419,8 +415,12 @@ _REMOVE_VARIABLE = _variable_operation("RemoveVariable")
 # command type -> event type -> how it is logged. A command and event pair not here writes
 # nothing: the event is a consequence (a task created by completing another), not the operation.
 RULES: dict[str, dict[type[ev.Event], _Rule]] = {
-    "Deploy": {ev.DeploymentCreated: _deployed},
-    "DeleteDeployment": {ev.DeploymentDeleted: _deployment_deleted},
+    "Deploy": {ev.DeploymentCreated: _deployment_operation("Create", _filtering, "created")},
+    "DeleteDeployment": {
+        ev.DeploymentDeleted: _deployment_operation(
+            "Delete", lambda e: (("cascade", None, e.cascade),), "deleted"
+        )
+    },
     "StartProcessInstance": {ev.ProcessInstanceStarted: _started},
     "DeleteProcessInstance": {
         ev.ProcessInstanceTerminated: _instance_operation("Delete"),
