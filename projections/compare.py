@@ -74,7 +74,10 @@ class ShadowTables:
         if (table.name, column) in self._indexed:
             return
         self._indexed.add((table.name, column))
-        Index(f"{table.name}_{len(self._indexed)}", table.c[column]).create(conn)
+        # Named by table and column, and made only if missing: a rebuild's shadows outlive the
+        # process (a resumed rebuild, its writer process and its swap each make this call).
+        index = Index(f"{table.name}_by_{column.lower().rstrip('_')}", table.c[column])
+        index.create(conn, checkfirst=not self.temporary)
 
 
 def shadow_table(table: Table, metadata: MetaData, prefix: str, temporary: bool = False) -> Table:

@@ -7,6 +7,12 @@ projects the commits that arrived since the last batch, keeps the live rows in `
 (until `drop_old`), and replaces the live rows by the rebuilt ones, all in one transaction: no
 command is lost, and readers see the old tables or the new, never a mix.
 
+On SQLite the shadows are made with the live tables' own DDL and the swap renames: the live
+table becomes `old_<table>` (its secondary indexes dropped), the shadow takes its name and the
+live indexes are built on it once, after loading. SQLite's DDL is transactional and a rename
+moves no row. Other databases copy the rows (MariaDB commits at every DDL statement, and a
+PostgreSQL rename would change what sessions' prepared statements point at).
+
 Runtime and history share `ACT_GE_BYTEARRAY`; its `TYPE_` says whose a row is (1 repository,
 2 runtime, 3 history), so a rebuild of one projection replaces only its own byte arrays.
 """
@@ -14,10 +20,11 @@ Runtime and history share `ACT_GE_BYTEARRAY`; its `TYPE_` says whose a row is (1
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 
 import msgspec
-from sqlalchemy import MetaData, Table, delete, insert, inspect, select, text, update
+from sqlalchemy import MetaData, Table, delete, insert, inspect, not_, or_, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
@@ -47,14 +54,21 @@ from .connections import Connections
 from .gc_batches import fewer_collections
 from .history_lifecycle import HistoryLifecycle, wall_clock
 from .repository import CACHE_SIZE, Repository
+from .shadow_writer import (
+    CHECKPOINT,
+    PIPELINE_FROM_EVENTS,
+    SHADOW_PREFIX,
+    Settings,
+    ShadowWriter,
+    write_batch,
+)
 
 log = logging.getLogger("flowledger.engine.rebuild")
 
-CHECKPOINT = "rebuild"
-SHADOW_PREFIX = "rb_"
 OLD_PREFIX = "old_"
 BATCH_EVENTS = 20_000
 SWAP_ATTEMPTS = 5
+CHASE_ROUNDS = 3
 PROJECTIONS: dict[str, tuple[Table, ...]] = {
     "runtime": (*RUNTIME_TABLES, *REPOSITORY_TABLES),
     "history": (*HISTORY_TABLES, ACT_GE_BYTEARRAY),
@@ -150,19 +164,13 @@ class Rebuild:
             keep=CACHE_SIZE,
         )
         counts = [0, 0, 0]  # commits, events, rows
-        while True:
-            with self._db.write() as conn:
-                conn_box[:] = [conn]
-                done = self._batch(conn, replayer, shadows, batch_events, counts)
-                head = self._store.head_position(conn)
-            if progress is not None:
-                progress(done, head)
-            if done >= head:
-                break
+        self._build(shadows, replayer, conn_box, counts, resumed_from, batch_events, progress)
         self._swap(plan, shadows, replayer, conn_box, counts)
         if history_level is not None:
             self._history.use_level(history_level)
         if progress is not None:
+            with self._db.read() as conn:
+                head = self._store.head_position(conn)
             progress(head, head)
         return views.RebuildReport(
             commits=counts[0],
@@ -197,7 +205,7 @@ class Rebuild:
                     earlier.history_level,
                     earlier.revision,
                 ) == (plan.projection, plan.history_level, plan.revision):
-                    shadows.create(conn, checkfirst=True)
+                    _create_shadows(conn, shadows, checkfirst=True)
                     if earlier.reason == "migration":  # still owed by the migration
                         plan = msgspec.structs.replace(plan, reason="migration")
                     self._store.set_checkpoint_status(
@@ -211,7 +219,7 @@ class Rebuild:
         with self._db.write() as conn:
             shadows.drop(conn)
         with self._db.write() as conn:
-            shadows.create(conn)
+            _create_shadows(conn, shadows)
             self._save(conn, 0, plan)
         return 0
 
@@ -221,23 +229,88 @@ class Rebuild:
             conn, CHECKPOINT, "building", _encoded(plan), wall_clock()
         )
 
-    def _batch(
+    def _build(
+        self,
+        shadows: ShadowTables,
+        replayer: Replayer,
+        conn_box: list[Connection],
+        counts: list[int],
+        position: int,
+        batch_events: int,
+        progress: Progress | None,
+    ) -> None:
+        """Project the log into the shadows up to its head, a batch at a time: each read in a
+        read transaction, written with the checkpoint in a write transaction of its own, here
+        or in a writer process while the next batch is projected (`shadow_writer`)."""
+        with self._db.read() as conn:
+            head = self._store.head_position(conn)
+        writer = self._writer(shadows) if head - position >= PIPELINE_FROM_EVENTS else None
+        # Commands go on meanwhile and may outrun the batches: each round chases the head seen
+        # when it began, until a round ends no nearer than the last (or after CHASE_ROUNDS);
+        # what is left, the swap catches up while commands wait for it.
+        target, rounds, chased = head, 1, head - position
+
+        def report(done: int) -> None:
+            if progress is not None:
+                progress(done, head)
+
+        try:
+            while True:
+                with self._db.read() as conn:
+                    conn_box[:] = [conn]
+                    changes, last = self._project(conn, replayer, position, batch_events, counts)
+                    head = self._store.head_position(conn)
+                if writer is not None and writer.in_flight:
+                    report(writer.committed())
+                if (
+                    last > position
+                    and writer is not None
+                    and not writer.submit(changes, position, last)
+                ):
+                    writer = None  # it never got ready (logged): this process writes
+                if writer is None:
+                    if last > position:
+                        with self._db.write() as conn:
+                            write_batch(
+                                conn, self._store, shadows, changes, position, last, wall_clock()
+                            )
+                    report(last)
+                position = last
+                if last >= target:
+                    gap = head - last
+                    if gap <= batch_events or gap >= chased or rounds == CHASE_ROUNDS:
+                        break
+                    target, rounds, chased = head, rounds + 1, gap
+            if writer is not None and writer.in_flight:
+                report(writer.committed())
+        finally:
+            if writer is not None:
+                writer.close()
+
+    def _writer(self, shadows: ShadowTables) -> ShadowWriter | None:
+        if self._db.memory:
+            return None  # no other process sees an in-memory database
+        url = self._db.db.url.render_as_string(hide_password=False)
+        synchronous, autocheckpoint = "NORMAL", True
+        if self._db.db.dialect.name == "sqlite":
+            with self._db.read() as conn:
+                level = conn.exec_driver_sql("PRAGMA synchronous").scalar_one()
+                autocheckpoint = bool(conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar())
+            synchronous = ("OFF", "NORMAL", "FULL", "EXTRA")[int(level)]
+        return ShadowWriter.start(
+            Settings(url, [str(t.name) for t in shadows.of], synchronous, autocheckpoint)
+        )
+
+    def _project(
         self,
         conn: Connection,
         replayer: Replayer,
-        shadows: ShadowTables,
+        position: int,
         batch_events: int,
         counts: list[int],
-    ) -> int:
-        """Project up to `batch_events` events after the checkpoint into the shadows and move
-        the checkpoint, in `conn`'s transaction; the position reached."""
-        found = self._store.checkpoint(conn, CHECKPOINT, lock=True)
-        if found is None:
-            raise ProcessEngineError(
-                "this rebuild's checkpoint is gone: another rebuild finished or replaced it "
-                "meanwhile (run one rebuild at a time)"
-            )
-        position = found
+    ) -> tuple[ChangeSet, int]:
+        """Project up to `batch_events` events after `position`: the batch's changes and the
+        position reached."""
         changes = ChangeSet()
         events = 0
         batch: list[LogEntry] = []
@@ -258,9 +331,18 @@ class Rebuild:
         counts[0] += len(batch)
         counts[1] += events
         counts[2] += changes.row_count()
-        shadows.apply(conn, changes)
-        self._store.move_checkpoint(conn, CHECKPOINT, position, wall_clock())
-        return position
+        return changes, position
+
+    def _catch_up(
+        self, conn: Connection, replayer: Replayer, shadows: ShadowTables, counts: list[int]
+    ) -> None:
+        """Project and write what arrived since the last batch, in the swap's transaction."""
+        while True:
+            position = self._store.checkpoint(conn, CHECKPOINT) or 0
+            changes, last = self._project(conn, replayer, position, BATCH_EVENTS, counts)
+            if last == position:
+                return
+            write_batch(conn, self._store, shadows, changes, position, last, wall_clock())
 
     def _swap(
         self,
@@ -272,10 +354,12 @@ class Rebuild:
     ) -> None:
         olds = _tables(shadows.of, OLD_PREFIX)
         with self._db.write() as conn:
+            renames = conn.dialect.name == "sqlite"
             # DDL first and alone: MariaDB commits a transaction at every DDL statement.
             for old in olds.values():
                 old.drop(conn, checkfirst=True)
-                old.create(conn)
+                if not renames:
+                    old.create(conn)
         before = list(counts)
         for attempt in range(SWAP_ATTEMPTS):
             counts[:] = before  # an undone attempt's commits are counted again by the next
@@ -285,12 +369,10 @@ class Rebuild:
                     self._store.lock_head(conn)
                     if plan.projection != "runtime":
                         self._store.checkpoint(conn, HISTORY_CHECKPOINT, lock=True)
-                    while self._batch(conn, replayer, shadows, BATCH_EVENTS, counts) < (
-                        self._store.head_position(conn)
-                    ):
-                        pass
+                    self._catch_up(conn, replayer, shadows, counts)
+                    swap_in = _rename_in if renames else _replace
                     for live, shadow in shadows.of.items():
-                        _replace(conn, live, shadow, olds[live], _BYTEARRAY_TYPES[plan.projection])
+                        swap_in(conn, live, shadow, olds[live], _BYTEARRAY_TYPES[plan.projection])
                     if plan.projection != "runtime":
                         save_history_level(conn, plan.history_level)
                         if self._store.checkpoint(conn, HISTORY_CHECKPOINT) is not None:
@@ -329,6 +411,69 @@ def _tables(of: dict[Table, Table], prefix: str) -> dict[Table, Table]:
     return {live: shadow_table(live, metadata, prefix) for live in of}
 
 
+def _create_shadows(conn: Connection, shadows: ShadowTables, *, checkfirst: bool = False) -> None:
+    """The shadow tables; on SQLite made by the live tables' own DDL (constraints, defaults,
+    column order), as `_rename_in` makes them the live tables."""
+    if conn.dialect.name != "sqlite":
+        shadows.create(conn, checkfirst=checkfirst)
+        return
+    present = set(inspect(conn).get_table_names()) if checkfirst else set()
+    for live, shadow in shadows.of.items():
+        if shadow.name in present:
+            continue
+        ddl, _indexes = _sqlite_schema(conn, live.name)
+        renamed, found = _CREATE_TABLE.subn(f"CREATE TABLE {shadow.name} ", ddl, count=1)
+        if not found:
+            raise ProcessEngineError(f"cannot read the definition of {live.name}: {ddl[:80]!r}")
+        conn.execute(text(renamed))
+
+
+_CREATE_TABLE = re.compile(
+    r'^\s*CREATE\s+TABLE\s+(?:"[^"]+"|`[^`]+`|\[[^\]]+\]|\S+?)\s*(?=\()', re.I
+)
+
+
+def _sqlite_schema(conn: Connection, name: str) -> tuple[str, dict[str, str]]:
+    """A SQLite table's CREATE TABLE statement and its explicit indexes' (name -> CREATE INDEX);
+    primary keys and unique constraints are part of the first (SQLite's automatic indexes)."""
+    rows = conn.execute(
+        text(
+            "SELECT type, name, sql FROM sqlite_master "
+            "WHERE tbl_name = :name AND sql IS NOT NULL ORDER BY name"
+        ),
+        {"name": name},
+    ).all()
+    ddl = next((sql for kind, _n, sql in rows if kind == "table"), None)
+    if ddl is None:
+        raise ProcessEngineError(f"table {name} is missing: run `flowledger migrate`")
+    return ddl, {index: sql for kind, index, sql in rows if kind == "index"}
+
+
+def _rename_in(
+    conn: Connection, live: Table, shadow: Table, old: Table, types: tuple[int, ...] | None
+) -> None:
+    """`_replace` by renaming (SQLite): the live table becomes `old` without its secondary
+    indexes, the shadow takes the live name and then the live indexes."""
+    if live is ACT_GE_BYTEARRAY and types is not None:
+        others = or_(not_(live.c.TYPE_.in_(types)), live.c.TYPE_.is_(None))
+        names = [c.name for c in live.columns]
+        conn.execute(
+            insert(shadow).from_select(names, select(*[live.c[n] for n in names]).where(others))
+        )
+    _ddl, indexes = _sqlite_schema(conn, live.name)
+    # Indexes a purge added to the shadow (`ShadowTables._purge`) are the rebuild's own.
+    for name in _sqlite_schema(conn, shadow.name)[1]:
+        conn.execute(text(f'DROP INDEX "{name}"'))
+    for name in indexes:
+        conn.execute(text(f'DROP INDEX "{name}"'))
+    conn.execute(text(f'ALTER TABLE "{live.name}" RENAME TO "{old.name}"'))
+    conn.execute(text(f'ALTER TABLE "{shadow.name}" RENAME TO "{live.name}"'))
+    for sql in indexes.values():
+        conn.execute(text(sql))
+    kept = UNPROJECTED_COLUMNS.get(live.name, frozenset())
+    _carry_over(conn, live, old, kept)
+
+
 def _replace(
     conn: Connection, live: Table, shadow: Table, old: Table, types: tuple[int, ...] | None
 ) -> None:
@@ -350,6 +495,11 @@ def _replace(
     # instead of deleting row by row and updating every index.
     conn.execute(emptied)
     conn.execute(insert(live).from_select(names, select(*[shadow.c[n] for n in names])))
+    _carry_over(conn, live, old, kept)
+
+
+def _carry_over(conn: Connection, live: Table, old: Table, kept: frozenset[str]) -> None:
+    """Put back into the swapped-in rows the columns no projector writes, from `old`."""
     if kept:
         key = pk_name(live)
         values = {

@@ -179,3 +179,38 @@ def test_a_history_level_with_a_runtime_rebuild_is_refused(busy: Engine) -> None
     with pytest.raises(InvalidValue, match="history level applies to the history tables"):
         busy.rebuild("runtime", history_level="full")
     assert busy.history_level == "audit"
+
+
+def _schema(url: str) -> dict[str, object]:
+    """Every ACT_ table's columns, primary key and indexes, as the database reports them."""
+    sql = sa.create_engine(url)
+    try:
+        inspector = sa.inspect(sql)
+        return {
+            name: (
+                [(c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(name)],
+                inspector.get_pk_constraint(name)["constrained_columns"],
+                sorted(
+                    (i["name"], tuple(i["column_names"]), bool(i["unique"]))
+                    for i in inspector.get_indexes(name)
+                ),
+            )
+            for name in inspector.get_table_names()
+            if name.upper().startswith("ACT_")
+        }
+    finally:
+        sql.dispose()
+
+
+def test_a_rebuild_leaves_the_tables_as_the_migrations_made_them(busy: Engine, db_url: str) -> None:
+    before = _schema(db_url)
+    finished = _start(busy, 99)
+    while tasks := busy.tasks(process_instance_id=finished):
+        busy.complete_task(tasks[0].id, {"reviewed": 1})
+    busy.delete_historic_process_instance(finished)  # a purge: the shadow indexes it
+
+    busy.rebuild(batch_events=40)
+
+    assert _schema(db_url) == before
+    tables = sa.inspect(sa.create_engine(db_url)).get_table_names()
+    assert not [t for t in tables if t.startswith("rb_")]

@@ -296,7 +296,15 @@ def test_export_then_import_into_a_fresh_database(
         assert engine.log_position() == 0
 
 
-def test_rebuild_from_the_command_line(run: Run, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("writer_process", [False, True], ids=["in-process", "writer-process"])
+def test_rebuild_from_the_command_line(
+    run: Run,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    writer_process: bool,
+) -> None:
+    if writer_process:  # as a rebuild of 100,000 events or more writes
+        monkeypatch.setattr("flowledger.core.engine.rebuild.PIPELINE_FROM_EVENTS", 0)
     status, out, _ = cli(
         capsys,
         "rebuild",

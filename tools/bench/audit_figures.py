@@ -99,6 +99,10 @@ def _child(operation: str, path: str) -> None:
         found["seconds"] = round(seconds, 1)
         found["events_per_second"] = round(events / seconds)
     found["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    if operation == "rebuild":  # its writer process, if it started one (ended by now)
+        found["writer_peak_rss_mb"] = round(
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1
+        )
     print(json.dumps(found))
 
 
