@@ -7,54 +7,19 @@ The elements themselves are parsed in `core.parsing`, one module per family, thr
 
 from __future__ import annotations
 
-import re
-
-from lxml import etree
-
-from .errors import ModelError, ModelProblem
+from .errors import ModelError
 from .model import ParsedResource, ProcessModel
 from .parsing.context import BPMN, ParseContext, line, local, ns
 from .parsing.process import ProcessBuilder
-
-MAX_RESOURCE_BYTES = 10 * 1024 * 1024
-
-
-def _parser() -> etree.XMLParser:
-    return etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
-    )
-
-
-def _refuse(message: str, resource_name: str, at_line: int | None = None) -> ModelError:
-    return ModelError([ModelProblem(message, resource_name, None, at_line)])
+from .parsing.xml import read_document, refuse
 
 
 def parse_bpmn(source: bytes, resource_name: str, *, allow_scripts: bool = False) -> ParsedResource:
     """Parse one BPMN resource; raises ModelError listing every problem found."""
     ctx = ParseContext(resource_name, allow_scripts)
-    if len(source) > MAX_RESOURCE_BYTES:
-        raise _refuse(f"resource is larger than {MAX_RESOURCE_BYTES} bytes", resource_name)
-    root_start = re.search(rb"<[A-Za-z_]", source)
-    if b"<!DOCTYPE" in source[: root_start.start() if root_start else len(source)]:
-        # Refused before libxml2 sees it: no entity is ever declared, let alone expanded.
-        raise _refuse("DOCTYPE declarations are not allowed in BPMN resources", resource_name)
-    try:
-        root = etree.fromstring(source, _parser())
-    except etree.XMLSyntaxError as exc:
-        at_line = exc.lineno if isinstance(exc.lineno, int) else None
-        raise _refuse(f"malformed XML: {exc.msg}", resource_name, at_line) from None
-    docinfo = root.getroottree().docinfo
-    if getattr(docinfo, "doctype", None) or getattr(docinfo, "internalDTD", None) is not None:
-        # Entity expansion is off anyway; refusing DTDs outright closes the whole attack class.
-        raise _refuse("DOCTYPE declarations are not allowed in BPMN resources", resource_name)
+    root = read_document(source, resource_name, "BPMN")
     if ns(root) != BPMN or local(root) != "definitions":
-        raise _refuse(
+        raise refuse(
             "not a BPMN 2.0 document: the root element must be "
             f"{{{BPMN}}}definitions, found {root.tag}",
             resource_name,

@@ -1,0 +1,133 @@
+"""Evaluating decisions: tables with their hit policies, required decisions fed in as
+variables, literal expressions, and Camunda's conversions by typeRef."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from flowledger.core.dmn import DecisionPolicyViolation, parse_dmn
+from flowledger.core.dmn.evaluate import DecisionEvaluationError, evaluate_decision, result_shapes
+
+from .models import dinner, dish, literal, table
+
+
+@pytest.mark.parametrize(
+    ("season", "guests", "expected"),
+    [
+        ("Fall", 4, "Spareribs"),
+        ("Winter", 8, "Roastbeef"),
+        ("Spring", 3, "Dry Aged Gourmet Steak"),
+        ("Spring", 5, "Steak"),
+        ("Winter", 9, "Stew"),
+        ("Summer", 200, "Light Salad and a nice Steak"),
+    ],
+)
+def test_the_dish_table_decides_per_rule(season: str, guests: int, expected: str) -> None:
+    outcome = evaluate_decision(
+        parse_dmn(dish(), "dish.dmn"), "dish", {"season": season, "guestCount": guests}
+    )
+
+    assert outcome.result == [{"desiredDish": expected}]
+    assert len(outcome.matched_rules) == 1
+    assert [(i.input_id, i.value) for i in outcome.inputs] == [
+        ("season", season),
+        ("guests", guests),
+    ]
+    assert result_shapes(outcome.result)["singleEntry"] == expected
+
+
+def test_no_matching_rule_gives_an_empty_result() -> None:
+    outcome = evaluate_decision(
+        parse_dmn(dish(), "dish.dmn"), "dish", {"season": "Monsoon", "guestCount": 2}
+    )
+
+    assert outcome.result == [] and outcome.matched_rules == []
+    assert result_shapes(outcome.result) == {
+        "resultList": [],
+        "singleResult": None,
+        "singleEntry": None,
+    }
+
+
+def test_a_required_decision_is_evaluated_first_and_feeds_its_result_in() -> None:
+    requirements = parse_dmn(dinner(), "dinner.dmn")
+
+    outcome = evaluate_decision(
+        requirements,
+        "beverages",
+        {"season": "Fall", "guestCount": 4, "guestsWithChildren": True},
+    )
+
+    assert [r.decision_id for r in outcome.required] == ["dish"]
+    assert outcome.required[0].result == [{"desiredDish": "Spareribs"}]
+    assert outcome.result == [
+        {"beverages": "Aecht Schlenkerla Rauchbier"},
+        {"beverages": "Apple Juice"},
+    ]
+    assert outcome.matched_rules == ["ribs", "children"]
+
+
+def test_a_unique_table_with_two_matches_names_them() -> None:
+    overlapping = table(
+        [("x", "integer")],
+        [("y", "string")],
+        [("low", ["< 10"], ['"low"']), ("any", ["-"], ['"any"'])],
+    )
+
+    with pytest.raises(DecisionPolicyViolation) as caught:
+        evaluate_decision(parse_dmn(overlapping, "t.dmn"), "t", {"x": 3})
+
+    assert caught.value.rule_ids == ["low", "any"]
+
+
+def test_collect_sum_over_a_table() -> None:
+    fees = table(
+        [("amount", "double")],
+        [("fee", "integer")],
+        [("base", ["-"], ["5"]), ("big", ["> 1000"], ["20"]), ("huge", ["> 10000"], ["100"])],
+        hit_policy="COLLECT",
+        aggregation="SUM",
+    )
+
+    outcome = evaluate_decision(parse_dmn(fees, "fees.dmn"), "t", {"amount": 5000})
+
+    assert outcome.result == [{"fee": 25}] and outcome.collect_value == 25
+    assert outcome.matched_rules == ["base", "big"]
+
+
+def test_a_literal_expression_decision() -> None:
+    outcome = evaluate_decision(parse_dmn(literal("amount * 0.1"), "f.dmn"), "fee", {"amount": 250})
+
+    assert outcome.result == [{"fee": 25.0}]
+    assert isinstance(outcome.result[0]["fee"], float)
+
+
+def test_inputs_convert_by_type_ref() -> None:
+    text_count = evaluate_decision(
+        parse_dmn(dish(), "dish.dmn"), "dish", {"season": "Fall", "guestCount": "4"}
+    )
+    assert text_count.inputs[1].value == 4 and text_count.result == [{"desiredDish": "Spareribs"}]
+
+    with pytest.raises(DecisionEvaluationError, match="cannot be converted to integer"):
+        evaluate_decision(
+            parse_dmn(dish(), "dish.dmn"), "dish", {"season": "Fall", "guestCount": 4.5}
+        )
+
+
+def test_dates_compare_in_entries() -> None:
+    deadlines = table(
+        [("submitted", "date")],
+        [("late", "boolean")],
+        [
+            ("late", ['> date and time("2026-01-31T23:59:59")'], ["true"]),
+            ("on-time", ['<= date and time("2026-01-31T23:59:59")'], ["false"]),
+        ],
+    )
+
+    outcome = evaluate_decision(
+        parse_dmn(deadlines, "d.dmn"), "t", {"submitted": datetime(2026, 2, 1, 9, 0)}
+    )
+
+    assert outcome.result == [{"late": True}]
