@@ -18,6 +18,12 @@ from functools import lru_cache
 from typing import Any
 
 from flowledger.core.errors import ProcessEngineError
+from flowledger.core.expressions import (
+    ExpressionEvaluationError,
+    MappingContext,
+    compile_expression,
+)
+from flowledger.core.feel import FeelError, parse_expression, parse_unary_tests
 
 from .hit_policies import MatchedRule, apply_hit_policy
 from .model import (
@@ -155,17 +161,23 @@ def _evaluate_table(
     matched: list[MatchedRule] = []
     evaluated: list[EvaluatedOutput] = []
     for rule in table.rules:
+        languages = rule.input_languages or (None,) * len(rule.input_entries)
         if not all(
-            _matches(decision_id, rule.id, text, clause, given.value, variables)
-            for text, clause, given in zip(rule.input_entries, table.inputs, inputs, strict=False)
+            _matches(decision_id, rule.id, text, language, clause, given.value, variables)
+            for text, language, clause, given in zip(
+                rule.input_entries, languages, table.inputs, inputs, strict=False
+            )
         ):
             continue
         outputs: dict[str, Any] = {}
-        for text, output in zip(rule.output_entries, table.outputs, strict=False):
+        out_languages = rule.output_languages or (None,) * len(rule.output_entries)
+        for text, language, output in zip(
+            rule.output_entries, out_languages, table.outputs, strict=False
+        ):
             if not text:
                 continue  # an empty output entry gives no entry (Camunda)
             value = _evaluate(
-                decision_id, text, None, variables, f"rule '{rule.id}', output '{output.id}'"
+                decision_id, text, language, variables, f"rule '{rule.id}', output '{output.id}'"
             )
             value = convert(decision_id, f"output '{output.id}'", value, output.type_ref)
             outputs[output.name or ""] = value
@@ -195,6 +207,7 @@ def _matches(
     decision_id: str,
     rule_id: str,
     text: str,
+    language: str | None,
     clause: DecisionInput,
     value: Any,
     variables: Mapping[str, Any],
@@ -203,10 +216,8 @@ def _matches(
         return True
     scope = {**variables, clause.input_variable: value}
     where = f"rule '{rule_id}', input entry of '{clause.id}'"
-    if (clause.expression_language or "").lower() in JUEL_LANGUAGES:
+    if (language or "").strip().lower() in JUEL_LANGUAGES:
         return _evaluate(decision_id, text, "juel", scope, where) is True
-    from ..feel import FeelError
-
     try:
         return bool(_unary_tests(text).matches(value, scope))
     except FeelError as exc:
@@ -223,14 +234,10 @@ def _evaluate(
     if not text:
         return None
     if (language or "").strip().lower() in JUEL_LANGUAGES:
-        from ..expressions import ExpressionEvaluationError, MappingContext
-
         try:
             return _juel(text).evaluate(MappingContext(variables))
         except ExpressionEvaluationError as exc:
             raise DecisionEvaluationError(f"decision '{decision_id}', {where}: {exc}") from None
-    from ..feel import FeelError
-
     try:
         return _feel(text).evaluate(variables)
     except FeelError as exc:
@@ -239,22 +246,16 @@ def _evaluate(
 
 @lru_cache(maxsize=4096)
 def _feel(text: str) -> Any:
-    from ..feel import parse_expression
-
     return parse_expression(text)
 
 
 @lru_cache(maxsize=4096)
 def _unary_tests(text: str) -> Any:
-    from ..feel import parse_unary_tests
-
     return parse_unary_tests(text)
 
 
 @lru_cache(maxsize=1024)
 def _juel(text: str) -> Any:
-    from ..expressions import compile_expression
-
     # Camunda's DMN JUEL texts may leave out ${...}: the whole text is the expression then.
     return compile_expression(text if "${" in text or "#{" in text else "${" + text + "}")
 

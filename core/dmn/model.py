@@ -68,6 +68,9 @@ class DecisionRule(msgspec.Struct, frozen=True):
     output_entries: tuple[str, ...]
     description: str | None = None
     line: int | None = None
+    # each entry's own `expressionLanguage` (None: FEEL, Camunda's default for entries)
+    input_languages: tuple[str | None, ...] = ()
+    output_languages: tuple[str | None, ...] = ()
 
 
 class DecisionTable(msgspec.Struct, frozen=True):

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from lxml import etree
 
 from ..errors import ModelError, ModelProblem
+from ..expressions import ExpressionSyntaxError, compile_expression
+from ..feel import FeelSyntaxError, parse_expression, parse_unary_tests
 from ..parsing.context import line, local, ns
 from ..parsing.xml import read_document, refuse
 from .model import (
@@ -347,6 +349,8 @@ def _rule(
         output_entries=tuple(_text(e) for e in results),
         description=(description.text or "").strip() or None if description is not None else None,
         line=line(el),
+        input_languages=tuple(e.get("expressionLanguage") for e in entries),
+        output_languages=tuple(e.get("expressionLanguage") for e in results),
     )
 
 
@@ -380,8 +384,6 @@ def _check(
     kind = (language or "feel").strip().lower()
     compile_: Callable[[str], object]
     if kind in JUEL_LANGUAGES:
-        from ..expressions import ExpressionSyntaxError, compile_expression
-
         try:
             compile_expression(text)
         except ExpressionSyntaxError as exc:
@@ -394,8 +396,6 @@ def _check(
             el,
         )
         return
-    from ..feel import FeelSyntaxError, parse_expression, parse_unary_tests
-
     compile_ = parse_unary_tests if unary else parse_expression
     try:
         compile_(text)

@@ -10,7 +10,7 @@ import pytest
 from flowledger.core.dmn import DecisionPolicyViolation, parse_dmn
 from flowledger.core.dmn.evaluate import DecisionEvaluationError, evaluate_decision, result_shapes
 
-from .models import dinner, dish, literal, table
+from .models import DMN13, dinner, dish, literal, table
 
 
 @pytest.mark.parametrize(
@@ -131,3 +131,35 @@ def test_dates_compare_in_entries() -> None:
     )
 
     assert outcome.result == [{"late": True}]
+
+
+def test_juel_input_expressions_and_entries() -> None:
+    source = f"""<definitions xmlns="{DMN13}" id="d" name="D" namespace="n"
+        xmlns:camunda="http://camunda.org/schema/1.0/dmn">
+      <decision id="size" name="Size">
+        <decisionTable id="t">
+          <input id="n" camunda:inputVariable="count">
+            <inputExpression id="e" typeRef="integer" expressionLanguage="juel">
+              <text>${{order.items}}</text>
+            </inputExpression>
+          </input>
+          <output id="o" name="size" typeRef="string" />
+          <rule id="small">
+            <inputEntry id="s1" expressionLanguage="juel"><text>count &lt; 10</text></inputEntry>
+            <outputEntry id="s2"><text>"small"</text></outputEntry>
+          </rule>
+          <rule id="large">
+            <inputEntry id="l1"><text>&gt;= 10</text></inputEntry>
+            <outputEntry id="l2" expressionLanguage="juel"><text>${{order.items > 100 ? "huge" : "large"}}</text>
+            </outputEntry>
+          </rule>
+        </decisionTable>
+      </decision>
+    </definitions>""".encode()
+    requirements = parse_dmn(source, "size.dmn")
+
+    small = evaluate_decision(requirements, "size", {"order": {"items": 3}})
+    large = evaluate_decision(requirements, "size", {"order": {"items": 12}})
+
+    assert small.result == [{"size": "small"}]
+    assert large.result == [{"size": "large"}] and large.matched_rules == ["large"]
