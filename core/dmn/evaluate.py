@@ -160,12 +160,17 @@ def _evaluate_table(
         inputs.append(EvaluatedInput(clause.id, clause.label, value))
     matched: list[MatchedRule] = []
     evaluated: list[EvaluatedOutput] = []
+    # Each input's entries see the variables and the input value by its name: one scope per
+    # input for the whole table, not one per entry.
+    scopes = [
+        {**variables, c.input_variable: i.value} for c, i in zip(table.inputs, inputs, strict=True)
+    ]
     for rule in table.rules:
         languages = rule.input_languages or (None,) * len(rule.input_entries)
         if not all(
-            _matches(decision_id, rule.id, text, language, clause, given.value, variables)
-            for text, language, clause, given in zip(
-                rule.input_entries, languages, table.inputs, inputs, strict=False
+            _matches(decision_id, rule.id, text, language, clause, given.value, scope)
+            for text, language, clause, given, scope in zip(
+                rule.input_entries, languages, table.inputs, inputs, scopes, strict=False
             )
         ):
             continue
@@ -210,11 +215,11 @@ def _matches(
     language: str | None,
     clause: DecisionInput,
     value: Any,
-    variables: Mapping[str, Any],
+    scope: Mapping[str, Any],
 ) -> bool:
+    """Whether an input entry matches; `scope`: the variables with the input by its name."""
     if not text or text == "-":
         return True
-    scope = {**variables, clause.input_variable: value}
     where = f"rule '{rule_id}', input entry of '{clause.id}'"
     if (language or "").strip().lower() in JUEL_LANGUAGES:
         return _evaluate(decision_id, text, "juel", scope, where) is True

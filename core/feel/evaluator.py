@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from typing import Final
+from typing import Any, Final
 
 from .builtins import select_signature
 from .errors import FeelEvaluationError
@@ -121,32 +121,9 @@ class Evaluation:
 
     def __init__(self) -> None:
         self.iterations = 0
-        self._handlers: dict[type, Callable[[Node, Scope], object]] = {
-            Literal: self._literal,
-            Name: self._name,
-            InputValue: self._input,
-            ListNode: self._list,
-            ContextNode: self._context,
-            RangeNode: self._range,
-            Negate: self._negate,
-            Arithmetic: self._arithmetic,
-            Compare: self._compare,
-            And: self._and,
-            Or: self._or,
-            If: self._if,
-            Between: self._between,
-            In: self._in,
-            InstanceOf: self._instance_of,
-            Path: self._path,
-            Filter: self._filter,
-            Call: self._call,
-            FunctionNode: self._function,
-            For: self._for,
-            Quantified: self._quantified,
-        }
 
     def evaluate(self, node: Node, scope: Scope) -> object:
-        return self._handlers[type(node)](node, scope)
+        return _HANDLERS[type(node)](self, node, scope)
 
     def _count_iteration(self) -> None:
         self.iterations += 1
@@ -393,6 +370,33 @@ class Evaluation:
         assert isinstance(test, TestNot)
         matched = _any_of(self.test(inner, value, scope) for inner in test.tests)
         return None if matched is None else not matched
+
+
+# Node type -> handler, built once (an evaluation is made per call; a table per
+# evaluation cost more than a small table's evaluation).
+_HANDLERS: dict[type, Callable[[Evaluation, Any, Scope], object]] = {
+    Literal: Evaluation._literal,
+    Name: Evaluation._name,
+    InputValue: Evaluation._input,
+    ListNode: Evaluation._list,
+    ContextNode: Evaluation._context,
+    RangeNode: Evaluation._range,
+    Negate: Evaluation._negate,
+    Arithmetic: Evaluation._arithmetic,
+    Compare: Evaluation._compare,
+    And: Evaluation._and,
+    Or: Evaluation._or,
+    If: Evaluation._if,
+    Between: Evaluation._between,
+    In: Evaluation._in,
+    InstanceOf: Evaluation._instance_of,
+    Path: Evaluation._path,
+    Filter: Evaluation._filter,
+    Call: Evaluation._call,
+    FunctionNode: Evaluation._function,
+    For: Evaluation._for,
+    Quantified: Evaluation._quantified,
+}
 
 
 class _NotIterable(Exception):

@@ -150,7 +150,8 @@ def test_juel_input_expressions_and_entries() -> None:
           </rule>
           <rule id="large">
             <inputEntry id="l1"><text>&gt;= 10</text></inputEntry>
-            <outputEntry id="l2" expressionLanguage="juel"><text>${{order.items > 100 ? "huge" : "large"}}</text>
+            <outputEntry id="l2" expressionLanguage="juel">
+              <text>${{order.items > 100 ? "huge" : "large"}}</text>
             </outputEntry>
           </rule>
         </decisionTable>

@@ -547,3 +547,17 @@ def test_shipped_models_deploy(tmp_path: Path) -> None:
         for name in ("linear10", "usertask_gateway", "parallel", "mi50"):
             engine.deploy(MODELS_DIR / f"{name}.bpmn")
         assert len(engine.process_definitions()) == 4
+
+
+def test_the_decision_benchmark_table_decides_one_rule_per_input() -> None:
+    from flowledger.core.dmn import evaluate_decision, parse_dmn
+    from flowledger.tools.bench import decision_figures
+
+    requirements = parse_dmn(decision_figures.table(100, "UNIQUE", None), "fees.dmn")
+    outcome = evaluate_decision(requirements, "fee", {"category": "c7", "amount": 4750.5})
+    assert outcome.result == [{"fee": 47}] and outcome.matched_rules == ["r47"]
+
+    figures = decision_figures.measure(evaluations=20, repeat=1)
+    assert figures["rules"] == 100
+    for policy in ("UNIQUE", "FIRST", "COLLECT SUM"):
+        assert figures[policy]["evaluations_per_second"] > 0
