@@ -25,7 +25,7 @@ from flowledger.core.expressions import (
 )
 from flowledger.core.feel import FeelError, parse_expression, parse_unary_tests
 
-from .hit_policies import MatchedRule, apply_hit_policy
+from .hit_policies import MatchedRule, apply_hit_policy, chosen_rules
 from .model import (
     Decision,
     DecisionInput,
@@ -60,8 +60,9 @@ class EvaluatedOutput:
 
 @dataclass(frozen=True, slots=True)
 class DecisionOutcome:
-    """One decision's evaluation; `required`: the outcomes of the decisions it needed, in the
-    order they were evaluated."""
+    """One decision's evaluation. `matched_rules` and `outputs`: the rules the result is made
+    of (`chosen_rules`: FIRST keeps one); `required`: the outcomes of the decisions it needed,
+    in the order they were evaluated."""
 
     decision_id: str
     result: list[dict[str, Any]]
@@ -192,20 +193,17 @@ def _evaluate_table(
         [_evaluate(decision_id, v, None, {}, f"output values of '{o.id}'") for v in o.values]
         for o in table.outputs
     ]
+    names = [o.name or "" for o in table.outputs]
     result = apply_hit_policy(
-        decision_id,
-        table.hit_policy,
-        table.aggregation,
-        matched,
-        [o.name or "" for o in table.outputs],
-        ranks,
+        decision_id, table.hit_policy, table.aggregation, matched, names, ranks
     )
     collect_value = None
     if table.aggregation is not None and result:
         collect_value = next(iter(result[0].values()))
-    return DecisionOutcome(
-        decision_id, result, inputs, [m.rule_id for m in matched], evaluated, collect_value
-    )
+    chosen = [m.rule_id for m in chosen_rules(table.hit_policy, matched, names, ranks)]
+    kept = set(chosen)
+    chosen_outputs = [o for o in evaluated if o.rule_id in kept]
+    return DecisionOutcome(decision_id, result, inputs, chosen, chosen_outputs, collect_value)
 
 
 def _matches(

@@ -75,6 +75,23 @@ def apply_hit_policy(
     raise DecisionPolicyViolation(decision_id, policy, "is not a hit policy", ids)
 
 
+def chosen_rules(
+    policy: str,
+    matched: Sequence[MatchedRule],
+    output_names: Sequence[str],
+    ranks: Sequence[Sequence[Any]] = (),
+) -> list[MatchedRule]:
+    """The matched rules the result is made of, as Camunda's evaluation event (and so its
+    history) keeps them: FIRST and ANY keep the first, PRIORITY the best ranked, OUTPUT ORDER
+    all by rank, the others every match. Call after `apply_hit_policy` accepted the matches."""
+    if policy in ("FIRST", "ANY"):
+        return list(matched[:1])
+    if policy in ("PRIORITY", "OUTPUT ORDER"):
+        ordered = sorted(matched, key=lambda m: _rank(m, output_names, ranks))
+        return ordered[:1] if policy == "PRIORITY" else ordered
+    return list(matched)
+
+
 def _rank(
     rule: MatchedRule, names: Sequence[str], ranks: Sequence[Sequence[Any]]
 ) -> tuple[int, ...]:

@@ -2,7 +2,8 @@
 `DecisionRequirements`. Hardened as the BPMN parser is (`parsing.xml`); every problem names the
 resource, the decision, the element and the line, all reported at once, and nothing of a refused
 resource is deployed. Expressions are compiled here once to refuse a syntax error at deploy:
-FEEL by default (Camunda 7.13 and later), JUEL where `expressionLanguage` says so.
+FEEL by default (Camunda 7.13 and later), JUEL where `expressionLanguage` says so: on the
+expression itself, else on `definitions` (Camunda's global expression language).
 """
 
 from __future__ import annotations
@@ -53,9 +54,17 @@ _TTL_DAYS = re.compile(r"P(\d+)D")
 
 
 class _Parse:
-    def __init__(self, resource: str) -> None:
+    def __init__(self, resource: str, default_language: str | None = None) -> None:
         self.resource = resource
         self.problems: list[ModelProblem] = []
+        # `definitions`' expressionLanguage unless it is FEEL (Camunda's
+        # DmnExpressionTransformHelper): the language of every expression that names none
+        self.default_language = default_language
+
+    def language(self, el: etree._Element | None) -> str | None:
+        """The expression language of `el`: its own, else the resource's default."""
+        own = el.get("expressionLanguage") if el is not None else None
+        return own if own is not None else self.default_language
 
     def problem(self, message: str, element_id: str | None, el: etree._Element | None) -> None:
         self.problems.append(ModelProblem(message, self.resource, element_id, line(el)))
@@ -71,7 +80,10 @@ def parse_dmn(source: bytes, resource_name: str) -> DecisionRequirements:
             resource_name,
             line(root),
         )
-    parse = _Parse(resource_name)
+    language = root.get("expressionLanguage")
+    if language is not None and language.strip().lower() in FEEL_LANGUAGES:
+        language = None
+    parse = _Parse(resource_name, language)
     decisions: list[Decision] = []
     seen: set[str] = set()
     for el in _children(root, "decision"):
@@ -219,12 +231,8 @@ def _table(parse: _Parse, decision_id: str, el: etree._Element) -> DecisionTable
                     decision_id,
                     el,
                 )
-    if aggregation in ("SUM", "MIN", "MAX", "COUNT") and len(outputs) > 1:
-        parse.problem(
-            f"COLLECT {aggregation} aggregates one output; the table has {len(outputs)}",
-            decision_id,
-            el,
-        )
+    # An aggregation over several outputs deploys, as in Camunda: it fails (a policy
+    # violation) only when a rule matches.
     rules = tuple(_rule(parse, decision_id, r, inputs, outputs) for r in _children(el, "rule"))
     return DecisionTable(
         id=el.get("id"),
@@ -239,7 +247,7 @@ def _table(parse: _Parse, decision_id: str, el: etree._Element) -> DecisionTable
 def _input(parse: _Parse, decision_id: str, el: etree._Element) -> DecisionInput:
     expression_el = _child(el, "inputExpression")
     text = _text(expression_el)
-    language = expression_el.get("expressionLanguage") if expression_el is not None else None
+    language = parse.language(expression_el)
     input_id = el.get("id") or ""
     if expression_el is None:
         parse.problem(f"input '{input_id}' has no input expression", decision_id, el)
@@ -329,7 +337,7 @@ def _rule(
             entry,
             f"{where}, input entry {i + 1}",
             _text(entry),
-            entry.get("expressionLanguage"),
+            parse.language(entry),
             True,
         )
     for i, entry in enumerate(results):
@@ -339,7 +347,7 @@ def _rule(
             entry,
             f"{where}, output entry {i + 1}",
             _text(entry),
-            entry.get("expressionLanguage"),
+            parse.language(entry),
             False,
         )
     description = _child(el, "description")
@@ -349,8 +357,8 @@ def _rule(
         output_entries=tuple(_text(e) for e in results),
         description=(description.text or "").strip() or None if description is not None else None,
         line=line(el),
-        input_languages=tuple(e.get("expressionLanguage") for e in entries),
-        output_languages=tuple(e.get("expressionLanguage") for e in results),
+        input_languages=tuple(parse.language(e) for e in entries),
+        output_languages=tuple(parse.language(e) for e in results),
     )
 
 
@@ -359,7 +367,7 @@ def _literal(
 ) -> LiteralExpression | None:
     variable = _child(decision_el, "variable")
     text = _text(el)
-    language = el.get("expressionLanguage")
+    language = parse.language(el)
     _check(parse, decision_id, el, "literal expression", text, language, False)
     return LiteralExpression(
         text=text,

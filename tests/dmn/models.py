@@ -44,12 +44,9 @@ BEVERAGE_RULES = [
 ]
 
 
-def dish(namespace: str = DMN13, hit_policy: str = "UNIQUE", *, type_ref: str = "integer") -> bytes:
+def _dish_decision(hit_policy: str, type_ref: str, attributes: str = "") -> str:
     rules = "".join(_rule(i, e, o) for i, e, o in DISH_RULES)
-    return f"""<?xml version="1.0" encoding="UTF-8"?>
-<definitions xmlns="{namespace}" xmlns:camunda="http://camunda.org/schema/1.0/dmn"
-    id="dinnerDecisions" name="Dinner Decisions" namespace="http://camunda.org/schema/1.0/dmn">
-  <decision id="dish" name="Dish" camunda:versionTag="v1" camunda:historyTimeToLive="30">
+    return f"""<decision id="dish" name="Dish"{attributes}>
     <decisionTable id="dishTable" hitPolicy="{hit_policy}">
       <input id="season" label="Season">
         <inputExpression id="seasonExpression"
@@ -62,13 +59,22 @@ def dish(namespace: str = DMN13, hit_policy: str = "UNIQUE", *, type_ref: str = 
       <output id="dishOutput" label="Dish" name="desiredDish" typeRef="string" />
       {rules}
     </decisionTable>
-  </decision>
+  </decision>"""
+
+
+def dish(namespace: str = DMN13, hit_policy: str = "UNIQUE", *, type_ref: str = "integer") -> bytes:
+    decision = _dish_decision(
+        hit_policy, type_ref, ' camunda:versionTag="v1" camunda:historyTimeToLive="30"'
+    )
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="{namespace}" xmlns:camunda="http://camunda.org/schema/1.0/dmn"
+    id="dinnerDecisions" name="Dinner Decisions" namespace="http://camunda.org/schema/1.0/dmn">
+  {decision}
 </definitions>""".encode()
 
 
 def dinner() -> bytes:
     """`beverages` (COLLECT) requires `dish`."""
-    dish_rules = "".join(_rule(i, e, o) for i, e, o in DISH_RULES)
     drinks = "".join(_rule(i, e, o) for i, e, o in BEVERAGE_RULES)
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <definitions xmlns="{DMN13}"
@@ -90,20 +96,7 @@ def dinner() -> bytes:
       {drinks}
     </decisionTable>
   </decision>
-  <decision id="dish" name="Dish">
-    <decisionTable id="dishTable">
-      <input id="season" label="Season">
-        <inputExpression id="seasonExpression"
-            typeRef="string"><text>season</text></inputExpression>
-      </input>
-      <input id="guests" label="How many guests">
-        <inputExpression id="guestsExpression"
-            typeRef="integer"><text>guestCount</text></inputExpression>
-      </input>
-      <output id="dishOutput" label="Dish" name="desiredDish" typeRef="string" />
-      {dish_rules}
-    </decisionTable>
-  </decision>
+  {_dish_decision("UNIQUE", "integer")}
 </definitions>""".encode()
 
 

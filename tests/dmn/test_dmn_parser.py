@@ -86,9 +86,9 @@ def test_a_missing_required_decision_and_a_cycle_are_refused() -> None:
     assert "requires decision 'nowhere'" in _problems(source)[0]
 
     cyclic = dinner().replace(
-        b'<decisionTable id="dishTable">',
+        b'<decisionTable id="dishTable"',
         b'<informationRequirement id="back"><requiredDecision href="#beverages" />'
-        b'</informationRequirement><decisionTable id="dishTable">',
+        b'</informationRequirement><decisionTable id="dishTable"',
     )
     (problem,) = _problems(cyclic)
     assert "form a cycle" in problem and "beverages -> dish -> beverages" in problem
@@ -108,14 +108,6 @@ def test_hit_policy_and_aggregation_are_checked() -> None:
     assert "unknown hit policy 'SOMETIMES'" in _problems(unknown)[0]
     misplaced = table([("x", "integer")], [("y", "integer")], [], aggregation="SUM")
     assert "applies to the COLLECT hit policy only" in _problems(misplaced)[0]
-    two = table(
-        [("x", "integer")],
-        [("a", "integer"), ("b", "integer")],
-        [],
-        hit_policy="COLLECT",
-        aggregation="SUM",
-    )
-    assert "aggregates one output" in _problems(two)[0]
 
 
 def test_every_problem_is_reported_at_once() -> None:

@@ -164,3 +164,18 @@ def test_juel_input_expressions_and_entries() -> None:
 
     assert small.result == [{"size": "small"}]
     assert large.result == [{"size": "large"}] and large.matched_rules == ["large"]
+
+
+def test_first_keeps_only_the_rule_it_took() -> None:
+    first = table(
+        [("x", "integer")],
+        [("y", "string")],
+        [("low", ["< 10"], ['"low"']), ("any", ["-"], ['"any"'])],
+        hit_policy="FIRST",
+    )
+
+    outcome = evaluate_decision(parse_dmn(first, "t.dmn"), "t", {"x": 3})
+
+    # as Camunda's evaluation event (and its history) keeps it: the first match only
+    assert outcome.matched_rules == ["low"]
+    assert [(o.rule_id, o.value) for o in outcome.outputs] == [("low", "low")]

@@ -559,5 +559,30 @@ def test_the_decision_benchmark_table_decides_one_rule_per_input() -> None:
 
     figures = decision_figures.measure(evaluations=20, repeat=1)
     assert figures["rules"] == 100
-    for policy in ("UNIQUE", "FIRST", "COLLECT SUM"):
+    for policy in ("UNIQUE", "FIRST", "COLLECT", "COLLECT SUM"):
         assert figures[policy]["evaluations_per_second"] > 0
+
+
+def test_the_decision_benchmark_peer_decides_the_same() -> None:
+    pytest.importorskip("SpiffWorkflow")
+    from types import SimpleNamespace
+
+    from lxml import etree
+    from SpiffWorkflow.bpmn.script_engine import PythonScriptEngine
+    from SpiffWorkflow.dmn.engine.DMNEngine import DMNEngine
+    from SpiffWorkflow.dmn.parser.BpmnDmnParser import BpmnDmnParser
+
+    from flowledger.tools.bench import decision_figures
+
+    parser = BpmnDmnParser()
+    parser.add_dmn_xml(etree.fromstring(decision_figures.peer_table(100, "UNIQUE")), "f.dmn")
+    decision_parser = parser.dmn_parsers["fee"]
+    decision_parser.parse()
+    engine = DMNEngine(decision_parser.decision.decisionTables[0])
+    task = SimpleNamespace(
+        data={"category": "c7", "amount": 4750.5},
+        workflow=SimpleNamespace(script_engine=PythonScriptEngine()),
+    )
+    assert dict(engine.result(task)) == {"fee": 47}
+    peer = decision_figures.measure_peer(evaluations=10, repeat=1)
+    assert peer is not None and peer["UNIQUE"]["evaluations_per_second"] > 0

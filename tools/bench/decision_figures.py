@@ -2,6 +2,12 @@
 entries) under UNIQUE, FIRST and COLLECT SUM, and the time to parse it.
 `python -m flowledger.tools.bench.decision_figures` prints the figures as JSON.
 
+The peer, when installed (the `bench` extra): SpiffWorkflow's DMN engine on the same inputs and
+the same table in its own entry syntax (Python expressions; `? >= 700 and ? < 800` for the
+range), each evaluation a fresh task, as it runs inside a business rule task. SpiffWorkflow stops
+a UNIQUE table at its first match (it does not check uniqueness) and has no aggregations: its
+COLLECT is compared with ours without SUM.
+
 The table: rule i matches category "c<i mod 10>" and an amount in [100·i..100·(i+1)), so one
 rule matches an input inside the table's range and every rule's entries are evaluated for each
 input (as Camunda evaluates them).
@@ -15,13 +21,14 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 from xml.sax.saxutils import escape
 
 from flowledger.core.dmn import evaluate_decision, parse_dmn
 
 RULES = 100
-POLICIES = (("UNIQUE", None), ("FIRST", None), ("COLLECT", "SUM"))
+POLICIES = (("UNIQUE", None), ("FIRST", None), ("COLLECT", None), ("COLLECT", "SUM"))
 
 
 def _quoted(text: str) -> str:
@@ -52,12 +59,17 @@ def table(rules: int, hit_policy: str, aggregation: str | None) -> bytes:
 </definitions>""".encode()
 
 
-def measure(evaluations: int, repeat: int, seed: int = 7) -> dict[str, Any]:
+def _inputs(evaluations: int, seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     inputs = []
     for _ in range(evaluations):
         i = rng.randrange(RULES)
         inputs.append({"category": f"c{i % 10}", "amount": i * 100 + rng.random() * 99})
+    return inputs
+
+
+def measure(evaluations: int, repeat: int, seed: int = 7) -> dict[str, Any]:
+    inputs = _inputs(evaluations, seed)
     figures: dict[str, Any] = {"rules": RULES, "evaluations": evaluations}
     for policy, aggregation in POLICIES:
         source = table(RULES, policy, aggregation)
@@ -80,12 +92,80 @@ def measure(evaluations: int, repeat: int, seed: int = 7) -> dict[str, Any]:
     return figures
 
 
+def peer_table(rules: int, hit_policy: str) -> bytes:
+    """The benchmark table in SpiffWorkflow's entry syntax."""
+    body = "".join(
+        f"<rule id='r{i}'>"
+        f"<inputEntry id='r{i}c'><text>{escape(_quoted(f'c{i % 10}'))}</text></inputEntry>"
+        f"<inputEntry id='r{i}a'><text>{escape(f'? >= {i * 100} and ? < {(i + 1) * 100}')}"
+        "</text></inputEntry>"
+        f"<outputEntry id='r{i}f'><text>{i}</text></outputEntry></rule>"
+        for i in range(rules)
+    )
+    return f"""<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="fees"
+  name="Fees" namespace="bench">
+  <decision id="fee" name="Fee">
+    <decisionTable id="t" hitPolicy="{hit_policy}">
+      <input id="category" label="category"><inputExpression id="ce" typeRef="string">
+      <text>category</text></inputExpression></input>
+      <input id="amount" label="amount"><inputExpression id="ae" typeRef="double">
+      <text>amount</text></inputExpression></input>
+      <output id="f" name="fee" label="fee" typeRef="integer" />
+      {body}
+    </decisionTable>
+  </decision>
+</definitions>""".encode()
+
+
+def measure_peer(evaluations: int, repeat: int, seed: int = 7) -> dict[str, Any] | None:
+    """SpiffWorkflow's evaluations per second of the same table, or None if not installed."""
+    try:
+        from lxml import etree
+        from SpiffWorkflow.bpmn.script_engine import PythonScriptEngine
+        from SpiffWorkflow.dmn.engine.DMNEngine import DMNEngine
+        from SpiffWorkflow.dmn.parser.BpmnDmnParser import BpmnDmnParser
+    except ImportError:
+        return None
+    inputs = _inputs(evaluations, seed)
+    workflow = SimpleNamespace(script_engine=PythonScriptEngine())
+    figures: dict[str, Any] = {}
+    for policy in ("UNIQUE", "FIRST", "COLLECT"):
+        parser = BpmnDmnParser()
+        parser.add_dmn_xml(etree.fromstring(peer_table(RULES, policy)), "fees.dmn")
+        decision_parser = parser.dmn_parsers["fee"]
+        decision_parser.parse()
+        engine = DMNEngine(decision_parser.decision.decisionTables[0])
+        rates = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            for variables in inputs:
+                engine.result(SimpleNamespace(data=dict(variables), workflow=workflow))
+            rates.append(evaluations / (time.perf_counter() - started))
+        figures[policy] = {
+            "evaluations_per_second": round(statistics.median(rates)),
+            "min": round(min(rates)),
+            "max": round(max(rates)),
+        }
+    return figures
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m flowledger.tools.bench.decision_figures")
     parser.add_argument("--evaluations", type=int, default=2_000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
-    print(json.dumps(measure(args.evaluations, args.repeat), indent=2))
+    figures = measure(args.evaluations, args.repeat)
+    peer = measure_peer(args.evaluations, args.repeat)
+    if peer is not None:
+        figures["spiffworkflow"] = peer
+        figures["ratio"] = {
+            policy: round(
+                figures[policy]["evaluations_per_second"] / peer[policy]["evaluations_per_second"],
+                2,
+            )
+            for policy in peer
+        }
+    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":
