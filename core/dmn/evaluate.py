@@ -74,19 +74,25 @@ class DecisionOutcome:
 
 
 def evaluate_decision(
-    requirements: DecisionRequirements, decision_id: str, variables: Mapping[str, Any]
+    requirements: DecisionRequirements,
+    decision_id: str,
+    variables: Mapping[str, Any],
+    *,
+    now: datetime | None = None,
 ) -> DecisionOutcome:
-    """Evaluate `decision_id` of `requirements` over `variables`."""
+    """Evaluate `decision_id` of `requirements` over `variables`; `now` is what FEEL's
+    `now()` and `today()` answer (the engine gives its command's time: evaluation reads no
+    clock, so a replay decides the same)."""
     decision = requirements.decision(decision_id)
     if decision is None:
         raise DecisionEvaluationError(f"no decision '{decision_id}' in {requirements.resource}")
     context = dict(variables)
     required: list[DecisionOutcome] = []
     for needed in _required_order(requirements, decision):
-        outcome = _evaluate_one(needed, context)
+        outcome = _evaluate_one(needed, context, now)
         required.append(outcome)
         _feed(outcome, needed, context)
-    outcome = _evaluate_one(decision, context)
+    outcome = _evaluate_one(decision, context, now)
     return DecisionOutcome(
         outcome.decision_id,
         outcome.result,
@@ -134,19 +140,26 @@ def _feed(outcome: DecisionOutcome, decision: Decision, context: dict[str, Any])
         context[name] = [row.get(name) for row in rows if name in row]
 
 
-def _evaluate_one(decision: Decision, variables: Mapping[str, Any]) -> DecisionOutcome:
+def _evaluate_one(
+    decision: Decision, variables: Mapping[str, Any], now: datetime | None
+) -> DecisionOutcome:
     logic = decision.logic
     if isinstance(logic, LiteralExpression):
         value = _evaluate(
-            decision.id, logic.text, logic.expression_language, variables, "literal expression"
+            decision.id,
+            logic.text,
+            logic.expression_language,
+            variables,
+            "literal expression",
+            now,
         )
         value = convert(decision.id, "literal expression", value, logic.type_ref)
         return DecisionOutcome(decision.id, [{logic.variable_name: value}])
-    return _evaluate_table(decision.id, logic, variables)
+    return _evaluate_table(decision.id, logic, variables, now)
 
 
 def _evaluate_table(
-    decision_id: str, table: DecisionTable, variables: Mapping[str, Any]
+    decision_id: str, table: DecisionTable, variables: Mapping[str, Any], now: datetime | None
 ) -> DecisionOutcome:
     inputs = []
     for clause in table.inputs:
@@ -156,6 +169,7 @@ def _evaluate_table(
             clause.expression_language,
             variables,
             f"input expression of '{clause.id}'",
+            now,
         )
         value = convert(decision_id, f"input '{clause.id}'", value, clause.type_ref)
         inputs.append(EvaluatedInput(clause.id, clause.label, value))
@@ -169,7 +183,7 @@ def _evaluate_table(
     for rule in table.rules:
         languages = rule.input_languages or (None,) * len(rule.input_entries)
         if not all(
-            _matches(decision_id, rule.id, text, language, clause, given.value, scope)
+            _matches(decision_id, rule.id, text, language, clause, given.value, scope, now)
             for text, language, clause, given, scope in zip(
                 rule.input_entries, languages, table.inputs, inputs, scopes, strict=False
             )
@@ -183,14 +197,19 @@ def _evaluate_table(
             if not text:
                 continue  # an empty output entry gives no entry (Camunda)
             value = _evaluate(
-                decision_id, text, language, variables, f"rule '{rule.id}', output '{output.id}'"
+                decision_id,
+                text,
+                language,
+                variables,
+                f"rule '{rule.id}', output '{output.id}'",
+                now,
             )
             value = convert(decision_id, f"output '{output.id}'", value, output.type_ref)
             outputs[output.name or ""] = value
             evaluated.append(EvaluatedOutput(rule.id, output.id, output.name, output.label, value))
         matched.append(MatchedRule(rule.id, outputs))
     ranks = [
-        [_evaluate(decision_id, v, None, {}, f"output values of '{o.id}'") for v in o.values]
+        [_evaluate(decision_id, v, None, {}, f"output values of '{o.id}'", now) for v in o.values]
         for o in table.outputs
     ]
     names = [o.name or "" for o in table.outputs]
@@ -214,15 +233,16 @@ def _matches(
     clause: DecisionInput,
     value: Any,
     scope: Mapping[str, Any],
+    now: datetime | None,
 ) -> bool:
     """Whether an input entry matches; `scope`: the variables with the input by its name."""
     if not text or text == "-":
         return True
     where = f"rule '{rule_id}', input entry of '{clause.id}'"
     if (language or "").strip().lower() in JUEL_LANGUAGES:
-        return _evaluate(decision_id, text, "juel", scope, where) is True
+        return _evaluate(decision_id, text, "juel", scope, where, now) is True
     try:
-        return bool(_unary_tests(text).matches(value, scope))
+        return bool(_unary_tests(text).matches(value, scope, now=now))
     except FeelError as exc:
         raise DecisionEvaluationError(f"decision '{decision_id}', {where}: {exc}") from None
 
@@ -233,6 +253,7 @@ def _evaluate(
     language: str | None,
     variables: Mapping[str, Any],
     where: str,
+    now: datetime | None,
 ) -> Any:
     if not text:
         return None
@@ -242,7 +263,7 @@ def _evaluate(
         except ExpressionEvaluationError as exc:
             raise DecisionEvaluationError(f"decision '{decision_id}', {where}: {exc}") from None
     try:
-        return _feel(text).evaluate(variables)
+        return _feel(text).evaluate(variables, now=now)
     except FeelError as exc:
         raise DecisionEvaluationError(f"decision '{decision_id}', {where}: {exc}") from None
 

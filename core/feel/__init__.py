@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 from .errors import FeelError, FeelEvaluationError, FeelSyntaxError
 from .evaluator import INPUT, Evaluation, Scope
@@ -35,10 +36,11 @@ class FeelExpression:
     text: str
     tree: Node
 
-    def evaluate(self, variables: Mapping[str, object]) -> object:
+    def evaluate(self, variables: Mapping[str, object], *, now: datetime | None = None) -> object:
         """The value for ``variables``: integral numbers come back as int, others as Decimal;
-        a failure FEEL defines (type mismatch, bad argument) gives None."""
-        result = Evaluation().evaluate(self.tree, Scope(variables, converted=False))
+        a failure FEEL defines (type mismatch, bad argument) gives None. ``now``: what
+        ``now()`` and ``today()`` answer (the caller's clock: an evaluation reads none)."""
+        result = Evaluation(now).evaluate(self.tree, Scope(variables, converted=False))
         return to_python(result)
 
 
@@ -49,11 +51,13 @@ class UnaryTests:
     text: str
     tests: Test
 
-    def matches(self, value: object, variables: Mapping[str, object]) -> bool:
+    def matches(
+        self, value: object, variables: Mapping[str, object], *, now: datetime | None = None
+    ) -> bool:
         """Whether ``value`` satisfies the tests; undecidable (null) counts as no match."""
         converted = from_python(value)
         scope = Scope(variables, converted=False).child({INPUT: converted})
-        return Evaluation().test(self.tests, converted, scope) is True
+        return Evaluation(now).test(self.tests, converted, scope) is True
 
 
 def parse_expression(text: str) -> FeelExpression:

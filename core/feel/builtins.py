@@ -27,7 +27,14 @@ from .values import (
     check_string,
 )
 
-__all__ = ["BUILTINS", "MAX_PATTERN_LENGTH", "Signature", "feel_string", "select_signature"]
+__all__ = [
+    "BUILTINS",
+    "CLOCK_FUNCTIONS",
+    "MAX_PATTERN_LENGTH",
+    "Signature",
+    "feel_string",
+    "select_signature",
+]
 
 MAX_PATTERN_LENGTH: Final = 1_000
 
@@ -856,3 +863,20 @@ def _get_entries(context: object) -> object:
     if not isinstance(context, dict):
         return None
     return [{"key": key, "value": value} for key, value in context.items()]
+
+
+# -- the evaluation's time ------------------------------------------------------------------
+
+# Called with the time the caller gave the evaluation (`Evaluation.now`), never a clock: an
+# evaluation in the engine answers the command's time, and a replay the same.
+CLOCK_FUNCTIONS: Final = frozenset({"now", "today"})
+
+
+@_builtin("now")
+def _now(moment: datetime) -> object:
+    return moment
+
+
+@_builtin("today")
+def _today(moment: datetime) -> object:
+    return moment.date()

@@ -11,7 +11,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any, Final
 
-from .builtins import select_signature
+from .builtins import CLOCK_FUNCTIONS, select_signature
 from .errors import FeelEvaluationError
 from .nodes import (
     And,
@@ -119,8 +119,9 @@ class Scope:
 class Evaluation:
     """One evaluation: holds the iteration budget shared by all loops in the expression."""
 
-    def __init__(self) -> None:
+    def __init__(self, now: datetime | None = None) -> None:
         self.iterations = 0
+        self.now = now  # what now() and today() answer
 
     def evaluate(self, node: Node, scope: Scope) -> object:
         return _HANDLERS[type(node)](self, node, scope)
@@ -277,6 +278,12 @@ class Evaluation:
         if signature is None:
             # The parser checked the call; a signature is missing only if BUILTINS changed.
             raise FeelEvaluationError(f"no built-in function '{node.name}' for these arguments")
+        if node.name in CLOCK_FUNCTIONS:
+            if self.now is None:
+                raise FeelEvaluationError(
+                    f"{node.name}() needs the time of the evaluation, and none was given"
+                )
+            return signature.function(self.now)
         return signature.function(*arguments)
 
     def _function(self, node: Node, scope: Scope) -> object:

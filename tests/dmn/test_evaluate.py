@@ -179,3 +179,20 @@ def test_first_keeps_only_the_rule_it_took() -> None:
     # as Camunda's evaluation event (and its history) keeps it: the first match only
     assert outcome.matched_rules == ["low"]
     assert [(o.rule_id, o.value) for o in outcome.outputs] == [("low", "low")]
+
+
+def test_today_in_an_entry_is_the_time_the_evaluation_is_given() -> None:
+    from datetime import UTC, date
+
+    overdue = table(
+        [("due", "Any")],
+        [("overdue", "boolean")],
+        [("late", ["< today()"], ["true"]), ("in-time", [">= today()"], ["false"])],
+    )
+    requirements = parse_dmn(overdue, "o.dmn")
+    due = {"due": date(2026, 12, 4)}
+
+    before = evaluate_decision(requirements, "t", due, now=datetime(2026, 12, 3, tzinfo=UTC))
+    after = evaluate_decision(requirements, "t", due, now=datetime(2026, 12, 5, tzinfo=UTC))
+
+    assert before.result == [{"overdue": False}] and after.result == [{"overdue": True}]

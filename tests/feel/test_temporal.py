@@ -198,3 +198,22 @@ def test_python_temporal_inputs() -> None:
     assert evaluate('t - duration("PT1H")', t=datetime(2020, 1, 1)) == datetime(2019, 12, 31, 23)
     assert evaluate("x * 2", x=timedelta(hours=1)) == timedelta(hours=2)
     assert evaluate("x.months", x=YearsMonthsDuration(14)) == 2
+
+
+def test_now_and_today_answer_the_time_the_caller_gives() -> None:
+    from datetime import UTC, date, datetime, timedelta
+
+    from flowledger.core.feel import FeelEvaluationError, parse_expression, parse_unary_tests
+
+    moment = datetime(2026, 12, 4, 10, 30, tzinfo=UTC)
+
+    assert parse_expression("now()").evaluate({}, now=moment) == moment
+    assert parse_expression("today()").evaluate({}, now=moment) == date(2026, 12, 4)
+    assert parse_expression('now() - date and time("2026-12-01T10:30:00Z")').evaluate(
+        {}, now=moment
+    ) == timedelta(days=3)
+    assert parse_unary_tests("< today()").matches(date(2026, 12, 3), {}, now=moment)
+    assert not parse_unary_tests("< today()").matches(date(2026, 12, 4), {}, now=moment)
+    # an evaluation reads no clock: without a time, now() is an error, not the wall clock
+    with pytest.raises(FeelEvaluationError, match=r"now\(\) needs the time of the evaluation"):
+        parse_expression("now()").evaluate({})
