@@ -208,10 +208,18 @@ def _evaluate_table(
             outputs[output.name or ""] = value
             evaluated.append(EvaluatedOutput(rule.id, output.id, output.name, output.label, value))
         matched.append(MatchedRule(rule.id, outputs))
-    ranks = [
-        [_evaluate(decision_id, v, None, {}, f"output values of '{o.id}'", now) for v in o.values]
-        for o in table.outputs
-    ]
+    # Only PRIORITY and OUTPUT ORDER rank rules by the outputs' allowed values.
+    ranks = (
+        [
+            [
+                _evaluate(decision_id, v, None, {}, f"output values of '{o.id}'", now)
+                for v in o.values
+            ]
+            for o in table.outputs
+        ]
+        if table.hit_policy in ("PRIORITY", "OUTPUT ORDER")
+        else []
+    )
     names = [o.name or "" for o in table.outputs]
     result = apply_hit_policy(
         decision_id, table.hit_policy, table.aggregation, matched, names, ranks

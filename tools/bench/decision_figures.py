@@ -20,7 +20,7 @@ import json
 import random
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
 from xml.sax.saxutils import escape
@@ -35,11 +35,26 @@ def _quoted(text: str) -> str:
     return f'"{text}"'
 
 
-def table(rules: int, hit_policy: str, aggregation: str | None) -> bytes:
+def _feel_range(low: int, high: int) -> str:
+    return f"[{low}..{high})"
+
+
+def _peer_range(low: int, high: int) -> str:
+    return f"? >= {low} and ? < {high}"  # SpiffWorkflow's entries are Python expressions
+
+
+def table(
+    rules: int,
+    hit_policy: str,
+    aggregation: str | None,
+    amount_entry: Callable[[int, int], str] = _feel_range,
+) -> bytes:
+    """The benchmark table; `amount_entry` writes rule i's amount range in the engine's syntax."""
     body = "".join(
         f"<rule id='r{i}'>"
         f"<inputEntry id='r{i}c'><text>{escape(_quoted(f'c{i % 10}'))}</text></inputEntry>"
-        f"<inputEntry id='r{i}a'><text>[{i * 100}..{(i + 1) * 100})</text></inputEntry>"
+        f"<inputEntry id='r{i}a'><text>{escape(amount_entry(i * 100, (i + 1) * 100))}</text>"
+        "</inputEntry>"
         f"<outputEntry id='r{i}f'><text>{i}</text></outputEntry></rule>"
         for i in range(rules)
     )
@@ -48,11 +63,11 @@ def table(rules: int, hit_policy: str, aggregation: str | None) -> bytes:
   name="Fees" namespace="bench">
   <decision id="fee" name="Fee">
     <decisionTable id="t" hitPolicy="{hit_policy}"{aggregate}>
-      <input id="category"><inputExpression id="ce" typeRef="string"><text>category</text>
-      </inputExpression></input>
-      <input id="amount"><inputExpression id="ae" typeRef="double"><text>amount</text>
-      </inputExpression></input>
-      <output id="f" name="fee" typeRef="integer" />
+      <input id="category" label="category"><inputExpression id="ce" typeRef="string">
+      <text>category</text></inputExpression></input>
+      <input id="amount" label="amount"><inputExpression id="ae" typeRef="double">
+      <text>amount</text></inputExpression></input>
+      <output id="f" name="fee" label="fee" typeRef="integer" />
       {body}
     </decisionTable>
   </decision>
@@ -94,27 +109,7 @@ def measure(evaluations: int, repeat: int, seed: int = 7) -> dict[str, Any]:
 
 def peer_table(rules: int, hit_policy: str) -> bytes:
     """The benchmark table in SpiffWorkflow's entry syntax."""
-    body = "".join(
-        f"<rule id='r{i}'>"
-        f"<inputEntry id='r{i}c'><text>{escape(_quoted(f'c{i % 10}'))}</text></inputEntry>"
-        f"<inputEntry id='r{i}a'><text>{escape(f'? >= {i * 100} and ? < {(i + 1) * 100}')}"
-        "</text></inputEntry>"
-        f"<outputEntry id='r{i}f'><text>{i}</text></outputEntry></rule>"
-        for i in range(rules)
-    )
-    return f"""<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="fees"
-  name="Fees" namespace="bench">
-  <decision id="fee" name="Fee">
-    <decisionTable id="t" hitPolicy="{hit_policy}">
-      <input id="category" label="category"><inputExpression id="ce" typeRef="string">
-      <text>category</text></inputExpression></input>
-      <input id="amount" label="amount"><inputExpression id="ae" typeRef="double">
-      <text>amount</text></inputExpression></input>
-      <output id="f" name="fee" label="fee" typeRef="integer" />
-      {body}
-    </decisionTable>
-  </decision>
-</definitions>""".encode()
+    return table(rules, hit_policy, None, _peer_range)
 
 
 def measure_peer(evaluations: int, repeat: int, seed: int = 7) -> dict[str, Any] | None:
