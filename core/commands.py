@@ -33,6 +33,14 @@ class DeleteDeployment(Command, tag=True, frozen=True):
     cascade: bool = False
 
 
+class EvaluateDecision(Command, tag=True, frozen=True):
+    """Evaluate the latest version of the decision `key`, or the definition `definition_id`."""
+
+    key: str | None = None
+    definition_id: str | None = None
+    variables: dict[str, Any] = {}
+
+
 class StartProcessInstance(Command, tag=True, frozen=True):
     key: str | None = None
     definition_id: str | None = None

@@ -57,6 +57,34 @@ class DeployedProcessDefinition(msgspec.Struct, frozen=True, omit_defaults=True)
     job_definitions: list[DeployedJobDefinition] = []
 
 
+class DeployedDecisionDefinition(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A decision of a DMN resource (ACT_RE_DECISION_DEF); `category` is its DRG's namespace,
+    `requirements_id` its decision requirements definition when one was deployed (the DRG has
+    more than one decision)."""
+
+    id: str
+    key: str
+    version: int
+    resource_name: str
+    name: str | None = None
+    version_tag: str | None = None
+    history_ttl: int | None = None
+    category: str | None = None
+    requirements_id: str | None = None
+    requirements_key: str | None = None
+
+
+class DeployedDecisionRequirements(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A DMN resource's `definitions` with more than one decision (ACT_RE_DECISION_REQ_DEF)."""
+
+    id: str
+    key: str
+    version: int
+    resource_name: str
+    name: str | None = None
+    category: str | None = None
+
+
 class DeploymentCreated(Event, tag=True, frozen=True):
     deployment_id: str
     name: str | None
@@ -68,6 +96,8 @@ class DeploymentCreated(Event, tag=True, frozen=True):
     # then whether only changed resources were to be deployed.
     duplicate_filtering: bool = False
     deploy_changed_only: bool = False
+    decision_definitions: list[DeployedDecisionDefinition] = []
+    decision_requirements: list[DeployedDecisionRequirements] = []
 
 
 class DeploymentDeleted(Event, tag=True, frozen=True):
@@ -82,6 +112,8 @@ class DeploymentDeleted(Event, tag=True, frozen=True):
     cascade: bool
     process_definition_ids: list[str]
     time: datetime
+    decision_definition_ids: list[str] = []
+    decision_requirements_ids: list[str] = []
 
 
 class StartTimerScheduled(Event, tag=True, frozen=True):
@@ -196,6 +228,78 @@ class StartEventUnsubscribed(Event, tag=True, frozen=True):
     time: datetime
 
 
+# -- decisions evaluated -----------------------------------------------------------------------
+
+
+class DecisionInputValue(msgspec.Struct, frozen=True, omit_defaults=True):
+    """An input clause's value in one evaluation (ACT_HI_DEC_IN)."""
+
+    clause_id: str
+    value: StoredValue
+    clause_name: str | None = None
+
+
+class DecisionOutputValue(msgspec.Struct, frozen=True, omit_defaults=True):
+    """An output entry of a rule the result is made of (ACT_HI_DEC_OUT); `rule_order` is the
+    rule's place in its table, from 1. A literal expression's value has no clause and no rule."""
+
+    value: StoredValue
+    clause_id: str | None = None
+    rule_id: str | None = None
+    rule_order: int | None = None
+    clause_name: str | None = None
+    variable_name: str | None = None
+
+
+class EvaluatedDecision(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One decision of an evaluation (a historic decision instance): what went in, which rules
+    matched, what came out. A literal expression has no inputs and one output without a rule;
+    `collect_value` is a COLLECT aggregation's result."""
+
+    decision_instance_id: str
+    definition_id: str
+    definition_key: str
+    definition_name: str | None = None
+    inputs: list[DecisionInputValue] = []
+    outputs: list[DecisionOutputValue] = []
+    matched_rules: list[str] = []
+    collect_value: float | None = None
+
+
+class DecisionEvaluated(Event, tag=True, frozen=True):
+    """A decision evaluated over the API (decisionService, REST evaluate), in a stream of its
+    own named by the evaluated decision's instance id. `decisions`: the required decisions
+    first, in the order they were evaluated, the evaluated decision (the root) last."""
+
+    decisions: list[EvaluatedDecision]
+    time: datetime
+    user_id: str | None = None
+    requirements_id: str | None = None
+    requirements_key: str | None = None
+
+    @property
+    def root(self) -> EvaluatedDecision:
+        return self.decisions[-1]
+
+
+class ActivityDecisionEvaluated(Event, tag=True, frozen=True):
+    """A decision evaluated by an activity of the instance (a business rule task): the same
+    record as `DecisionEvaluated`, in the instance's stream."""
+
+    decisions: list[EvaluatedDecision]
+    time: datetime
+    activity_id: str
+    activity_instance_id: str | None
+    execution_id: str
+    user_id: str | None = None
+    requirements_id: str | None = None
+    requirements_key: str | None = None
+
+    @property
+    def root(self) -> EvaluatedDecision:
+        return self.decisions[-1]
+
+
 class ProcessDefinitionSuspended(Event, tag=True, frozen=True):
     """No new instance of the definition starts until it is activated (its deployment's stream;
     its instances are suspended by events of their own when asked for)."""
@@ -225,7 +329,8 @@ START_TIMER_EVENTS: tuple[type[Event], ...] = (
     StartTimerDueDateSet,
     StartTimerRemoved,
 )
-# Events of deployment streams: they have no instance state and go to the repository projector.
+# Events of streams without instance state: a deployment's (the repository projector's) and a
+# decision evaluated over the API (history's, in a stream of its own).
 START_SUBSCRIPTION_EVENTS: tuple[type[Event], ...] = (StartEventSubscribed, StartEventUnsubscribed)
 DEPLOYMENT_EVENTS: tuple[type[Event], ...] = (
     DeploymentCreated,
@@ -234,6 +339,7 @@ DEPLOYMENT_EVENTS: tuple[type[Event], ...] = (
     *START_SUBSCRIPTION_EVENTS,
     ProcessDefinitionSuspended,
     ProcessDefinitionActivated,
+    DecisionEvaluated,
 )
 
 
@@ -709,6 +815,8 @@ class IncidentDeleted(Event, tag=True, frozen=True):
 EngineEvent = (
     DeploymentCreated
     | DeploymentDeleted
+    | DecisionEvaluated
+    | ActivityDecisionEvaluated
     | StartTimerScheduled
     | StartTimerFired
     | StartTimerFailed

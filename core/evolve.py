@@ -578,6 +578,11 @@ def _signal_thrown(s: InstanceState, e: ev.SignalThrown) -> None:
     return None  # an audit record: the receivers' streams record what it did
 
 
+@applies(ev.ActivityDecisionEvaluated)
+def _decision_evaluated(s: InstanceState, e: ev.ActivityDecisionEvaluated) -> None:
+    return None  # an audit record: the result variable it set is an event of its own
+
+
 @applies(ev.DeploymentCreated)
 def _deployment(s: InstanceState, e: ev.DeploymentCreated) -> None:
     raise ValueError("DeploymentCreated belongs to a deployment stream, not an instance stream")
@@ -597,6 +602,7 @@ _DEPLOYMENT_STREAM_ONLY: tuple[type[ev.Event], ...] = (
     *ev.START_SUBSCRIPTION_EVENTS,
     ev.ProcessDefinitionSuspended,
     ev.ProcessDefinitionActivated,
+    ev.DecisionEvaluated,  # over the API: a stream of its own
 )
 for _event_type in _DEPLOYMENT_STREAM_ONLY:
     APPLIERS[_event_type] = _deployment_stream_only

@@ -76,6 +76,24 @@ class ServiceTaskSpec:
     connector: ConnectorSpec | None = None
 
 
+# camunda:mapDecisionResult: how a decision's result becomes the result variable's value
+MAP_DECISION_RESULTS = ("singleEntry", "singleResult", "collectEntries", "resultList")
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionTaskSpec:
+    """A business rule task that evaluates a deployed decision (`camunda:decisionRef`, possibly
+    an expression) found by its binding, its result mapped as `map_decision_result` says into
+    `result_variable` (no variable when None)."""
+
+    decision_ref: Expression
+    binding: str = "latest"  # latest | deployment | version | versionTag
+    version: Expression | None = None
+    version_tag: Expression | None = None
+    result_variable: str | None = None
+    map_decision_result: str = "resultList"
+
+
 @dataclass(frozen=True, slots=True)
 class ScriptTaskSpec:
     script_format: str  # juel | python
@@ -220,6 +238,7 @@ Spec = (
     | ReceiveTaskSpec
     | SubprocessSpec
     | CallActivitySpec
+    | DecisionTaskSpec
     | MultiInstanceSpec
     | None
 )

@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .events import Event
 from .evolve import evolve
 from .model import ProcessModel
 from .state import InstanceState
+
+if TYPE_CHECKING:
+    from .decisions import DecisionLookup
 
 Observer = Callable[[Event, InstanceState | None], None]
 
@@ -97,6 +100,9 @@ class CommandContext:
     actor: str | None = None
     outbox: list[Effect] = field(default_factory=list)
     history_ttl_days: int | None = None  # the engine's default history time to live
+    # Finds a deployed decision for a business rule task (the engine reads its repository; what
+    # the decision answered is recorded, so a replay never looks it up again).
+    decisions: DecisionLookup | None = None
 
 
 class InstanceSession:

@@ -25,6 +25,30 @@ class ProcessDefinition(msgspec.Struct, frozen=True):
     suspended: bool = False
 
 
+class DecisionDefinition(msgspec.Struct, frozen=True):
+    id: str
+    key: str
+    version: int
+    deployment_id: str
+    resource_name: str
+    name: str | None = None
+    category: str | None = None
+    version_tag: str | None = None
+    history_time_to_live: int | None = None
+    decision_requirements_definition_id: str | None = None
+    decision_requirements_definition_key: str | None = None
+
+
+class DecisionRequirementsDefinition(msgspec.Struct, frozen=True):
+    id: str
+    key: str
+    version: int
+    deployment_id: str
+    resource_name: str
+    name: str | None = None
+    category: str | None = None
+
+
 class Deployment(msgspec.Struct, frozen=True):
     id: str
     name: str | None
@@ -32,6 +56,22 @@ class Deployment(msgspec.Struct, frozen=True):
     deployment_time: datetime
     process_definitions: list[ProcessDefinition] = []
     resource_names: list[str] = []
+    decision_definitions: list[DecisionDefinition] = []
+    decision_requirements_definitions: list[DecisionRequirementsDefinition] = []
+
+
+class DecisionResult(msgspec.Struct, frozen=True):
+    """What an evaluation returned: one entry map per rule the result is made of (Camunda's
+    DmnDecisionResult), and what the log recorded of it. `entries` hold the values as their
+    Camunda types store them (`core.variables.StoredValue`), `values` the same as Python values;
+    `matched_rules` are the evaluated decision's rules the result is made of."""
+
+    decision_instance_id: str
+    decision_definition_id: str
+    values: list[dict[str, Any]]
+    entries: list[dict[str, Any]]
+    matched_rules: list[str] = []
+    collect_value: Any = None
 
 
 class ProcessInstance(msgspec.Struct, frozen=True):
@@ -262,6 +302,57 @@ class HistoricVariableInstance(msgspec.Struct, frozen=True):
     task_id: str | None
     state: str
     create_time: datetime | None
+
+
+class HistoricDecisionInput(msgspec.Struct, frozen=True):
+    id: str
+    decision_instance_id: str
+    clause_id: str | None
+    clause_name: str | None
+    type: str
+    value: Any
+    create_time: datetime | None
+    root_process_instance_id: str | None = None
+    removal_time: datetime | None = None
+
+
+class HistoricDecisionOutput(msgspec.Struct, frozen=True):
+    id: str
+    decision_instance_id: str
+    clause_id: str | None
+    clause_name: str | None
+    rule_id: str | None
+    rule_order: int | None
+    variable_name: str | None
+    type: str
+    value: Any
+    create_time: datetime | None
+    root_process_instance_id: str | None = None
+    removal_time: datetime | None = None
+
+
+class HistoricDecisionInstance(msgspec.Struct, frozen=True):
+    """A decision evaluated (ACT_HI_DECINST); `inputs` and `outputs` when asked for."""
+
+    id: str
+    decision_definition_id: str
+    decision_definition_key: str
+    decision_definition_name: str | None
+    evaluation_time: datetime
+    process_definition_id: str | None = None
+    process_definition_key: str | None = None
+    process_instance_id: str | None = None
+    root_process_instance_id: str | None = None
+    activity_id: str | None = None
+    activity_instance_id: str | None = None
+    user_id: str | None = None
+    collect_result_value: float | None = None
+    root_decision_instance_id: str | None = None
+    decision_requirements_definition_id: str | None = None
+    decision_requirements_definition_key: str | None = None
+    removal_time: datetime | None = None
+    inputs: list[HistoricDecisionInput] | None = None
+    outputs: list[HistoricDecisionOutput] | None = None
 
 
 class RecordedEvent(msgspec.Struct, frozen=True):

@@ -111,6 +111,10 @@ class Purge:
     history. With `via`: the rows of `table` whose primary key a row of `via` names in its column
     `ref`, among the rows of `via` whose `column` equals `value` (the byte arrays of history
     variables, found through the history rows that point at them; run it before purging `via`).
+    With `via` and `owner`: the rows of `table` whose column `owner` names the primary key of such
+    a row of `via` (the inputs of historic decision instances, found through the instances).
+    With `through` as well: the rows of `table` whose primary key the rows of `through` found so
+    name in their column `ref` (the byte arrays of those inputs' values).
     """
 
     table: Table
@@ -118,6 +122,8 @@ class Purge:
     value: str
     via: Table | None = None
     ref: str | None = None
+    owner: str | None = None
+    through: Table | None = None
 
 
 Tables = dict[Table, TableChanges]
@@ -255,9 +261,23 @@ def _delete(table: Table) -> Delete:
     return delete(table).where(table.c[pk_name(table)] == bindparam("pk_"))
 
 
-def _purge(table: Table, column: str, via: Table | None, ref: str | None) -> Delete:
-    if via is None or ref is None:
+def _purge(
+    table: Table,
+    column: str,
+    via: Table | None,
+    ref: str | None,
+    owner: str | None,
+    through: Table | None,
+) -> Delete:
+    if via is None:
         return delete(table).where(table.c[column] == bindparam("value"))
+    if owner is not None:
+        owners = select(via.c[pk_name(via)]).where(via.c[column] == bindparam("value"))
+        if through is not None and ref is not None:
+            named = select(through.c[ref]).where(through.c[owner].in_(owners))
+            return delete(table).where(table.c[pk_name(table)].in_(named))
+        return delete(table).where(table.c[owner].in_(owners))
+    assert ref is not None
     owned = select(via.c[ref]).where(via.c[column] == bindparam("value"))
     return delete(table).where(table.c[pk_name(table)].in_(owned))
 
@@ -287,10 +307,15 @@ class SqlRowStore:
         plan: WritePlan = []
         for purges, tables in changes.segments():
             for purge in purges:
-                key = ("purge", purge.table, purge.column, purge.via, purge.ref)
-                stmt = self._prepared.get(
-                    dialect, key, partial(_purge, purge.table, purge.column, purge.via, purge.ref)
+                what = (
+                    purge.table,
+                    purge.column,
+                    purge.via,
+                    purge.ref,
+                    purge.owner,
+                    purge.through,
                 )
+                stmt = self._prepared.get(dialect, ("purge", *what), partial(_purge, *what))
                 plan.append((stmt, [stmt.params({"value": purge.value})]))
             self._plan_tables(dialect, tables, plan)
         return plan
@@ -355,9 +380,19 @@ class MemoryRowStore:
 
     def _purge(self, purge: Purge) -> None:
         table = purge.table.name
-        if purge.via is None or purge.ref is None:
+        if purge.via is None:
             doomed = list(self._index(table, purge.column).get(purge.value, ()))
+        elif purge.owner is not None:
+            keys = self._index(purge.via.name, purge.column).get(purge.value, ())
+            holder = table if purge.through is None else purge.through.name
+            owned = [pk for k in keys for pk in self._index(holder, purge.owner).get(k, ())]
+            if purge.through is None or purge.ref is None:
+                doomed = owned
+            else:
+                rows = self.rows.get(holder, {})
+                doomed = [rows[pk][purge.ref] for pk in owned]
         else:
+            assert purge.ref is not None
             owners = self.rows.get(purge.via.name, {})
             keys = self._index(purge.via.name, purge.column).get(purge.value, ())
             doomed = [owners[k][purge.ref] for k in keys]

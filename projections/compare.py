@@ -68,7 +68,10 @@ class ShadowTables:
         target = self.of[purge.table]
         via = None if purge.via is None else self.of[purge.via]
         self._index(conn, via if via is not None else target, purge.column)
-        return Purge(target, purge.column, purge.value, via, purge.ref)
+        through = None if purge.through is None else self.of[purge.through]
+        if purge.owner is not None:  # the owned rows are found by their owner's key
+            self._index(conn, through if through is not None else target, purge.owner)
+        return Purge(target, purge.column, purge.value, via, purge.ref, purge.owner, through)
 
     def _index(self, conn: Connection, table: Table, column: str) -> None:
         if (table.name, column) in self._indexed:

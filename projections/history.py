@@ -19,6 +19,7 @@ from flowledger.core.state import InstanceState
 from flowledger.core.variables import storage_columns
 
 from .changes import ChangeSet, Purge, UnhandledEvent, blank_row, db_time, duration_ms
+from .decision_history import project_evaluation, purge_decision_history
 from .jobs import (
     INCIDENT_DELETED,
     INCIDENT_RESOLVED,
@@ -104,6 +105,7 @@ def purge_history(changes: ChangeSet, column: str, value: str) -> None:
         ACT_HI_PROCINST,
     ):
         changes.purge(Purge(table, column, value))
+    purge_decision_history(changes, column, value)
 
 
 def history_level(name: str) -> int:
@@ -214,6 +216,9 @@ class HistoryProjector:
             for start_timer_event in ev.START_TIMER_EVENTS:
                 if start_timer_event is not ev.StartTimerDueDateSet:
                     handlers[start_timer_event] = self._start_timer
+            # Camunda writes decision history at level full only
+            handlers[ev.DecisionEvaluated] = project_evaluation
+            handlers[ev.ActivityDecisionEvaluated] = project_evaluation
         return handlers
 
     def _start_timer(self, e: ev.Event, _s: None, changes: ChangeSet) -> None:
@@ -321,6 +326,8 @@ class HistoryProjector:
         if e.cascade:
             for definition_id in e.process_definition_ids:
                 purge_history(changes, "PROC_DEF_ID_", definition_id)
+            for definition_id in e.decision_definition_ids:
+                purge_decision_history(changes, "DEC_DEF_ID_", definition_id)
 
     def _task_assigned(self, e: Any, s: Any, changes: ChangeSet) -> None:
         self._assignee(s, e.task_id, e.assignee, changes)

@@ -21,6 +21,7 @@ from flowledger.core import views
 from flowledger.core.variables import StoredValue
 from flowledger.eventlog.fastsql import PreparedCache
 
+from . import decision_queries
 from .job_queries import due_order, runnable
 from .job_queries import historic_incidents as historic_incidents
 from .job_queries import historic_job_logs as historic_job_logs
@@ -187,6 +188,12 @@ def deployment(conn: Connection, deployment_id: str) -> views.Deployment | None:
         deployment_time=found.deployment_time,
         process_definitions=process_definitions(conn, deployment_id=deployment_id),
         resource_names=[r.name for r in repository.deployment_resources(conn, deployment_id)],
+        decision_definitions=decision_queries.decision_definitions(
+            conn, deployment_id=deployment_id
+        ),
+        decision_requirements_definitions=decision_queries.requirements_definitions(
+            conn, deployment_id=deployment_id
+        ),
     )
 
 

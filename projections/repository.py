@@ -1,6 +1,7 @@
-"""Projector of the deployment stream: ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_GE_BYTEARRAY and the
-job definitions of its process definitions (ACT_RU_JOBDEF), their start timers (`start_timers`)
-and their message and signal start events' subscriptions (ACT_RU_EVENT_SUBSCR without an execution).
+"""Projector of the deployment stream: ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_RE_DECISION_DEF,
+ACT_RE_DECISION_REQ_DEF, ACT_GE_BYTEARRAY and the job definitions of its process definitions
+(ACT_RU_JOBDEF), their start timers (`start_timers`) and their message and signal start events'
+subscriptions (ACT_RU_EVENT_SUBSCR without an execution).
 
 Event in, row changes out; no reads.
 """
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 from flowledger.core.events import (
     START_TIMER_EVENTS,
+    DecisionEvaluated,
+    DeployedProcessDefinition,
     DeploymentCreated,
     DeploymentDeleted,
     Event,
@@ -22,6 +25,8 @@ from .changes import ChangeSet, Purge, UnhandledEvent, blank_row, db_time
 from .start_timers import project_start_timer
 from .tables import (
     ACT_GE_BYTEARRAY,
+    ACT_RE_DECISION_DEF,
+    ACT_RE_DECISION_REQ_DEF,
     ACT_RE_DEPLOYMENT,
     ACT_RE_PROCDEF,
     ACT_RU_EVENT_SUBSCR,
@@ -60,6 +65,8 @@ def project_repository(event: Event, changes: ChangeSet) -> None:
         changes.update(
             ACT_RE_PROCDEF, event.definition_id, {"SUSPENSION_STATE_": state}, bump_revision=True
         )
+    elif isinstance(event, DecisionEvaluated):
+        return  # a stream without a deployment: history's
     else:
         raise UnhandledEvent("project_repository", type(event))
 
@@ -70,6 +77,10 @@ def project_deployment_deleted(event: DeploymentDeleted, changes: ChangeSet) -> 
     changes.delete(ACT_RE_DEPLOYMENT, event.deployment_id)
     for definition_id in event.process_definition_ids:
         changes.delete(ACT_RE_PROCDEF, definition_id)
+    for definition_id in event.decision_definition_ids:
+        changes.delete(ACT_RE_DECISION_DEF, definition_id)
+    for definition_id in event.decision_requirements_ids:
+        changes.delete(ACT_RE_DECISION_REQ_DEF, definition_id)
     changes.purge(Purge(ACT_RU_JOBDEF, "DEPLOYMENT_ID_", event.deployment_id))
     changes.purge(Purge(ACT_GE_BYTEARRAY, "DEPLOYMENT_ID_", event.deployment_id))
 
@@ -128,21 +139,69 @@ def project_deployment(event: DeploymentCreated, changes: ChangeSet) -> None:
                 "STARTABLE_": definition.startable,
             },
         )
-        for job in definition.job_definitions:
-            changes.insert(
-                ACT_RU_JOBDEF,
-                job.id,
-                {
-                    "ID_": job.id,
-                    "REV_": 1,
-                    "PROC_DEF_ID_": definition.id,
-                    "PROC_DEF_KEY_": definition.key,
-                    "ACT_ID_": job.activity_id,
-                    "JOB_TYPE_": job.job_type,
-                    "JOB_CONFIGURATION_": job.configuration,
-                    "SUSPENSION_STATE_": 1,
-                    "JOB_PRIORITY_": job.priority,
-                    "TENANT_ID_": None,
-                    "DEPLOYMENT_ID_": event.deployment_id,
-                },
-            )
+        _project_job_definitions(event.deployment_id, definition, changes)
+    _project_decisions(event, changes)
+
+
+def _project_job_definitions(
+    deployment_id: str, definition: DeployedProcessDefinition, changes: ChangeSet
+) -> None:
+    for job in definition.job_definitions:
+        changes.insert(
+            ACT_RU_JOBDEF,
+            job.id,
+            {
+                "ID_": job.id,
+                "REV_": 1,
+                "PROC_DEF_ID_": definition.id,
+                "PROC_DEF_KEY_": definition.key,
+                "ACT_ID_": job.activity_id,
+                "JOB_TYPE_": job.job_type,
+                "JOB_CONFIGURATION_": job.configuration,
+                "SUSPENSION_STATE_": 1,
+                "JOB_PRIORITY_": job.priority,
+                "TENANT_ID_": None,
+                "DEPLOYMENT_ID_": deployment_id,
+            },
+        )
+
+
+def _project_decisions(event: DeploymentCreated, changes: ChangeSet) -> None:
+    for drd in event.decision_requirements:
+        changes.insert(
+            ACT_RE_DECISION_REQ_DEF,
+            drd.id,
+            {
+                "ID_": drd.id,
+                "REV_": 1,
+                "CATEGORY_": drd.category,
+                "NAME_": drd.name,
+                "KEY_": drd.key,
+                "VERSION_": drd.version,
+                "DEPLOYMENT_ID_": event.deployment_id,
+                "RESOURCE_NAME_": drd.resource_name,
+                "DGRM_RESOURCE_NAME_": None,
+                "TENANT_ID_": None,
+            },
+        )
+    for decision in event.decision_definitions:
+        changes.insert(
+            ACT_RE_DECISION_DEF,
+            decision.id,
+            {
+                "ID_": decision.id,
+                "REV_": 1,
+                "CATEGORY_": decision.category,
+                "NAME_": decision.name,
+                "KEY_": decision.key,
+                "VERSION_": decision.version,
+                "DEPLOYMENT_ID_": event.deployment_id,
+                "RESOURCE_NAME_": decision.resource_name,
+                "DGRM_RESOURCE_NAME_": None,
+                "DEC_REQ_ID_": decision.requirements_id,
+                "DEC_REQ_KEY_": decision.requirements_key,
+                "TENANT_ID_": None,
+                "HISTORY_TTL_": decision.history_ttl,
+                "VERSION_TAG_": decision.version_tag,
+            },
+        )

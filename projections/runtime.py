@@ -78,6 +78,8 @@ class RuntimeBatch:
             ev.SignalThrown,
             ev.SignalReceived,
             ev.CalledInstanceStarted,  # history's (the called instance's rows are its own)
+            ev.ActivityDecisionEvaluated,  # history's: the result variable is an event of its own
+            ev.DecisionEvaluated,
             ev.HistoricProcessInstanceDeleted,  # history only: the runtime rows are long gone
             ev.DeploymentCreated,  # deployment streams: the repository projector's
             ev.DeploymentDeleted,

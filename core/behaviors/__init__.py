@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from ..model import Activity
 from .base import Behavior
 from .calls import CallActivity
+from .decisions import BusinessRuleTask
 from .events import (
     BoundaryEvent,
     ErrorEndEvent,
@@ -48,7 +49,7 @@ REGISTRY: Mapping[str, Behavior] = {
     "userTask": UserTask(),
     "serviceTask": ServiceTask(),
     "sendTask": ServiceTask(),
-    "businessRuleTask": ServiceTask(),
+    "businessRuleTask": BusinessRuleTask(),
     "scriptTask": ScriptTask(),
     "receiveTask": MessageReceiveTask(),
     "intermediateMessageCatch": IntermediateCatch(),

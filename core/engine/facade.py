@@ -312,6 +312,44 @@ class Engine:
     def deployment(self, deployment_id: str) -> views.Deployment | None:
         return self._queries.deployment(deployment_id)
 
+    # -- decisions -------------------------------------------------------------------------
+
+    def evaluate_decision(
+        self,
+        key: str | None = None,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        definition_id: str | None = None,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> views.DecisionResult:
+        """Evaluate the latest version of the decision `key` (or a given definition id) over
+        `variables` (decisionService.evaluateDecisionById/ByKey). The evaluation is recorded in
+        the log with its inputs, matched rules and outputs; a violated hit policy or a failed
+        expression raises and records nothing."""
+        if key is None and definition_id is None:
+            raise ValueError("evaluate_decision needs a decision key or a definition_id")
+        command = cmd.EvaluateDecision(
+            key=key, definition_id=definition_id, variables=dict(variables or {})
+        )
+        return cast(views.DecisionResult, self._run(command, command_id, actor))
+
+    def decision_definitions(self, key: str | None = None) -> list[views.DecisionDefinition]:
+        return self._queries.decision_definitions(key)
+
+    def decision_definition(self, definition_id: str) -> views.DecisionDefinition:
+        return self._queries.decision_definition(definition_id)
+
+    def historic_decision_instances(
+        self, *, include_inputs: bool = False, include_outputs: bool = False, **filters: Any
+    ) -> list[views.HistoricDecisionInstance]:
+        """Filters: the snake_case names of Camunda's historic decision instance query
+        (decision_definition_key, process_instance_id, root_decision_instances_only, ...);
+        oldest evaluation first."""
+        return self._queries.historic_decision_instances(
+            include_inputs=include_inputs, include_outputs=include_outputs, **filters
+        )
+
     # -- process instances -----------------------------------------------------------------
 
     def start_process_instance(

@@ -15,8 +15,9 @@ from flowledger.core.errors import NotFound
 from flowledger.core.model import ProcessModel
 from flowledger.core.state import InstanceState
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
-from flowledger.projections import message_queries
+from flowledger.projections import decision_queries, message_queries
 from flowledger.projections import queries as tables
+from flowledger.projections.search.decisions import HistoricDecisionInstanceQuery
 
 from .connections import Connections
 from .repository import Repository
@@ -38,6 +39,30 @@ class Queries:
     def deployment(self, deployment_id: str) -> views.Deployment | None:
         with self._db.read() as conn:
             return tables.deployment(conn, deployment_id)
+
+    def decision_definitions(self, key: str | None = None) -> list[views.DecisionDefinition]:
+        with self._db.read() as conn:
+            return decision_queries.decision_definitions(conn, key=key)
+
+    def decision_definition(self, definition_id: str) -> views.DecisionDefinition:
+        with self._db.read() as conn:
+            found = decision_queries.decision_definition(conn, definition_id)
+        if found is None:
+            raise NotFound("Decision definition", definition_id)
+        return found
+
+    def historic_decision_instances(
+        self, *, include_inputs: bool = False, include_outputs: bool = False, **filters: Any
+    ) -> list[views.HistoricDecisionInstance]:
+        query = HistoricDecisionInstanceQuery(**filters)
+        with self._db.read() as conn:
+            return decision_queries.historic_decision_instances(
+                conn,
+                query,
+                include_inputs=include_inputs,
+                include_outputs=include_outputs,
+                sorting=[("evaluationTime", False)],
+            )
 
     # -- process instances -----------------------------------------------------------------
 

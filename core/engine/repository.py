@@ -15,7 +15,9 @@ from typing import Literal
 from sqlalchemy.engine import Connection
 
 from flowledger.core import events as ev
-from flowledger.core.deployments import model_from_deployment
+from flowledger.core import views
+from flowledger.core.decisions import DeployedDecision
+from flowledger.core.deployments import decisions_from_deployment, model_from_deployment
 from flowledger.core.errors import NotFound, ProcessEngineError
 from flowledger.core.evolve import evolve
 from flowledger.core.model import ProcessModel
@@ -65,6 +67,7 @@ class Repository:
         self._allow_scripts = allow_scripts
         self.cache = StateCache(CACHE_SIZE, cache_bytes)
         self.models: dict[str, ProcessModel] = {}  # deployed definitions only
+        self.decisions: dict[str, DeployedDecision] = {}  # deployed decision definitions only
 
     # -- instance states -------------------------------------------------------------------
 
@@ -126,7 +129,7 @@ class Repository:
             raise ProcessEngineError(str(exc)) from None
         for commit in commits:
             for event in self._codec.decode(commit.events):
-                if isinstance(event, ev.DeploymentCreated):
+                if isinstance(event, ev.DEPLOYMENT_EVENTS):
                     return None
                 state = evolve(state, event)
             version, head = commit.last_version, commit.hash
@@ -197,6 +200,30 @@ class Repository:
         self.models[definition_id] = model
         return model
 
+    def decision(self, conn: Connection, definition: views.DecisionDefinition) -> DeployedDecision:
+        """A deployed decision definition with its parsed DRG and the definitions of that DRG's
+        decisions (cached)."""
+        found = self.decisions.get(definition.id)
+        if found is not None:
+            return found
+        deployment = self.deployment_created(conn, definition.deployment_id)
+        requirements, _meta = decisions_from_deployment(deployment, definition.id)
+        siblings = {
+            d.key: views.DecisionDefinition(
+                id=d.id,
+                key=d.key,
+                version=d.version,
+                deployment_id=deployment.deployment_id,
+                resource_name=d.resource_name,
+                name=d.name,
+            )
+            for d in deployment.decision_definitions
+            if d.resource_name == definition.resource_name
+        }
+        found = DeployedDecision(definition, requirements, siblings)
+        self.decisions[definition.id] = found
+        return found
+
     def deployment_created(self, conn: Connection, deployment_id: str) -> ev.DeploymentCreated:
         for event in self._deployment_events(conn, deployment_id):
             if isinstance(event, ev.DeploymentCreated):
@@ -241,8 +268,10 @@ class Repository:
             for i, event in enumerate(self._codec.decode(commit.events)):
                 if until_position is not None and commit.first_position + i > until_position:
                     break
-                if isinstance(event, ev.DeploymentCreated):
-                    raise NotFound("Process instance", stream_id, "that is a deployment")
+                if isinstance(event, ev.DEPLOYMENT_EVENTS):
+                    raise NotFound(
+                        "Process instance", stream_id, "that is not an instance's stream"
+                    )
                 state = evolve(state, event)
         if state is None:
             raise NotFound("Process instance", stream_id)

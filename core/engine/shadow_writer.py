@@ -81,7 +81,8 @@ def write_batch(
 
 # -- a change set across the pipe: tables by name --------------------------------------------
 
-_Packed = list[tuple[list[tuple[str, str, str, str | None, str | None]], list[tuple[Any, ...]]]]
+_Purged = tuple[str, str, str, str | None, str | None, str | None, str | None]
+_Packed = list[tuple[list[_Purged], list[Any]]]
 
 
 def pack(changes: ChangeSet) -> _Packed:
@@ -95,6 +96,8 @@ def pack(changes: ChangeSet) -> _Packed:
                     p.value,
                     str(p.via.name) if p.via is not None else None,
                     p.ref,
+                    p.owner,
+                    str(p.through.name) if p.through is not None else None,
                 )
                 for p in purges
             ],
@@ -108,10 +111,10 @@ def unpack(packed: _Packed) -> ChangeSet:
     tables = metadata.tables
     changes = ChangeSet()
     for purges, rows in packed:
-        for name, column, value, via, ref in purges:
-            changes.purge(
-                Purge(tables[name], column, value, tables[via] if via is not None else None, ref)
-            )
+        for name, column, value, via, ref, owner, through in purges:
+            via_table = tables[via] if via is not None else None
+            through_table = tables[through] if through is not None else None
+            changes.purge(Purge(tables[name], column, value, via_table, ref, owner, through_table))
         for name, inserts, updates, bump, deletes in rows:
             tc = TableChanges()
             tc.inserts, tc.updates, tc.bump, tc.deletes = inserts, updates, bump, deletes

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from sqlalchemy.engine import Connection
@@ -29,6 +30,7 @@ from flowledger.projections.operation_log import Operation, operation_logger
 from flowledger.projections.repository import project_repository
 from flowledger.projections.runtime import RuntimeBatch
 
+from . import decision_lookup
 from .history_lifecycle import HistoryLifecycle
 from .repository import Owned, Repository
 from .state_cache import Cached
@@ -79,6 +81,7 @@ class UnitOfWork:
             allow_scripts=wiring.allow_scripts,
             actor=actor,
             history_ttl_days=wiring.history_ttl_days,
+            decisions=partial(decision_lookup.by_reference, self),
         )
         self.command_id = command_id
         self.changes = ChangeSet()

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from .builtins import feel_string
 from .errors import FeelError, FeelEvaluationError, FeelSyntaxError
 from .evaluator import INPUT, Evaluation, Scope
 from .nodes import Node, Test
@@ -24,6 +25,7 @@ __all__ = [
     "Range",
     "UnaryTests",
     "YearsMonthsDuration",
+    "feel_string",
     "parse_expression",
     "parse_unary_tests",
 ]

@@ -11,7 +11,16 @@ import re
 from lxml import etree
 
 from ..expressions import Expression
-from ..model import ConnectorSpec, ReceiveTaskSpec, ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
+from ..model import (
+    MAP_DECISION_RESULTS,
+    ConnectorSpec,
+    DecisionTaskSpec,
+    ReceiveTaskSpec,
+    ScriptTaskSpec,
+    ServiceTaskSpec,
+    UserTaskSpec,
+)
+from .calls import BINDINGS
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns, split_list
 from .io import parameters
 from .listeners import TASK_EVENTS, extension_elements, read_listeners
@@ -75,9 +84,64 @@ def parse_user_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
 
 
 def parse_service_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
-    """Service, send and business rule tasks: a delegate, an expression or an external task."""
+    """Service, send and business rule tasks: a delegate, an expression or an external task; a
+    business rule task may evaluate a decision instead."""
     tag = local(el)
+    if tag == "businessRuleTask" and ctx.camunda(el, "decisionRef") is not None:
+        node_id = el.get("id") or ""
+        result_variable = ctx.camunda(el, "resultVariable")
+        return ParsedElement(tag, decision_spec(ctx, el, node_id, result_variable))
     return ParsedElement(tag, service_spec(ctx, el, tag))
+
+
+def decision_spec(
+    ctx: ParseContext, el: etree._Element, node_id: str, result_variable: str | None
+) -> DecisionTaskSpec | None:
+    """A business rule task's decision: its reference, binding and result mapping, as Camunda
+    reads them; what cannot run is reported on the context."""
+    ref = (ctx.camunda(el, "decisionRef") or "").strip()
+    if not ref:
+        ctx.problem("camunda:decisionRef is empty: it needs the key of a decision", el)
+        return None
+    binding = (ctx.camunda(el, "decisionRefBinding") or "latest").strip()
+    if binding not in BINDINGS:
+        ctx.problem(
+            f"camunda:decisionRefBinding '{binding}' is not one of {', '.join(BINDINGS)}", el
+        )
+        return None
+    mapping = (ctx.camunda(el, "mapDecisionResult") or "resultList").strip()
+    if mapping not in MAP_DECISION_RESULTS:
+        ctx.problem(
+            f"camunda:mapDecisionResult '{mapping}' is not one of "
+            f"{', '.join(MAP_DECISION_RESULTS)}",
+            el,
+        )
+        return None
+    version = ctx.expression(
+        ctx.camunda(el, "decisionRefVersion"), el, f"camunda:decisionRefVersion of '{node_id}'"
+    )
+    version_tag = ctx.expression(
+        ctx.camunda(el, "decisionRefVersionTag"),
+        el,
+        f"camunda:decisionRefVersionTag of '{node_id}'",
+    )
+    if binding == "version" and version is None:
+        ctx.problem('decisionRefBinding="version" needs a camunda:decisionRefVersion', el)
+    if binding == "versionTag" and version_tag is None:
+        ctx.problem('decisionRefBinding="versionTag" needs a camunda:decisionRefVersionTag', el)
+    if ctx.camunda(el, "decisionRefTenantId"):
+        ctx.problem("camunda:decisionRefTenantId is not supported (flowledger has no tenants)", el)
+    compiled = ctx.expression(ref, el, f"camunda:decisionRef of '{node_id}'")
+    if compiled is None:
+        return None
+    return DecisionTaskSpec(
+        decision_ref=compiled,
+        binding=binding,
+        version=version,
+        version_tag=version_tag,
+        result_variable=result_variable,
+        map_decision_result=mapping,
+    )
 
 
 def service_spec(
@@ -102,8 +166,8 @@ def service_spec(
     if ctx.camunda(el, "type"):
         ctx.problem(f"camunda:type '{ctx.camunda(el, 'type')}' is not supported", el)
         return None
-    if ctx.camunda(el, "decisionRef"):
-        ctx.problem("business rule tasks with camunda:decisionRef (DMN) are not supported yet", el)
+    if ctx.camunda(el, "decisionRef") is not None:
+        ctx.problem(f"camunda:decisionRef belongs on a businessRuleTask, not a {tag}", el)
         return None
     connector = _connector(ctx, el)
     if connector is not None:

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from flowledger.projections.tables.history import (
     ACT_HI_ACTINST,
+    ACT_HI_DEC_IN,
+    ACT_HI_DEC_OUT,
+    ACT_HI_DECINST,
     ACT_HI_DETAIL,
     ACT_HI_INCIDENT,
     ACT_HI_JOB_LOG,
@@ -18,6 +21,8 @@ from flowledger.projections.tables.history import (
 from flowledger.projections.tables.repository import (
     ACT_GE_BYTEARRAY,
     ACT_GE_PROPERTY,
+    ACT_RE_DECISION_DEF,
+    ACT_RE_DECISION_REQ_DEF,
     ACT_RE_DEPLOYMENT,
     ACT_RE_PROCDEF,
 )
@@ -35,7 +40,14 @@ from flowledger.projections.tables.runtime import (
 from flowledger.projections.tables.types import metadata
 
 # ACT_RU_JOBDEF is Camunda's runtime group, but its rows come with deployments.
-REPOSITORY_TABLES = (ACT_RE_DEPLOYMENT, ACT_RE_PROCDEF, ACT_GE_BYTEARRAY, ACT_RU_JOBDEF)
+REPOSITORY_TABLES = (
+    ACT_RE_DEPLOYMENT,
+    ACT_RE_PROCDEF,
+    ACT_RE_DECISION_DEF,
+    ACT_RE_DECISION_REQ_DEF,
+    ACT_GE_BYTEARRAY,
+    ACT_RU_JOBDEF,
+)
 RUNTIME_TABLES = (
     ACT_RU_EXECUTION,
     ACT_RU_TASK,
@@ -55,6 +67,9 @@ HISTORY_TABLES = (
     ACT_HI_INCIDENT,
     ACT_HI_JOB_LOG,
     ACT_HI_OP_LOG,
+    ACT_HI_DECINST,
+    ACT_HI_DEC_IN,
+    ACT_HI_DEC_OUT,
 )
 # Columns a replay cannot reproduce and comparisons skip: a job executor's lease is operational
 # (who works on the job right now), written by the executor alone, never by a projector.
@@ -66,6 +81,9 @@ __all__ = [
     "ACT_GE_BYTEARRAY",
     "ACT_GE_PROPERTY",
     "ACT_HI_ACTINST",
+    "ACT_HI_DECINST",
+    "ACT_HI_DEC_IN",
+    "ACT_HI_DEC_OUT",
     "ACT_HI_DETAIL",
     "ACT_HI_INCIDENT",
     "ACT_HI_JOB_LOG",
@@ -73,6 +91,8 @@ __all__ = [
     "ACT_HI_PROCINST",
     "ACT_HI_TASKINST",
     "ACT_HI_VARINST",
+    "ACT_RE_DECISION_DEF",
+    "ACT_RE_DECISION_REQ_DEF",
     "ACT_RE_DEPLOYMENT",
     "ACT_RE_PROCDEF",
     "ACT_RU_EVENT_SUBSCR",

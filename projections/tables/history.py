@@ -1,8 +1,8 @@
-"""History tables: ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST, _DETAIL, _INCIDENT, _JOB_LOG and
-_OP_LOG, as in Camunda 7.24.
+"""History tables: ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST, _DETAIL, _INCIDENT, _JOB_LOG,
+_OP_LOG and the decision history (_DECINST, _DEC_IN, _DEC_OUT), as in Camunda 7.24.
 
-Definitions only (SQLAlchemy Core); revisions `0002_act_tables`, `0007_jobs_incidents` and
-`0012_user_operation_log` in `migrations/versions/` create them.
+Definitions only (SQLAlchemy Core); revisions `0002_act_tables`, `0007_jobs_incidents`,
+`0012_user_operation_log` and `0013_decisions` in `migrations/versions/` create them.
 """
 
 from __future__ import annotations
@@ -318,4 +318,77 @@ sa.Index(
     _T.c.START_TIME_,
     _T.c.ID_,
     quote=False,
+)
+
+ACT_HI_DECINST = act_table(
+    "ACT_HI_DECINST",
+    column("ID_", V64, primary_key=True),
+    column("DEC_DEF_ID_", V64, nullable=False),
+    column("DEC_DEF_KEY_", V255, nullable=False),
+    column("DEC_DEF_NAME_", V255),
+    column("PROC_DEF_KEY_", V255),
+    column("PROC_DEF_ID_", V64),
+    column("PROC_INST_ID_", V64),
+    column("CASE_DEF_KEY_", V255),
+    column("CASE_DEF_ID_", V64),
+    column("CASE_INST_ID_", V64),
+    column("ACT_INST_ID_", V64),
+    column("ACT_ID_", V255),
+    column("EVAL_TIME_", Timestamp, nullable=False),
+    column("REMOVAL_TIME_", Timestamp),
+    column("COLLECT_VALUE_", Double),
+    column("USER_ID_", V255),
+    column("ROOT_DEC_INST_ID_", V64),
+    column("ROOT_PROC_INST_ID_", V64),
+    column("DEC_REQ_ID_", V64),
+    column("DEC_REQ_KEY_", V255),
+    column("TENANT_ID_", V64),
+    # Camunda's indexes that flowledger reads by (as revision 0003 kept for the other history
+    # tables): by definition, key and instance, the root of an evaluation, the list's order.
+    index("ACT_IDX_HI_DEC_INST_ID", "DEC_DEF_ID_"),
+    index("ACT_IDX_HI_DEC_INST_KEY", "DEC_DEF_KEY_"),
+    index("ACT_IDX_HI_DEC_INST_PI", "PROC_INST_ID_"),
+    index("ACT_IDX_HI_DEC_INST_TIME", "EVAL_TIME_", "ID_"),
+    index("ACT_IDX_HI_DEC_INST_ROOT_ID", "ROOT_DEC_INST_ID_"),
+)
+
+ACT_HI_DEC_IN = act_table(
+    "ACT_HI_DEC_IN",
+    column("ID_", V64, primary_key=True),
+    column("DEC_INST_ID_", V64, nullable=False),
+    column("CLAUSE_ID_", V64),
+    column("CLAUSE_NAME_", V255),
+    column("VAR_TYPE_", V100),
+    column("BYTEARRAY_ID_", V64),
+    column("DOUBLE_", Double),
+    column("LONG_", sa.BigInteger),
+    column("TEXT_", V4000),
+    column("TEXT2_", V4000),
+    column("TENANT_ID_", V64),
+    column("CREATE_TIME_", Timestamp),
+    column("ROOT_PROC_INST_ID_", V64),
+    column("REMOVAL_TIME_", Timestamp),
+    index("ACT_IDX_HI_DEC_IN_INST", "DEC_INST_ID_"),
+)
+
+ACT_HI_DEC_OUT = act_table(
+    "ACT_HI_DEC_OUT",
+    column("ID_", V64, primary_key=True),
+    column("DEC_INST_ID_", V64, nullable=False),
+    column("CLAUSE_ID_", V64),
+    column("CLAUSE_NAME_", V255),
+    column("RULE_ID_", V64),
+    column("RULE_ORDER_", sa.Integer),
+    column("VAR_NAME_", V255),
+    column("VAR_TYPE_", V100),
+    column("BYTEARRAY_ID_", V64),
+    column("DOUBLE_", Double),
+    column("LONG_", sa.BigInteger),
+    column("TEXT_", V4000),
+    column("TEXT2_", V4000),
+    column("TENANT_ID_", V64),
+    column("CREATE_TIME_", Timestamp),
+    column("ROOT_PROC_INST_ID_", V64),
+    column("REMOVAL_TIME_", Timestamp),
+    index("ACT_IDX_HI_DEC_OUT_INST", "DEC_INST_ID_"),
 )

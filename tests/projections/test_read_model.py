@@ -17,6 +17,7 @@ from flowledger.core import JobFailure
 from flowledger.projections import search as read_model
 from flowledger.projections.search import tasks
 from flowledger.projections.search.declaration import Search, count, find, first, first_where
+from tests.dmn.models import dish
 from tests.support import bpmn
 
 PAGE = 2
@@ -76,6 +77,7 @@ def populated(full_engine: Engine, clock: ControllableClock) -> Engine:
     engine.fetch_and_lock("worker", {"topic-0": 60_000}, max_tasks=1)
     _add_jobs_and_incidents(engine, clock)
     _add_subscriptions(engine, clock)
+    _add_decisions(engine, clock)
     return engine
 
 
@@ -85,6 +87,21 @@ def _add_subscriptions(engine: Engine, clock: ControllableClock) -> None:
     for _ in range(3):
         clock.advance(seconds=2)
         engine.start_process_instance("restMessages")
+
+
+def _add_decisions(engine: Engine, clock: ControllableClock) -> None:
+    """Two versions of a DRG (a decision requirements definition and two decisions each), a
+    lone decision, and evaluations of both at different moments (required decisions too)."""
+    for version in (1, 2):
+        clock.advance(seconds=2)
+        engine.deploy([("dinner.dmn", bpmn("dinner.dmn").read_bytes())], f"decisions-{version}")
+    engine.deploy([("dish.dmn", dish())], "lone-dish")
+    for season, guests in (("Fall", 4), ("Winter", 9), ("Summer", 2)):
+        clock.advance(seconds=3)
+        engine.acting_as(f"user-{guests}").evaluate_decision(
+            "beverages",
+            {"season": season, "guestCount": guests, "guestsWithChildren": guests < 5},
+        )
 
 
 def _add_jobs_and_incidents(engine: Engine, clock: ControllableClock) -> None:

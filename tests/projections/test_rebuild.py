@@ -58,6 +58,8 @@ MODELS = (
     "external_task.bpmn",
     "timers_and_async.bpmn",
     "messages.bpmn",
+    "business_rule_task.bpmn",
+    "dinner.dmn",
 )
 BLOB = b"\x00\x01binary\xfe\xff"
 DOC = {"a": 1, "b": [True, None, "x"], "c": {"d": 2.5}}
@@ -274,6 +276,18 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     tick()
     flow.correlate_message("order-o-9-changed")
     running.extend([m, waiting])
+    # decisions: a business rule task (a DRG: the required decision recorded too, a list input
+    # kept in a byte array), and a decision evaluated over the API
+    d = flow.start_process_instance(
+        "dinnerPlanning",
+        {"season": "Fall", "guestCount": 4, "guestsWithChildren": True, "allergies": ["nuts"]},
+    ).id
+    tick()
+    flow.complete_task(task_named(flow, d, "Serve dinner"))
+    tick()
+    completed.append(d)
+    fozzie.evaluate_decision("dish", {"season": "Spring", "guestCount": 3})
+    tick()
     return Workload(completed, running, deleted, open_approve=a, locked_external=k)
 
 

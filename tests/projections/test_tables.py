@@ -177,6 +177,33 @@ CAMUNDA_COLUMNS: dict[str, str] = {
         "ENTITY_TYPE_ v30, PROPERTY_ v64, ORG_VALUE_ v4000, NEW_VALUE_ v4000, TENANT_ID_ v64, "
         "REMOVAL_TIME_ ts, CATEGORY_ v64, EXTERNAL_TASK_ID_ v64, ANNOTATION_ v4000"
     ),
+    "ACT_RE_DECISION_DEF": (
+        "ID_ v64 NN, REV_ int, CATEGORY_ v255, NAME_ v255, KEY_ v255 NN, VERSION_ int NN, "
+        "DEPLOYMENT_ID_ v64, RESOURCE_NAME_ v4000, DGRM_RESOURCE_NAME_ v4000, DEC_REQ_ID_ v64, "
+        "DEC_REQ_KEY_ v255, TENANT_ID_ v64, HISTORY_TTL_ int, VERSION_TAG_ v64"
+    ),
+    "ACT_RE_DECISION_REQ_DEF": (
+        "ID_ v64 NN, REV_ int, CATEGORY_ v255, NAME_ v255, KEY_ v255 NN, VERSION_ int NN, "
+        "DEPLOYMENT_ID_ v64, RESOURCE_NAME_ v4000, DGRM_RESOURCE_NAME_ v4000, TENANT_ID_ v64"
+    ),
+    "ACT_HI_DECINST": (
+        "ID_ v64 NN, DEC_DEF_ID_ v64 NN, DEC_DEF_KEY_ v255 NN, DEC_DEF_NAME_ v255, "
+        "PROC_DEF_KEY_ v255, PROC_DEF_ID_ v64, PROC_INST_ID_ v64, CASE_DEF_KEY_ v255, "
+        "CASE_DEF_ID_ v64, CASE_INST_ID_ v64, ACT_INST_ID_ v64, ACT_ID_ v255, EVAL_TIME_ ts NN, "
+        "REMOVAL_TIME_ ts, COLLECT_VALUE_ dbl, USER_ID_ v255, ROOT_DEC_INST_ID_ v64, "
+        "ROOT_PROC_INST_ID_ v64, DEC_REQ_ID_ v64, DEC_REQ_KEY_ v255, TENANT_ID_ v64"
+    ),
+    "ACT_HI_DEC_IN": (
+        "ID_ v64 NN, DEC_INST_ID_ v64 NN, CLAUSE_ID_ v64, CLAUSE_NAME_ v255, VAR_TYPE_ v100, "
+        "BYTEARRAY_ID_ v64, DOUBLE_ dbl, LONG_ big, TEXT_ v4000, TEXT2_ v4000, TENANT_ID_ v64, "
+        "CREATE_TIME_ ts, ROOT_PROC_INST_ID_ v64, REMOVAL_TIME_ ts"
+    ),
+    "ACT_HI_DEC_OUT": (
+        "ID_ v64 NN, DEC_INST_ID_ v64 NN, CLAUSE_ID_ v64, CLAUSE_NAME_ v255, RULE_ID_ v64, "
+        "RULE_ORDER_ int, VAR_NAME_ v255, VAR_TYPE_ v100, BYTEARRAY_ID_ v64, DOUBLE_ dbl, "
+        "LONG_ big, TEXT_ v4000, TEXT2_ v4000, TENANT_ID_ v64, CREATE_TIME_ ts, "
+        "ROOT_PROC_INST_ID_ v64, REMOVAL_TIME_ ts"
+    ),
 }
 
 # Camunda's index names (PostgreSQL scripts) where it has the index, else ACT_IDX_<TABLE>_<COLS>.
@@ -267,6 +294,27 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
         "ACT_IDX_HI_OP_LOG_OP_TYPE": ("OPERATION_TYPE_",),
         "ACT_IDX_HI_OP_LOG_ENTITY_TYPE": ("ENTITY_TYPE_",),
     },
+    # Revision 0013: Camunda's, and on ACT_RE_DECISION_DEF two of flowledger's (latest version
+    # of a key, a deployment's decisions) as on ACT_RE_PROCDEF.
+    "ACT_RE_DECISION_DEF": {
+        "ACT_IDX_DEC_DEF_TENANT_ID": ("TENANT_ID_",),
+        "ACT_IDX_DEC_DEF_REQ_ID": ("DEC_REQ_ID_",),
+        "ACT_IDX_DEC_DEF_KEY_VERSION": ("KEY_", "VERSION_"),
+        "ACT_IDX_DEC_DEF_DEPLOYMENT_ID": ("DEPLOYMENT_ID_",),
+    },
+    "ACT_RE_DECISION_REQ_DEF": {
+        "ACT_IDX_DEC_REQ_DEF_TENANT_ID": ("TENANT_ID_",),
+        "ACT_IDX_DEC_REQ_DEF_KEY_VERSION": ("KEY_", "VERSION_"),
+    },
+    "ACT_HI_DECINST": {
+        "ACT_IDX_HI_DEC_INST_ID": ("DEC_DEF_ID_",),
+        "ACT_IDX_HI_DEC_INST_KEY": ("DEC_DEF_KEY_",),
+        "ACT_IDX_HI_DEC_INST_PI": ("PROC_INST_ID_",),
+        "ACT_IDX_HI_DEC_INST_TIME": ("EVAL_TIME_", "ID_"),
+        "ACT_IDX_HI_DEC_INST_ROOT_ID": ("ROOT_DEC_INST_ID_",),
+    },
+    "ACT_HI_DEC_IN": {"ACT_IDX_HI_DEC_IN_INST": ("DEC_INST_ID_",)},
+    "ACT_HI_DEC_OUT": {"ACT_IDX_HI_DEC_OUT_INST": ("DEC_INST_ID_",)},
 }
 
 EXPECTED_UNIQUE: dict[str, dict[str, tuple[str, ...]]] = {
@@ -322,6 +370,8 @@ def test_metadata_holds_the_act_tables_in_their_groups() -> None:
     assert [t.name for t in grouped] == [
         "ACT_RE_DEPLOYMENT",
         "ACT_RE_PROCDEF",
+        "ACT_RE_DECISION_DEF",
+        "ACT_RE_DECISION_REQ_DEF",
         "ACT_GE_BYTEARRAY",
         "ACT_RU_JOBDEF",  # written with deployments
         "ACT_RU_EXECUTION",
@@ -340,6 +390,9 @@ def test_metadata_holds_the_act_tables_in_their_groups() -> None:
         "ACT_HI_INCIDENT",
         "ACT_HI_JOB_LOG",
         "ACT_HI_OP_LOG",
+        "ACT_HI_DECINST",
+        "ACT_HI_DEC_IN",
+        "ACT_HI_DEC_OUT",
     ]
     # The property table is the engine's configuration, not a projection: no rebuild clears it.
     projected = {t.name for t in grouped}

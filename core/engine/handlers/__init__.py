@@ -14,6 +14,7 @@ from flowledger.core.commands import Command
 
 from ..bus import Handler
 from . import (
+    decisions,
     deployments,
     effects,
     external_tasks,
@@ -45,6 +46,7 @@ AFTER_DECISION = effects.settle
 HANDLERS = by_command(
     (
         *deployments.HANDLERS,
+        *decisions.HANDLERS,
         *instances.HANDLERS,
         *variables.HANDLERS,
         *tasks.HANDLERS,

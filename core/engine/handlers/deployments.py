@@ -1,4 +1,4 @@
-"""Handlers of the repository's commands: deploy BPMN resources, delete a deployment.
+"""Handlers of the repository's commands: deploy BPMN and DMN resources, delete a deployment.
 
 Both decide under the log head lock (exclusive): versions per key are numbered there, and no start
 slips in between a deletion's check for running instances and the deletion. Other commands write
@@ -17,11 +17,17 @@ from flowledger.core import decide, views
 from flowledger.core import events as ev
 from flowledger.core import start_events as start_events_domain
 from flowledger.core import start_timers as start_timers_domain
-from flowledger.core.deployments import changed_only, deployment_created, parse_resources, unchanged
+from flowledger.core.deployments import (
+    LatestVersions,
+    changed_only,
+    deployment_created,
+    parse_resources,
+    unchanged,
+)
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.limits import check_deployment
 from flowledger.core.model import ProcessModel
-from flowledger.projections import queries
+from flowledger.projections import decision_queries, queries
 
 from ..bus import Handler
 from ..unit_of_work import UnitOfWork
@@ -50,7 +56,7 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
             if command.deploy_changed_only:
                 chosen = changed_only(resources, previous[1])
     parsed = parse_resources(chosen, allow_scripts=unit.ctx.allow_scripts)
-    for resource_name, result in parsed.items():
+    for resource_name, result in parsed.processes.items():
         for process_id in result.not_executable:
             log.info(
                 "resource %s: process '%s' is not executable (it needs isExecutable=\"true\"): "
@@ -58,7 +64,16 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
                 resource_name,
                 process_id,
             )
-    keys = [p.id for r in parsed.values() for p in r.processes]
+    drgs = parsed.decisions.values()
+    latest = LatestVersions(
+        processes=queries.latest_versions(
+            conn, [p.id for r in parsed.processes.values() for p in r.processes]
+        ),
+        decisions=decision_queries.latest_decision_versions(
+            conn, [d.id for drg in drgs for d in drg.decisions]
+        ),
+        requirements=decision_queries.latest_requirements_versions(conn, [g.id for g in drgs]),
+    )
     created = deployment_created(
         chosen,
         parsed,
@@ -66,12 +81,12 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
         source=source,
         now=unit.ctx.now,
         new_id=unit.ctx.new_id,
-        latest_versions=queries.latest_versions(conn, keys),
+        latest=latest,
         duplicate_filtering=command.duplicate_filtering,
         deploy_changed_only=command.deploy_changed_only,
     )
     models: dict[str, ProcessModel] = {}
-    for resource_name, result in parsed.items():
+    for resource_name, result in parsed.processes.items():
         for process in result.processes:
             meta = next(
                 d
@@ -104,6 +119,34 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
             for d in created.process_definitions
         ],
         resource_names=sorted(r.name for r in chosen),
+        decision_definitions=[
+            views.DecisionDefinition(
+                id=d.id,
+                key=d.key,
+                version=d.version,
+                deployment_id=created.deployment_id,
+                resource_name=d.resource_name,
+                name=d.name,
+                category=d.category,
+                version_tag=d.version_tag,
+                history_time_to_live=d.history_ttl,
+                decision_requirements_definition_id=d.requirements_id,
+                decision_requirements_definition_key=d.requirements_key,
+            )
+            for d in created.decision_definitions
+        ],
+        decision_requirements_definitions=[
+            views.DecisionRequirementsDefinition(
+                id=r.id,
+                key=r.key,
+                version=r.version,
+                deployment_id=created.deployment_id,
+                resource_name=r.resource_name,
+                name=r.name,
+                category=r.category,
+            )
+            for r in created.decision_requirements
+        ],
     )
 
 
@@ -130,6 +173,8 @@ def delete_deployment(unit: UnitOfWork, command: cmd.DeleteDeployment) -> None:
         cascade=command.cascade,
         process_definition_ids=definition_ids,
         time=unit.ctx.now,
+        decision_definition_ids=[d.id for d in deployment.decision_definitions],
+        decision_requirements_ids=[d.id for d in deployment.decision_requirements_definitions],
     )
     removed = [
         *start_timers.removed_with(unit, deployment_id),
@@ -140,6 +185,8 @@ def delete_deployment(unit: UnitOfWork, command: cmd.DeleteDeployment) -> None:
     unit.append(deployment_id, head[0], head[1], [*removed, deleted])
     for definition_id in definition_ids:
         unit.repository.models.pop(definition_id, None)
+    for decision in deployment.decision_definitions:
+        unit.repository.decisions.pop(decision.id, None)
 
 
 def _restore_previous_version(unit: UnitOfWork, deleted: views.ProcessDefinition) -> None:

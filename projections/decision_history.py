@@ -1,0 +1,138 @@
+"""Decision history: ACT_HI_DECINST, ACT_HI_DEC_IN and ACT_HI_DEC_OUT from the evaluations the
+log records (`DecisionEvaluated` over the API, `ActivityDecisionEvaluated` in an instance), and
+their removal with the instances, definitions or deployments they belong to.
+
+One historic decision instance per decision evaluated, required decisions included (they name
+the evaluated one as their root, as Camunda's do). Event in, row changes out; no reads.
+"""
+
+from __future__ import annotations
+
+from flowledger.core import events as ev
+from flowledger.core.ids import derived_id
+from flowledger.core.state import InstanceState
+from flowledger.core.variables import StoredValue, storage_columns
+
+from .changes import ChangeSet, Purge, Row, blank_row, db_time
+from .runtime import BYTEARRAY_HISTORY, bytearray_row
+from .tables import ACT_GE_BYTEARRAY, ACT_HI_DEC_IN, ACT_HI_DEC_OUT, ACT_HI_DECINST
+
+_INSTANCE_ROW = blank_row(ACT_HI_DECINST)
+_INPUT_ROW = blank_row(ACT_HI_DEC_IN)
+_OUTPUT_ROW = blank_row(ACT_HI_DEC_OUT)
+
+Evaluated = ev.DecisionEvaluated | ev.ActivityDecisionEvaluated
+
+
+def decision_input_id(decision_instance_id: str, index: int) -> str:
+    """Derived (a rebuild writes the same), and in the clauses' order when sorted."""
+    return f"{derived_id(decision_instance_id, 'decision-inputs')}-{index:05d}"
+
+
+def decision_output_id(decision_instance_id: str, index: int) -> str:
+    """Derived, and in the order recorded (by rule, then clause) when sorted."""
+    return f"{derived_id(decision_instance_id, 'decision-outputs')}-{index:05d}"
+
+
+def project_evaluation(e: Evaluated, s: InstanceState | None, changes: ChangeSet) -> None:
+    """The rows of one evaluation; `s` is the instance that evaluated it (None over the API)."""
+    root = e.root
+    root_process = s.root_process_instance_id if s is not None else None
+    for decision in e.decisions:
+        row = dict(_INSTANCE_ROW)
+        row.update(
+            ID_=decision.decision_instance_id,
+            DEC_DEF_ID_=decision.definition_id,
+            DEC_DEF_KEY_=decision.definition_key,
+            DEC_DEF_NAME_=decision.definition_name,
+            EVAL_TIME_=db_time(e.time),
+            COLLECT_VALUE_=decision.collect_value,
+            USER_ID_=e.user_id,
+            ROOT_DEC_INST_ID_=(None if decision is root else root.decision_instance_id),
+            DEC_REQ_ID_=e.requirements_id,
+            DEC_REQ_KEY_=e.requirements_key,
+        )
+        if s is not None and isinstance(e, ev.ActivityDecisionEvaluated):
+            row.update(
+                PROC_DEF_KEY_=s.definition_key,
+                PROC_DEF_ID_=s.definition_id,
+                PROC_INST_ID_=s.id,
+                ROOT_PROC_INST_ID_=root_process,
+                ACT_ID_=e.activity_id,
+                ACT_INST_ID_=e.activity_instance_id,
+            )
+        changes.insert(ACT_HI_DECINST, decision.decision_instance_id, row)
+        for index, given in enumerate(decision.inputs):
+            input_id = decision_input_id(decision.decision_instance_id, index)
+            values = _value_columns(input_id, given.clause_id, given.value, root_process, changes)
+            row = dict(_INPUT_ROW)
+            row.update(
+                ID_=input_id,
+                DEC_INST_ID_=decision.decision_instance_id,
+                CLAUSE_ID_=given.clause_id,
+                CLAUSE_NAME_=given.clause_name,
+                CREATE_TIME_=db_time(e.time),
+                ROOT_PROC_INST_ID_=root_process,
+                **values,
+            )
+            changes.insert(ACT_HI_DEC_IN, input_id, row)
+        for index, out in enumerate(decision.outputs):
+            output_id = decision_output_id(decision.decision_instance_id, index)
+            name = out.variable_name or out.clause_id or "value"
+            values = _value_columns(output_id, name, out.value, root_process, changes)
+            row = dict(_OUTPUT_ROW)
+            row.update(
+                ID_=output_id,
+                DEC_INST_ID_=decision.decision_instance_id,
+                CLAUSE_ID_=out.clause_id,
+                CLAUSE_NAME_=out.clause_name,
+                RULE_ID_=out.rule_id,
+                RULE_ORDER_=out.rule_order,
+                VAR_NAME_=out.variable_name,
+                CREATE_TIME_=db_time(e.time),
+                ROOT_PROC_INST_ID_=root_process,
+                **values,
+            )
+            changes.insert(ACT_HI_DEC_OUT, output_id, row)
+
+
+def _value_columns(
+    row_id: str, name: str, value: StoredValue, root_process: str | None, changes: ChangeSet
+) -> Row:
+    """A value's columns as ACT_HI_VARINST keeps them; a serialized one in a byte array row."""
+    cols = storage_columns(value)
+    blob_id = None
+    if cols.data is not None:
+        blob_id = derived_id(row_id, "decision-value")
+        blob = bytearray_row(blob_id, name, cols.data, BYTEARRAY_HISTORY, root_process)
+        changes.insert(ACT_GE_BYTEARRAY, blob_id, blob)
+    return {
+        "VAR_TYPE_": value.type,
+        "BYTEARRAY_ID_": blob_id,
+        "DOUBLE_": cols.double,
+        "LONG_": cols.long,
+        "TEXT_": cols.text,
+        "TEXT2_": cols.text2,
+    }
+
+
+def purge_decision_history(changes: ChangeSet, column: str, value: str) -> None:
+    """Delete the historic decision instances whose `column` is `value` (PROC_INST_ID_: an
+    instance's, PROC_DEF_ID_: a process definition's, DEC_DEF_ID_: a decision definition's)
+    with their inputs and outputs: the byte arrays first (found through the rows naming them),
+    then the inputs and outputs (found through their decision instances), then the instances."""
+    for table in (ACT_HI_DEC_IN, ACT_HI_DEC_OUT):
+        changes.purge(
+            Purge(
+                ACT_GE_BYTEARRAY,
+                column,
+                value,
+                via=ACT_HI_DECINST,
+                ref="BYTEARRAY_ID_",
+                owner="DEC_INST_ID_",
+                through=table,
+            )
+        )
+    for table in (ACT_HI_DEC_IN, ACT_HI_DEC_OUT):
+        changes.purge(Purge(table, column, value, via=ACT_HI_DECINST, owner="DEC_INST_ID_"))
+    changes.purge(Purge(ACT_HI_DECINST, column, value))

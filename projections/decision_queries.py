@@ -1,0 +1,94 @@
+"""The engine's reads of deployed decisions and their history, as `core.views` Structs: the
+latest versions per key a deployment numbers from, a decision definition by id, key or binding,
+and historic decision instances with their inputs and outputs.
+
+Reads only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+from sqlalchemy import Table, func, select
+from sqlalchemy.engine import Connection
+
+from flowledger.core import views
+
+from .search import decisions as search
+from .search.declaration import find, first_where
+from .search.filters import Sorting
+from .tables import ACT_RE_DECISION_DEF, ACT_RE_DECISION_REQ_DEF
+
+_dd = ACT_RE_DECISION_DEF
+_BY_VERSION: Sorting = [("key", False), ("version", False)]
+
+
+def _latest_versions(conn: Connection, table: Table, keys: Sequence[str]) -> dict[str, int]:
+    if not keys:
+        return {}
+    stmt = (
+        select(table.c.KEY_, func.max(table.c.VERSION_))
+        .where(table.c.KEY_.in_(keys))
+        .group_by(table.c.KEY_)
+    )
+    return {k: int(v) for k, v in conn.execute(stmt)}
+
+
+def latest_decision_versions(conn: Connection, keys: Sequence[str]) -> dict[str, int]:
+    return _latest_versions(conn, ACT_RE_DECISION_DEF, keys)
+
+
+def latest_requirements_versions(conn: Connection, keys: Sequence[str]) -> dict[str, int]:
+    return _latest_versions(conn, ACT_RE_DECISION_REQ_DEF, keys)
+
+
+def decision_definition(conn: Connection, definition_id: str) -> views.DecisionDefinition | None:
+    return first_where(conn, search.DECISION_DEFINITIONS, _dd.c.ID_ == definition_id)
+
+
+def decision_definitions(
+    conn: Connection, *, key: str | None = None, deployment_id: str | None = None
+) -> list[views.DecisionDefinition]:
+    query = search.DecisionDefinitionQuery(key=key, deployment_id=deployment_id)
+    return find(conn, search.DECISION_DEFINITIONS, query, _BY_VERSION)
+
+
+def latest_decision_definition(conn: Connection, key: str) -> views.DecisionDefinition | None:
+    query = search.DecisionDefinitionQuery(key=key, latest_version=True)
+    found = find(conn, search.DECISION_DEFINITIONS, query, _BY_VERSION)
+    return found[0] if found else None
+
+
+def requirements_definitions(
+    conn: Connection, *, deployment_id: str
+) -> list[views.DecisionRequirementsDefinition]:
+    query = search.DecisionRequirementsDefinitionQuery(deployment_id=deployment_id)
+    return find(conn, search.DECISION_REQUIREMENTS, query, _BY_VERSION)
+
+
+def historic_decision_instances(
+    conn: Connection,
+    query: search.HistoricDecisionInstanceQuery,
+    *,
+    include_inputs: bool = False,
+    include_outputs: bool = False,
+    sorting: Sorting = (),
+    first: int = 0,
+    maximum: int | None = None,
+) -> list[views.HistoricDecisionInstance]:
+    """Historic decision instances, with their inputs and outputs when asked for."""
+    found = find(conn, search.HISTORIC_DECISION_INSTANCES, query, sorting, first, maximum)
+    ids = [d.id for d in found]
+    inputs = search.decision_inputs(conn, ids) if include_inputs else None
+    outputs = search.decision_outputs(conn, ids) if include_outputs else None
+    if inputs is None and outputs is None:
+        return found
+    return [
+        msgspec.structs.replace(
+            d,
+            inputs=None if inputs is None else inputs.get(d.id, []),
+            outputs=None if outputs is None else outputs.get(d.id, []),
+        )
+        for d in found
+    ]
