@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from flowledger.core import (
     BpmnError,
     ControllableClock,
+    DecisionEvaluationError,
+    DecisionPolicyViolation,
     FlowledgerError,
     HistoryLevelMismatch,
     InvalidValue,
@@ -45,6 +47,8 @@ __all__ = [
     "BpmnError",
     "ConcurrencyError",
     "ControllableClock",
+    "DecisionEvaluationError",
+    "DecisionPolicyViolation",
     "Engine",
     "FlowledgerError",
     "HistoryLevelMismatch",

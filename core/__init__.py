@@ -6,6 +6,7 @@ subpackage `flowledger.core.engine`; users import `Engine` from `flowledger`.
 """
 
 from .clock import ControllableClock, SystemClock
+from .dmn import DecisionEvaluationError, DecisionPolicyViolation
 from .errors import (
     BpmnError,
     FlowledgerError,
@@ -25,6 +26,8 @@ from .variables import TypedValue, typed
 __all__ = [
     "BpmnError",
     "ControllableClock",
+    "DecisionEvaluationError",
+    "DecisionPolicyViolation",
     "FlowledgerError",
     "HistoryLevelMismatch",
     "InvalidValue",

@@ -272,7 +272,8 @@ class Engine:
         command_id: str | None = None,
         actor: str | None = None,
     ) -> views.Deployment:
-        """Deploy BPMN resources: a file path, BPMN bytes or XML text, or several named resources.
+        """Deploy BPMN and DMN resources: a file path, BPMN bytes or XML text, or several named
+        resources (a `.dmn` resource deploys its decisions).
 
         With `duplicate_filtering`, re-deploying byte-identical resources under the same
         deployment name returns the existing deployment and writes nothing.
