@@ -36,6 +36,7 @@ JSON_COMMANDS = {
     "start",
     "tasks",
     "complete",
+    "decide",
     "history",
     "events",
     "replay",
@@ -208,7 +209,7 @@ def example() -> None:
 @click.option("--name", help="deployment name")
 @click.option("--duplicate-filtering", is_flag=True, help="skip it when nothing changed")
 def deploy(files: tuple[Path, ...], name: str | None, duplicate_filtering: bool) -> None:
-    """Deploy BPMN files."""
+    """Deploy BPMN and DMN files."""
     out = output()
     sources = {f.name: f.read_bytes() for f in files}
     with open_engine() as engine:
@@ -221,6 +222,8 @@ def deploy(files: tuple[Path, ...], name: str | None, duplicate_filtering: bool)
     out.print(f"deployment {deployment.id}")
     for d in deployment.process_definitions:
         out.print(f"  {d.key} version {d.version}: {d.id}")
+    for decision in deployment.decision_definitions:
+        out.print(f"  decision {decision.key} version {decision.version}: {decision.id}")
 
 
 @app.command()
@@ -292,6 +295,53 @@ def complete(task_id: str, var: tuple[str, ...]) -> None:
         out.data({"completed": task_id})
     else:
         out.print(f"completed {task_id}")
+
+
+@app.command()
+@click.argument("key")
+@variables_option
+@click.option("--definition-id", help="evaluate this definition, not the latest version of KEY")
+def decide(key: str, var: tuple[str, ...], definition_id: str | None) -> None:
+    """Evaluate a deployed decision: print its result and the rules that matched.
+
+    The evaluation is recorded in the log (and in the decision history at level full)."""
+    out = output()
+    with open_engine() as engine:
+        user = as_user(engine)
+        result = (
+            user.evaluate_decision(definition_id=definition_id, variables=variables(var))
+            if definition_id
+            else user.evaluate_decision(key, variables(var))
+        )
+    if out.json:
+        out.data(
+            {
+                "decisionInstanceId": result.decision_instance_id,
+                "decisionDefinitionId": result.decision_definition_id,
+                "result": result.values,
+                "matchedRules": result.matched_rules,
+            }
+        )
+        return
+    names = list(dict.fromkeys(name for row in result.values for name in row))
+    # one result row per rule, unless an aggregation folded several rules into one row
+    by_rule = len(result.matched_rules) == len(result.values)
+    out.table(
+        (["rule"] if by_rule else []) + names,
+        [
+            ([rule] if by_rule else []) + [row.get(n) for n in names]
+            for rule, row in zip(
+                result.matched_rules if by_rule else [""] * len(result.values),
+                result.values,
+                strict=True,
+            )
+        ],
+        title=f"decision {result.decision_definition_id}",
+        empty="(no rule matched: the result is empty)",
+    )
+    if not by_rule:
+        out.print(f"matched rules: {', '.join(result.matched_rules) or 'none'}")
+    out.print(f"recorded as decision instance {result.decision_instance_id}")
 
 
 # -- operating -------------------------------------------------------------------------------

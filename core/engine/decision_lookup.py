@@ -27,7 +27,7 @@ def by_id_or_key(unit: UnitOfWork, definition_id: str | None, key: str | None) -
         assert key is not None
         found = decision_queries.latest_decision_definition(unit.conn, key)
         if found is None:
-            raise NotFound("Decision definition", key, "with that key")
+            raise NotFound("Decision definition", key, "no decision with this key is deployed")
     return unit.repository.decision(unit.conn, found)
 
 
