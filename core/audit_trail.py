@@ -186,6 +186,10 @@ def _describe(event: ev.Event) -> str:
             return "task completed"
         case ev.TaskDeleted():
             return f"task deleted: {event.reason}" if event.reason else "task deleted"
+        case ev.ActivityDecisionEvaluated():
+            root = event.root
+            rules = ", ".join(root.matched_rules) or "none"
+            return f"decision {root.definition_key} evaluated (rules matched: {rules})"
         case ev.ExternalTaskCreated():
             return f"external task on topic {event.topic}"
         case ev.ExternalTaskLocked():

@@ -7,16 +7,18 @@ Reads only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import msgspec
-from sqlalchemy import Table, func, select
+from sqlalchemy import Select, Table, bindparam, func, select
 from sqlalchemy.engine import Connection
 
 from flowledger.core import views
+from flowledger.eventlog.fastsql import PreparedCache
 
 from .search import decisions as search
-from .search.declaration import find, first_where
+from .search.declaration import find
 from .search.filters import Sorting
 from .tables import ACT_RE_DECISION_DEF, ACT_RE_DECISION_REQ_DEF
 
@@ -43,8 +45,26 @@ def latest_requirements_versions(conn: Connection, keys: Sequence[str]) -> dict[
     return _latest_versions(conn, ACT_RE_DECISION_REQ_DEF, keys)
 
 
+# The lookups every evaluation makes, compiled once (see eventlog.fastsql): a search builds its
+# statement per call, which cost an evaluation of a 100-rule table a sixth of its time.
+_prepared = PreparedCache()
+
+
+def _first(conn: Connection, name: str, build: Callable[[], Select[Any]], **params: Any) -> Any:
+    row = _prepared.get(conn.dialect, name, build).first(conn, params)
+    return None if row is None else search.decision_definition_row(row)
+
+
 def decision_definition(conn: Connection, definition_id: str) -> views.DecisionDefinition | None:
-    return first_where(conn, search.DECISION_DEFINITIONS, _dd.c.ID_ == definition_id)
+    return cast(
+        views.DecisionDefinition | None,
+        _first(
+            conn,
+            "decision-definition",
+            lambda: select(_dd).where(_dd.c.ID_ == bindparam("id")),
+            id=definition_id,
+        ),
+    )
 
 
 def decision_definitions(
@@ -55,9 +75,20 @@ def decision_definitions(
 
 
 def latest_decision_definition(conn: Connection, key: str) -> views.DecisionDefinition | None:
-    query = search.DecisionDefinitionQuery(key=key, latest_version=True)
-    found = find(conn, search.DECISION_DEFINITIONS, query, _BY_VERSION)
-    return found[0] if found else None
+    return cast(
+        views.DecisionDefinition | None,
+        _first(
+            conn,
+            "latest-decision-definition",
+            lambda: (
+                select(_dd)
+                .where(_dd.c.KEY_ == bindparam("key"))
+                .order_by(_dd.c.VERSION_.desc())
+                .limit(1)
+            ),
+            key=key,
+        ),
+    )
 
 
 def requirements_definitions(

@@ -107,7 +107,7 @@ class Inspection:
         if not commits:
             raise NotFound("Process instance", instance_id)
         if not isinstance(self._repository.decode(commits[0].events)[0], ev.ProcessInstanceStarted):
-            raise NotFound("Process instance", instance_id, "that is a deployment")
+            raise NotFound("Process instance", instance_id, "that stream is not an instance's")
         return commits
 
     def _trail(self, conn: Connection, instance_id: str) -> list[audit_trail.Commit]:

@@ -48,7 +48,7 @@ def verify_instance(
     if not commits:
         raise NotFound("Process instance", instance_id)
     if not isinstance(repository.decode(commits[0].events)[0], ev.ProcessInstanceStarted):
-        raise NotFound("Process instance", instance_id, "that is a deployment")
+        raise NotFound("Process instance", instance_id, "that stream is not an instance's")
     problems: list[str] = []
     try:
         check_stream(instance_id, commits, 0, linked_to_start=True)

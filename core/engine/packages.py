@@ -67,7 +67,9 @@ class Packages:
                         elif isinstance(event, ev.DeploymentCreated):
                             if stream_id == instance_id:
                                 raise NotFound(
-                                    "Process instance", instance_id, "that is a deployment"
+                                    "Process instance",
+                                    instance_id,
+                                    "that stream is not an instance's",
                                 )
                             resources.update(_resources(event))
             commits.sort(key=lambda c: c.first_position)

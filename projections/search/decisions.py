@@ -10,7 +10,7 @@ filters take the pattern as given, `%` included, as Camunda does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -139,7 +139,7 @@ def _definition_conditions(q: DecisionDefinitionQuery) -> list[Condition]:
     return conditions
 
 
-def decision_definition_row(m: RowMapping) -> views.DecisionDefinition:
+def decision_definition_row(m: Mapping[Any, Any]) -> views.DecisionDefinition:
     return views.DecisionDefinition(
         id=m["ID_"],
         key=m["KEY_"],

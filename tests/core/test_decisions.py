@@ -312,6 +312,11 @@ def test_a_business_rule_task_records_its_decisions_in_the_instance_history(
     beverages = next(h for h in history if h.decision_definition_key == "beverages")
     allergies = next(i for i in beverages.inputs or [] if i.clause_id == "allergies")
     assert (allergies.type, allergies.value) == ("Json", ["nuts"])
+    # the instance's timeline says which decision answered, with which rules
+    said = [t for t in engine.timeline(instance.id) if t.activity_id == "chooseBeverages"]
+    assert [t.what for t in said][
+        1
+    ] == "decision beverages evaluated (rules matched: ribs, children)"
     assert engine.verify().problems == []
 
 

@@ -1,5 +1,9 @@
-"""Decision tables in process: evaluations per second of a 100-rule table (two inputs, FEEL
-entries) under UNIQUE, FIRST and COLLECT SUM, and the time to parse it.
+"""Decision tables: evaluations per second of a 100-rule table (two inputs, FEEL entries) under
+UNIQUE, FIRST, COLLECT and COLLECT SUM, and the time to parse it; then the UNIQUE table deployed
+and evaluated as users call it, each evaluation recorded in the log and the decision history
+(level full, SQLite WAL synchronous=NORMAL): `Engine.evaluate_decision` in process, and
+`POST /decision-definition/key/fee/evaluate` over HTTP (`flowledger serve`'s app in a process of
+its own, N client threads with a keep-alive connection each).
 `python -m flowledger.tools.bench.decision_figures` prints the figures as JSON.
 
 The peer, when installed (the `bench` extra): SpiffWorkflow's DMN engine on the same inputs and
@@ -19,8 +23,11 @@ import argparse
 import json
 import random
 import statistics
+import tempfile
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 from xml.sax.saxutils import escape
@@ -107,6 +114,77 @@ def measure(evaluations: int, repeat: int, seed: int = 7) -> dict[str, Any]:
     return figures
 
 
+def measure_recorded(evaluations: int, repeat: int, seed: int = 7) -> dict[str, Any]:
+    """The UNIQUE table deployed, evaluated through the engine: every evaluation a command that
+    appends its event and writes its history rows (a fresh database per repetition)."""
+    from flowledger.core.engine import Engine
+
+    inputs = _inputs(evaluations, seed)
+    rates = []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as folder:
+            url = f"sqlite:///{Path(folder) / 'decisions.db'}"
+            with Engine(url, sqlite_synchronous="NORMAL", history_level="full") as engine:
+                engine.deploy({"fees.dmn": table(RULES, "UNIQUE", None)})
+                started = time.perf_counter()
+                for variables in inputs:
+                    engine.evaluate_decision("fee", variables)
+                rates.append(evaluations / (time.perf_counter() - started))
+    return _spread(rates)
+
+
+def measure_rest(evaluations: int, repeat: int, clients: int, seed: int = 7) -> dict[str, Any]:
+    """The UNIQUE table deployed over REST and evaluated with `POST .../evaluate` by `clients`
+    threads (a fresh server and database per repetition)."""
+    import httpx
+
+    from .rest_workload import running_server
+
+    inputs = [
+        {
+            "variables": {
+                "category": {"value": v["category"], "type": "String"},
+                "amount": {"value": v["amount"], "type": "Double"},
+            }
+        }
+        for v in _inputs(evaluations, seed)
+    ]
+    rates = []
+    for _ in range(repeat):
+        with (
+            tempfile.TemporaryDirectory() as folder,
+            running_server(Path(folder) / "rest.db") as url,
+        ):
+            deployed = httpx.post(
+                f"{url}/deployment/create",
+                files={"fees.dmn": ("fees.dmn", table(RULES, "UNIQUE", None))},
+                data={"deployment-name": "fees"},
+                timeout=60,
+            )
+            deployed.raise_for_status()
+
+            def drive(part: Sequence[dict[str, Any]]) -> None:
+                with httpx.Client(base_url=url, timeout=60) as client:
+                    for body in part:
+                        answer = client.post("/decision-definition/key/fee/evaluate", json=body)
+                        answer.raise_for_status()
+
+            parts = [inputs[i::clients] for i in range(clients)]
+            started = time.perf_counter()
+            with ThreadPoolExecutor(clients) as pool:
+                list(pool.map(drive, parts))
+            rates.append(evaluations / (time.perf_counter() - started))
+    return {"clients": clients, **_spread(rates)}
+
+
+def _spread(rates: Sequence[float]) -> dict[str, Any]:
+    return {
+        "evaluations_per_second": round(statistics.median(rates)),
+        "min": round(min(rates)),
+        "max": round(max(rates)),
+    }
+
+
 def peer_table(rules: int, hit_policy: str) -> bytes:
     """The benchmark table in SpiffWorkflow's entry syntax."""
     return table(rules, hit_policy, None, _peer_range)
@@ -148,8 +226,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m flowledger.tools.bench.decision_figures")
     parser.add_argument("--evaluations", type=int, default=2_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--clients", type=int, default=4, help="REST client threads")
+    parser.add_argument(
+        "--no-recorded", action="store_true", help="only the table in memory, no database"
+    )
     args = parser.parse_args(argv)
     figures = measure(args.evaluations, args.repeat)
+    if not args.no_recorded:
+        figures["recorded in process"] = measure_recorded(args.evaluations, args.repeat)
+        figures["recorded over REST"] = measure_rest(args.evaluations, args.repeat, args.clients)
     peer = measure_peer(args.evaluations, args.repeat)
     if peer is not None:
         figures["spiffworkflow"] = peer
