@@ -10,6 +10,8 @@ from typing import Any
 
 import msgspec
 
+from .variables import StoredValue
+
 
 class ProcessDefinition(msgspec.Struct, frozen=True):
     id: str
@@ -312,6 +314,7 @@ class HistoricDecisionInput(msgspec.Struct, frozen=True):
     type: str
     value: Any
     create_time: datetime | None
+    stored: StoredValue | None = None  # the value as recorded: its type's details
     root_process_instance_id: str | None = None
     removal_time: datetime | None = None
 
@@ -327,6 +330,7 @@ class HistoricDecisionOutput(msgspec.Struct, frozen=True):
     type: str
     value: Any
     create_time: datetime | None
+    stored: StoredValue | None = None  # the value as recorded: its type's details
     root_process_instance_id: str | None = None
     removal_time: datetime | None = None
 

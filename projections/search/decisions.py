@@ -396,6 +396,7 @@ def decision_inputs(
                 type=rest_type_name(stored.type),
                 value=from_stored(stored),
                 create_time=utc(m["CREATE_TIME_"]),
+                stored=stored,
                 root_process_instance_id=m["ROOT_PROC_INST_ID_"],
                 removal_time=utc(m["REMOVAL_TIME_"]),
             )
@@ -424,6 +425,7 @@ def decision_outputs(
                 type=rest_type_name(stored.type),
                 value=from_stored(stored),
                 create_time=utc(m["CREATE_TIME_"]),
+                stored=stored,
                 root_process_instance_id=m["ROOT_PROC_INST_ID_"],
                 removal_time=utc(m["REMOVAL_TIME_"]),
             )

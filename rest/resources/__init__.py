@@ -7,6 +7,8 @@ from types import ModuleType
 
 from . import (
     audit_trail,
+    decision_definition,
+    decision_requirements_definition,
     deployment,
     engine_info,
     event_subscription,
@@ -14,6 +16,7 @@ from . import (
     external_task,
     history,
     history_cleanup,
+    history_decision,
     history_jobs,
     history_operations,
     incident,
@@ -32,6 +35,8 @@ MODULES: tuple[ModuleType, ...] = (
     engine_info,
     deployment,
     process_definition,
+    decision_definition,
+    decision_requirements_definition,
     process_instance,
     execution,
     task,
@@ -47,6 +52,7 @@ MODULES: tuple[ModuleType, ...] = (
     history,
     history_jobs,
     history_operations,
+    history_decision,
     history_cleanup,
 )
 

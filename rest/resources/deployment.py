@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import anyio.to_thread
@@ -30,9 +30,12 @@ from ..dto import FIRST, Added, LinkDto, build, derived, self_link, to_dto
 from ..errors import RestError, invalid, not_found
 from ..formats import format_date, parse_bool, parse_date
 from ..listing import list_routes, searched
+from .decision_definition import DecisionDefinitionDto, decision_definition_dto
+from .decision_requirements_definition import DecisionRequirementsDefinitionDto, requirements_dto
 from .process_definition import ProcessDefinitionDto, definition_dto, rest_base
 
 AnyRequest = Request[Any, Any, Any]
+D = TypeVar("D")
 
 RESERVED_PARTS = frozenset(
     {
@@ -71,11 +74,14 @@ class DeploymentDto(msgspec.Struct):
 
 
 class DeploymentWithDefinitionsDto(DeploymentDto, rename="camel", kw_only=True):
+    # Each map is null when the deployment made no such definition, as Camunda answers.
     deployed_process_definitions: dict[str, ProcessDefinitionDto] | None
-    # This engine deploys BPMN only: these stay null, as Camunda answers when none was deployed.
+    # This engine deploys no CMMN: always null.
     deployed_case_definitions: dict[str, Any] | None = None
-    deployed_decision_definitions: dict[str, Any] | None = None
-    deployed_decision_requirements_definitions: dict[str, Any] | None = None
+    deployed_decision_definitions: dict[str, DecisionDefinitionDto] | None = None
+    deployed_decision_requirements_definitions: (
+        dict[str, DecisionRequirementsDefinitionDto] | None
+    ) = None
 
 
 @derived(repository.ResourceRow)
@@ -168,12 +174,15 @@ def _deploy(engine: Engine, form: DeploymentForm) -> tuple[views.Deployment, boo
     return deployment, deployment.id in earlier
 
 
+def _deployed(definitions: dict[str, D], existing: bool) -> dict[str, D] | None:
+    """A `deployed...Definitions` map (id → DTO): null when there are none, or when the answer
+    is an earlier deployment (Camunda lists only what this request deployed)."""
+    return definitions if definitions and not existing else None
+
+
 def _created_dto(
     request: AnyRequest, deployment: views.Deployment, existing: bool
 ) -> DeploymentWithDefinitionsDto:
-    definitions = None
-    if deployment.process_definitions and not existing:
-        definitions = {d.id: definition_dto(d) for d in deployment.process_definitions}
     return build(
         DeploymentWithDefinitionsDto,
         links=self_link(rest_base(request), f"/deployment/{deployment.id}"),
@@ -182,7 +191,16 @@ def _created_dto(
         source=deployment.source,
         deployment_time=format_date(deployment.deployment_time),
         tenant_id=None,
-        deployed_process_definitions=definitions,
+        deployed_process_definitions=_deployed(
+            {d.id: definition_dto(d) for d in deployment.process_definitions}, existing
+        ),
+        deployed_decision_definitions=_deployed(
+            {d.id: decision_definition_dto(d) for d in deployment.decision_definitions}, existing
+        ),
+        deployed_decision_requirements_definitions=_deployed(
+            {d.id: requirements_dto(d) for d in deployment.decision_requirements_definitions},
+            existing,
+        ),
     )
 
 

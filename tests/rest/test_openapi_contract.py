@@ -8,10 +8,11 @@ success status Camunda does not document is wrong; an error status it does not d
 compared with Camunda's `ExceptionDto`, the body of every Camunda error.
 
 Camunda 7.15's OpenAPI document leaves out some operations its REST API has (historic tasks,
-variables, details, incidents and the job log): those are compared with the field lists of the
-REST reference (shared/reference/camunda7.md §4.3, and Camunda's REST documentation for the
-historic incident, job log, user operation log and job definition DTOs), listed in
-DOCUMENTED_ELSEWHERE.
+variables, details, incidents, decision instances and the job log, and the decision requirements
+definitions): those are compared with the field lists of the REST reference
+(shared/reference/camunda7.md §4.3, and Camunda's REST documentation for the historic incident,
+job log, user operation log, job definition, historic decision instance and decision
+requirements definition DTOs), listed in DOCUMENTED_ELSEWHERE.
 
 Camunda's document lives beside the project, never in it (like the conformance models):
 `../shared/reference/`, or the directory named by FLOWLEDGER_REFERENCE_DIR; absent, these
@@ -249,6 +250,39 @@ USER_OPERATION = frozenset(
         "annotation",
     ]
 )
+# DecisionRequirementsDefinitionDto, its XML, and HistoricDecisionInstanceDto (whose inputs and
+# outputs are lists of HistoricDecisionInputInstanceDto and ...OutputInstanceDto).
+DECISION_REQUIREMENTS = frozenset(
+    ["id", "key", "name", "category", "version", "resource", "deploymentId", "tenantId"]
+)
+DMN_XML = frozenset(["id", "dmnXml"])
+HISTORIC_DECISION_INSTANCE = frozenset(
+    [
+        "id",
+        "decisionDefinitionId",
+        "decisionDefinitionKey",
+        "decisionDefinitionName",
+        "evaluationTime",
+        "removalTime",
+        "processDefinitionId",
+        "processDefinitionKey",
+        "processInstanceId",
+        "caseDefinitionId",
+        "caseDefinitionKey",
+        "caseInstanceId",
+        "activityId",
+        "activityInstanceId",
+        "tenantId",
+        "userId",
+        "inputs",
+        "outputs",
+        "collectResultValue",
+        "rootDecisionInstanceId",
+        "rootProcessInstanceId",
+        "decisionRequirementsDefinitionId",
+        "decisionRequirementsDefinitionKey",
+    ]
+)
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/history/user-operation"): USER_OPERATION,
     ("GET", "/history/user-operation/count"): COUNT,
@@ -282,6 +316,17 @@ DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/job-definition/count"): COUNT,
     ("GET", "/job-definition/{id}"): JOB_DEFINITION,
     ("POST", "/history/cleanup"): JOB,
+    ("GET", "/decision-requirements-definition"): DECISION_REQUIREMENTS,
+    ("GET", "/decision-requirements-definition/count"): COUNT,
+    ("GET", "/decision-requirements-definition/{id}"): DECISION_REQUIREMENTS,
+    ("GET", "/decision-requirements-definition/key/{key}"): DECISION_REQUIREMENTS,
+    ("GET", "/decision-requirements-definition/{id}/xml"): DMN_XML,
+    ("GET", "/decision-requirements-definition/key/{key}/xml"): DMN_XML,
+    ("GET", "/decision-requirements-definition/{id}/diagram"): BINARY,
+    ("GET", "/decision-requirements-definition/key/{key}/diagram"): BINARY,
+    ("GET", "/history/decision-instance"): HISTORIC_DECISION_INSTANCE,
+    ("GET", "/history/decision-instance/count"): COUNT,
+    ("GET", "/history/decision-instance/{id}"): HISTORIC_DECISION_INSTANCE,
 }
 
 Schema = dict[str, Any]

@@ -6,7 +6,8 @@ parameters and bodies Camunda documents for it, not with the ones we happened to
 operation runs twice: with valid data (positive) and with data that breaks the schema
 (negative, which must give a 4xx). Half of the examples aim at real objects: before each
 operation a fresh instance of tests/bpmn/rest_e2e_fuzz_target.bpmn waits in a user task and an
-external task, and `{id}`, `{key}` and `{varName}` point at it; the other half use generated
+external task, and `{id}`, `{key}` and `{varName}` point at it (at a freshly deployed dish
+decision for `/decision-definition`, tests/dmn/models.py); the other half use generated
 ids (404s). The only check is schemathesis's `not_a_server_error`, except for the few answers
 where Camunda itself deliberately says 500 (listed in DELIBERATE_SERVER_ERRORS, each with its
 reason and the exception type that must come with it); an unexpected error never passes.
@@ -31,6 +32,7 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 
+from tests.dmn.models import dish
 from tests.support import BPMN_DIR
 
 from .server import LiveServer
@@ -45,6 +47,13 @@ DELIBERATE_SERVER_ERRORS: dict[tuple[str, str], dict[str, str]] = {
     ("DELETE", "/deployment/{id}"): {
         "ProcessEngineException": "RepositoryService.deleteDeployment without cascade refuses "
         "while instances run; Camunda's REST layer maps that ProcessEngineException to 500",
+    },
+    ("POST", "/decision-definition/{id}/evaluate"): {
+        "RestException": "a decision that fails to evaluate (a violated hit policy, an input "
+        "that does not convert to its typeRef); Camunda's DecisionDefinitionResource answers 500",
+    },
+    ("POST", "/decision-definition/key/{key}/evaluate"): {
+        "RestException": "as for evaluating by id",
     },
     ("POST", "/task/{id}/claim"): {
         "TaskAlreadyClaimedException": "a claim of a task someone else holds; Camunda "
@@ -95,6 +104,8 @@ class Target:
     task_id: str
     execution_id: str
     external_task_id: str
+    decision_definition_id: str
+    decision_key: str
 
     def path_parameters(self, path: str) -> dict[str, str]:
         """Values for the path's parameters that name these objects (others stay generated)."""
@@ -105,6 +116,7 @@ class Target:
             "task": self.task_id,
             "execution": self.execution_id,
             "external-task": self.external_task_id,
+            "decision-definition": self.decision_definition_id,
         }
         values: dict[str, str] = {}
         resource = path.split("/")[1]
@@ -114,7 +126,8 @@ class Target:
             elif resource in by_resource:
                 values["id"] = by_resource[resource]
         if "{key}" in path:
-            values["key"] = self.definition_key
+            decision = resource == "decision-definition"
+            values["key"] = self.decision_key if decision else self.definition_key
         if "{varName}" in path:
             values["varName"] = "amount"
         return values
@@ -130,6 +143,7 @@ def target(rest: LiveServer) -> Target:
     instance = engine.start_process_instance(definition.key, {"amount": 42})
     task = engine.tasks(process_instance_id=instance.id)[0]
     external = engine.external_tasks(process_instance_id=instance.id)[0]
+    [decision] = engine.deploy([("dish.dmn", dish())], name="fuzz").decision_definitions
     return Target(
         deployment_id=deployment.id,
         definition_id=definition.id,
@@ -138,6 +152,8 @@ def target(rest: LiveServer) -> Target:
         task_id=task.id,
         execution_id=task.execution_id,
         external_task_id=external.id,
+        decision_definition_id=decision.id,
+        decision_key=decision.key,
     )
 
 
