@@ -216,6 +216,14 @@ def test_a_violated_hit_policy_is_refused_naming_the_rules_and_records_nothing(
     assert _rows(db_url, "ACT_HI_DECINST") == []
 
 
+def test_an_input_that_does_not_convert_to_its_type_is_refused_naming_it(
+    engine: Engine,
+) -> None:
+    engine.deploy({"dish.dmn": dish()})
+    with pytest.raises(DecisionEvaluationError, match=r"decision 'dish', input 'guests': 'many'"):
+        engine.evaluate_decision("dish", {"season": "Fall", "guestCount": "many"})
+
+
 def test_an_unknown_decision_is_not_found(engine: Engine) -> None:
     with pytest.raises(NotFound, match="missing"):
         engine.evaluate_decision("missing", {})
@@ -338,7 +346,10 @@ def test_the_binding_chooses_the_decision_version(
         b"<definitions ", b'<definitions xmlns:camunda="http://camunda.org/schema/1.0/dmn" '
     )
     engine.deploy({"fee.dmn": tagged})
-    attributes = f'camunda:decisionRef="fee" {binding} camunda:resultVariable="fee" camunda:mapDecisionResult="singleEntry"'
+    attributes = (
+        f'camunda:decisionRef="fee" {binding} camunda:resultVariable="fee" '
+        'camunda:mapDecisionResult="singleEntry"'
+    )
     engine.deploy({"fee.dmn": literal("amount * 0.2"), "p.bpmn": _process(attributes)})
     engine.deploy({"fee.dmn": literal("amount * 0.3")})
     instance = engine.start_process_instance("p", {"amount": 1, "tag": "t1"})
