@@ -119,6 +119,7 @@ def _recorded(
             if isinstance(collect, int | float) and not isinstance(collect, bool)
             else None
         ),
+        deployment_id=definition.deployment_id,
     )
 
 

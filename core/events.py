@@ -264,6 +264,7 @@ class EvaluatedDecision(msgspec.Struct, frozen=True, omit_defaults=True):
     outputs: list[DecisionOutputValue] = []
     matched_rules: list[str] = []
     collect_value: float | None = None
+    deployment_id: str | None = None  # where its DMN resource is (an audit package takes it)
 
 
 class DecisionEvaluated(Event, tag=True, frozen=True):

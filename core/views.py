@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 
+from .errors import ProcessEngineError
 from .variables import StoredValue
 
 
@@ -74,6 +75,36 @@ class DecisionResult(msgspec.Struct, frozen=True):
     entries: list[dict[str, Any]]
     matched_rules: list[str] = []
     collect_value: Any = None
+
+    # Camunda's DmnDecisionResult views of the result.
+
+    def result_list(self) -> list[dict[str, Any]]:
+        return self.values
+
+    def single_result(self) -> dict[str, Any] | None:
+        """The one result (None when no rule matched); more than one is an error."""
+        if len(self.values) > 1:
+            raise ProcessEngineError(
+                "Unable to get single decision result as it has more than one result: "
+                f"{self.values}"
+            )
+        return self.values[0] if self.values else None
+
+    def single_entry(self) -> Any:
+        """The one entry of the one result (None when no rule matched)."""
+        single = self.single_result()
+        if single is None:
+            return None
+        if len(single) > 1:
+            raise ProcessEngineError(
+                "Unable to get single decision result entry as it has more than one entry: "
+                f"{single}"
+            )
+        return next(iter(single.values()), None)
+
+    def collect_entries(self, name: str) -> list[Any]:
+        """The entry `name` of every result that has it."""
+        return [row[name] for row in self.values if name in row]
 
 
 class ProcessInstance(msgspec.Struct, frozen=True):

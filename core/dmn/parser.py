@@ -97,15 +97,59 @@ def parse_dmn(source: bytes, resource_name: str) -> DecisionRequirements:
     if not decisions and not parse.problems:
         parse.problem("the resource holds no decision", None, root)
     _check_requirements(parse, decisions)
-    if parse.problems:
-        raise ModelError(parse.problems)
-    return DecisionRequirements(
+    requirements = DecisionRequirements(
         id=root.get("id") or "",
         name=root.get("name"),
         namespace=root.get("namespace"),
         resource=resource_name,
         decisions=tuple(decisions),
     )
+    _check_columns(parse, requirements, line(root))
+    if parse.problems:
+        raise ModelError(parse.problems)
+    return requirements
+
+
+# What the repository and history columns hold (ACT_RE_DECISION_DEF, ACT_HI_DEC_IN/OUT): a
+# longer text is refused at deploy, on every database alike, instead of failing (PostgreSQL,
+# MariaDB) or being kept whole (SQLite) when an evaluation is recorded.
+_KEY, _ID, _TAG = 255, 64, 64
+
+
+def _check_columns(
+    parse: _Parse, requirements: DecisionRequirements, root_line: int | None
+) -> None:
+    def fits(what: str, value: str | None, limit: int, element: str | None, at: int | None) -> None:
+        if value is not None and len(value) > limit:
+            parse.problems.append(
+                ModelProblem(
+                    f"{what} may hold at most {limit} characters: '{value[:32]}…' has {len(value)}",
+                    parse.resource,
+                    element,
+                    at,
+                )
+            )
+
+    fits("the definitions' id", requirements.id, _KEY, None, root_line)
+    fits("the definitions' name", requirements.name, _KEY, None, root_line)
+    fits("the definitions' namespace", requirements.namespace, _KEY, None, root_line)
+    for d in requirements.decisions:
+        fits("a decision id", d.id, _KEY, d.id[:_ID], d.line)
+        fits("a decision name", d.name, _KEY, d.id, d.line)
+        fits("camunda:versionTag", d.version_tag, _TAG, d.id, d.line)
+        logic = d.logic
+        if isinstance(logic, LiteralExpression):
+            fits("the variable name", logic.variable_name, _KEY, d.id, d.line)
+            continue
+        for clause in logic.inputs:
+            fits("an input id", clause.id, _ID, d.id, clause.line)
+            fits(f"the label of input '{clause.id}'", clause.label, _KEY, d.id, clause.line)
+        for out in logic.outputs:
+            fits("an output id", out.id, _ID, d.id, out.line)
+            fits(f"the label of output '{out.id}'", out.label, _KEY, d.id, out.line)
+            fits(f"the name of output '{out.id}'", out.name, _KEY, d.id, out.line)
+        for rule in logic.rules:
+            fits("a rule id", rule.id, _ID, d.id, rule.line)
 
 
 def _children(el: etree._Element, name: str) -> Iterator[etree._Element]:

@@ -64,6 +64,11 @@ class Packages:
                             pending.append(event.deployment_id)
                         elif isinstance(event, ev.CalledInstanceStarted):
                             pending.append(event.called_process_instance_id)
+                        elif isinstance(event, ev.ActivityDecisionEvaluated):
+                            # the DMN that answered, beside the BPMN that asked
+                            pending.extend(
+                                d.deployment_id for d in event.decisions if d.deployment_id
+                            )
                         elif isinstance(event, ev.DeploymentCreated):
                             if stream_id == instance_id:
                                 raise NotFound(

@@ -6,6 +6,7 @@ and projected into the decision history, which follows deletions and a rebuild.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -117,8 +118,26 @@ def test_bpmn_and_dmn_deploy_together(engine: Engine) -> None:
             dinner().replace(b'href="#dish"', b'href="#missing"'),
             r"missing",
         ),
+        (
+            dinner().replace(
+                b'<decision id="dish" name="Dish">',
+                b'<decision id="dish" name="Dish"><informationRequirement id="loop">'
+                b'<requiredDecision href="#beverages"/></informationRequirement>',
+            ),
+            r"cycle",
+        ),
+        (
+            table([("x", "integer")], [("out", "string")], [("r" * 65, ["1"], ['"a"'])]),
+            r"element 't': a rule id may hold at most 64 characters",
+        ),
     ],
-    ids=["feel-syntax-error-in-an-entry", "unknown-typeRef", "missing-required-decision"],
+    ids=[
+        "feel-syntax-error-in-an-entry",
+        "unknown-typeRef",
+        "missing-required-decision",
+        "cycle-in-the-drd",
+        "rule-id-longer-than-its-column",
+    ],
 )
 def test_a_broken_dmn_resource_is_refused_and_nothing_is_deployed(
     engine: Engine, db_url: str, resource: bytes, pattern: str
@@ -176,6 +195,20 @@ def test_evaluating_a_drg_feeds_the_required_decision_and_records_both(
     assert root.decision_requirements_definition_key == "dinner"
     only_roots = engine.historic_decision_instances(root_decision_instances_only=True)
     assert [h.id for h in only_roots] == [root.id]
+
+
+def test_a_result_offers_camundas_views_of_it(engine: Engine) -> None:
+    engine.deploy({"multi.dmn": MULTI})
+    both = engine.evaluate_decision("multi", {"x": 5})
+    assert both.result_list() == [{"label": "low", "score": 1}, {"label": "any", "score": 2}]
+    assert both.collect_entries("label") == ["low", "any"]
+    with pytest.raises(ProcessEngineError, match="more than one result"):
+        both.single_result()
+    one = engine.evaluate_decision("multi", {"x": 50})
+    assert one.single_result() == {"label": "any", "score": 2}
+    with pytest.raises(ProcessEngineError, match="more than one entry"):
+        one.single_entry()
+    assert one.entries[0]["score"].type == "integer"
 
 
 def test_an_evaluation_by_definition_id_takes_that_version(engine: Engine) -> None:
@@ -437,3 +470,23 @@ def test_deleting_an_instances_history_takes_its_decisions_and_their_values_alon
     engine.rebuild_projections()
     after = {t: _rows(db_url, t) for t in before}
     assert after == before
+
+
+def test_an_audit_package_of_an_instance_carries_the_dmn_that_answered_it(
+    full_engine: Engine, db_url: str, tmp_path: Path
+) -> None:
+    engine = full_engine
+    process = engine.deploy(bpmn("business_rule_task.bpmn"))
+    rules = engine.deploy(bpmn("dinner.dmn"))
+    instance = engine.start_process_instance("dinnerPlanning", {**DINNER, "allergies": []})
+    summary = engine.export_instance(instance.id, tmp_path / "dinner.zip")
+    assert set(summary.streams) == {instance.id, process.id, rules.id}
+    with Engine(f"sqlite:///{tmp_path / 'laptop.db'}", history_level="full") as laptop:
+        laptop.import_package(tmp_path / "dinner.zip")
+        assert laptop.replay(instance.id) == engine.replay(instance.id)
+        assert [d.key for d in laptop.decision_definitions()] == ["beverages", "dish"]
+        assert {h.decision_definition_key for h in laptop.historic_decision_instances()} == {
+            "beverages",
+            "dish",
+        }
+        assert laptop.verify().ok
