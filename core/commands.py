@@ -41,6 +41,13 @@ class EvaluateDecision(Command, tag=True, frozen=True):
     variables: dict[str, Any] = {}
 
 
+class DeleteHistoricDecisionInstance(Command, tag=True, frozen=True):
+    """History cleanup's: the evaluation over the API whose evaluated decision this is."""
+
+    decision_instance_id: str
+    cleanup: bool = True
+
+
 class StartProcessInstance(Command, tag=True, frozen=True):
     key: str | None = None
     definition_id: str | None = None

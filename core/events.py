@@ -277,10 +277,23 @@ class DecisionEvaluated(Event, tag=True, frozen=True):
     user_id: str | None = None
     requirements_id: str | None = None
     requirements_key: str | None = None
+    # When history cleanup may remove it: the time plus the decision's historyTimeToLive (or the
+    # engine's default); None keeps it.
+    removal_time: datetime | None = None
 
     @property
     def root(self) -> EvaluatedDecision:
         return self.decisions[-1]
+
+
+class HistoricDecisionInstanceDeleted(Event, tag=True, frozen=True):
+    """The history of a decision evaluated over the API was deleted (history cleanup, its
+    removal time passed). Only the projection forgets: the evaluation stays in the log.
+    `decision_instance_id` is the evaluated decision's (its stream's name)."""
+
+    decision_instance_id: str
+    time: datetime
+    cleanup: bool = True
 
 
 class ActivityDecisionEvaluated(Event, tag=True, frozen=True):
@@ -341,6 +354,7 @@ DEPLOYMENT_EVENTS: tuple[type[Event], ...] = (
     ProcessDefinitionSuspended,
     ProcessDefinitionActivated,
     DecisionEvaluated,
+    HistoricDecisionInstanceDeleted,
 )
 
 
@@ -817,6 +831,7 @@ EngineEvent = (
     DeploymentCreated
     | DeploymentDeleted
     | DecisionEvaluated
+    | HistoricDecisionInstanceDeleted
     | ActivityDecisionEvaluated
     | StartTimerScheduled
     | StartTimerFired

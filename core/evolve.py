@@ -603,6 +603,7 @@ _DEPLOYMENT_STREAM_ONLY: tuple[type[ev.Event], ...] = (
     ev.ProcessDefinitionSuspended,
     ev.ProcessDefinitionActivated,
     ev.DecisionEvaluated,  # over the API: a stream of its own
+    ev.HistoricDecisionInstanceDeleted,
 )
 for _event_type in _DEPLOYMENT_STREAM_ONLY:
     APPLIERS[_event_type] = _deployment_stream_only

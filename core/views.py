@@ -433,10 +433,12 @@ class ActivityInstanceNode(msgspec.Struct, frozen=True):
 
 
 class CleanupReport(msgspec.Struct, frozen=True):
-    """What a history cleanup removed: the instances whose history it deleted, as of `at`."""
+    """What a history cleanup removed: the instances whose history it deleted, as of `at`, and
+    the decisions evaluated over the API it deleted."""
 
     removed: int
     at: datetime
+    decisions_removed: int = 0
 
 
 class PackageSummary(msgspec.Struct, frozen=True):

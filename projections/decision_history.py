@@ -38,6 +38,11 @@ def project_evaluation(e: Evaluated, s: InstanceState | None, changes: ChangeSet
     """The rows of one evaluation; `s` is the instance that evaluated it (None over the API)."""
     root = e.root
     root_process = s.root_process_instance_id if s is not None else None
+    removal = (
+        db_time(e.removal_time)
+        if isinstance(e, ev.DecisionEvaluated) and e.removal_time is not None
+        else None
+    )
     for decision in e.decisions:
         row = dict(_INSTANCE_ROW)
         row.update(
@@ -51,6 +56,7 @@ def project_evaluation(e: Evaluated, s: InstanceState | None, changes: ChangeSet
             ROOT_DEC_INST_ID_=(None if decision is root else root.decision_instance_id),
             DEC_REQ_ID_=e.requirements_id,
             DEC_REQ_KEY_=e.requirements_key,
+            REMOVAL_TIME_=removal,
         )
         if s is not None and isinstance(e, ev.ActivityDecisionEvaluated):
             row.update(
@@ -73,6 +79,7 @@ def project_evaluation(e: Evaluated, s: InstanceState | None, changes: ChangeSet
                 CLAUSE_NAME_=given.clause_name,
                 CREATE_TIME_=db_time(e.time),
                 ROOT_PROC_INST_ID_=root_process,
+                REMOVAL_TIME_=removal,
                 **values,
             )
             changes.insert(ACT_HI_DEC_IN, input_id, row)
@@ -91,9 +98,19 @@ def project_evaluation(e: Evaluated, s: InstanceState | None, changes: ChangeSet
                 VAR_NAME_=out.variable_name,
                 CREATE_TIME_=db_time(e.time),
                 ROOT_PROC_INST_ID_=root_process,
+                REMOVAL_TIME_=removal,
                 **values,
             )
             changes.insert(ACT_HI_DEC_OUT, output_id, row)
+
+
+def project_evaluation_deleted(
+    e: ev.HistoricDecisionInstanceDeleted, _s: None, changes: ChangeSet
+) -> None:
+    """Cleanup removed an evaluation made over the API: the evaluated decision's instance and
+    the required decisions' instances that name it their root, with their inputs and outputs."""
+    purge_decision_history(changes, "ROOT_DEC_INST_ID_", e.decision_instance_id)
+    purge_decision_history(changes, "ID_", e.decision_instance_id)
 
 
 def _value_columns(

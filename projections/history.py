@@ -19,7 +19,11 @@ from flowledger.core.state import InstanceState
 from flowledger.core.variables import storage_columns
 
 from .changes import ChangeSet, Purge, UnhandledEvent, blank_row, db_time, duration_ms
-from .decision_history import project_evaluation, purge_decision_history
+from .decision_history import (
+    project_evaluation,
+    project_evaluation_deleted,
+    purge_decision_history,
+)
 from .jobs import (
     INCIDENT_DELETED,
     INCIDENT_RESOLVED,
@@ -219,6 +223,7 @@ class HistoryProjector:
             # Camunda writes decision history at level full only
             handlers[ev.DecisionEvaluated] = project_evaluation
             handlers[ev.ActivityDecisionEvaluated] = project_evaluation
+            handlers[ev.HistoricDecisionInstanceDeleted] = project_evaluation_deleted
         return handlers
 
     def _start_timer(self, e: ev.Event, _s: None, changes: ChangeSet) -> None:

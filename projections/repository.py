@@ -15,6 +15,7 @@ from flowledger.core.events import (
     DeploymentCreated,
     DeploymentDeleted,
     Event,
+    HistoricDecisionInstanceDeleted,
     ProcessDefinitionActivated,
     ProcessDefinitionSuspended,
     StartEventSubscribed,
@@ -65,7 +66,7 @@ def project_repository(event: Event, changes: ChangeSet) -> None:
         changes.update(
             ACT_RE_PROCDEF, event.definition_id, {"SUSPENSION_STATE_": state}, bump_revision=True
         )
-    elif isinstance(event, DecisionEvaluated):
+    elif isinstance(event, DecisionEvaluated | HistoricDecisionInstanceDeleted):
         return  # a stream without a deployment: history's
     else:
         raise UnhandledEvent("project_repository", type(event))

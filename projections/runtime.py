@@ -80,6 +80,7 @@ class RuntimeBatch:
             ev.CalledInstanceStarted,  # history's (the called instance's rows are its own)
             ev.ActivityDecisionEvaluated,  # history's: the result variable is an event of its own
             ev.DecisionEvaluated,
+            ev.HistoricDecisionInstanceDeleted,
             ev.HistoricProcessInstanceDeleted,  # history only: the runtime rows are long gone
             ev.DeploymentCreated,  # deployment streams: the repository projector's
             ev.DeploymentDeleted,

@@ -43,7 +43,7 @@ from .packages import Packages
 from .queries import Queries
 from .rebuild import Rebuild
 from .repository import Repository
-from .retention import expired_instances
+from .retention import expired_decisions, expired_instances
 from .state_cache import DEFAULT_MAX_BYTES
 from .unit_of_work import Wiring
 
@@ -388,33 +388,54 @@ class Engine:
     def cleanup_history(self, *, batch_size: int = 500) -> views.CleanupReport:
         """Camunda's history cleanup: the history of every instance whose removal time (its end
         plus its time to live, `camunda:historyTimeToLive` or `Engine(history_time_to_live=)`)
-        has passed is deleted, `batch_size` instances per query. Each deletion is a command in
-        the log like `delete_historic_process_instance`, so a rebuild leaves them deleted and
-        the events themselves stay."""
+        has passed is deleted, `batch_size` instances per query; then every decision evaluated
+        over the API whose removal time (its evaluation plus its decision's time to live) has
+        passed. Each deletion is a command in the log like `delete_historic_process_instance`,
+        so a rebuild leaves them deleted and the events themselves stay."""
         if batch_size < 1:
             raise InvalidValue("batch_size must be at least 1", "batch_size")
         now = self.clock.now()
+        removed = self._clean(
+            now,
+            batch_size,
+            expired_instances,
+            lambda i: cmd.DeleteHistoricProcessInstance(process_instance_id=i, cleanup=True),
+        )
+        decisions = self._clean(
+            now,
+            batch_size,
+            expired_decisions,
+            lambda i: cmd.DeleteHistoricDecisionInstance(decision_instance_id=i, cleanup=True),
+        )
+        return views.CleanupReport(
+            removed=removed, at=truncate_ms(now), decisions_removed=decisions
+        )
+
+    def _clean(
+        self,
+        now: datetime,
+        batch_size: int,
+        expired: Callable[[Connection, datetime, int], list[str]],
+        command: Callable[[str], cmd.Command],
+    ) -> int:
         removed = 0
         refused: set[str] = set()  # found again by the query, but not removable: skip them
         while True:
             # Asynchronous history must show the removals of the batch before: the next query
-            # would find the same instances again.
+            # would find the same ones again.
             self._history.flush()
             with self._db.read() as conn:
-                found = expired_instances(conn, now, batch_size + len(refused))
+                found = expired(conn, now, batch_size + len(refused))
             due = [i for i in found if i not in refused][:batch_size]
-            for instance_id in due:
+            for entity_id in due:
                 try:
-                    command = cmd.DeleteHistoricProcessInstance(
-                        process_instance_id=instance_id, cleanup=True
-                    )
-                    self._run(command, None, None)
+                    self._run(command(entity_id), None, None)
                     removed += 1
                 except NotFound:
-                    refused.add(instance_id)
+                    refused.add(entity_id)
             if len(due) < batch_size:
                 self._history.flush()  # the rows are gone when it returns, history async or not
-                return views.CleanupReport(removed=removed, at=truncate_ms(now))
+                return removed
 
     def delete_historic_process_instance(
         self,

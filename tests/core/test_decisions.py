@@ -490,3 +490,33 @@ def test_an_audit_package_of_an_instance_carries_the_dmn_that_answered_it(
             "dish",
         }
         assert laptop.verify().ok
+
+
+def test_cleanup_removes_decisions_evaluated_over_the_api_once_their_time_to_live_passed(
+    db_url: str, clock: ControllableClock
+) -> None:
+    # the lone `dish` keeps 30 days (camunda:historyTimeToLive); the DRG's decisions none, so
+    # the engine's default applies to them
+    with Engine(db_url, clock=clock, history_level="full", history_time_to_live=60) as engine:
+        engine.deploy({"dish.dmn": dish()})
+        lone = engine.evaluate_decision("dish", DINNER)
+        engine.deploy({"dinner.dmn": dinner()})  # dish version 2, without a time to live
+        drg = engine.evaluate_decision("beverages", DINNER)
+        clock.advance(days=31)
+        report = engine.cleanup_history()
+        assert report.decisions_removed == 1
+        left = engine.historic_decision_instances()
+        assert lone.decision_instance_id not in {h.id for h in left}
+        assert len(left) == 2  # the DRG's evaluation: beverages and the dish it required
+        clock.advance(days=30)
+        assert engine.cleanup_history().decisions_removed == 1
+        assert engine.historic_decision_instances() == []
+        for table_name in ("ACT_HI_DEC_IN", "ACT_HI_DEC_OUT"):
+            assert _rows(db_url, table_name) == [], table_name
+        # the log keeps the evaluations; a rebuild leaves them removed
+        assert [e.type for e in engine.events(drg.decision_instance_id)] == [
+            "DecisionEvaluated",
+            "HistoricDecisionInstanceDeleted",
+        ]
+        assert engine.verify().problems == []
+        assert engine.cleanup_history().decisions_removed == 0
