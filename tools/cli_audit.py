@@ -403,7 +403,8 @@ def rebuild(projection: str, history_level: str | None, batch_events: int, drop_
 @app.command()
 @click.option("--batch-size", type=click.IntRange(min=1), default=500, show_default=True)
 def cleanup(batch_size: int) -> None:
-    """Remove the history of instances whose removal time has passed (historyTimeToLive).
+    """Remove the history of instances, and of decisions evaluated over the API, whose removal
+    time has passed (historyTimeToLive).
 
     Each removal is a command in the log: the events stay, and a rebuild leaves them removed.
     """
@@ -413,4 +414,7 @@ def cleanup(batch_size: int) -> None:
     if out.json:
         out.data(report)
     else:
-        out.print(f"removed the history of {report.removed} instances due by {when(report.at)}")
+        out.print(
+            f"removed the history of {report.removed} instances and "
+            f"{report.decisions_removed} decision evaluations due by {when(report.at)}"
+        )
