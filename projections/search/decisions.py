@@ -102,11 +102,14 @@ DECISION_DEFINITION_SORTS: dict[str, ColumnElement[Any]] = {
 }
 
 
-def _definition_conditions(q: DecisionDefinitionQuery) -> list[Condition]:
-    c = _dd.c
+def _shared_conditions(
+    table: Table,
+    q: DecisionDefinitionQuery | DecisionRequirementsDefinitionQuery,
+    include_without_tenant: bool | None,
+) -> list[Condition]:
+    """The filters both repository queries have, on the columns both tables have."""
+    c = table.c
     conditions = [
-        *equal(c.ID_, q.decision_definition_id),
-        *one_of(c.ID_, q.decision_definition_id_in),
         *equal(c.NAME_, q.name),
         *like(c.NAME_, q.name_like),
         *equal(c.DEPLOYMENT_ID_, q.deployment_id),
@@ -117,16 +120,23 @@ def _definition_conditions(q: DecisionDefinitionQuery) -> list[Condition]:
         *equal(c.VERSION_, q.version),
         *equal(c.RESOURCE_NAME_, q.resource_name),
         *like(c.RESOURCE_NAME_, q.resource_name_like),
+        *tenants(c.TENANT_ID_, q.tenant_id_in, q.without_tenant_id, include_without_tenant),
+    ]
+    if q.latest_version:
+        conditions.append(_latest(table))
+    return conditions
+
+
+def _definition_conditions(q: DecisionDefinitionQuery) -> list[Condition]:
+    c = _dd.c
+    conditions = [
+        *equal(c.ID_, q.decision_definition_id),
+        *one_of(c.ID_, q.decision_definition_id_in),
         *equal(c.DEC_REQ_ID_, q.decision_requirements_definition_id),
         *equal(c.DEC_REQ_KEY_, q.decision_requirements_definition_key),
         *equal(c.VERSION_TAG_, q.version_tag),
         *like(c.VERSION_TAG_, q.version_tag_like),
-        *tenants(
-            c.TENANT_ID_,
-            q.tenant_id_in,
-            q.without_tenant_id,
-            q.include_decision_definitions_without_tenant_id,
-        ),
+        *_shared_conditions(_dd, q, q.include_decision_definitions_without_tenant_id),
     ]
     if q.without_decision_requirements_definition:
         conditions.append(c.DEC_REQ_ID_.is_(None))
@@ -134,8 +144,6 @@ def _definition_conditions(q: DecisionDefinitionQuery) -> list[Condition]:
         conditions.append(_d.c.DEPLOY_TIME_ > stored_moment(q.deployed_after, "deployedAfter"))
     if q.deployed_at is not None:
         conditions.append(_d.c.DEPLOY_TIME_ == stored_moment(q.deployed_at, "deployedAt"))
-    if q.latest_version:
-        conditions.append(_latest(_dd))
     return conditions
 
 
@@ -204,30 +212,11 @@ REQUIREMENTS_SORTS: dict[str, ColumnElement[Any]] = {
 
 
 def _requirements_conditions(q: DecisionRequirementsDefinitionQuery) -> list[Condition]:
-    c = _drd.c
-    conditions = [
-        *equal(c.ID_, q.decision_requirements_definition_id),
-        *one_of(c.ID_, q.decision_requirements_definition_id_in),
-        *equal(c.NAME_, q.name),
-        *like(c.NAME_, q.name_like),
-        *equal(c.DEPLOYMENT_ID_, q.deployment_id),
-        *equal(c.KEY_, q.key),
-        *like(c.KEY_, q.key_like),
-        *equal(c.CATEGORY_, q.category),
-        *like(c.CATEGORY_, q.category_like),
-        *equal(c.VERSION_, q.version),
-        *equal(c.RESOURCE_NAME_, q.resource_name),
-        *like(c.RESOURCE_NAME_, q.resource_name_like),
-        *tenants(
-            c.TENANT_ID_,
-            q.tenant_id_in,
-            q.without_tenant_id,
-            q.include_decision_requirements_definitions_without_tenant_id,
-        ),
+    return [
+        *equal(_drd.c.ID_, q.decision_requirements_definition_id),
+        *one_of(_drd.c.ID_, q.decision_requirements_definition_id_in),
+        *_shared_conditions(_drd, q, q.include_decision_requirements_definitions_without_tenant_id),
     ]
-    if q.latest_version:
-        conditions.append(_latest(_drd))
-    return conditions
 
 
 def requirements_row(m: RowMapping) -> views.DecisionRequirementsDefinition:

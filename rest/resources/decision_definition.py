@@ -12,22 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from flowledger.core import ProcessEngineError, views
 from flowledger.core.engine import Engine
 from flowledger.projections import decision_queries
-from flowledger.projections.search import decisions, repository
+from flowledger.projections.search import decisions
 
 from ..dto import Added, derived, to_dto
 from ..errors import RestError, not_found
-from ..listing import list_routes, searched
+from ..listing import AnyRequest, list_routes, searched
 from ..variables import VariableValueDto, check_decoded_size, engine_variables, value_dto
-
-AnyRequest = Request[Any, Any, Any]
-
+from .definitions import no_tenant, resource_text
 
 # -- DTOs ---------------------------------------------------------------------------------------
 
@@ -80,22 +78,15 @@ def _by_key(engine: Engine, key: str) -> views.DecisionDefinition:
 
 
 def _no_tenant(key: str, request: AnyRequest) -> Exception:
-    # Camunda's path parameter is `tenant-id`, not a Python name: read from the path.
-    tenant_id = request.path_params["tenant-id"]
-    return not_found(
-        f"No matching decision definition with key: {key} and tenant-id: {tenant_id} "
-        "(this engine has no tenants)"
-    )
+    return no_tenant("decision definition", key, request)
 
 
 def _xml(engine: Engine, definition: views.DecisionDefinition) -> DecisionDefinitionDiagramDto:
-    with engine.reading() as conn:
-        data = repository.resource_bytes_named(
-            conn, definition.deployment_id, definition.resource_name
-        )
-    if data is None:
-        raise not_found(f"No DMN resource found for decision definition {definition.id}")
-    return DecisionDefinitionDiagramDto(definition.id, data.decode("utf-8", errors="replace"))
+    missing = f"No DMN resource found for decision definition {definition.id}"
+    text = resource_text(
+        engine, definition.deployment_id, definition.resource_name, missing=missing
+    )
+    return DecisionDefinitionDiagramDto(definition.id, text)
 
 
 # -- list and count -------------------------------------------------------------------------------

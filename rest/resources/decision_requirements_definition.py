@@ -17,12 +17,13 @@ from litestar.params import FromPath
 
 from flowledger.core import views
 from flowledger.core.engine import Engine
-from flowledger.projections.search import decisions, repository
+from flowledger.projections.search import decisions
 from flowledger.projections.search.declaration import first
 
 from ..dto import Added, derived, to_dto
 from ..errors import not_found
 from ..listing import list_routes, searched
+from .definitions import resource_text
 
 # -- DTOs ---------------------------------------------------------------------------------------
 
@@ -77,17 +78,11 @@ def _by_key(engine: Engine, key: str) -> views.DecisionRequirementsDefinition:
 def _xml(
     engine: Engine, definition: views.DecisionRequirementsDefinition
 ) -> DecisionRequirementsDefinitionXmlDto:
-    with engine.reading() as conn:
-        data = repository.resource_bytes_named(
-            conn, definition.deployment_id, definition.resource_name
-        )
-    if data is None:
-        raise not_found(
-            f"No DMN resource found for decision requirements definition {definition.id}"
-        )
-    return DecisionRequirementsDefinitionXmlDto(
-        definition.id, data.decode("utf-8", errors="replace")
+    missing = f"No DMN resource found for decision requirements definition {definition.id}"
+    text = resource_text(
+        engine, definition.deployment_id, definition.resource_name, missing=missing
     )
+    return DecisionRequirementsDefinitionXmlDto(definition.id, text)
 
 
 # -- list and count -------------------------------------------------------------------------------

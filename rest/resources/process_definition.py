@@ -35,6 +35,7 @@ from ..variables import (
     instance_variables_after,
     variables_dto,
 )
+from .definitions import no_tenant, resource_text
 from .process_instance import ProcessInstanceDto
 
 AnyRequest = Request[Any, Any, Any]
@@ -129,22 +130,15 @@ def _by_key(engine: Engine, key: str) -> views.ProcessDefinition:
 
 
 def _no_tenant(key: str, request: AnyRequest) -> Exception:
-    # Camunda's path parameter is `tenant-id`, not a Python name: read from the path.
-    tenant_id = request.path_params["tenant-id"]
-    return not_found(
-        f"No matching process definition with key: {key} and tenant-id: {tenant_id} "
-        "(this engine has no tenants)"
-    )
+    return no_tenant("process definition", key, request)
 
 
 def _xml(engine: Engine, definition: views.ProcessDefinition) -> ProcessDefinitionDiagramDto:
-    with engine.reading() as conn:
-        data = repository.resource_bytes_named(
-            conn, definition.deployment_id, definition.resource_name
-        )
-    if data is None:
-        raise not_found(f"No BPMN resource found for process definition {definition.id}")
-    return ProcessDefinitionDiagramDto(definition.id, data.decode("utf-8", errors="replace"))
+    missing = f"No BPMN resource found for process definition {definition.id}"
+    text = resource_text(
+        engine, definition.deployment_id, definition.resource_name, missing=missing
+    )
+    return ProcessDefinitionDiagramDto(definition.id, text)
 
 
 # -- list and count -------------------------------------------------------------------------------
