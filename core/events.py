@@ -358,6 +358,13 @@ DEPLOYMENT_EVENTS: tuple[type[Event], ...] = (
 )
 
 
+def not_an_instance(first: Event) -> str:
+    """What a stream that is not an instance's is, from its first event (for messages)."""
+    if isinstance(first, DecisionEvaluated):
+        return "that is a decision evaluation"
+    return "that is a deployment"
+
+
 # -- process instance stream: lifecycle -------------------------------------------------------
 
 

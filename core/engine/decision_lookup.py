@@ -12,6 +12,8 @@ from flowledger.core.decisions import DecisionRef, DeployedDecision
 from flowledger.core.errors import NotFound, ProcessEngineError
 from flowledger.projections import decision_queries
 
+from .bindings import bound, which
+
 if TYPE_CHECKING:  # the unit of work hands itself in (it wires the lookup into its context)
     from .unit_of_work import UnitOfWork
 
@@ -37,23 +39,17 @@ def by_reference(unit: UnitOfWork, ref: DecisionRef, activity_id: str) -> Deploy
     if ref.binding == "latest":
         found = decision_queries.latest_decision_definition(unit.conn, ref.key)
     else:
-        candidates = decision_queries.decision_definitions(unit.conn, key=ref.key)
-        if ref.binding == "deployment":
-            candidates = [d for d in candidates if d.deployment_id == ref.deployment_id]
-        elif ref.binding == "version":
-            candidates = [d for d in candidates if d.version == ref.version]
-        else:
-            candidates = [d for d in candidates if d.version_tag == ref.version_tag]
-        found = max(candidates, key=lambda d: d.version) if candidates else None
+        found = bound(
+            decision_queries.decision_definitions(unit.conn, key=ref.key),
+            ref.binding,
+            version=ref.version,
+            version_tag=ref.version_tag,
+            deployment_id=ref.deployment_id,
+        )
     if found is None:
-        which = {
-            "latest": "",
-            "deployment": " in the instance's deployment",
-            "version": f" in version {ref.version}",
-            "versionTag": f" with version tag '{ref.version_tag}'",
-        }[ref.binding]
         raise ProcessEngineError(
             f"business rule task '{activity_id}' evaluates the decision '{ref.key}', but no "
-            f"decision definition with that key is deployed{which}"
+            "decision definition with that key is deployed"
+            + which(ref.binding, ref.version, ref.version_tag, "the instance's")
         )
     return unit.repository.decision(unit.conn, found)

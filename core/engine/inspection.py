@@ -106,8 +106,9 @@ class Inspection:
         commits = self._store.read_stream(conn, instance_id)
         if not commits:
             raise NotFound("Process instance", instance_id)
-        if not isinstance(self._repository.decode(commits[0].events)[0], ev.ProcessInstanceStarted):
-            raise NotFound("Process instance", instance_id, "that stream is not an instance's")
+        first = self._repository.decode(commits[0].events)[0]
+        if not isinstance(first, ev.ProcessInstanceStarted):
+            raise NotFound("Process instance", instance_id, ev.not_an_instance(first))
         return commits
 
     def _trail(self, conn: Connection, instance_id: str) -> list[audit_trail.Commit]:

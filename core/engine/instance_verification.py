@@ -47,8 +47,9 @@ def verify_instance(
     commits = store.read_stream(conn, instance_id)
     if not commits:
         raise NotFound("Process instance", instance_id)
-    if not isinstance(repository.decode(commits[0].events)[0], ev.ProcessInstanceStarted):
-        raise NotFound("Process instance", instance_id, "that stream is not an instance's")
+    first = repository.decode(commits[0].events)[0]
+    if not isinstance(first, ev.ProcessInstanceStarted):
+        raise NotFound("Process instance", instance_id, ev.not_an_instance(first))
     problems: list[str] = []
     try:
         check_stream(instance_id, commits, 0, linked_to_start=True)

@@ -69,14 +69,15 @@ class Packages:
                             pending.extend(
                                 d.deployment_id for d in event.decisions if d.deployment_id
                             )
-                        elif isinstance(event, ev.DeploymentCreated):
+                        elif isinstance(event, ev.DEPLOYMENT_EVENTS):
                             if stream_id == instance_id:
                                 raise NotFound(
                                     "Process instance",
                                     instance_id,
-                                    "that stream is not an instance's",
+                                    ev.not_an_instance(event),
                                 )
-                            resources.update(_resources(event))
+                            if isinstance(event, ev.DeploymentCreated):
+                                resources.update(_resources(event))
             commits.sort(key=lambda c: c.first_position)
             commands = self._commands(conn, commits)
         return self._write(path, instance_id, commits, commands, resources)

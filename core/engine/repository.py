@@ -269,9 +269,7 @@ class Repository:
                 if until_position is not None and commit.first_position + i > until_position:
                     break
                 if isinstance(event, ev.DEPLOYMENT_EVENTS):
-                    raise NotFound(
-                        "Process instance", stream_id, "that is not an instance's stream"
-                    )
+                    raise NotFound("Process instance", stream_id, ev.not_an_instance(event))
                 state = evolve(state, event)
         if state is None:
             raise NotFound("Process instance", stream_id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from lxml import etree
 
+from ..expressions import Expression
 from ..model import CallActivitySpec, VariableMapping
 from .context import CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns
 from .listeners import extension_elements
@@ -23,24 +24,10 @@ def parse_call_activity(ctx: ParseContext, el: etree._Element) -> ParsedElement:
         ctx.problem("a call activity needs a calledElement (the key of the process it calls)", el)
         return ParsedElement("callActivity")
     expression = ctx.expression(called, el, f"calledElement of '{node_id}'")
-    binding = (ctx.camunda(el, "calledElementBinding") or "latest").strip()
-    if binding not in BINDINGS:
-        ctx.problem(
-            f"camunda:calledElementBinding '{binding}' is not one of {', '.join(BINDINGS)}", el
-        )
+    bound = read_binding(ctx, el, "calledElement", node_id)
+    if bound is None:
         return ParsedElement("callActivity")
-    version = ctx.expression(
-        ctx.camunda(el, "calledElementVersion"), el, f"camunda:calledElementVersion of '{node_id}'"
-    )
-    version_tag = ctx.expression(
-        ctx.camunda(el, "calledElementVersionTag"),
-        el,
-        f"camunda:calledElementVersionTag of '{node_id}'",
-    )
-    if binding == "version" and version is None:
-        ctx.problem('calledElementBinding="version" needs a camunda:calledElementVersion', el)
-    if binding == "versionTag" and version_tag is None:
-        ctx.problem('calledElementBinding="versionTag" needs a camunda:calledElementVersionTag', el)
+    binding, version, version_tag = bound
     for attribute in ("variableMappingClass", "variableMappingDelegateExpression", "caseRef"):
         if ctx.camunda(el, attribute) or el.get(attribute):
             ctx.problem(f"camunda:{attribute} on a call activity is not supported", el)
@@ -51,6 +38,30 @@ def parse_call_activity(ctx: ParseContext, el: etree._Element) -> ParsedElement:
         return ParsedElement("callActivity")
     spec = CallActivitySpec(expression, binding, version, version_tag, inputs, outputs)
     return ParsedElement("callActivity", spec)
+
+
+def read_binding(
+    ctx: ParseContext, el: etree._Element, prefix: str, node_id: str
+) -> tuple[str, Expression | None, Expression | None] | None:
+    """Which version of a definition `el` names, from `camunda:{prefix}Binding` (latest,
+    deployment, version, versionTag), `{prefix}Version` and `{prefix}VersionTag` (expressions
+    allowed): call activities' calledElement and business rule tasks' decisionRef alike. None,
+    with the problem reported, for an unknown binding."""
+    binding = (ctx.camunda(el, f"{prefix}Binding") or "latest").strip()
+    if binding not in BINDINGS:
+        ctx.problem(f"camunda:{prefix}Binding '{binding}' is not one of {', '.join(BINDINGS)}", el)
+        return None
+    version = ctx.expression(
+        ctx.camunda(el, f"{prefix}Version"), el, f"camunda:{prefix}Version of '{node_id}'"
+    )
+    version_tag = ctx.expression(
+        ctx.camunda(el, f"{prefix}VersionTag"), el, f"camunda:{prefix}VersionTag of '{node_id}'"
+    )
+    if binding == "version" and version is None:
+        ctx.problem(f'{prefix}Binding="version" needs a camunda:{prefix}Version', el)
+    if binding == "versionTag" and version_tag is None:
+        ctx.problem(f'{prefix}Binding="versionTag" needs a camunda:{prefix}VersionTag', el)
+    return binding, version, version_tag
 
 
 def _mappings(

@@ -20,7 +20,7 @@ from ..model import (
     ServiceTaskSpec,
     UserTaskSpec,
 )
-from .calls import BINDINGS
+from .calls import read_binding
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns, split_list
 from .io import parameters
 from .listeners import TASK_EVENTS, extension_elements, read_listeners
@@ -103,12 +103,10 @@ def decision_spec(
     if not ref:
         ctx.problem("camunda:decisionRef is empty: it needs the key of a decision", el)
         return None
-    binding = (ctx.camunda(el, "decisionRefBinding") or "latest").strip()
-    if binding not in BINDINGS:
-        ctx.problem(
-            f"camunda:decisionRefBinding '{binding}' is not one of {', '.join(BINDINGS)}", el
-        )
+    bound = read_binding(ctx, el, "decisionRef", node_id)
+    if bound is None:
         return None
+    binding, version, version_tag = bound
     mapping = (ctx.camunda(el, "mapDecisionResult") or "resultList").strip()
     if mapping not in MAP_DECISION_RESULTS:
         ctx.problem(
@@ -117,18 +115,6 @@ def decision_spec(
             el,
         )
         return None
-    version = ctx.expression(
-        ctx.camunda(el, "decisionRefVersion"), el, f"camunda:decisionRefVersion of '{node_id}'"
-    )
-    version_tag = ctx.expression(
-        ctx.camunda(el, "decisionRefVersionTag"),
-        el,
-        f"camunda:decisionRefVersionTag of '{node_id}'",
-    )
-    if binding == "version" and version is None:
-        ctx.problem('decisionRefBinding="version" needs a camunda:decisionRefVersion', el)
-    if binding == "versionTag" and version_tag is None:
-        ctx.problem('decisionRefBinding="versionTag" needs a camunda:decisionRefVersionTag', el)
     if ctx.camunda(el, "decisionRefTenantId"):
         ctx.problem("camunda:decisionRefTenantId is not supported (flowledger has no tenants)", el)
     compiled = ctx.expression(ref, el, f"camunda:decisionRef of '{node_id}'")

@@ -356,7 +356,13 @@ HISTORIC_DECISION_INSTANCES: Search[
 )
 
 
-def _values(conn: Connection, table: Table, instance_ids: Sequence[str]) -> list[RowMapping]:
+def _values(
+    conn: Connection, table: Table, instance_ids: Sequence[str]
+) -> dict[str, list[tuple[RowMapping, dict[str, Any]]]]:
+    """The rows of `table` (inputs or outputs) of these decision instances, by instance, in
+    their ids' order (the order recorded), each with the fields its value gives the view."""
+    if not instance_ids:
+        return {}
     b = ACT_GE_BYTEARRAY
     stmt = (
         select(table, b.c.BYTES_)
@@ -364,59 +370,49 @@ def _values(conn: Connection, table: Table, instance_ids: Sequence[str]) -> list
         .where(table.c.DEC_INST_ID_.in_(instance_ids))
         .order_by(table.c.DEC_INST_ID_, table.c.ID_)
     )
-    return [r._mapping for r in conn.execute(stmt)]
+    found: dict[str, list[tuple[RowMapping, dict[str, Any]]]] = {}
+    for row in conn.execute(stmt):
+        m = row._mapping
+        stored = stored_value(m, "VAR_TYPE_")
+        shared = {
+            "id": m["ID_"],
+            "decision_instance_id": m["DEC_INST_ID_"],
+            "clause_id": m["CLAUSE_ID_"],
+            "clause_name": m["CLAUSE_NAME_"],
+            "type": rest_type_name(stored.type),
+            "value": from_stored(stored),
+            "create_time": utc(m["CREATE_TIME_"]),
+            "stored": stored,
+            "root_process_instance_id": m["ROOT_PROC_INST_ID_"],
+            "removal_time": utc(m["REMOVAL_TIME_"]),
+        }
+        found.setdefault(m["DEC_INST_ID_"], []).append((m, shared))
+    return found
 
 
 def decision_inputs(
     conn: Connection, instance_ids: Sequence[str]
 ) -> dict[str, list[views.HistoricDecisionInput]]:
-    """The inputs of these decision instances, by instance, in their clauses' order (their ids
-    sort so)."""
-    found: dict[str, list[views.HistoricDecisionInput]] = {}
-    rows = _values(conn, ACT_HI_DEC_IN, instance_ids) if instance_ids else []
-    for m in rows:
-        stored = stored_value(m, "VAR_TYPE_")
-        found.setdefault(m["DEC_INST_ID_"], []).append(
-            views.HistoricDecisionInput(
-                id=m["ID_"],
-                decision_instance_id=m["DEC_INST_ID_"],
-                clause_id=m["CLAUSE_ID_"],
-                clause_name=m["CLAUSE_NAME_"],
-                type=rest_type_name(stored.type),
-                value=from_stored(stored),
-                create_time=utc(m["CREATE_TIME_"]),
-                stored=stored,
-                root_process_instance_id=m["ROOT_PROC_INST_ID_"],
-                removal_time=utc(m["REMOVAL_TIME_"]),
-            )
-        )
-    return found
+    """The inputs of these decision instances, by instance, in their clauses' order."""
+    return {
+        instance: [views.HistoricDecisionInput(**shared) for _m, shared in rows]
+        for instance, rows in _values(conn, ACT_HI_DEC_IN, instance_ids).items()
+    }
 
 
 def decision_outputs(
     conn: Connection, instance_ids: Sequence[str]
 ) -> dict[str, list[views.HistoricDecisionOutput]]:
-    """The outputs of these decision instances, by instance, by rule then clause (their ids sort
-    so)."""
-    found: dict[str, list[views.HistoricDecisionOutput]] = {}
-    rows = _values(conn, ACT_HI_DEC_OUT, instance_ids) if instance_ids else []
-    for m in rows:
-        stored = stored_value(m, "VAR_TYPE_")
-        found.setdefault(m["DEC_INST_ID_"], []).append(
+    """The outputs of these decision instances, by instance, by rule then clause."""
+    return {
+        instance: [
             views.HistoricDecisionOutput(
-                id=m["ID_"],
-                decision_instance_id=m["DEC_INST_ID_"],
-                clause_id=m["CLAUSE_ID_"],
-                clause_name=m["CLAUSE_NAME_"],
+                **shared,
                 rule_id=m["RULE_ID_"],
                 rule_order=m["RULE_ORDER_"],
                 variable_name=m["VAR_NAME_"],
-                type=rest_type_name(stored.type),
-                value=from_stored(stored),
-                create_time=utc(m["CREATE_TIME_"]),
-                stored=stored,
-                root_process_instance_id=m["ROOT_PROC_INST_ID_"],
-                removal_time=utc(m["REMOVAL_TIME_"]),
             )
-        )
-    return found
+            for m, shared in rows
+        ]
+        for instance, rows in _values(conn, ACT_HI_DEC_OUT, instance_ids).items()
+    }

@@ -520,3 +520,16 @@ def test_cleanup_removes_decisions_evaluated_over_the_api_once_their_time_to_liv
         ]
         assert engine.verify().problems == []
         assert engine.cleanup_history().decisions_removed == 0
+
+
+def test_an_evaluation_stream_is_not_taken_for_an_instance(engine: Engine, tmp_path: Path) -> None:
+    engine.deploy({"dish.dmn": dish()})
+    stream = engine.evaluate_decision("dish", DINNER).decision_instance_id
+    for read in (
+        lambda: engine.replay(stream),
+        lambda: engine.timeline(stream),
+        lambda: engine.verify(instance=stream),
+        lambda: engine.export_instance(stream, tmp_path / "x.zip"),
+    ):
+        with pytest.raises(NotFound, match="that is a decision evaluation"):
+            read()

@@ -14,6 +14,7 @@ from flowledger.core.errors import ProcessEngineError, Rejected
 from flowledger.core.session import CallEnded, CallFailed, CancelCall, StartCall
 from flowledger.projections import queries
 
+from ..bindings import bound, which
 from ..unit_of_work import UnitOfWork
 from .guards import still_deployed
 
@@ -24,24 +25,18 @@ def _definition(unit: UnitOfWork, call: StartCall) -> views.ProcessDefinition:
     if call.binding == "latest":
         found = queries.latest_process_definition(unit.conn, call.key)
     else:
-        candidates = queries.process_definitions(unit.conn, key=call.key)
-        if call.binding == "deployment":
-            candidates = [d for d in candidates if d.deployment_id == call.deployment_id]
-        elif call.binding == "version":
-            candidates = [d for d in candidates if d.version == call.version]
-        else:
-            candidates = [d for d in candidates if d.version_tag == call.version_tag]
-        found = max(candidates, key=lambda d: d.version) if candidates else None
+        found = bound(
+            queries.process_definitions(unit.conn, key=call.key),
+            call.binding,
+            version=call.version,
+            version_tag=call.version_tag,
+            deployment_id=call.deployment_id,
+        )
     if found is None:
-        which = {
-            "latest": "",
-            "deployment": " in the calling instance's deployment",
-            "version": f" in version {call.version}",
-            "versionTag": f" with version tag '{call.version_tag}'",
-        }[call.binding]
         raise ProcessEngineError(
             f"call activity '{call.activity_id}' calls the process '{call.key}', but no "
-            f"process definition with that key is deployed{which}"
+            "process definition with that key is deployed"
+            + which(call.binding, call.version, call.version_tag, "the calling instance's")
         )
     if found.suspended:
         raise Rejected(f"Process definition '{found.id}' is suspended")
