@@ -533,3 +533,58 @@ def test_an_evaluation_stream_is_not_taken_for_an_instance(engine: Engine, tmp_p
     ):
         with pytest.raises(NotFound, match="that is a decision evaluation"):
             read()
+
+
+PRICING = b"""<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="pricing" name="Pricing"
+    namespace="n">
+  <decision id="score" name="Score">
+    <variable id="sv" name="score" typeRef="integer"/>
+    <literalExpression id="se"><text>orders * 10 + years</text></literalExpression>
+  </decision>
+  <decision id="tier" name="Tier">
+    <informationRequirement id="ir1"><requiredDecision href="#score"/></informationRequirement>
+    <decisionTable id="tt" hitPolicy="FIRST">
+      <input id="tin"><inputExpression id="tie" typeRef="integer"><text>score</text>
+      </inputExpression></input>
+      <output id="tout" name="tier" typeRef="string"/>
+      <rule id="gold"><inputEntry id="g1"><text>&gt;= 100</text></inputEntry>
+        <outputEntry id="g2"><text>"gold"</text></outputEntry></rule>
+      <rule id="basic"><inputEntry id="b1"><text>-</text></inputEntry>
+        <outputEntry id="b2"><text>"basic"</text></outputEntry></rule>
+    </decisionTable>
+  </decision>
+  <decision id="discount" name="Discount">
+    <informationRequirement id="ir2"><requiredDecision href="#tier"/></informationRequirement>
+    <decisionTable id="dt">
+      <input id="din"><inputExpression id="die" typeRef="string"><text>tier</text>
+      </inputExpression></input>
+      <output id="dout" name="discount" typeRef="double"/>
+      <rule id="d-gold"><inputEntry id="dg1"><text>"gold"</text></inputEntry>
+        <outputEntry id="dg2"><text>0.1</text></outputEntry></rule>
+      <rule id="d-basic"><inputEntry id="db1"><text>"basic"</text></inputEntry>
+        <outputEntry id="db2"><text>0</text></outputEntry></rule>
+    </decisionTable>
+  </decision>
+</definitions>"""
+
+
+@pytest.mark.parametrize(("orders", "tier", "discount"), [(12, "gold", 0.1), (1, "basic", 0.0)])
+def test_a_two_level_drg_feeds_each_level_into_the_next_and_records_all_three(
+    full_engine: Engine, orders: int, tier: str, discount: float
+) -> None:
+    engine = full_engine
+    engine.deploy({"pricing.dmn": PRICING})
+    result = engine.evaluate_decision("discount", {"orders": orders, "years": 3})
+    assert result.single_entry() == discount
+    history = engine.historic_decision_instances(include_outputs=True)
+    by_key = {h.decision_definition_key: h for h in history}
+    assert set(by_key) == {"score", "tier", "discount"}
+    root = by_key["discount"]
+    assert root.id == result.decision_instance_id
+    assert by_key["score"].root_decision_instance_id == root.id
+    assert by_key["tier"].root_decision_instance_id == root.id
+    (score,) = by_key["score"].outputs or []
+    assert (score.variable_name, score.value, score.rule_id) == ("score", orders * 10 + 3, None)
+    assert [o.value for o in by_key["tier"].outputs or []] == [tier]
+    assert root.decision_requirements_definition_key == "pricing"
