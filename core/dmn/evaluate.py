@@ -23,13 +23,14 @@ from flowledger.core.expressions import (
     MappingContext,
     compile_expression,
 )
-from flowledger.core.feel import FeelError, parse_expression, parse_unary_tests
+from flowledger.core.feel import FeelError, InputTester, parse_expression, parse_unary_tests
 
 from .hit_policies import MatchedRule, apply_hit_policy, chosen_rules
 from .model import (
     Decision,
     DecisionInput,
     DecisionRequirements,
+    DecisionRule,
     DecisionTable,
     LiteralExpression,
 )
@@ -176,38 +177,26 @@ def _evaluate_table(
     matched: list[MatchedRule] = []
     evaluated: list[EvaluatedOutput] = []
     # Each input's entries see the variables and the input value by its name: one scope per
-    # input for the whole table, not one per entry.
+    # input for the whole table, and one tester (the value converted to FEEL once), not one
+    # per entry.
     scopes = [
         {**variables, c.input_variable: i.value} for c, i in zip(table.inputs, inputs, strict=True)
     ]
+    columns = [
+        (clause, _tester(decision_id, given, scope, now), scope)
+        for clause, given, scope in zip(table.inputs, inputs, scopes, strict=True)
+    ]
+    no_languages = (None,) * len(columns)
     for rule in table.rules:
-        languages = rule.input_languages or (None,) * len(rule.input_entries)
-        if not all(
-            _matches(decision_id, rule.id, text, language, clause, given.value, scope, now)
-            for text, language, clause, given, scope in zip(
-                rule.input_entries, languages, table.inputs, inputs, scopes, strict=False
-            )
+        languages = rule.input_languages or no_languages
+        # A plain loop, not all() over a generator: this runs for every entry of every rule.
+        for text, language, (clause, tester, scope) in zip(
+            rule.input_entries, languages, columns, strict=False
         ):
-            continue
-        outputs: dict[str, Any] = {}
-        out_languages = rule.output_languages or (None,) * len(rule.output_entries)
-        for text, language, output in zip(
-            rule.output_entries, out_languages, table.outputs, strict=False
-        ):
-            if not text:
-                continue  # an empty output entry gives no entry (Camunda)
-            value = _evaluate(
-                decision_id,
-                text,
-                language,
-                variables,
-                f"rule '{rule.id}', output '{output.id}'",
-                now,
-            )
-            value = convert(decision_id, f"output '{output.id}'", value, output.type_ref)
-            outputs[output.name or ""] = value
-            evaluated.append(EvaluatedOutput(rule.id, output.id, output.name, output.label, value))
-        matched.append(MatchedRule(rule.id, outputs))
+            if not _matches(decision_id, rule.id, text, language, clause, tester, scope, now):
+                break
+        else:
+            _take(decision_id, rule, table, variables, now, matched, evaluated)
     # Only PRIORITY and OUTPUT ORDER rank rules by the outputs' allowed values.
     ranks = (
         [
@@ -233,26 +222,71 @@ def _evaluate_table(
     return DecisionOutcome(decision_id, result, inputs, chosen, chosen_outputs, collect_value)
 
 
+def _take(
+    decision_id: str,
+    rule: DecisionRule,
+    table: DecisionTable,
+    variables: Mapping[str, Any],
+    now: datetime | None,
+    matched: list[MatchedRule],
+    evaluated: list[EvaluatedOutput],
+) -> None:
+    """A rule matched: its output entries evaluated, converted and collected."""
+    outputs: dict[str, Any] = {}
+    out_languages = rule.output_languages or (None,) * len(rule.output_entries)
+    for text, language, output in zip(
+        rule.output_entries, out_languages, table.outputs, strict=False
+    ):
+        if not text:
+            continue  # an empty output entry gives no entry (Camunda)
+        value = _evaluate(
+            decision_id,
+            text,
+            language,
+            variables,
+            f"rule '{rule.id}', output '{output.id}'",
+            now,
+        )
+        value = convert(decision_id, f"output '{output.id}'", value, output.type_ref)
+        outputs[output.name or ""] = value
+        evaluated.append(EvaluatedOutput(rule.id, output.id, output.name, output.label, value))
+    matched.append(MatchedRule(rule.id, outputs))
+
+
+def _tester(
+    decision_id: str, given: EvaluatedInput, scope: Mapping[str, Any], now: datetime | None
+) -> InputTester:
+    try:
+        return InputTester(given.value, scope, now=now)
+    except FeelError as exc:
+        raise DecisionEvaluationError(
+            f"decision '{decision_id}', input '{given.input_id}': {exc}"
+        ) from None
+
+
 def _matches(
     decision_id: str,
     rule_id: str,
     text: str,
     language: str | None,
     clause: DecisionInput,
-    value: Any,
+    tester: InputTester,
     scope: Mapping[str, Any],
     now: datetime | None,
 ) -> bool:
-    """Whether an input entry matches; `scope`: the variables with the input by its name."""
+    """Whether an input entry matches; `tester` holds the input value, `scope` the variables
+    with the input by its name (for JUEL entries)."""
     if not text or text == "-":
         return True
-    where = f"rule '{rule_id}', input entry of '{clause.id}'"
-    if (language or "").strip().lower() in JUEL_LANGUAGES:
+    if language is not None and language.strip().lower() in JUEL_LANGUAGES:
+        where = f"rule '{rule_id}', input entry of '{clause.id}'"
         return _evaluate(decision_id, text, "juel", scope, where, now) is True
     try:
-        return bool(_unary_tests(text).matches(value, scope, now=now))
+        return tester.matches(_unary_tests(text))
     except FeelError as exc:
-        raise DecisionEvaluationError(f"decision '{decision_id}', {where}: {exc}") from None
+        raise DecisionEvaluationError(
+            f"decision '{decision_id}', rule '{rule_id}', input entry of '{clause.id}': {exc}"
+        ) from None
 
 
 def _evaluate(

@@ -22,6 +22,7 @@ __all__ = [
     "FeelEvaluationError",
     "FeelExpression",
     "FeelSyntaxError",
+    "InputTester",
     "Range",
     "UnaryTests",
     "YearsMonthsDuration",
@@ -60,6 +61,24 @@ class UnaryTests:
         converted = from_python(value)
         scope = Scope(variables, converted=False).child({INPUT: converted})
         return Evaluation(now).test(self.tests, converted, scope) is True
+
+
+class InputTester:
+    """One input value tested against many unary tests (the entries of one decision-table
+    input): the value and the variables are converted to FEEL once, not once per entry."""
+
+    __slots__ = ("_now", "_scope", "_value")
+
+    def __init__(
+        self, value: object, variables: Mapping[str, object], *, now: datetime | None = None
+    ) -> None:
+        self._value = from_python(value)
+        self._scope = Scope(variables, converted=False).child({INPUT: self._value})
+        self._now = now
+
+    def matches(self, tests: UnaryTests) -> bool:
+        """Whether the value satisfies ``tests``; undecidable (null) counts as no match."""
+        return Evaluation(self._now).test(tests.tests, self._value, self._scope) is True
 
 
 def parse_expression(text: str) -> FeelExpression:

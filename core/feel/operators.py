@@ -41,10 +41,16 @@ _ORDERED: Final = frozenset(
 )
 
 
+# Types whose FEEL equality is Python's between two values of the same type.
+_PLAIN = frozenset({str, Decimal, bool})
+
+
 def equal(left: object, right: object) -> bool | None:
     """FEEL ``=``: null equals only null; values of different types are not comparable."""
     if left is None or right is None:
         return left is None and right is None
+    if type(left) is type(right) and type(left) in _PLAIN:
+        return left == right  # the common case of a decision table: a string or number entry
     kind = kind_of(left)
     if kind != kind_of(right):
         return None
