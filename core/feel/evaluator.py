@@ -358,25 +358,46 @@ class Evaluation:
 
     def test(self, test: Test, value: object, scope: Scope) -> bool | None:
         """Whether ``value`` passes ``test``: True, False, or None when it is undecidable."""
-        if isinstance(test, TestAny):
-            return True
-        if isinstance(test, TestCompare):
-            return _comparison(test.operator, value, self.evaluate(test.endpoint, scope))
-        if isinstance(test, TestRange):
-            bounds = self._range(test.range, scope)
-            return in_range(value, bounds) if isinstance(bounds, Range) else None
-        if isinstance(test, TestEqual):
-            return _equality_test(value, self.evaluate(test.expression, scope))
-        if isinstance(test, TestExpression):
-            result = self.evaluate(test.expression, scope.child({INPUT: value}))
-            if isinstance(result, bool) and (test.uses_input or not isinstance(value, bool)):
-                return result
-            return _equality_test(value, result)
-        if isinstance(test, TestList):
-            return _any_of(self.test(inner, value, scope) for inner in test.tests)
-        assert isinstance(test, TestNot)
+        return _TESTS[type(test)](self, test, value, scope)
+
+    def _test_any(self, test: TestAny, value: object, scope: Scope) -> bool | None:
+        return True
+
+    def _test_compare(self, test: TestCompare, value: object, scope: Scope) -> bool | None:
+        return _comparison(test.operator, value, self.evaluate(test.endpoint, scope))
+
+    def _test_range(self, test: TestRange, value: object, scope: Scope) -> bool | None:
+        bounds = self._range(test.range, scope)
+        return in_range(value, bounds) if isinstance(bounds, Range) else None
+
+    def _test_equal(self, test: TestEqual, value: object, scope: Scope) -> bool | None:
+        return _equality_test(value, self.evaluate(test.expression, scope))
+
+    def _test_expression(self, test: TestExpression, value: object, scope: Scope) -> bool | None:
+        result = self.evaluate(test.expression, scope.child({INPUT: value}))
+        if isinstance(result, bool) and (test.uses_input or not isinstance(value, bool)):
+            return result
+        return _equality_test(value, result)
+
+    def _test_list(self, test: TestList, value: object, scope: Scope) -> bool | None:
+        return _any_of(self.test(inner, value, scope) for inner in test.tests)
+
+    def _test_not(self, test: TestNot, value: object, scope: Scope) -> bool | None:
         matched = _any_of(self.test(inner, value, scope) for inner in test.tests)
         return None if matched is None else not matched
+
+
+# Test type -> how it is decided, built once, as _HANDLERS (this runs for every entry of every
+# rule of a decision table).
+_TESTS: dict[type, Callable[[Evaluation, Any, object, Scope], bool | None]] = {
+    TestAny: Evaluation._test_any,
+    TestCompare: Evaluation._test_compare,
+    TestRange: Evaluation._test_range,
+    TestEqual: Evaluation._test_equal,
+    TestExpression: Evaluation._test_expression,
+    TestList: Evaluation._test_list,
+    TestNot: Evaluation._test_not,
+}
 
 
 # Node type -> handler, built once (an evaluation is made per call; a table per

@@ -192,3 +192,15 @@ def test_naive_and_aware_date_times_are_not_comparable() -> None:
     aware = datetime(2020, 1, 1, 10, tzinfo=PLUS_ONE)
     assert not matches('< date and time("2021-01-01T00:00:00")', aware)
     assert not matches('date and time("2020-01-01T10:00:00")', aware)
+
+
+def test_every_kind_of_node_and_test_has_its_evaluation() -> None:
+    """The evaluator dispatches by type from two tables: a node or test kind the parser can
+    build but the tables lack would fail only when a model used it."""
+    from flowledger.core.feel import evaluator, nodes
+
+    kinds = [getattr(nodes, name) for name in nodes.__all__]
+    tests = {k for k in kinds if issubclass(k, nodes.Test) and k is not nodes.Test}
+    expressions = {k for k in kinds if not issubclass(k, nodes.Test) and k is not nodes.Node}
+    assert tests == set(evaluator._TESTS)
+    assert expressions <= set(evaluator._HANDLERS)
