@@ -7,7 +7,7 @@ The elements themselves are parsed in `core.parsing`, one module per family, thr
 
 from __future__ import annotations
 
-from .errors import ModelError
+from .errors import ModelError, ModelProblem
 from .model import ParsedResource, ProcessModel
 from .parsing.context import BPMN, ParseContext, line, local, ns
 from .parsing.process import ProcessBuilder
@@ -43,7 +43,36 @@ def parse_bpmn(source: bytes, resource_name: str, *, allow_scripts: bool = False
                 continue
             model = ProcessBuilder(ctx, el, root.get("targetNamespace")).build()
             if model is not None:
+                _check_columns(ctx, model, line(el))
                 processes.append(model)
     if ctx.problems:
         raise ModelError(ctx.problems)
     return ParsedResource(resource_name, tuple(processes), tuple(ignored))
+
+
+# What the repository and instance tables hold (ACT_RE_PROCDEF.KEY_/NAME_/CATEGORY_ 255,
+# VERSION_TAG_ 64; ACT_ID_ and ACT_NAME_ 255): a longer text is refused at deploy, on every
+# database alike, instead of failing on PostgreSQL and MariaDB (and being kept whole by SQLite)
+# when a row is written.
+_KEY, _TAG = 255, 64
+
+
+def _check_columns(ctx: ParseContext, model: ProcessModel, process_line: int | None) -> None:
+    def fits(what: str, value: str | None, limit: int, element: str, at: int | None) -> None:
+        if value is not None and len(value) > limit:
+            ctx.problems.append(
+                ModelProblem(
+                    f"{what} may hold at most {limit} characters: '{value[:32]}…' has {len(value)}",
+                    ctx.resource,
+                    element[:64],
+                    at,
+                )
+            )
+
+    fits("a process id", model.id, _KEY, model.id, process_line)
+    fits("a process name", model.name, _KEY, model.id, process_line)
+    fits("camunda:versionTag", model.version_tag, _TAG, model.id, process_line)
+    fits("the targetNamespace (the definition's category)", model.category, _KEY, model.id, None)
+    for activity in model.activities.values():
+        fits("an activity id", activity.id, _KEY, activity.id, activity.line)
+        fits("an activity name", activity.name, _KEY, activity.id, activity.line)

@@ -108,6 +108,20 @@ def test_an_unsupported_element_is_named_with_its_id_once(engine: Engine, db_url
     assert "element 'call'" in str(error)
 
 
+def test_ids_and_names_longer_than_their_columns_are_refused_on_every_database(
+    engine: Engine, db_url: str
+) -> None:
+    long_key = "order" + "x" * 251  # 256 characters: ACT_RE_PROCDEF.KEY_ holds 255
+    source = _process(
+        f'<startEvent id="s" name="{"n" * 256}"/>'
+        '<sequenceFlow id="f1" sourceRef="s" targetRef="e"/><endEvent id="e"/>',
+        process_id=long_key,
+    )
+    error = _refused(engine, db_url, source, "a process id may hold at most 255 characters")
+    assert "an activity name may hold at most 255 characters" in str(error)
+    assert [p.element_id for p in error.problems] == [long_key[:64], "s"]
+
+
 def test_a_connector_is_refused_once(engine: Engine, db_url: str) -> None:
     source = _process(
         '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="http"/>'
