@@ -343,10 +343,11 @@ START_TIMER_EVENTS: tuple[type[Event], ...] = (
     StartTimerDueDateSet,
     StartTimerRemoved,
 )
-# Events of streams without instance state: a deployment's (the repository projector's) and a
-# decision evaluated over the API (history's, in a stream of its own).
 START_SUBSCRIPTION_EVENTS: tuple[type[Event], ...] = (StartEventSubscribed, StartEventUnsubscribed)
-DEPLOYMENT_EVENTS: tuple[type[Event], ...] = (
+# Events of streams without instance state: a deployment's (the repository projector's) and a
+# decision evaluated over the API (history's, in a stream of its own). Replay, verify and the
+# repository's reader never fold them into an instance.
+STATELESS_STREAM_EVENTS: tuple[type[Event], ...] = (
     DeploymentCreated,
     DeploymentDeleted,
     *START_TIMER_EVENTS,

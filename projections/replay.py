@@ -62,7 +62,7 @@ def state_at(
         if commit.first_version > version:
             break
         for event in codec.decode(commit.events):
-            if isinstance(event, ev.DEPLOYMENT_EVENTS):
+            if isinstance(event, ev.STATELESS_STREAM_EVENTS):
                 return None
             if state is not None and state.version >= version:
                 return state  # `version` falls inside this commit
@@ -70,9 +70,9 @@ def state_at(
     return state
 
 
-# Event type -> whether it is a deployment event (isinstance against the tuple, once per type:
-# the test ran for every event replayed).
-_DEPLOYMENT_TYPES: dict[type, bool] = {}
+# Event type -> whether it belongs to a stream without instance state (a deployment's, a decision
+# evaluated over the API): isinstance against the tuple once per type, not per event replayed.
+_STATELESS_TYPES: dict[type, bool] = {}
 
 
 def project_events(
@@ -89,13 +89,13 @@ def project_events(
     `operation`: the command behind the commit, for the user operation log."""
     batch = RuntimeBatch() if runtime else None
     log_operation = operation_logger(history, operation)
-    deployment_types = _DEPLOYMENT_TYPES
+    stateless_types = _STATELESS_TYPES
     for event in events:
         kind = type(event)
-        deployment = deployment_types.get(kind)
-        if deployment is None:
-            deployment = deployment_types[kind] = issubclass(kind, ev.DEPLOYMENT_EVENTS)
-        if deployment:
+        stateless = stateless_types.get(kind)
+        if stateless is None:
+            stateless = stateless_types[kind] = issubclass(kind, ev.STATELESS_STREAM_EVENTS)
+        if stateless:
             if repository:
                 project_repository(event, changes)
             if history is not None:  # a deployment deleted with cascade takes history along
@@ -228,7 +228,7 @@ class Replayer:
     def _state_before(
         self, stream_id: str, first_version: int, events: Sequence[ev.Event]
     ) -> InstanceState | None:
-        if first_version == 1 or (events and isinstance(events[0], ev.DEPLOYMENT_EVENTS)):
+        if first_version == 1 or (events and isinstance(events[0], ev.STATELESS_STREAM_EVENTS)):
             return None  # a new stream, or a deployment stream (which has no state)
         known = self._states.get(stream_id)
         if known is not None and known[0] == first_version - 1:

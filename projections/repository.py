@@ -39,8 +39,9 @@ _SUBSCRIPTION_ROW = blank_row(ACT_RU_EVENT_SUBSCR)
 
 
 def project_repository(event: Event, changes: ChangeSet) -> None:
-    """Project one event of a deployment stream (DEPLOYMENT_EVENTS; instances' events never
-    reach this projector, so any other type is a mistake of the caller's)."""
+    """Project one event of a stream without instance state (STATELESS_STREAM_EVENTS: a
+    deployment's, or a decision evaluated over the API, which writes no repository row);
+    instances' events never reach this projector, so any other type is the caller's mistake."""
     if isinstance(event, DeploymentCreated):
         project_deployment(event, changes)
     elif isinstance(event, DeploymentDeleted):

@@ -69,7 +69,7 @@ class Packages:
                             pending.extend(
                                 d.deployment_id for d in event.decisions if d.deployment_id
                             )
-                        elif isinstance(event, ev.DEPLOYMENT_EVENTS):
+                        elif isinstance(event, ev.STATELESS_STREAM_EVENTS):
                             if stream_id == instance_id:
                                 raise NotFound(
                                     "Process instance",

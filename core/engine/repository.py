@@ -129,7 +129,7 @@ class Repository:
             raise ProcessEngineError(str(exc)) from None
         for commit in commits:
             for event in self._codec.decode(commit.events):
-                if isinstance(event, ev.DEPLOYMENT_EVENTS):
+                if isinstance(event, ev.STATELESS_STREAM_EVENTS):
                     return None
                 state = evolve(state, event)
             version, head = commit.last_version, commit.hash
@@ -268,7 +268,7 @@ class Repository:
             for i, event in enumerate(self._codec.decode(commit.events)):
                 if until_position is not None and commit.first_position + i > until_position:
                     break
-                if isinstance(event, ev.DEPLOYMENT_EVENTS):
+                if isinstance(event, ev.STATELESS_STREAM_EVENTS):
                     raise NotFound("Process instance", stream_id, ev.not_an_instance(event))
                 state = evolve(state, event)
         if state is None:

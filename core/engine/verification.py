@@ -181,7 +181,9 @@ class _Replay:
         self._changes, self._pending = ChangeSet(), 0
 
     def _state_before(self, commit: StoredCommit, events: list[ev.Event]) -> InstanceState | None:
-        if commit.first_version == 1 or (events and isinstance(events[0], ev.DEPLOYMENT_EVENTS)):
+        if commit.first_version == 1 or (
+            events and isinstance(events[0], ev.STATELESS_STREAM_EVENTS)
+        ):
             return None
         known = self._states.get(commit.stream_id)
         if known is not None and known[0] == commit.first_version - 1:

@@ -72,7 +72,7 @@ def test_the_repository_projector_handles_the_deployment_events_and_refuses_the_
     changes = ChangeSet()
     project_repository(deleted, changes)  # handled: its rows go
     assert changes.purges  # its resources go with it
-    assert set(ev.DEPLOYMENT_EVENTS) <= declared_event_types()
+    assert set(ev.STATELESS_STREAM_EVENTS) <= declared_event_types()
 
     with pytest.raises(UnhandledEvent, match="does not know the event type Unforeseen"):
         project_repository(Unforeseen(time=NOW), ChangeSet())
