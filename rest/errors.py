@@ -26,6 +26,7 @@ from flowledger.core import (
     TaskAlreadyClaimed,
 )
 from flowledger.core.engine import ConcurrencyError
+from flowledger.eventlog import CorruptStream
 from flowledger.core.limits import MAX_JSON_NESTING
 
 log = logging.getLogger("flowledger.rest")
@@ -158,6 +159,9 @@ def to_response(request: Request[Any, Any, Any], exc: Exception) -> Response[Exc
         # What the job's work raised, as Camunda's JobResource answers a failed executeJob: the
         # failure is recorded on the job; its stack trace is there, not in the answer.
         return _answer(500, ExceptionDto("RestException", exc.message))
+    if isinstance(exc, CorruptStream):
+        # A damaged stream is no server fault: the operator's to look at (`flowledger verify`).
+        return _answer(409, ExceptionDto("CorruptStreamException", str(exc)))
     if isinstance(exc, ConcurrencyError):
         return _answer(500, ExceptionDto("OptimisticLockingException", str(exc), code=1))
     if isinstance(exc, ProcessEngineError | SchemaMismatch):
