@@ -257,6 +257,11 @@ def _fetch_request(dto: FetchExternalTasksDto | None) -> _Fetch:
         raise invalid("fetchAndLock: NUL characters are not allowed in workerId or topics")
     check_query_limits(dto)
     timeout = dto.async_response_timeout or 0
+    if timeout < 0:
+        raise invalid(
+            "The asynchronous response timeout must be zero or a positive number of "
+            f"milliseconds (asyncResponseTimeout: {timeout})"
+        )
     if timeout > MAX_ASYNC_RESPONSE_TIMEOUT:
         raise invalid(
             "The asynchronous response timeout cannot be set to a value greater than "
@@ -266,7 +271,7 @@ def _fetch_request(dto: FetchExternalTasksDto | None) -> _Fetch:
         worker_id=dto.worker_id,
         max_tasks=dto.max_tasks,
         use_priority=bool(dto.use_priority),
-        timeout_ms=max(timeout, 0),
+        timeout_ms=timeout,
         topics=[_topic(i, t) for i, t in enumerate(dto.topics or [])],
     )
 
@@ -308,13 +313,21 @@ def _variables(engine: Engine, execution_id: str, topic: _Topic) -> dict[str, Va
 def _answer(
     engine: Engine, fetch: _Fetch, locked: Sequence[views.ExternalTask]
 ) -> list[LockedExternalTaskDto]:
-    """The locked tasks as the read model has them now (one deleted meanwhile is left out)."""
+    """The locked tasks as the read model has them now: one another node deleted meanwhile
+    (its instance ended or was deleted) is left out, as Camunda skips it, never a 404."""
     query = search.ExternalTaskQuery(external_task_id_in=[t.id for t in locked])
     with engine.reading() as conn:
         by_id = {r.id: r for r in find(conn, search.EXTERNAL_TASKS, query)}
-    return [
-        _locked_dto(engine, by_id[t.id], fetch.topic(t.topic_name)) for t in locked if t.id in by_id
-    ]
+    answer: list[LockedExternalTaskDto] = []
+    for task in locked:
+        row = by_id.get(task.id)
+        if row is None:
+            continue
+        try:
+            answer.append(_locked_dto(engine, row, fetch.topic(task.topic_name)))
+        except NotFound:
+            continue
+    return answer
 
 
 def _locked_dto(

@@ -325,6 +325,7 @@ def test_max_tasks_limits_the_answer(rest: LiveServer, topic: str) -> None:
             "processVariables",
         ),
         ({"workerId": "w", "maxTasks": "many", "topics": []}, "maxTasks"),
+        ({"workerId": "w", "maxTasks": 1, "asyncResponseTimeout": -1, "topics": []}, "-1"),
     ],
 )
 def test_invalid_fetch_is_a_400_naming_the_parameter(
@@ -430,6 +431,36 @@ def test_stopping_server_answers_its_long_polls_empty(rest: LiveServer, topic: s
 
 
 # -- the worker's reports ------------------------------------------------------------------------
+
+
+def test_a_task_deleted_by_another_node_while_it_was_locked_is_left_out(
+    rest: LiveServer, topic: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another node deletes the instance between this node's lock and its reading the task's
+    error details: Camunda skips the task; the answer holds the others, never a 404."""
+    doomed = start(rest, topic)
+    kept = start(rest, topic)
+    # a failure report gives both error details, which the answer reads after the lock
+    for task_id in (doomed, kept):
+        locked_now = rest.engine.fetch_and_lock("w", {topic: 60_000}, task_ids=[task_id])
+        assert [t.id for t in locked_now] == [task_id]
+        rest.engine.handle_external_task_failure(
+            task_id, "w", "boom", error_details="trace", retries=1, retry_timeout=0
+        )
+    doomed_instance = instance_of(rest, doomed)
+    real = Engine.external_task_error_details
+
+    def deleted_meanwhile(engine: Engine, task_id: str) -> str | None:
+        if task_id == doomed:
+            rest.engine.delete_process_instance(doomed_instance, "by another node")
+        return real(engine, task_id)
+
+    monkeypatch.setattr(Engine, "external_task_error_details", deleted_meanwhile)
+
+    response = fetch(rest, "w", topic, max_tasks=5)
+
+    assert response.status_code == 200, response.text
+    assert [task["id"] for task in response.json()] == [kept]
 
 
 def instance_of(rest: LiveServer, task_id: str) -> str:

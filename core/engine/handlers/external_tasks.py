@@ -2,7 +2,8 @@
 extend or release a lock, set retries and priority.
 
 Each finds the instance that owns the task and lets the domain's `decide_on` read the command;
-fetch and lock chooses its candidates from the runtime table first, then locks them one by one.
+fetch and lock chooses its candidates from the runtime table first, then locks them one by one,
+skipping a candidate whose instance another node ended meanwhile (never NotFound for the fetch).
 """
 
 from __future__ import annotations
@@ -51,7 +52,12 @@ def fetch_and_lock(unit: UnitOfWork, command: cmd.FetchAndLock) -> list[views.Ex
     for task_id, instance_id, topic in candidates:
         if len(locked) >= command.max_tasks:
             break
-        session = unit.instance(instance_id)
+        try:
+            session = unit.instance(instance_id)
+        except NotFound:
+            # Ended or deleted by another node since the candidates were read: Camunda skips
+            # the task, and so do we; the fetch answers with the others.
+            continue
         if decide.lock_external_task(session, task_id, command.worker_id, durations[topic]):
             locked.append(task_id)
     return [_locked_view(unit, task_id) for task_id in locked]
