@@ -195,22 +195,28 @@ def read_timer(ctx: ParseContext, definition: etree._Element) -> TimerEventDefin
     """A timer's value as Camunda would read it: exactly one of timeDate, timeDuration and
     timeCycle, and a literal value (an expression is read when the timer starts) that parses,
     so that a typo is refused at deployment, naming the value, not when the timer is due."""
+    # Named by its event, the element a modeler clicks on, not by the definition inside it.
+    event = definition.getparent()
+    event_id = event.get("id") if event is not None else None
+    definition_id = definition.get("id")
+    of = f" (timerEventDefinition '{definition_id}')" if definition_id else ""
     values = [c for c in definition if ns(c) == BPMN and local(c) in TIMER_KINDS]
     if len(values) != 1:
         ctx.problem(
-            "a timerEventDefinition needs exactly one of timeDate, timeDuration and timeCycle "
-            f"(found {len(values)})",
+            f"a timerEventDefinition{of} needs exactly one of timeDate, timeDuration and "
+            f"timeCycle (found {len(values)})",
             definition,
+            event_id,
         )
         return None
     kind, text = local(values[0]), (values[0].text or "").strip()
     if "${" in text or "#{" in text:
-        expression = ctx.expression(text, values[0], f"the {kind}")
+        expression = ctx.expression(text, values[0], f"the {kind}{of}", event_id)
         return None if expression is None else TimerEventDefinition(kind, text, None, expression)
     try:
         return TimerEventDefinition(kind, text, parse_timer(kind, text))
     except TimerError as exc:
-        ctx.problem(str(exc), values[0])
+        ctx.problem(f"{exc}{of}", values[0], event_id)
         return None
 
 
