@@ -71,6 +71,7 @@ def start_instance(
     super_process_instance_id: str | None = None,
     super_execution_id: str | None = None,
     root_process_instance_id: str | None = None,
+    call_depth: int = 0,
     triggered: bool = False,
 ) -> str:
     """Start the instance at `start_activity_id` (a message start event) or else at the
@@ -104,6 +105,7 @@ def start_instance(
                 model.history_ttl if model.history_ttl is not None else ctx.history_ttl_days
             ),
             triggered=triggered,
+            call_depth=call_depth,
         )
     )
     spec = model.activities[start].spec

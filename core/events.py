@@ -388,6 +388,9 @@ class ProcessInstanceStarted(Event, tag=True, frozen=True):
     # Started by a message, signal or timer its start event caught, not by a call to start it:
     # no user operation of its own.
     triggered: bool = False
+    # How many call activities it is nested under (0: a root instance), so that a call can be
+    # refused past the limit from the caller's own state, without walking its callers.
+    call_depth: int = 0
 
 
 class ProcessInstanceCompleted(Event, tag=True, frozen=True):

@@ -55,6 +55,7 @@ def start(event: ev.ProcessInstanceStarted) -> InstanceState:
         super_process_instance_id=event.super_process_instance_id,
         super_execution_id=event.super_execution_id,
         history_ttl_days=event.history_ttl_days,
+        call_depth=event.call_depth,
     )
     state.executions[pid] = Execution(
         id=pid,

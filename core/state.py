@@ -166,6 +166,7 @@ class InstanceState(msgspec.Struct, dict=True):
     history_deleted: bool = False
     suspended: bool = False
     history_ttl_days: int | None = None  # days its history is kept after it ends
+    call_depth: int = 0  # call activities it is nested under (0: a root instance)
     executions: dict[str, Execution] = {}
     activity_instances: dict[str, ActivityInstance] = {}
     variables: dict[str, Variable] = {}

@@ -22,6 +22,11 @@ from ..variables import from_stored
 from .base import Behavior
 from .operations import FlowOperations
 
+# Call activities nested in one another at most (Camunda has no limit). A process calling
+# itself without an end would otherwise start instances without bound: in one command the
+# effects limit stops it, but with asyncBefore each call is a job of its own.
+MAX_CALL_DEPTH = 1_000
+
 
 def _spec(activity: Activity) -> CallActivitySpec:
     spec = activity.spec
@@ -34,6 +39,14 @@ class CallActivity(Behavior):
     def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         spec = _spec(activity)
         session = flow.session
+        depth = session.state.call_depth + 1
+        if depth > MAX_CALL_DEPTH:
+            raise ProcessEngineError(
+                f"call activity '{activity.id}' would start a called instance at depth {depth}, "
+                f"past the limit of {MAX_CALL_DEPTH} call activities nested in one another: "
+                "the called processes call one another (or themselves) without end; give the "
+                "recursion a condition that ends it"
+            )
 
         def value(expression: Expression | None, what: str) -> Any:
             if expression is None:

@@ -57,6 +57,7 @@ def start(unit: UnitOfWork, call: StartCall) -> None:
         super_process_instance_id=call.caller_id,
         super_execution_id=call.execution_id,
         root_process_instance_id=caller.state.root_process_instance_id,
+        call_depth=caller.state.call_depth + 1,
     )
     calls.started(caller, call.activity_instance_id, callee.state.id)
 
