@@ -126,7 +126,11 @@ class Listing(Generic[Q, D]):
             for parameter, attribute in self.conditions.items()
             if (text := params.get(parameter))
         }
-        return msgspec.structs.replace(query, **parsed) if parsed else query
+        if not parsed:
+            return query
+        query = msgspec.structs.replace(query, **parsed)
+        check_query_limits(query)  # the conditions too: their count, their operators
+        return query
 
     def from_body(self, body: Q | None) -> Q:
         query = body if body is not None else (self.body or self.query)()

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, TypeVar
 import msgspec
 
 from flowledger.core.limits import MAX_LIST_FILTER
+from flowledger.projections.search.variables import OPERATORS, VariableComparison
 
 from .errors import invalid
 from .formats import parse_bool, parse_date, split_list
@@ -95,11 +96,24 @@ def check_query_limits(query: msgspec.Struct) -> None:
                 pending.append(value)
             elif isinstance(value, list):
                 _refuse_long_list(wire_name, value)
-                for item in value:
+                for index, item in enumerate(value):
+                    if isinstance(item, VariableComparison):
+                        check_operator(f"{wire_name}[{index}].operator", item.operator)
                     if isinstance(item, msgspec.Struct):
                         pending.append(item)
                     elif isinstance(item, int) and not isinstance(item, bool):
                         _refuse_out_of_range(wire_name, item)
+
+
+def check_operator(parameter: str, operator: str | None) -> None:
+    """A variable filter's comparator: absent means `eq`; an empty or unknown one is refused
+    naming where it was (Camunda's message, which alone does not say which filter)."""
+    if operator is not None and operator not in OPERATORS:
+        shown = operator or "'' (empty)"
+        raise invalid(
+            f"Invalid variable comparator specified: {shown} ({parameter} must be one of "
+            f"{', '.join(OPERATORS)})"
+        )
 
 
 @cache
@@ -146,7 +160,7 @@ def with_dates(params: Mapping[str, str], names: Collection[str]) -> dict[str, s
 
 def _int_param(params: Mapping[str, str], name: str) -> int | None:
     text = params.get(name)
-    if text is None or text == "":
+    if text is None:
         return None
     try:
         number = int(text)
