@@ -16,7 +16,7 @@ from typing import Any
 from . import events as ev
 from . import views
 from .dmn import DecisionOutcome, DecisionRequirements, LiteralExpression, evaluate_decision
-from .errors import ProcessEngineError
+from .errors import InvalidValue, ProcessEngineError
 from .feel import Range, YearsMonthsDuration, feel_string
 from .variables import StoredValue, to_stored
 
@@ -86,14 +86,17 @@ def _recorded(
     decision = deployed.requirements.decision(outcome.decision_id)
     assert decision is not None
     logic = decision.logic
+    key = definition.key
     if isinstance(logic, LiteralExpression):
         value = outcome.result[0][logic.variable_name] if outcome.result else None
-        outputs = [ev.DecisionOutputValue(stored(value), variable_name=logic.variable_name)]
+        name = logic.variable_name
+        computed = _computed(key, f"output '{name}'", value)
+        outputs = [ev.DecisionOutputValue(computed, variable_name=name)]
     else:
         order = {rule.id: index for index, rule in enumerate(logic.rules, start=1)}
         outputs = [
             ev.DecisionOutputValue(
-                stored(out.value),
+                _computed(key, f"output '{out.name or out.output_id}'", out.value),
                 clause_id=out.output_id,
                 rule_id=out.rule_id,
                 rule_order=order[out.rule_id],
@@ -109,7 +112,11 @@ def _recorded(
         definition_key=definition.key,
         definition_name=definition.name,
         inputs=[
-            ev.DecisionInputValue(i.input_id, stored(i.value), clause_name=i.label)
+            ev.DecisionInputValue(
+                i.input_id,
+                _computed(key, f"input '{i.label or i.input_id}'", i.value),
+                clause_name=i.label,
+            )
             for i in outcome.inputs
         ],
         outputs=outputs,
@@ -139,6 +146,21 @@ def storable(value: Any) -> Any:
 def stored(value: Any) -> StoredValue:
     """A decision value as the log records it (its Camunda type, as a variable's)."""
     return to_stored("value", storable(value))
+
+
+def _computed(decision_key: str, what: str, value: Any) -> StoredValue:
+    """A value the decision computed, as the log records it. One no variable can hold (a
+    String over its 4,000 characters) is the model's doing, not the caller's: a failed
+    evaluation naming the decision and the clause, never the caller's invalid value."""
+    try:
+        return stored(value)
+    except InvalidValue as exc:
+        detail = str(exc).removeprefix("Variable 'value': ")
+        raise ProcessEngineError(
+            f"decision '{decision_key}': its {what} computed a value that cannot be stored: "
+            f"{detail}. The value comes from the decision model, not from the request: change "
+            "the model so that it computes a shorter value"
+        ) from None
 
 
 def map_result(

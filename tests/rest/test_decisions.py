@@ -467,6 +467,36 @@ def test_a_violated_unique_hit_policy_is_an_error_naming_the_decision(rest: Live
     }
 
 
+def test_an_output_longer_than_a_string_can_hold_is_the_models_error(rest: LiveServer) -> None:
+    """The caller's variables are short: the 4,001 characters are the decision's own output,
+    a failed evaluation (500) naming the decision, the output and the limit, not a 400 blaming
+    the request."""
+    key = unique_key("longOutput")
+    long_text = "x" * 4001
+    resource = table(
+        [("amount", "integer")],
+        [("essay", "string")],
+        [("any", ["-"], [f'"{long_text}"'])],
+        decision_id=key,
+    )
+    deploy(rest, ("long.dmn", resource))
+
+    response = rest.client.post(
+        f"/decision-definition/key/{key}/evaluate",
+        json={"variables": {"amount": typed(5, "Integer")}},
+    )
+
+    assert response.status_code == 500, response.text
+    body = response.json()
+    assert body["type"] == "RestException"
+    assert f"decision '{key}'" in body["message"]
+    assert "output 'essay'" in body["message"] and "4000" in body["message"]
+    assert "Variable 'value'" not in body["message"]
+    assert get_json(rest, "/history/decision-instance/count", decisionDefinitionKey=key) == {
+        "count": 0
+    }
+
+
 def test_an_input_of_the_wrong_type_is_an_error_naming_the_decision(rest: LiveServer) -> None:
     key = unique_key("wrongType")
     deploy_dish(rest, key)
