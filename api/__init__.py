@@ -31,6 +31,7 @@ from flowledger.core import (
 
 if TYPE_CHECKING:
     from flowledger.core.engine import ConcurrencyError, Engine
+    from flowledger.core.engine.outbound import OutboundPolicy
 
 
 def __getattr__(name: str) -> Any:
@@ -40,6 +41,10 @@ def __getattr__(name: str) -> Any:
         from flowledger.core import engine
 
         return getattr(engine, name)
+    if name == "OutboundPolicy":
+        from flowledger.core.engine.outbound import OutboundPolicy
+
+        return OutboundPolicy
     raise AttributeError(f"module 'flowledger' has no attribute {name!r}")
 
 
@@ -57,6 +62,7 @@ __all__ = [
     "MismatchingMessageCorrelation",
     "ModelError",
     "NotFound",
+    "OutboundPolicy",
     "ProcessEngineError",
     "Rejected",
     "SchemaMismatch",

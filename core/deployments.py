@@ -41,7 +41,12 @@ class ParsedDeployment:
     decisions: dict[str, DecisionRequirements] = field(default_factory=dict)
 
 
-def parse_resources(resources: Sequence[ResourceInput], *, allow_scripts: bool) -> ParsedDeployment:
+def parse_resources(
+    resources: Sequence[ResourceInput],
+    *,
+    allow_scripts: bool,
+    connectors: frozenset[str] | None = None,
+) -> ParsedDeployment:
     """Parse every BPMN and DMN resource; collect all problems of all resources into one
     ModelError (nothing is deployed when there is one)."""
     seen: set[str] = set()
@@ -58,7 +63,9 @@ def parse_resources(resources: Sequence[ResourceInput], *, allow_scripts: bool) 
         seen.add(resource.name)
         try:
             if is_bpmn(resource.name):
-                result = parse_bpmn(resource.data, resource.name, allow_scripts=allow_scripts)
+                result = parse_bpmn(
+                    resource.data, resource.name, allow_scripts=allow_scripts, connectors=connectors
+                )
                 ids = [p.id for p in result.processes]
                 problems += _duplicates("process", ids, process_keys, resource.name)
                 parsed.processes[resource.name] = result

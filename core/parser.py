@@ -14,9 +14,18 @@ from .parsing.process import ProcessBuilder
 from .parsing.xml import read_document, refuse
 
 
-def parse_bpmn(source: bytes, resource_name: str, *, allow_scripts: bool = False) -> ParsedResource:
-    """Parse one BPMN resource; raises ModelError listing every problem found."""
-    ctx = ParseContext(resource_name, allow_scripts)
+def parse_bpmn(
+    source: bytes,
+    resource_name: str,
+    *,
+    allow_scripts: bool = False,
+    connectors: frozenset[str] | None = None,
+) -> ParsedResource:
+    """Parse one BPMN resource; raises ModelError listing every problem found.
+
+    `connectors`: the camunda:connectorIds the engine runs, refusing a model that needs another
+    (None: not checked, as when a stored deployment is read again)."""
+    ctx = ParseContext(resource_name, allow_scripts, connectors=connectors)
     root = read_document(source, resource_name, "BPMN")
     if ns(root) != BPMN or local(root) != "definitions":
         raise refuse(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .events import Event
 from .evolve import evolve
 from .model import ProcessModel
+from .outbound import RecordedCalls
 from .state import InstanceState
 
 if TYPE_CHECKING:
@@ -103,6 +104,9 @@ class CommandContext:
     # Finds a deployed decision for a business rule task (the engine reads its repository; what
     # the decision answered is recorded, so a replay never looks it up again).
     decisions: DecisionLookup | None = None
+    # The answers of the outbound calls this command made so far (the engine calls, with no
+    # lock held, when a decision asks for one it lacks, and decides again).
+    outbound: RecordedCalls = field(default_factory=RecordedCalls)
 
 
 class InstanceSession:

@@ -14,6 +14,7 @@ that checks every stream's head; a decision on moved state is decided again.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
@@ -24,15 +25,24 @@ import msgspec
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
+from flowledger.core.budget import COMMAND_SECONDS, CommandBudget, opened
 from flowledger.core.clock import Clock
 from flowledger.core.commands import Command, encode_command, encode_result
-from flowledger.core.errors import FlowledgerError, Rejected
+from flowledger.core.errors import FlowledgerError, ProcessEngineError, Rejected
 from flowledger.core.ids import uuid7
 from flowledger.core.limits import MAX_COMMAND_ID, check_text, recordable_actor, refuse_nul_in_ids
+from flowledger.core.outbound import (
+    MAX_CALLS_PER_COMMAND,
+    Answer,
+    HttpRequest,
+    OutboundCallNeeded,
+    RecordedCalls,
+)
 from flowledger.eventlog import CommandRecord, ConcurrencyError, StoredCommit
 
 from .connections import Connections
 from .group_commit import CommitGroups
+from .outbound import Outbound
 from .unit_of_work import UnitOfWork, Wiring
 
 log = logging.getLogger("flowledger.engine.bus")
@@ -75,8 +85,12 @@ class CommandBus:
         wiring: Wiring,
         clock: Clock,
         after_decision: Callable[[UnitOfWork], None] | None = None,
+        outbound: Outbound | None = None,
+        budget_seconds: float = COMMAND_SECONDS,
     ) -> None:
         self._handlers = handlers
+        self._outbound = outbound or Outbound()
+        self._budget_seconds = budget_seconds
         # Runs after every handler in its unit of work (the broadcast of thrown signals).
         self._after_decision = after_decision
         self._db = db
@@ -119,8 +133,35 @@ class CommandBus:
             payload: bytes | None = encode_command(command)
         except RecursionError:
             payload = None  # a value nested too deeply: the handler's checks name it
+        # A decision that reaches an outbound call stops there; the call is made here, with no
+        # transaction or lock held, and the command is decided again with the answer in hand.
+        answers: list[tuple[HttpRequest, Answer]] = []
+        for _ in range(4 * MAX_CALLS_PER_COMMAND):
+            try:
+                return self._attempt(handler, command, cid, payload, actor, via, answers)
+            except OutboundCallNeeded as needed:
+                answer = self._outbound.call(needed.request, needed.element_id)
+                RecordedCalls(answers).record(needed, answer)
+        raise ProcessEngineError(
+            f"{type(command).__name__} asked for different outbound calls on every attempt (the "
+            "state it decides on kept changing): nothing was committed, send it again"
+        )
+
+    def _attempt(
+        self,
+        handler: Handler[Any, Any],
+        command: Command,
+        cid: str,
+        payload: bytes | None,
+        actor: str | None,
+        via: str | None,
+        answers: list[tuple[HttpRequest, Answer]],
+    ) -> Any:
+        """Decide and commit the command once, with the outbound answers obtained so far."""
         if self._groups is not None:
-            return self._execute_in_group(self._groups, handler, command, cid, payload, actor, via)
+            return self._execute_in_group(
+                self._groups, handler, command, cid, payload, actor, via, answers
+            )
         with self._db.command():
             for attempt in range(MAX_ATTEMPTS):
                 now = self._clock.now()
@@ -140,6 +181,7 @@ class CommandBus:
                                     actor,
                                     via,
                                     type(command).__name__,
+                                    RecordedCalls(answers),
                                 )
                                 result = self._decide(handler, unit, command)
                                 stored = self._commit(
@@ -159,6 +201,7 @@ class CommandBus:
                                     actor,
                                     via,
                                     type(command).__name__,
+                                    RecordedCalls(answers),
                                 )
                                 result = self._decide(handler, unit, command)
                             with self._db.write() as conn:
@@ -201,9 +244,10 @@ class CommandBus:
         raise AssertionError("unreachable")
 
     def _decide(self, handler: Handler[Any, Any], unit: UnitOfWork, command: Command) -> Any:
-        result = handler.handle(unit, command)
-        if self._after_decision is not None:
-            self._after_decision(unit)
+        with opened(CommandBudget(self._budget_seconds, clock=time.monotonic)):
+            result = handler.handle(unit, command)
+            if self._after_decision is not None:
+                self._after_decision(unit)
         return result
 
     def _execute_in_group(
@@ -215,6 +259,7 @@ class CommandBus:
         payload: bytes | None,
         actor: str | None,
         via: str | None,
+        answers: list[tuple[HttpRequest, Answer]],
     ) -> Any:
         """Decide and append inside a shared write transaction (SQLite): the command sees every
         commit before it, those of its group included, so it never loses a race."""
@@ -232,6 +277,7 @@ class CommandBus:
                 actor,
                 via,
                 type(command).__name__,
+                RecordedCalls(answers),
             )
             if payload is not None:
                 refuse_nul_in_ids(payload, command)

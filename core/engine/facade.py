@@ -21,6 +21,7 @@ from sqlalchemy.engine import Connection
 from flowledger import migrations
 from flowledger.core import audit_trail, views
 from flowledger.core import commands as cmd
+from flowledger.core.budget import COMMAND_SECONDS
 from flowledger.core.clock import Clock, SystemClock, truncate_ms
 from flowledger.core.errors import InvalidValue, JobFailure, NotFound, Rejected, SchemaMismatch
 from flowledger.core.limits import MAX_HISTORY_TTL_DAYS, MAX_VIA, check_text
@@ -39,6 +40,7 @@ from .handlers import AFTER_DECISION, HANDLERS
 from .history_lifecycle import HistoryLifecycle, check_mode, resolve_level
 from .inspection import Inspection, PointInTime
 from .job_executor import JobExecutor, JobExecutorHealth, JobExecutorSettings
+from .outbound import Outbound, OutboundPolicy
 from .packages import Packages
 from .queries import Queries
 from .rebuild import Rebuild
@@ -72,8 +74,13 @@ class Engine:
         job_executor: bool = False,
         job_executor_settings: JobExecutorSettings | None = None,
         history_time_to_live: int | None = None,
+        outbound: OutboundPolicy | None = None,
+        command_budget_seconds: float = COMMAND_SECONDS,
     ) -> None:
         check_mode(history_mode)
+        if not 0 < command_budget_seconds <= 3600:
+            raise InvalidValue("command_budget_seconds must be more than 0 and at most 3,600")
+        self.outbound = Outbound(outbound)
         if history_time_to_live is not None and not 0 <= history_time_to_live <= (
             MAX_HISTORY_TTL_DAYS
         ):
@@ -126,8 +133,17 @@ class Engine:
             self._delegates,
             allow_scripts,
             history_time_to_live,
+            self.outbound.policy.enabled_connector_ids,
         )
-        self._bus = CommandBus(HANDLERS, self._db, wiring, self.clock, AFTER_DECISION)
+        self._bus = CommandBus(
+            HANDLERS,
+            self._db,
+            wiring,
+            self.clock,
+            AFTER_DECISION,
+            outbound=self.outbound,
+            budget_seconds=command_budget_seconds,
+        )
         if self._checkpointer is not None:
             self._bus.add_commit_listener(self._checkpointer.committed)
         self._queries = Queries(self._db, self._repository)

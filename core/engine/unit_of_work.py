@@ -21,6 +21,7 @@ from flowledger.core import events as ev
 from flowledger.core.errors import NotFound
 from flowledger.core.limits import refuse_nul_in_events
 from flowledger.core.model import ProcessModel
+from flowledger.core.outbound import RecordedCalls
 from flowledger.core.session import CommandContext, InstanceSession
 from flowledger.core.state import InstanceState
 from flowledger.eventlog import EventCodec, EventStore, NewCommit, StoredCommit
@@ -48,6 +49,8 @@ class Wiring:
     delegates: Mapping[str, Any]
     allow_scripts: bool
     history_ttl_days: int | None = None
+    # The camunda:connectorIds this engine's outbound policy enables (deployments are held to it).
+    connectors: frozenset[str] = frozenset()
 
 
 class UnitOfWork:
@@ -63,12 +66,14 @@ class UnitOfWork:
         actor: str | None = None,
         via: str | None = None,
         command_type: str = "",
+        outbound: RecordedCalls | None = None,
     ) -> None:
         self._wiring = wiring
         self.via = via
         self.conn = conn
         self.store = wiring.store
         self.repository = wiring.repository
+        self.connectors = wiring.connectors
         # None while history follows the log asynchronously: the command writes runtime only.
         self.history: HistoryProjector | None = wiring.history.inline_projector
         self._log_operation = operation_logger(
@@ -82,6 +87,7 @@ class UnitOfWork:
             actor=actor,
             history_ttl_days=wiring.history_ttl_days,
             decisions=partial(decision_lookup.by_reference, self),
+            outbound=outbound if outbound is not None else RecordedCalls(),
         )
         self.command_id = command_id
         self.changes = ChangeSet()

@@ -70,6 +70,8 @@ class ParseContext:
     messages: dict[str, str] = field(default_factory=dict)
     # <signal> elements of the document: id -> name
     signals: dict[str, str] = field(default_factory=dict)
+    # The connectors the engine runs (camunda:connectorId); None: not checked.
+    connectors: frozenset[str] | None = None
 
     def problem(
         self, message: str, el: etree._Element | None = None, element_id: str | None = None

@@ -211,6 +211,14 @@ def _connector(ctx: ParseContext, el: etree._Element) -> ServiceTaskSpec | None:
             connector,
         )
         return ServiceTaskSpec(implementation="connector")
+    if ctx.connectors is not None and connector_id not in ctx.connectors:
+        ctx.problem(
+            f"camunda:connector '{connector_id}' is not enabled on this engine: outbound calls "
+            "are off by default. Enable it with `flowledger serve --connector http --http-allow "
+            "HOST[:PORT]` (Python: Engine(outbound=OutboundPolicy(connectors={'http'}, "
+            "http_allow=['HOST'])))",
+            connector,
+        )
     mappings = [c for c in connector if ns(c) in CAMUNDA_NAMESPACES and local(c) == "inputOutput"]
     inputs = tuple(parameters(ctx, mappings[0], "inputParameter")) if mappings else ()
     outputs = tuple(parameters(ctx, mappings[0], "outputParameter")) if mappings else ()

@@ -55,7 +55,9 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
                 return existing
             if command.deploy_changed_only:
                 chosen = changed_only(resources, previous[1])
-    parsed = parse_resources(chosen, allow_scripts=unit.ctx.allow_scripts)
+    parsed = parse_resources(
+        chosen, allow_scripts=unit.ctx.allow_scripts, connectors=unit.connectors
+    )
     for resource_name, result in parsed.processes.items():
         for process_id in result.not_executable:
             log.info(
