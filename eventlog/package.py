@@ -22,7 +22,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import zipfile
-from collections.abc import Mapping, Sequence
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -36,7 +37,11 @@ from .records import CommandRecord, StoredCommit
 FORMAT = "flowledger-audit-package"
 FORMAT_VERSION = 1
 MAX_PACKAGE_BYTES = 2 * 1024**3  # members larger than this together are refused, not inflated
+MAX_MEMBER_BYTES = 1024**3  # one member declaring (or inflating to) more is refused
+MAX_LINE_BYTES = 64 * 1024**2  # one commit or command line, and the manifest (a 16 MB request's
+# commit, JSON-escaped, stays well below)
 MAX_RATIO = 200  # a member inflating more than this is a zip bomb, not a log (JSON gives ~10)
+_CHUNK = 1024**2  # bytes inflated at a time while digesting
 # What the log's columns hold (eventlog/tables.py): longer values are refused before writing.
 _LIMITS = {"stream_id": 64, "command_id": 64, "command_type": 64, "actor": 255, "via": 32}
 
@@ -148,23 +153,51 @@ def write_package(
 
 
 def read_package(path: Path) -> Package:
-    """The checked package at `path`; PackageError says why one cannot be used."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise PackageError(f"{path}: {exc.strerror or exc}") from None
+    """The checked package at `path`; PackageError says why one cannot be used.
+
+    Memory stays bounded while checking: each member is streamed through its digest in chunks
+    before a line of it is parsed, sizes are held to their limits before anything is inflated,
+    and lines are read one at a time. Only the checked rows are kept (about the size of the
+    inflated members, at most MAX_MEMBER_BYTES each)."""
     try:
         with zipfile.ZipFile(path) as archive:
             inflated = sum(info.file_size for info in archive.infolist())
             if inflated > MAX_PACKAGE_BYTES:
-                raise PackageError(f"{path}: inflates to {inflated:,} bytes, over the limit")
-            manifest_bytes = _member(archive, path, "manifest.json")
-            commit_lines = _member(archive, path, "commits.jsonl")
-            command_lines = _member(archive, path, "commands.jsonl")
-    except (zipfile.BadZipFile, EOFError, OSError) as exc:
-        raise PackageError(f"{path} is not a readable audit package (zip): {exc}") from None
+                raise PackageError(
+                    f"{path}: its members inflate to {inflated:,} bytes, over the limit of "
+                    f"{MAX_PACKAGE_BYTES:,} bytes for a whole package"
+                )
+            manifest_info = _member(archive, path, "manifest.json")
+            commits_info = _member(archive, path, "commits.jsonl")
+            commands_info = _member(archive, path, "commands.jsonl")
+            manifest = _manifest(path, archive, manifest_info)
+            # Digests first: a truncated, edited or foreign member is refused before parsing.
+            _digest(archive, path, commits_info, manifest.commits_sha256)
+            _digest(archive, path, commands_info, manifest.commands_sha256)
+            commits = [_stored(c) for c in _lines(archive, path, commits_info, _Commit)]
+            commands = [_record(r) for r in _lines(archive, path, commands_info, _Command)]
+        digest = _file_digest(path)
+    except (zipfile.BadZipFile, EOFError, OSError, zlib.error) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise PackageError(f"{path} is not a readable audit package (zip): {reason}") from None
+    if (len(commits), len(commands)) != (manifest.commits, manifest.commands):
+        raise PackageError(
+            f"{path}: holds {len(commits)} commits and {len(commands)} commands, its manifest "
+            f"says {manifest.commits} and {manifest.commands}"
+        )
+    _check(path, manifest, commits, commands)
+    return Package(manifest, digest, commits, commands)
+
+
+def _manifest(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Manifest:
+    with archive.open(info) as stream:
+        data = stream.read(MAX_LINE_BYTES + 1)
+    if len(data) > MAX_LINE_BYTES:
+        raise PackageError(
+            f"{path}: manifest.json is longer than {MAX_LINE_BYTES:,} bytes (the limit)"
+        )
     try:
-        manifest = msgspec.json.decode(manifest_bytes, type=Manifest)
+        manifest = msgspec.json.decode(data, type=Manifest)
     except msgspec.DecodeError as exc:
         raise PackageError(f"{path}: manifest.json is not a package manifest: {exc}") from None
     if manifest.format != FORMAT or manifest.format_version != FORMAT_VERSION:
@@ -172,17 +205,7 @@ def read_package(path: Path) -> Package:
             f"{path}: format {manifest.format!r} version {manifest.format_version}; this "
             f"engine reads {FORMAT!r} version {FORMAT_VERSION}"
         )
-    _digest(path, "commits.jsonl", commit_lines, manifest.commits_sha256)
-    _digest(path, "commands.jsonl", command_lines, manifest.commands_sha256)
-    commits = [_stored(c) for c in _lines(path, "commits.jsonl", commit_lines, _Commit)]
-    commands = [_record(r) for r in _lines(path, "commands.jsonl", command_lines, _Command)]
-    if (len(commits), len(commands)) != (manifest.commits, manifest.commands):
-        raise PackageError(
-            f"{path}: holds {len(commits)} commits and {len(commands)} commands, its manifest "
-            f"says {manifest.commits} and {manifest.commands}"
-        )
-    _check(path, manifest, commits, commands)
-    return Package(manifest, hashlib.sha256(raw).hexdigest(), commits, commands)
+    return manifest
 
 
 def _check(
@@ -232,30 +255,77 @@ def _check(
             raise PackageError(f"{path}: the commit at {c.first_position} does not match its hash")
 
 
-def _member(archive: zipfile.ZipFile, path: Path, name: str) -> bytes:
+def _member(archive: zipfile.ZipFile, path: Path, name: str) -> zipfile.ZipInfo:
+    """The member's entry, refused on what its header declares, before anything is inflated."""
     try:
         info = archive.getinfo(name)
     except KeyError:
         raise PackageError(f"{path}: {name} is missing (a truncated or foreign file?)") from None
+    if info.file_size > MAX_MEMBER_BYTES:
+        raise PackageError(
+            f"{path}: {name} declares {info.file_size:,} bytes, over the limit of "
+            f"{MAX_MEMBER_BYTES:,} bytes for one member"
+        )
     if info.file_size > MAX_RATIO * max(info.compress_size, 1024):
-        raise PackageError(f"{path}: {name} inflates {info.file_size:,} bytes from far less")
-    return archive.read(info)
+        raise PackageError(
+            f"{path}: {name} inflates {info.file_size:,} bytes from {info.compress_size:,}, "
+            f"more than {MAX_RATIO} times: not a log (a zip bomb?)"
+        )
+    return info
 
 
-def _digest(path: Path, name: str, data: bytes, expected: str) -> None:
-    if hashlib.sha256(data).hexdigest() != expected:
-        raise PackageError(f"{path}: {name} does not match the digest in its manifest (edited?)")
+def _chunks(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -> Iterator[bytes]:
+    """The member inflated a chunk at a time, refused once it inflates past its limit (zipfile
+    stops at the declared size and checks the CRC; this holds whatever the header says)."""
+    seen, cap = 0, min(info.file_size, MAX_MEMBER_BYTES)
+    with archive.open(info) as stream:
+        while chunk := stream.read(_CHUNK):
+            seen += len(chunk)
+            if seen > cap:
+                raise PackageError(
+                    f"{path}: {info.filename} inflates past {cap:,} bytes, more than its header "
+                    "declares or the limit for one member"
+                )
+            yield chunk
 
 
-def _lines(path: Path, name: str, data: bytes, kind: type[_Row]) -> list[_Row]:
+def _digest(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, expected: str) -> None:
+    h = hashlib.sha256()
+    for chunk in _chunks(archive, path, info):
+        h.update(chunk)
+    if h.hexdigest() != expected:
+        raise PackageError(
+            f"{path}: {info.filename} does not match the digest in its manifest (edited?)"
+        )
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as file:
+        while chunk := file.read(_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _lines(
+    archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, kind: type[_Row]
+) -> Iterator[_Row]:
+    """The member's rows, one line read at a time, none longer than MAX_LINE_BYTES."""
     decoder = msgspec.json.Decoder(kind)
-    out = []
-    for number, line in enumerate(data.splitlines(), start=1):
-        try:
-            out.append(decoder.decode(line))
-        except msgspec.DecodeError as exc:
-            raise PackageError(f"{path}: {name} line {number}: {exc}") from None
-    return out
+    name = info.filename
+    with archive.open(info) as stream:
+        number = 0
+        while line := stream.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(line) > MAX_LINE_BYTES:
+                raise PackageError(
+                    f"{path}: {name} line {number} is longer than {MAX_LINE_BYTES:,} bytes "
+                    "(the limit for one commit or command)"
+                )
+            try:
+                yield decoder.decode(line)
+            except msgspec.DecodeError as exc:
+                raise PackageError(f"{path}: {name} line {number}: {exc}") from None
 
 
 def _commit_row(c: StoredCommit) -> _Commit:
