@@ -16,8 +16,10 @@ from datetime import date, datetime, time, timedelta, timezone
 from decimal import Decimal
 from typing import Final
 
-from .errors import FeelEvaluationError
+from flowledger.core.budget import spend
+
 from .operators import DECIMAL_CONTEXT, compare, equal
+from .regex import MAX_PATTERN_LENGTH, compile_regex, parse_replacement, replace_all, split_all
 from .temporal import parse_date, parse_date_time, parse_duration, parse_time
 from .values import (
     FeelFunction,
@@ -35,8 +37,6 @@ __all__ = [
     "feel_string",
     "select_signature",
 ]
-
-MAX_PATTERN_LENGTH: Final = 1_000
 
 BuiltinFunction = Callable[..., object]
 
@@ -377,77 +377,24 @@ def _ends_with(text: object, match: object) -> object:
     return text.endswith(match)
 
 
-_FLAGS: Final = {"s": re.DOTALL, "m": re.MULTILINE, "i": re.IGNORECASE, "x": re.VERBOSE}
-# A group that repeats something repeated, then repeats itself: (a+)+, (a*)*, (x+y)* ...
-_NESTED_QUANTIFIER: Final = re.compile(r"\([^()]*[+*}][^()]*\)[+*{]")
-
-
-def _regex(pattern: object, flags: object) -> re.Pattern[str] | None:
-    """Compile an XPath-style pattern with Python's ``re``; None if it is not usable."""
-    if not isinstance(pattern, str) or not (flags is None or isinstance(flags, str)):
-        return None
-    if len(pattern) > MAX_PATTERN_LENGTH:
-        raise FeelEvaluationError(
-            f"regular expression longer than {MAX_PATTERN_LENGTH:,} characters refused"
-        )
-    if _NESTED_QUANTIFIER.search(pattern):
-        # Nested quantifiers backtrack exponentially in Python's re; refuse them.
-        raise FeelEvaluationError(f"regular expression with nested quantifiers refused: {pattern}")
-    options = 0
-    for flag in flags or "":
-        if flag == "q":
-            pattern = re.escape(pattern)
-        elif flag in _FLAGS:
-            options |= _FLAGS[flag]
-        else:
-            return None
-    try:
-        return re.compile(pattern, options)
-    except (re.error, RecursionError, OverflowError):
-        return None
-
-
-def _replacement(text: str) -> str | None:
-    """XPath replacement text (``$1``, ``\\$``) in Python's spelling (``\\g<1>``)."""
-    parts: list[str] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char == "\\":
-            following = text[index + 1 : index + 2]
-            if following not in ("\\", "$"):
-                return None
-            parts.append("\\\\" if following == "\\" else "$")
-            index += 2
-        elif char == "$":
-            digits = re.match(r"\d+", text[index + 1 :])
-            if digits is None:
-                return None
-            parts.append(f"\\g<{digits.group()}>")
-            index += 1 + len(digits.group())
-        else:
-            parts.append(char)
-            index += 1
-    return "".join(parts)
+# Regular expressions run on RE2 (linear time whatever the pattern): see regex.py.
 
 
 @_builtin("replace", "input", "pattern", "replacement", "flags", required=3)
 def _replace(text: object, pattern: object, replacement: object, flags: object = None) -> object:
-    regex = _regex(pattern, flags)
+    regex = compile_regex("replace", pattern, flags)
     if regex is None or not isinstance(text, str) or not isinstance(replacement, str):
         return None
-    python_replacement = _replacement(replacement)
-    if python_replacement is None:
+    literal = isinstance(flags, str) and "q" in flags
+    parts = parse_replacement(replacement, regex.groups, literal)
+    if parts is None:
         return None
-    try:
-        return check_string(regex.sub(python_replacement, text))
-    except (re.error, IndexError):
-        return None
+    return replace_all(regex, text, parts)
 
 
 @_builtin("matches", "input", "pattern", "flags", required=2)
 def _matches(text: object, pattern: object, flags: object = None) -> object:
-    regex = _regex(pattern, flags)
+    regex = compile_regex("matches", pattern, flags)
     if regex is None or not isinstance(text, str):
         return None
     return regex.search(text) is not None
@@ -455,10 +402,10 @@ def _matches(text: object, pattern: object, flags: object = None) -> object:
 
 @_builtin("split", "string", "delimiter")
 def _split(text: object, delimiter: object) -> object:
-    regex = _regex(delimiter, None)
+    regex = compile_regex("split", delimiter, None)
     if regex is None or not isinstance(text, str) or delimiter == "":
         return None
-    return check_list(list(regex.split(text)))
+    return split_all(regex, text)
 
 
 # -- lists ------------------------------------------------------------------------------------
@@ -668,9 +615,22 @@ def _index_of(items: object, match: object) -> object:
     return [Decimal(i + 1) for i, item in enumerate(items) if equal(item, match) is True]
 
 
+# Kinds whose FEEL equality is Python's (and hash): distinct values finds these by hash, not by
+# comparing each item with every kept one (quadratic on a list of 100,000 strings).
+_HASHED: Final = (str, Decimal, bool)
+
+
 def _distinct(items: list[object]) -> list[object]:
     result: list[object] = []
+    seen: set[tuple[type, object]] = set()
     for item in items:
+        if type(item) in _HASHED:
+            key = (type(item), item)  # true is not 1 in FEEL, though equal in Python
+            if key not in seen:
+                seen.add(key)
+                result.append(item)
+            continue
+        spend(len(result) + 1, "FEEL distinct values()")
         if not _contains_item(result, item):
             result.append(item)
     return result

@@ -11,6 +11,8 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any, Final
 
+from flowledger.core.budget import current_budget
+
 from .builtins import CLOCK_FUNCTIONS, select_signature
 from .errors import FeelEvaluationError
 from .nodes import (
@@ -79,6 +81,7 @@ _ARITHMETIC: Final[dict[str, Callable[[object, object], object]]] = {
     "**": power,
 }
 _MISSING: Final = object()
+_STEP: Final = "FEEL expression"
 
 
 class Scope:
@@ -117,17 +120,22 @@ class Scope:
 
 
 class Evaluation:
-    """One evaluation: holds the iteration budget shared by all loops in the expression."""
+    """One evaluation: holds the iteration budget shared by all loops in the expression; each
+    iteration and each function call is also a step of the command's budget, when one is
+    open (core/budget.py), so an expression shares the command's steps and deadline."""
 
     def __init__(self, now: datetime | None = None) -> None:
         self.iterations = 0
         self.now = now  # what now() and today() answer
+        self.budget = current_budget()
 
     def evaluate(self, node: Node, scope: Scope) -> object:
         return _HANDLERS[type(node)](self, node, scope)
 
     def _count_iteration(self) -> None:
         self.iterations += 1
+        if self.budget is not None:
+            self.budget.spend(1, _STEP)
         if self.iterations > MAX_ITERATIONS:
             raise FeelEvaluationError(
                 f"more than {MAX_ITERATIONS:,} loop iterations in one evaluation refused"
@@ -264,6 +272,8 @@ class Evaluation:
 
     def _call(self, node: Node, scope: Scope) -> object:
         assert isinstance(node, Call)
+        if self.budget is not None:
+            self.budget.spend(1, _STEP)
         if node.named is None:
             arguments = [self.evaluate(argument, scope) for argument in node.positional]
             signature = select_signature(node.name, len(arguments), None)
@@ -292,6 +302,9 @@ class Evaluation:
         body = node.body
 
         def invoke(arguments: list[object]) -> object:
+            # sort() calls its `precedes` n log n times: each call is a step.
+            if self.budget is not None:
+                self.budget.spend(1, _STEP)
             if len(arguments) != len(parameters):
                 return None
             return self.evaluate(body, scope.child(dict(zip(parameters, arguments, strict=True))))

@@ -44,6 +44,7 @@ from .nodes import (
     TestRange,
 )
 from .operators import negate
+from .regex import REGEX_FUNCTIONS, literal_pattern_problem
 from .temporal import parse_temporal
 
 __all__ = ["MAX_DEPTH", "MAX_TREE_DEPTH", "parse_expression_tree", "parse_unary_tests_tree"]
@@ -324,7 +325,33 @@ class _Parser:
         if select_signature(name, len(positional), names) is None:
             shown = ", ".join(names) if names else f"{len(positional)} argument(s)"
             raise self._fail(f"function '{name}' cannot be called with {shown}", start)
-        return Call(name, tuple(positional), tuple(named) if named else None)
+        call = Call(name, tuple(positional), tuple(named) if named else None)
+        if name in REGEX_FUNCTIONS:
+            self._check_pattern(call, start)
+        return call
+
+    def _check_pattern(self, call: Call, start: Token) -> None:
+        """A literal pattern the regular-expression engine refuses is refused here, at deploy,
+        rather than at each evaluation."""
+        index, parameter = REGEX_FUNCTIONS[call.name]
+        flags_index = 3 if call.name == "replace" else 2
+        if call.named is None:
+            pattern = call.positional[index] if len(call.positional) > index else None
+            flags = call.positional[flags_index] if len(call.positional) > flags_index else None
+        else:
+            given = dict(call.named)
+            pattern, flags = given.get(parameter), given.get("flags")
+        if not isinstance(pattern, Literal) or not isinstance(pattern.value, str):
+            return
+        if flags is None:
+            flags_text = None
+        elif isinstance(flags, Literal) and isinstance(flags.value, str | None):
+            flags_text = flags.value
+        else:
+            return
+        problem = literal_pattern_problem(call.name, pattern.value, flags_text)
+        if problem is not None:
+            raise self._fail(problem, start)
 
     def _parameter_name(self) -> str | None:
         """If the next tokens are ``words :``, consume them and return the joined name."""
