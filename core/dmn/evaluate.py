@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
@@ -87,7 +87,7 @@ def evaluate_decision(
     decision = requirements.decision(decision_id)
     if decision is None:
         raise DecisionEvaluationError(f"no decision '{decision_id}' in {requirements.resource}")
-    context = dict(variables)
+    context = {name: as_feel_date(value) for name, value in variables.items()}
     required: list[DecisionOutcome] = []
     for needed in _required_order(requirements, decision):
         outcome = _evaluate_one(needed, context, now)
@@ -103,6 +103,18 @@ def evaluate_decision(
         outcome.collect_value,
         required,
     )
+
+
+def as_feel_date(value: Any) -> Any:
+    """A variable as FEEL sees it: a Date (a point in time, which the engine hands over as a
+    timezone-aware datetime) is a local date-time in the engine's zone, UTC, as Camunda's FEEL
+    engine maps a java.util.Date to a local date-time in the JVM's zone. So an input entry
+    `< date and time("2030-01-01T00:00:00")` compares it (a zoned value would not compare with
+    a local one, and the entry would never match). Only a variable's own value: a Date is a
+    variable of its own (a list or map of them is not a variable type)."""
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return value.astimezone(UTC).replace(tzinfo=None)
+    return value
 
 
 def _required_order(requirements: DecisionRequirements, decision: Decision) -> list[Decision]:

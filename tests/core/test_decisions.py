@@ -588,3 +588,21 @@ def test_a_two_level_drg_feeds_each_level_into_the_next_and_records_all_three(
     assert (score.variable_name, score.value, score.rule_id) == ("score", orders * 10 + 3, None)
     assert [o.value for o in by_key["tier"].outputs or []] == [tier]
     assert root.decision_requirements_definition_key == "pricing"
+
+
+def test_a_date_variable_matches_an_entry_on_a_local_date_and_time(engine: Engine) -> None:
+    from datetime import UTC, datetime
+
+    resource = table(
+        [("d", "date")],
+        [("early", "boolean")],
+        [
+            ("before", ['< date and time("2030-01-01T00:00:00")'], ["true"]),
+            ("after", ['>= date and time("2030-01-01T00:00:00")'], ["false"]),
+        ],
+    )
+    engine.deploy({"d.dmn": resource})
+    result = engine.evaluate_decision("t", {"d": datetime(2026, 12, 5, 10, tzinfo=UTC)})
+    assert result.values == [{"early": True}]
+    result = engine.evaluate_decision("t", {"d": datetime(2031, 1, 1, tzinfo=UTC)})
+    assert result.values == [{"early": False}]

@@ -196,3 +196,31 @@ def test_today_in_an_entry_is_the_time_the_evaluation_is_given() -> None:
     after = evaluate_decision(requirements, "t", due, now=datetime(2026, 12, 5, tzinfo=UTC))
 
     assert before.result == [{"overdue": False}] and after.result == [{"overdue": True}]
+
+
+def test_a_date_variable_is_a_local_date_time_as_camunda_maps_a_java_date() -> None:
+    from datetime import UTC, timedelta, timezone
+
+    from flowledger.core.feel import parse_unary_tests
+
+    before_2030 = table(
+        [("d", "Any")],
+        [("early", "boolean")],
+        [
+            ("before", ['< date and time("2030-01-01T00:00:00")'], ["true"]),
+            ("after", ['>= date and time("2030-01-01T00:00:00")'], ["false"]),
+        ],
+    )
+    requirements = parse_dmn(before_2030, "d.dmn")
+    # A Date variable reaches a decision as the engine stores it: a UTC point in time.
+    stored = datetime(2026, 12, 5, 10, tzinfo=UTC)
+    # FEEL alone keeps a zoned value zoned: it does not compare with a local date-time.
+    assert not parse_unary_tests('< date and time("2030-01-01T00:00:00")').matches(stored, {})
+
+    outcome = evaluate_decision(requirements, "t", {"d": stored})
+    assert outcome.result == [{"early": True}]
+    assert outcome.inputs[0].value == datetime(2026, 12, 5, 10)  # the engine's zone, UTC
+    late = datetime(2030, 1, 1, 1, tzinfo=timezone(timedelta(hours=2)))  # 2029-12-31T23:00Z
+    assert evaluate_decision(requirements, "t", {"d": late}).result == [{"early": True}]
+    local = {"d": datetime(2030, 1, 1)}
+    assert evaluate_decision(requirements, "t", local).result == [{"early": False}]

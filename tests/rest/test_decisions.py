@@ -570,6 +570,56 @@ def test_dates_and_json_values_are_typed_in_results_and_history(rest: LiveServer
     ]
 
 
+def test_a_date_variable_compares_with_a_local_date_and_time_in_an_entry(
+    rest: LiveServer,
+) -> None:
+    key = unique_key("dated")
+    resource = table(
+        [("d", "date")],
+        [("early", "boolean")],
+        [
+            ("before", ['< date and time("2030-01-01T00:00:00")'], ["true"]),
+            ("after", ['>= date and time("2030-01-01T00:00:00")'], ["false"]),
+        ],
+        decision_id=key,
+    )
+    deploy(rest, ("dated.dmn", resource))
+
+    def early(value: str) -> object:
+        path = f"/decision-definition/key/{key}/evaluate"
+        return evaluate(rest, path, {"d": typed(value, "Date")})
+
+    assert early("2026-12-05T10:00:00.000+0000") == [
+        {"early": {"type": "Boolean", "value": True, "valueInfo": {}}}
+    ]
+    assert early("2030-01-01T00:30:00.000+0100") == [
+        {"early": {"type": "Boolean", "value": True, "valueInfo": {}}}
+    ]
+    assert early("2030-01-01T00:00:00.000+0000") == [
+        {"early": {"type": "Boolean", "value": False, "valueInfo": {}}}
+    ]
+
+
+def test_a_nested_quantifier_pattern_evaluates_over_rest(rest: LiveServer) -> None:
+    key = unique_key("pattern")
+    resource = table(
+        [("s", "string")],
+        [("plain", "boolean")],
+        [
+            ("yes", ['matches(?, "^(a+)+$")'], ["true"]),
+            ("no", ['not(matches(?, "^(a+)+$"))'], ["false"]),
+        ],
+        decision_id=key,
+    )
+    deploy(rest, ("pattern.dmn", resource))
+    path = f"/decision-definition/key/{key}/evaluate"
+    texts = {"a" * 3_999: True, "a" * 3_998 + "!": False}
+    for text, expected in texts.items():
+        assert evaluate(rest, path, {"s": typed(text, "String")}) == [
+            {"plain": {"type": "Boolean", "value": expected, "valueInfo": {}}}
+        ]
+
+
 # -- /decision-requirements-definition ------------------------------------------------------------
 
 
