@@ -4,7 +4,10 @@ shell over `core.Engine`; no logic of its own.
 
 Global options (`--db`, `--allow-scripts`, `--json`) are accepted before or after the
 subcommand; one given after it wins. `--json` prints one JSON document for tools instead of
-tables. Shell completion: `eval "$(_FLOWLEDGER_COMPLETE=bash_source flowledger)"` (zsh_source,
+tables. Only the commands that set a database up (serve, deploy, example, import, migrate,
+history-level LEVEL) create a missing SQLite file; every other one refuses it (exit 2, naming
+the path), so a mistyped --db never yields an empty database reported on as healthy. Shell
+completion: `eval "$(_FLOWLEDGER_COMPLETE=bash_source flowledger)"` (zsh_source,
 fish_source for those shells).
 """
 
@@ -20,9 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import click
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from flowledger.core import FlowledgerError
 from flowledger.core.engine import Engine
+from flowledger.core.engine.database import is_memory_url
 
 from .output import Output, when
 
@@ -119,9 +125,40 @@ def output() -> Output:
     return Output(json=bool(setting("json_output")))
 
 
-def open_engine(**options: Any) -> Engine:
-    """The engine on the database the global options chose."""
-    return Engine(database_url(), allow_scripts=bool(setting("allow_scripts")), **options)
+class NoDatabase(click.ClickException):
+    """A command that only reads (or works on what is already there) was pointed at a SQLite
+    file that does not exist: opening it would create an empty database and report on that."""
+
+    exit_code = 2  # a usage error, as Click's own
+
+
+def missing_database(url: str) -> Path | None:
+    """The file a SQLite URL names, when it does not exist; None for an existing file, an
+    in-memory database, a URI filename and every server database (the server says so itself)."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None  # the engine names a malformed URL itself
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or is_memory_url(url) or not database:
+        return None
+    if database == ":memory:" or database.startswith("file:"):
+        return None
+    path = Path(database).absolute()
+    return None if path.exists() else path
+
+
+def open_engine(*, create: bool = False, **options: Any) -> Engine:
+    """The engine on the database the global options chose. Only commands that set a
+    database up (`create`: serve, deploy, import, ...) may create a SQLite file; the others
+    refuse a missing one, naming the path they looked for."""
+    url = database_url()
+    if not create and (path := missing_database(url)) is not None:
+        raise NoDatabase(
+            f"no database at {path} (run `flowledger serve` or `flowledger deploy` to create "
+            "one, or pass --db URL or set FLOWLEDGER_DB to the database to use)"
+        )
+    return Engine(url, allow_scripts=bool(setting("allow_scripts")), **options)
 
 
 def as_user(engine: Engine) -> Engine:
@@ -158,7 +195,7 @@ def example() -> None:
     """Walk through an invoice example end to end."""
     out = output()
     source = resources.files("flowledger.tools") / "examples" / "invoice.bpmn"
-    with open_engine() as owner:
+    with open_engine(create=True) as owner:
         engine = as_user(owner)
         deployment = engine.deploy(
             {"invoice.bpmn": source.read_bytes()}, name="invoice-example", duplicate_filtering=True
@@ -212,7 +249,7 @@ def deploy(files: tuple[Path, ...], name: str | None, duplicate_filtering: bool)
     """Deploy BPMN and DMN files."""
     out = output()
     sources = {f.name: f.read_bytes() for f in files}
-    with open_engine() as engine:
+    with open_engine(create=True) as engine:
         deployment = as_user(engine).deploy(
             sources, name=name, duplicate_filtering=duplicate_filtering
         )
@@ -356,7 +393,7 @@ def history_level(level: str | None) -> None:
     raising it fills history for the past too. Stop other engines on the database first.
     """
     out = output()
-    with open_engine() as engine:
+    with open_engine(create=level is not None) as engine:
         before = engine.history_level
         report = None if level is None else engine.set_history_level(level)
     if out.json:
@@ -376,7 +413,7 @@ def migrate() -> None:
     from flowledger import migrations
 
     out = output()
-    with open_engine() as engine:  # opening an engine upgrades the schema and rebuilds
+    with open_engine(create=True) as engine:  # opening an engine upgrades the schema and rebuilds
         rebuilt = engine.migration_rebuild
     revision = migrations.head_revision()
     if out.json:
@@ -432,6 +469,7 @@ def serve(
         accounts = Users.load(users)
     check_binding(host, accounts, insecure)  # refuse before touching the database
     engine = open_engine(
+        create=True,
         history_mode=history_mode,
         job_executor=not no_job_executor,
         history_time_to_live=history_time_to_live,

@@ -331,7 +331,8 @@ def export_package(instance: str, target: Path) -> None:
 def import_package(package: Path) -> None:
     """Load an audit package (every hash checked first) into the database (--db)."""
     out = output()
-    with open_engine() as engine:
+    # An auditor loads a package into a database of its own: the one place it may be new.
+    with open_engine(create=True) as engine:
         summary = engine.import_package(package)
     _package_summary(out, summary, "imported")
 

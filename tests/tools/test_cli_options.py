@@ -68,6 +68,8 @@ def test_json_and_allow_scripts_go_on_either_side(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     url = f"sqlite:///{tmp_path / 'j.db'}"
+    main(["migrate", "--db", url])  # `tasks` reads: the database must exist
+    capsys.readouterr()
     main(["--json", "--db", url, "tasks"])
     assert json.loads(capsys.readouterr().out) == []
     main(["tasks", "--db", url, "--json", "--allow-scripts"])
