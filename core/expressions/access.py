@@ -1,9 +1,10 @@
 """Property access (``a.b``, ``a[k]``) and method calls (``a.m()``) under the sandbox rules.
 
-Model content is untrusted, so only data is reachable: names starting with ``_`` are refused,
-and values of builtin types (str, numbers, containers, types, modules, functions, frames...)
-never expose their Python attributes or methods. Ordinary objects registered by the application
-("beans", the engine's ``execution`` facade) may be read and called like Java beans.
+Model content is untrusted, so only data is reachable: values of builtin and standard-library
+types (str, numbers, containers, dates, types, modules, functions, frames...) never expose their
+Python attributes or methods, only the Java ones `javamethods.VALUE_TYPES` lists for them; on
+ordinary objects registered by the application ("beans", the engine's ``execution`` facade),
+which may be read and called like Java beans, names starting with ``_`` are refused.
 
 Pure: no I/O (beyond what application objects do when called).
 """
@@ -12,41 +13,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from types import ModuleType
 from typing import Final
 
 from .coercion import LONG_TEXT, describe, to_str, type_name
 from .errors import ExpressionEvaluationError
-from .javamethods import call_java_method
+from .javamethods import call_java_method, get_value_property, value_row
 
 __all__ = ["call_method", "get_property"]
 
 _MISSING: Final = object()
-
-# Anything of these types (or of any type defined in the builtins module: functions, frames,
-# generators, code objects, NoneType...) is a "plain value": no Python attribute is reachable.
-_BUILTIN_TYPES: Final = (
-    str,
-    bytes,
-    bytearray,
-    memoryview,
-    int,
-    float,
-    complex,
-    list,
-    tuple,
-    dict,
-    set,
-    frozenset,
-    range,
-    slice,
-    type,
-    ModuleType,
-)
-
-
-def _is_plain_value(value: object) -> bool:
-    return isinstance(value, _BUILTIN_TYPES) or type(value).__module__ == "builtins"
 
 
 def _map_get(mapping: Mapping[object, object], key: object) -> object:
@@ -110,10 +85,9 @@ def get_property(base: object, key: object) -> object:
         return _map_get(base, key)
     if isinstance(base, (list, tuple)):
         return _sequence_get(base, key)
-    if _is_plain_value(base):
-        raise ExpressionEvaluationError(
-            f"Cannot read property {describe(key)} of a value of type {type_name(base)}"
-        )
+    row = value_row(base)
+    if row is not None:
+        return get_value_property(base, key, row)
     if isinstance(base, Mapping):
         return _map_get(base, key)
     return _bean_property(base, to_str(key))
@@ -123,10 +97,11 @@ def call_method(base: object, name: str, args: list[object]) -> object:
     """Evaluate ``base.name(args)``; only application objects have their methods called."""
     if base is None:
         raise ExpressionEvaluationError(f"Cannot call method '{name}' on null")
+    row = value_row(base)
+    if row is not None:
+        return call_java_method(base, name, args, row)
     if name.startswith("_"):
         raise ExpressionEvaluationError(f"Method '{name}' is not accessible")
-    if _is_plain_value(base):
-        return call_java_method(base, name, args)
     method = getattr(base, name, _MISSING) if name else _MISSING
     if method is _MISSING or not callable(method):
         raise ExpressionEvaluationError(f"Method '{name}' not found on type {type_name(base)}")

@@ -143,7 +143,12 @@ def to_str(value: object) -> str:
     if isinstance(value, str):
         return str.__str__(value)
     if isinstance(value, int):
-        return int.__repr__(value)
+        try:
+            return int.__repr__(value)
+        except ValueError:  # more digits than Python's int/str conversion limit
+            raise ExpressionEvaluationError(
+                f"Number of {value.bit_length():,} bits has too many digits to become text"
+            ) from None
     if isinstance(value, float):
         return java_double_str(value)
     return str(value)

@@ -1,5 +1,10 @@
 """Compiled expression text: literal text, a single ``${...}``/``#{...}``, or composite text.
 
+Each evaluation spends its node count from the command's budget (an upper bound of the steps
+its tree takes: there are no loops in EL); one that calls methods or functions and runs outside
+a command gets a budget of its own (`bounds.MAX_STEPS`). Composite text is measured while it
+is assembled, never joined past `bounds.MAX_STRING`.
+
 Pure: no I/O.
 """
 
@@ -8,36 +13,51 @@ from __future__ import annotations
 import re
 from typing import Final, NoReturn
 
+from ..budget import BudgetExceeded, current_budget
+from .bounds import MAX_STRING, Steps, charge, charge_chars, check_length, standalone
 from .coercion import to_str
 from .context import EvaluationContext
 from .errors import ExpressionEvaluationError, ExpressionSyntaxError
 from .evaluator import Evaluator, compile_node
-from .nodes import Node, identifiers
+from .nodes import FunctionCall, MethodCall, Node, identifiers, walk
 from .parser import parse_expression
 
 __all__ = ["Expression", "compile_expression"]
 
 # An expression start, optionally escaped with a backslash (JUEL: "\${" is the literal "${").
 _START: Final = re.compile(r"\\?[$#]\{")
+_STANDALONE: Final = standalone()
 
 
 class Expression:
     """An expression compiled once (at deploy time) and evaluated many times. Immutable."""
 
-    __slots__ = ("_fn", "_identifiers", "_is_literal", "_source")
+    __slots__ = ("_calls", "_fn", "_identifiers", "_is_literal", "_source", "_steps")
 
     _source: str
     _is_literal: bool
     _identifiers: frozenset[str]
     _fn: Evaluator
+    _steps: int
+    _calls: bool
 
     def __init__(
-        self, source: str, is_literal: bool, identifiers: frozenset[str], fn: Evaluator
+        self,
+        source: str,
+        is_literal: bool,
+        identifiers: frozenset[str],
+        fn: Evaluator,
+        steps: int = 1,
+        calls: bool = False,
     ) -> None:
         object.__setattr__(self, "_source", source)
         object.__setattr__(self, "_is_literal", is_literal)
         object.__setattr__(self, "_identifiers", identifiers)
         object.__setattr__(self, "_fn", fn)
+        # the nodes of its tree(s): what one evaluation spends at most, methods aside
+        object.__setattr__(self, "_steps", steps)
+        # whether it calls methods or functions, whose work depends on the data
+        object.__setattr__(self, "_calls", calls)
 
     @property
     def source(self) -> str:
@@ -70,11 +90,26 @@ class Expression:
         by the context or by application objects propagate unchanged.
         """
         try:
-            return self._fn(context)
+            budget = current_budget()
+            if budget is not None:
+                budget.spend(self._steps, "expression")
+                return self._fn(context)
+            if not self._calls:
+                return self._fn(context)
+            if _STANDALONE.get() is not None:  # evaluated by a bean of an outer evaluation
+                charge(self._steps, "expression")
+                return self._fn(context)
+            token = _STANDALONE.set(Steps(self._steps))
+            try:
+                return self._fn(context)
+            finally:
+                _STANDALONE.reset(token)
         except ExpressionEvaluationError as exc:
             if exc.source is None:
                 exc.source = self._source
             raise
+        except BudgetExceeded as exc:
+            raise BudgetExceeded(f"{exc.what} in {self._source}", exc.limit) from None
 
 
 def _split(text: str) -> list[str | Node]:
@@ -107,16 +142,41 @@ def _text_constant(value: str) -> Evaluator:
 
 def _composite(parts: list[Evaluator]) -> Evaluator:
     def composite(ctx: EvaluationContext) -> object:
-        return "".join([to_str(part(ctx)) for part in parts])
+        texts = []
+        length = 0
+        for part in parts:
+            text = to_str(part(ctx))
+            length += len(text)
+            if length > MAX_STRING:  # before the next part is even evaluated
+                check_length(length, "Composite text")
+            texts.append(text)
+        charge_chars(length, "Composite text")
+        return "".join(texts)
 
     return composite
 
 
 def _embedded(prefix: str, fn: Evaluator, suffix: str) -> Evaluator:
+    room = MAX_STRING - len(prefix) - len(suffix)
+
     def embedded(ctx: EvaluationContext) -> object:
-        return prefix + to_str(fn(ctx)) + suffix
+        text = to_str(fn(ctx))
+        if len(text) > room:
+            check_length(len(text) + MAX_STRING - room, "Composite text")
+        return prefix + text + suffix
 
     return embedded
+
+
+def _cost(nodes: list[Node]) -> tuple[int, bool]:
+    """The nodes of the trees, and whether any calls a method or a function."""
+    steps = 0
+    calls = False
+    for node in nodes:
+        for child, _ in walk(node):
+            steps += 1
+            calls = calls or isinstance(child, MethodCall | FunctionCall)
+    return steps, calls
 
 
 def compile_expression(text: str) -> Expression:
@@ -126,16 +186,18 @@ def compile_expression(text: str) -> Expression:
     names = frozenset().union(*(identifiers(node) for node in nodes))
     if not nodes:
         return Expression(text, True, names, _text_constant("".join(map(str, pieces))))
+    steps, calls = _cost(nodes)
     if len(nodes) == 1 and all(isinstance(p, Node) or not p.strip() for p in pieces):
         # "${x}" (possibly padded, e.g. by CDATA line breaks) yields the raw value, not a str.
-        return Expression(text, False, names, compile_node(nodes[0]))
+        return Expression(text, False, names, compile_node(nodes[0]), steps, calls)
     if len(nodes) == 1:
         # "Task ${input}": the most common composite shape, without the generic join.
         index = next(i for i, piece in enumerate(pieces) if isinstance(piece, Node))
         prefix = "".join(map(str, pieces[:index]))
         suffix = "".join(map(str, pieces[index + 1 :]))
-        return Expression(text, False, names, _embedded(prefix, compile_node(nodes[0]), suffix))
+        fn = _embedded(prefix, compile_node(nodes[0]), suffix)
+        return Expression(text, False, names, fn, steps + 1, calls)
     parts = [
         _text_constant(piece) if isinstance(piece, str) else compile_node(piece) for piece in pieces
     ]
-    return Expression(text, False, names, _composite(parts))
+    return Expression(text, False, names, _composite(parts), steps + len(parts), calls)
