@@ -115,6 +115,8 @@ class Purge:
     a row of `via` (the inputs of historic decision instances, found through the instances).
     With `through` as well: the rows of `table` whose primary key the rows of `through` found so
     name in their column `ref` (the byte arrays of those inputs' values).
+    With `values`: the rows so found are not deleted but set to these (column, value) pairs (an
+    instance's history stamped with its removal time, found as its deletion would find it).
     """
 
     table: Table
@@ -124,6 +126,7 @@ class Purge:
     ref: str | None = None
     owner: str | None = None
     through: Table | None = None
+    values: tuple[tuple[str, Any], ...] = ()
 
 
 Tables = dict[Table, TableChanges]
@@ -268,18 +271,25 @@ def _purge(
     ref: str | None,
     owner: str | None,
     through: Table | None,
-) -> Delete:
+    columns: tuple[str, ...] = (),
+) -> Delete | Update:
     if via is None:
-        return delete(table).where(table.c[column] == bindparam("value"))
-    if owner is not None:
+        found = table.c[column] == bindparam("value")
+    elif owner is not None:
         owners = select(via.c[pk_name(via)]).where(via.c[column] == bindparam("value"))
         if through is not None and ref is not None:
             named = select(through.c[ref]).where(through.c[owner].in_(owners))
-            return delete(table).where(table.c[pk_name(table)].in_(named))
-        return delete(table).where(table.c[owner].in_(owners))
-    assert ref is not None
-    owned = select(via.c[ref]).where(via.c[column] == bindparam("value"))
-    return delete(table).where(table.c[pk_name(table)].in_(owned))
+            found = table.c[pk_name(table)].in_(named)
+        else:
+            found = table.c[owner].in_(owners)
+    else:
+        assert ref is not None
+        owned = select(via.c[ref]).where(via.c[column] == bindparam("value"))
+        found = table.c[pk_name(table)].in_(owned)
+    if columns:
+        values = {c: bindparam(f"v_{c}", type_=table.c[c].type) for c in columns}
+        return update(table).where(found).values(values)
+    return delete(table).where(found)
 
 
 def _update(table: Table, columns: tuple[str, ...], bump: int) -> Update:
@@ -314,9 +324,11 @@ class SqlRowStore:
                     purge.ref,
                     purge.owner,
                     purge.through,
+                    tuple(c for c, _ in purge.values),
                 )
                 stmt = self._prepared.get(dialect, ("purge", *what), partial(_purge, *what))
-                plan.append((stmt, [stmt.params({"value": purge.value})]))
+                params = {"value": purge.value, **{f"v_{c}": v for c, v in purge.values}}
+                plan.append((stmt, [stmt.params(params)]))
             self._plan_tables(dialect, tables, plan)
         return plan
 
@@ -396,8 +408,21 @@ class MemoryRowStore:
             owners = self.rows.get(purge.via.name, {})
             keys = self._index(purge.via.name, purge.column).get(purge.value, ())
             doomed = [owners[k][purge.ref] for k in keys]
+        if not purge.values:
+            for pk in doomed:
+                self._remove(table, pk)
+            return
+        rows = self.rows.setdefault(table, {})
+        indexed = table in self._indexes
         for pk in doomed:
-            self._remove(table, pk)
+            row = rows.get(pk)
+            if row is None:
+                continue
+            if indexed:
+                self._remove(table, pk)
+            row.update(purge.values)
+            if indexed:
+                self._add(table, pk, row)
 
     def _remove(self, table: str, pk: str) -> None:
         row = self.rows.setdefault(table, {}).pop(pk, None)

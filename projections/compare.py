@@ -8,6 +8,7 @@ memory stays flat however large the database. Writes nothing but those temporary
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Column, Index, LargeBinary, MetaData, Table, bindparam, cast, select, text
@@ -71,7 +72,7 @@ class ShadowTables:
         through = None if purge.through is None else self.of[purge.through]
         if purge.owner is not None:  # the owned rows are found by their owner's key
             self._index(conn, through if through is not None else target, purge.owner)
-        return Purge(target, purge.column, purge.value, via, purge.ref, purge.owner, through)
+        return replace(purge, table=target, via=via, through=through)
 
     def _index(self, conn: Connection, table: Table, column: str) -> None:
         if (table.name, column) in self._indexed:

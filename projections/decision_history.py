@@ -8,6 +8,8 @@ the evaluated one as their root, as Camunda's do). Event in, row changes out; no
 
 from __future__ import annotations
 
+from typing import Any
+
 from flowledger.core import events as ev
 from flowledger.core.ids import derived_id
 from flowledger.core.state import InstanceState
@@ -133,11 +135,15 @@ def _value_columns(
     }
 
 
-def purge_decision_history(changes: ChangeSet, column: str, value: str) -> None:
+def purge_decision_history(
+    changes: ChangeSet, column: str, value: str, values: tuple[tuple[str, Any], ...] = ()
+) -> None:
     """Delete the historic decision instances whose `column` is `value` (PROC_INST_ID_: an
     instance's, PROC_DEF_ID_: a process definition's, DEC_DEF_ID_: a decision definition's)
     with their inputs and outputs: the byte arrays first (found through the rows naming them),
-    then the inputs and outputs (found through their decision instances), then the instances."""
+    then the inputs and outputs (found through their decision instances), then the instances.
+    With `values`, set those columns of the same rows instead (an ended instance's removal
+    time)."""
     for table in (ACT_HI_DEC_IN, ACT_HI_DEC_OUT):
         changes.purge(
             Purge(
@@ -148,8 +154,11 @@ def purge_decision_history(changes: ChangeSet, column: str, value: str) -> None:
                 ref="BYTEARRAY_ID_",
                 owner="DEC_INST_ID_",
                 through=table,
+                values=values,
             )
         )
     for table in (ACT_HI_DEC_IN, ACT_HI_DEC_OUT):
-        changes.purge(Purge(table, column, value, via=ACT_HI_DECINST, owner="DEC_INST_ID_"))
-    changes.purge(Purge(ACT_HI_DECINST, column, value))
+        changes.purge(
+            Purge(table, column, value, via=ACT_HI_DECINST, owner="DEC_INST_ID_", values=values)
+        )
+    changes.purge(Purge(ACT_HI_DECINST, column, value, values=values))

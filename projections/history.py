@@ -18,7 +18,7 @@ from flowledger.core.ids import derived_id
 from flowledger.core.state import InstanceState
 from flowledger.core.variables import storage_columns
 
-from .changes import ChangeSet, Purge, UnhandledEvent, blank_row, db_time, duration_ms
+from .changes import ChangeSet, Purge, Row, UnhandledEvent, blank_row, db_time, duration_ms
 from .decision_history import (
     project_evaluation,
     project_evaluation_deleted,
@@ -82,14 +82,19 @@ def history_bytearray_id(variable_id: str) -> str:
 _JOB_LOG_COLUMNS = {"PROC_INST_ID_": "PROCESS_INSTANCE_ID_", "PROC_DEF_ID_": "PROCESS_DEF_ID_"}
 
 
-def purge_history(changes: ChangeSet, column: str, value: str) -> None:
+def purge_history(
+    changes: ChangeSet, column: str, value: str, values: tuple[tuple[str, Any], ...] = ()
+) -> None:
     """Delete every history row whose `column` is `value` (PROC_INST_ID_: one instance's,
     PROC_DEF_ID_: a definition's), with the byte arrays of its variable values, details and job
-    failures: Camunda's deleteHistoricProcessInstanceByIds, table by table."""
+    failures: Camunda's deleteHistoricProcessInstanceByIds, table by table. With `values`, set
+    those columns of the same rows instead (`stamp_removal_time`)."""
     job_log_column = _JOB_LOG_COLUMNS[column]
     # First: the byte arrays are found through the rows that name them.
     for owner in (ACT_HI_VARINST, ACT_HI_DETAIL):
-        changes.purge(Purge(ACT_GE_BYTEARRAY, column, value, via=owner, ref="BYTEARRAY_ID_"))
+        changes.purge(
+            Purge(ACT_GE_BYTEARRAY, column, value, via=owner, ref="BYTEARRAY_ID_", values=values)
+        )
     changes.purge(
         Purge(
             ACT_GE_BYTEARRAY,
@@ -97,9 +102,10 @@ def purge_history(changes: ChangeSet, column: str, value: str) -> None:
             value,
             via=ACT_HI_JOB_LOG,
             ref="JOB_EXCEPTION_STACK_ID_",
+            values=values,
         )
     )
-    changes.purge(Purge(ACT_HI_JOB_LOG, job_log_column, value))
+    changes.purge(Purge(ACT_HI_JOB_LOG, job_log_column, value, values=values))
     for table in (
         ACT_HI_INCIDENT,
         ACT_HI_DETAIL,
@@ -108,8 +114,28 @@ def purge_history(changes: ChangeSet, column: str, value: str) -> None:
         ACT_HI_ACTINST,
         ACT_HI_PROCINST,
     ):
-        changes.purge(Purge(table, column, value))
-    purge_decision_history(changes, column, value)
+        changes.purge(Purge(table, column, value, values=values))
+    purge_decision_history(changes, column, value, values)
+
+
+def stamp_removal_time(changes: ChangeSet, s: InstanceState, removal: datetime) -> None:
+    """Camunda's removal-time strategy `end`: when an instance ends, every history row of it
+    gets its removal time (PROCINST's, set with its end), found as its deletion finds them (by
+    the instance's indexed id), so that history cleanup removes the instance whole. Rows it
+    writes after its end get it as they are written (`late`)."""
+    stamp = (("REMOVAL_TIME_", removal),)
+    purge_history(changes, "PROC_INST_ID_", s.id, stamp)
+    changes.purge(Purge(ACT_HI_OP_LOG, "PROC_INST_ID_", s.id, values=stamp))
+
+
+def late(row: Row, s: InstanceState) -> Row:
+    """`row` of instance `s` with the removal time of the instance if it has ended: a row
+    written after the instance's end (a job's deletion logged after it in the same command)
+    is stamped as it is written, the stamp of its end having found the rows before it."""
+    end = s.end_time
+    if end is not None:
+        row["REMOVAL_TIME_"] = removal_time(s, end)
+    return row
 
 
 def history_level(name: str) -> int:
@@ -233,34 +259,35 @@ class HistoryProjector:
 
     def _job_created(self, e: ev.JobCreated, s: InstanceState, changes: ChangeSet) -> None:
         log_id = job_log_id(e.job_id, s)
-        changes.insert(ACT_HI_JOB_LOG, log_id, job_log_row(s, log_id, e, JOB_CREATED, e.time))
+        row = job_log_row(s, log_id, e, JOB_CREATED, e.time)
+        changes.insert(ACT_HI_JOB_LOG, log_id, late(row, s))
 
     def _job_failed(self, e: ev.JobFailed, s: InstanceState, changes: ChangeSet) -> None:
         log_id = job_log_id(e.job_id, s)
         row = job_log_row(s, log_id, s.jobs[e.job_id], JOB_FAILED, e.time, failure=e)
-        changes.insert(ACT_HI_JOB_LOG, log_id, row)
+        changes.insert(ACT_HI_JOB_LOG, log_id, late(row, s))
         stack_id = row["JOB_EXCEPTION_STACK_ID_"]
         if stack_id is not None and e.stacktrace is not None:
             data = e.stacktrace.encode()
             blob = bytearray_row(
                 stack_id, JOB_EXCEPTION_NAME, data, BYTEARRAY_HISTORY, s.root_process_instance_id
             )
-            changes.insert(ACT_GE_BYTEARRAY, stack_id, blob)
+            changes.insert(ACT_GE_BYTEARRAY, stack_id, late(blob, s))
 
     def _job_executed(self, e: ev.JobExecuted, s: InstanceState, changes: ChangeSet) -> None:
         log_id = job_log_id(e.job_id, s)
         row = job_log_row(s, log_id, s.jobs[e.job_id], JOB_SUCCESSFUL, e.time)
-        changes.insert(ACT_HI_JOB_LOG, log_id, row)
+        changes.insert(ACT_HI_JOB_LOG, log_id, late(row, s))
 
     def _job_deleted(self, e: ev.JobDeleted, s: InstanceState, changes: ChangeSet) -> None:
         log_id = job_log_id(e.job_id, s)
         row = job_log_row(s, log_id, s.jobs[e.job_id], JOB_DELETED, e.time)
-        changes.insert(ACT_HI_JOB_LOG, log_id, row)
+        changes.insert(ACT_HI_JOB_LOG, log_id, late(row, s))
 
     def _incident_created(
         self, e: ev.IncidentCreated, s: InstanceState, changes: ChangeSet
     ) -> None:
-        changes.insert(ACT_HI_INCIDENT, e.incident_id, historic_incident_row(s, e))
+        changes.insert(ACT_HI_INCIDENT, e.incident_id, late(historic_incident_row(s, e), s))
 
     def _incident_resolved(self, e: Any, s: Any, changes: ChangeSet) -> None:
         self._incident_ended(s, e.incident_id, e.time, INCIDENT_RESOLVED, changes)
@@ -303,6 +330,7 @@ class HistoryProjector:
                 "REMOVAL_TIME_": removal_time(s, e.time),
             },
         )
+        self._stamp(s, e.time, changes)
 
     def _instance_terminated(self, e: Any, s: Any, changes: ChangeSet) -> None:
         changes.update(
@@ -317,6 +345,12 @@ class HistoryProjector:
                 "REMOVAL_TIME_": removal_time(s, e.time),
             },
         )
+        self._stamp(s, e.time, changes)
+
+    def _stamp(self, s: InstanceState, end: datetime, changes: ChangeSet) -> None:
+        removal = removal_time(s, end)
+        if removal is not None:
+            stamp_removal_time(changes, s, removal)
 
     def _history_deleted(self, e: Any, s: Any, changes: ChangeSet) -> None:
         purge_history(changes, "PROC_INST_ID_", s.id)
@@ -407,7 +441,7 @@ class HistoryProjector:
             "ACT_INST_STATE_": ACTIVITY_STATE_DEFAULT,
             "SEQUENCE_COUNTER_": s.version + 1,
         }
-        changes.insert(ACT_HI_ACTINST, e.activity_instance_id, row)
+        changes.insert(ACT_HI_ACTINST, e.activity_instance_id, late(row, s))
 
     def _activity_ended(
         self, s: InstanceState, ai_id: str, time: Any, state: int, changes: ChangeSet
@@ -446,7 +480,7 @@ class HistoryProjector:
             FOLLOW_UP_DATE_=db_time(e.follow_up_date),
             TASK_STATE_="Created",
         )
-        changes.insert(ACT_HI_TASKINST, e.task_id, row)
+        changes.insert(ACT_HI_TASKINST, e.task_id, late(row, s))
         changes.update(
             ACT_HI_ACTINST, e.activity_instance_id, {"TASK_ID_": e.task_id, "ASSIGNEE_": e.assignee}
         )
@@ -512,7 +546,7 @@ class HistoryProjector:
                 STATE_="CREATED",
                 **values,
             )
-            changes.insert(ACT_HI_VARINST, e.variable_id, row)
+            changes.insert(ACT_HI_VARINST, e.variable_id, late(row, s))
         else:
             changes.update(ACT_HI_VARINST, e.variable_id, values)
         had_data = existing is not None and storage_columns(existing.value).data is not None
@@ -553,12 +587,19 @@ class HistoryProjector:
             "SEQUENCE_COUNTER_": s.version + 1,
             "INITIAL_": existing is None,
         }
-        changes.insert(ACT_HI_DETAIL, e.detail_id, detail)
+        changes.insert(ACT_HI_DETAIL, e.detail_id, late(detail, s))
         if cols.data is not None and detail_blob is not None:
             changes.insert(
                 ACT_GE_BYTEARRAY,
                 detail_blob,
-                bytearray_row(
-                    detail_blob, e.name, cols.data, BYTEARRAY_HISTORY, s.root_process_instance_id
+                late(
+                    bytearray_row(
+                        detail_blob,
+                        e.name,
+                        cols.data,
+                        BYTEARRAY_HISTORY,
+                        s.root_process_instance_id,
+                    ),
+                    s,
                 ),
             )

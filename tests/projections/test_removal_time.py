@@ -1,0 +1,135 @@
+"""Every history row of an ended instance carries its removal time (Camunda's removal-time
+strategy `end`: its end plus its time to live), not only its ACT_HI_PROCINST row: activities,
+tasks, variables and their details, job log, incidents, decisions, the user operation log and
+the byte arrays they name. History cleanup then removes the instance whole, and a rebuild
+from the log writes the same removal times."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from flowledger import ControllableClock, Engine
+from flowledger.projections import tables
+from tests.dmn.models import dish
+
+HEAD = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" '
+    'xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">\n'
+)
+TTL_DAYS = 5
+DINNER = {"season": "Fall", "guestCount": 4, "guestsWithChildren": True}
+
+# start → decision → user task → asynchronous task → end: every kind of history row.
+MODEL = (
+    f'{HEAD}<process id="p" isExecutable="true" camunda:historyTimeToLive="P{TTL_DAYS}D">'
+    '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="brt"/>'
+    '<businessRuleTask id="brt" camunda:decisionRef="dish" camunda:resultVariable="meal" '
+    'camunda:mapDecisionResult="singleEntry"/>'
+    '<sequenceFlow id="f2" sourceRef="brt" targetRef="review"/><userTask id="review"/>'
+    '<sequenceFlow id="f3" sourceRef="review" targetRef="later"/>'
+    '<task id="later" camunda:asyncBefore="true"/>'
+    '<sequenceFlow id="f4" sourceRef="later" targetRef="e"/><endEvent id="e"/>'
+    "</process></definitions>"
+).encode()
+
+# Each table, and how its rows name the instance they belong to.
+INSTANCE_COLUMN = {
+    "ACT_HI_PROCINST": "PROC_INST_ID_",
+    "ACT_HI_ACTINST": "PROC_INST_ID_",
+    "ACT_HI_TASKINST": "PROC_INST_ID_",
+    "ACT_HI_VARINST": "PROC_INST_ID_",
+    "ACT_HI_DETAIL": "PROC_INST_ID_",
+    "ACT_HI_JOB_LOG": "PROCESS_INSTANCE_ID_",
+    "ACT_HI_DECINST": "PROC_INST_ID_",
+    "ACT_HI_DEC_IN": "ROOT_PROC_INST_ID_",
+    "ACT_HI_DEC_OUT": "ROOT_PROC_INST_ID_",
+    "ACT_HI_OP_LOG": "PROC_INST_ID_",
+    "ACT_GE_BYTEARRAY": "ROOT_PROC_INST_ID_",
+}
+
+
+@pytest.fixture
+def full(db_url: str, clock: ControllableClock) -> Iterator[Engine]:
+    with Engine(db_url, clock=clock, history_level="full") as engine:
+        engine.deploy({"dish.dmn": dish(), "p.bpmn": MODEL})
+        yield engine
+
+
+def _rows(db_url: str, instance_id: str) -> dict[str, list[dict[str, Any]]]:
+    db = sa.create_engine(db_url)
+    try:
+        with db.connect() as conn:
+            out = {}
+            for name, column in INSTANCE_COLUMN.items():
+                table = getattr(tables, name)
+                query = sa.select(table).where(table.c[column] == instance_id)
+                rows = conn.execute(query.order_by(table.c.ID_))
+                found = [dict(r._mapping) for r in rows]
+                if name == "ACT_GE_BYTEARRAY":  # history's, not the deployment's or runtime's
+                    found = [r for r in found if r["TYPE_"] == 3]
+                out[name] = found
+            return out
+    finally:
+        db.dispose()
+
+
+def _run(engine: Engine, actor: str = "kermit") -> str:
+    """An instance with a decision, variables changed (details, one in a byte array), a task
+    completed by a user (an operation log entry) and a job; it ends with the job."""
+    instance = engine.start_process_instance("p", variables=DINNER)
+    engine.set_variables(instance.id, {"guestCount": 6, "notes": {"allergies": ["nuts"] * 50}})
+    (task,) = engine.tasks(process_instance_id=instance.id)
+    engine.acting_as(actor).complete_task(task.id)
+    (job,) = engine.jobs(process_instance_id=instance.id)
+    engine.execute_job(job.id)
+    return instance.id
+
+
+def _naive(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=None)
+
+
+def test_every_history_row_of_an_ended_instance_has_its_removal_time(
+    full: Engine, db_url: str, clock: ControllableClock
+) -> None:
+    instance_id = _run(full)
+    running = full.start_process_instance("p", variables=DINNER)
+    end = full.historic_process_instance(instance_id).end_time
+    assert end is not None
+    removal = _naive(end + timedelta(days=TTL_DAYS))
+
+    rows = _rows(db_url, instance_id)
+    assert all(rows.values()), {t: len(r) for t, r in rows.items()}  # every kind was written
+    stamped = {t: {r["REMOVAL_TIME_"] for r in found} for t, found in rows.items()}
+    assert stamped == {table: {removal} for table in INSTANCE_COLUMN}
+    # A running instance has none yet.
+    unended = _rows(db_url, running.id)
+    assert {r["REMOVAL_TIME_"] for found in unended.values() for r in found} == {None}
+
+    # A rebuild from the log writes the same removal times, row for row.
+    assert full.verify().ok
+    full.rebuild("history")
+    assert _rows(db_url, instance_id) == rows
+
+
+def test_cleanup_leaves_no_row_of_the_instance_behind(
+    full: Engine, db_url: str, clock: ControllableClock
+) -> None:
+    instance_id = _run(full)
+    second = _run(full, "gonzo")
+    clock.advance(days=TTL_DAYS - 1)
+    assert full.cleanup_history().removed == 0
+    assert all(_rows(db_url, instance_id).values())
+    clock.advance(days=2)
+
+    assert full.cleanup_history().removed == 2
+    for gone in (instance_id, second):
+        left = {t: len(r) for t, r in _rows(db_url, gone).items() if r}
+        assert left == {}
+    assert full.verify().ok
