@@ -18,10 +18,12 @@ from typing import Final
 
 from flowledger.core.budget import spend
 
+from .errors import FeelEvaluationError
 from .operators import DECIMAL_CONTEXT, compare, equal
 from .regex import MAX_PATTERN_LENGTH, compile_regex, parse_replacement, replace_all, split_all
 from .temporal import parse_date, parse_date_time, parse_duration, parse_time
 from .values import (
+    MAX_STRING_LENGTH,
     FeelFunction,
     Range,
     YearsMonthsDuration,
@@ -124,8 +126,10 @@ def _dt_duration_text(value: timedelta) -> str:
 
 
 def _number_text(value: Decimal) -> str:
-    if value == value.to_integral_value():
-        return str(int(value))
+    whole = value.to_integral_value()
+    if value == whole:
+        # Not str(int(...)): Python refuses to print an int of more than 4,300 digits.
+        return format(whole, "f")
     return format(value.normalize(), "f")
 
 
@@ -144,8 +148,47 @@ def _zone_suffix(value: time | datetime) -> str:
     return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-def feel_string(value: object) -> str:
-    """FEEL's text for a value, as ``string()`` and string concatenation show it."""
+def feel_string(value: object, limit: int | None = None) -> str:
+    """FEEL's text for a value, as ``string()`` and string concatenation show it. Nested lists
+    and contexts are walked without recursion (a loop can nest a list thousands deep); with
+    ``limit``, a text longer than it is refused as it is built (a list holding one big string a
+    thousand times is cheap to hold, not to print)."""
+    if not isinstance(value, list | dict):
+        return _scalar_text(value)
+    pieces: list[str] = []
+    size = 0
+    # What is left to write, last first: a text as it is, or a value (quoted when a string).
+    pending: list[tuple[bool, object]] = [(False, value)]
+    while pending:
+        is_text, item = pending.pop()
+        if is_text:
+            text = item if isinstance(item, str) else ""
+        elif isinstance(item, list):
+            parts: list[tuple[bool, object]] = [(True, "[")]
+            for index, element in enumerate(item):
+                parts.extend([(True, ", ")] if index else [])
+                parts.append((False, element))
+            parts.append((True, "]"))
+            pending.extend(reversed(parts))
+            continue
+        elif isinstance(item, dict):
+            parts = [(True, "{")]
+            for index, (key, element) in enumerate(item.items()):
+                parts.append((True, f"{', ' if index else ''}{key}:"))
+                parts.append((False, element))
+            parts.append((True, "}"))
+            pending.extend(reversed(parts))
+            continue
+        else:
+            text = f'"{item}"' if isinstance(item, str) else _scalar_text(item)
+        size += len(text)
+        if limit is not None and size > limit:
+            raise FeelEvaluationError(f"string result longer than {limit:,} characters refused")
+        pieces.append(text)
+    return "".join(pieces)
+
+
+def _scalar_text(value: object) -> str:
     if isinstance(value, str):
         return value
     if value is None:
@@ -162,19 +205,11 @@ def feel_string(value: object) -> str:
         return value.replace(tzinfo=None).isoformat() + _zone_suffix(value)
     if isinstance(value, timedelta):
         return _dt_duration_text(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_quoted(item) for item in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{key}:{_quoted(item)}" for key, item in value.items()) + "}"
     if isinstance(value, Range):
         left = "[" if value.start_included else "("
         right = "]" if value.end_included else ")"
         return f"{left}{feel_string(value.start)}..{feel_string(value.end)}{right}"
     return str(value)
-
-
-def _quoted(value: object) -> str:
-    return f'"{value}"' if isinstance(value, str) else feel_string(value)
 
 
 # -- conversion -------------------------------------------------------------------------------
@@ -198,7 +233,7 @@ def _date_of(year: object, month: object, day: object) -> object:
         return None
     try:
         return date(*[part for part in parts if part is not None])
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
 
 
@@ -227,7 +262,7 @@ def _time_of(hour: object, minute: object, second: object, offset: object = None
     try:
         micros = int((second - whole) * 1_000_000)
         return time(parts[0] or 0, parts[1] or 0, whole, micros, tzinfo=zone)
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
 
 
@@ -297,7 +332,7 @@ def _number(value: object, grouping: object = None, decimal_separator: object = 
 
 @_builtin("string", "from")
 def _string(value: object) -> object:
-    return None if value is None else check_string(feel_string(value))
+    return None if value is None else feel_string(value, MAX_STRING_LENGTH)
 
 
 @_builtin("not", "negand")
@@ -330,18 +365,21 @@ def _string_length(text: object) -> object:
 
 @_builtin("upper case", "string")
 def _upper_case(text: object) -> object:
-    return text.upper() if isinstance(text, str) else None
+    # Upper-casing may lengthen a text ("ß" is "SS").
+    return check_string(text.upper()) if isinstance(text, str) else None
 
 
 @_builtin("lower case", "string")
 def _lower_case(text: object) -> object:
-    return text.lower() if isinstance(text, str) else None
+    return check_string(text.lower()) if isinstance(text, str) else None
 
 
 @_builtin("substring before", "string", "match")
 def _substring_before(text: object, match: object) -> object:
     if not isinstance(text, str) or not isinstance(match, str):
         return None
+    if match == "":
+        return ""
     before, found, _ = text.partition(match)
     return before if found else ""
 
@@ -501,8 +539,11 @@ def _stddev(*arguments: object) -> object:
     numbers = _numbers(arguments)
     if numbers is None or len(numbers) < 2:
         return None
-    with decimal.localcontext(DECIMAL_CONTEXT):
-        return statistics.stdev(numbers)
+    try:
+        with decimal.localcontext(DECIMAL_CONTEXT):
+            return statistics.stdev(numbers)
+    except (decimal.Overflow, decimal.InvalidOperation):
+        return None
 
 
 @_builtin("mode", "list", variadic=True)

@@ -165,7 +165,7 @@ def test_a_replacement_that_multiplies_the_text_is_refused_naming_the_limit() ->
 
 def test_each_match_of_replace_and_split_spends_from_the_command_budget() -> None:
     # Finding every match of a(a*b)? rescans the rest of the text at each match; the steps of
-    # the command's budget (and its deadline) bound it.
+    # the command's budget bound it (and each match looks at its clock).
     with (
         opened(CommandBudget(steps=1_000)),
         pytest.raises(BudgetExceeded, match=r"FEEL replace\(\).*1,000 steps"),
@@ -179,9 +179,3 @@ def test_each_match_of_replace_and_split_spends_from_the_command_budget() -> Non
         pytest.raises(BudgetExceeded, match=r"FEEL split\(\).*1,000 steps"),
     ):
         evaluate('split(s, ",")', s="," * 5_000)
-    ticks = iter(range(10**9))
-    with (
-        opened(CommandBudget(seconds=100, clock=lambda: float(next(ticks)))),
-        pytest.raises(BudgetExceeded, match=r"FEEL replace\(\).*100 s"),
-    ):
-        evaluate('replace(s, "a(a*b)?", "x")', s="a" * 5_000)
