@@ -1,9 +1,16 @@
-"""The one budget every evaluation of a command shares: steps, and a deadline in time.
+"""The one budget every evaluation of a command shares: steps, and time spent evaluating.
 
-Pure: the deadline reads a monotonic clock the engine hands in when it opens the budget (never
-the wall clock, never recorded); with no budget open, evaluations count steps against a budget
-of their own. A command that runs out fails with `BudgetExceeded`, naming the limit: what it
-had decided is not committed, and a job that runs out fails into its retries as any failure.
+What counts is the time a command spends in its expressions, scripts and delegates, summed, not
+the time the whole command takes: ten thousand cheap evaluations of a large multi-instance start
+spend little, one runaway expression or five slow delegates spend it all. Evaluations are
+bracketed by `evaluating()` (the outermost bracket times; nested ones only count steps), and
+counted steps look at the clock every few thousand steps, so a loop inside one evaluation is
+stopped while it runs.
+
+Pure: the time is read from a monotonic clock the engine hands in when it opens the budget
+(never the wall clock, never recorded); with no budget open, evaluations count steps against a
+budget of their own. A command that runs out fails with `BudgetExceeded`, naming the limit:
+what it had decided is not committed, and a job that runs out fails into its retries.
 """
 
 from __future__ import annotations
@@ -20,11 +27,12 @@ __all__ = [
     "BudgetExceeded",
     "CommandBudget",
     "current_budget",
+    "evaluating",
     "opened",
     "spend",
 ]
 
-COMMAND_SECONDS = 1.0  # what every expression, script and delegate of one command may take
+COMMAND_SECONDS = 1.0  # what the expressions, scripts and delegates of one command may take
 COMMAND_STEPS = 5_000_000  # evaluation steps of one command (the deadline usually comes first)
 _CLOCK_EVERY = 4096  # steps between two looks at the clock: a look costs more than a step
 
@@ -36,17 +44,17 @@ class BudgetExceeded(ProcessEngineError):
         self.what = what
         self.limit = limit
         super().__init__(
-            f"{what} exceeded the command's budget of {limit} (every expression, script and "
-            "delegate of one command shares it; `Engine(command_budget_seconds=...)` / "
-            "`serve --command-budget` changes it)"
+            f"{what} exceeded the command's budget of {limit} (the expressions, scripts and "
+            "delegates of one command share it; `Engine(command_budget_seconds=...)` or "
+            "`flowledger serve --command-budget SECONDS` changes it)"
         )
 
 
 class CommandBudget:
-    """Steps and time left to one command. `spend(n)` is cheap: it counts, and looks at the
-    clock only every few thousand steps."""
+    """Steps and evaluation time left to one command. `spend(n)` is cheap: it counts, and
+    looks at the clock only every few thousand steps."""
 
-    __slots__ = ("_clock", "_deadline", "_next_look", "seconds", "steps", "used")
+    __slots__ = ("_clock", "_depth", "_entered", "_next_look", "seconds", "spent", "steps", "used")
 
     def __init__(
         self,
@@ -57,8 +65,10 @@ class CommandBudget:
         self.seconds = seconds
         self.steps = steps
         self.used = 0
+        self.spent = 0.0  # seconds spent in evaluations that ended
         self._clock = clock
-        self._deadline = clock() + seconds if clock is not None else None
+        self._depth = 0
+        self._entered = 0.0
         self._next_look = _CLOCK_EVERY
 
     def spend(self, steps: int = 1, what: str = "evaluation") -> None:
@@ -69,16 +79,31 @@ class CommandBudget:
             self._next_look = self.used + _CLOCK_EVERY
             self.check_time(what)
 
-    def check_time(self, what: str = "evaluation") -> None:
-        """Raise when the deadline passed (for steps that are not counted, such as a call)."""
-        if self._deadline is not None and self._clock is not None:
-            if self._clock() > self._deadline:
+    def enter(self) -> None:
+        """An evaluation begins (the outermost one starts the clock)."""
+        if self._depth == 0 and self._clock is not None:
+            self._entered = self._clock()
+        self._depth += 1
+
+    def leave(self, what: str = "evaluation", *, check: bool = True) -> None:
+        """An evaluation ended: its time is spent; past the budget, `what` is named."""
+        self._depth -= 1
+        if self._depth == 0 and self._clock is not None:
+            self.spent += self._clock() - self._entered
+            if check and self.spent > self.seconds:
                 raise BudgetExceeded(what, f"{self.seconds:g} s")
 
-    def remaining_seconds(self) -> float | None:
-        if self._deadline is None or self._clock is None:
-            return None
-        return max(0.0, self._deadline - self._clock())
+    def elapsed(self) -> float:
+        """Seconds spent evaluating so far, the running evaluation included."""
+        if self._clock is None:
+            return 0.0
+        running = self._clock() - self._entered if self._depth else 0.0
+        return self.spent + running
+
+    def check_time(self, what: str = "evaluation") -> None:
+        """Raise when the evaluations have spent the command's time."""
+        if self._clock is not None and self.elapsed() > self.seconds:
+            raise BudgetExceeded(what, f"{self.seconds:g} s")
 
 
 _current: ContextVar[CommandBudget | None] = ContextVar("flowledger_budget", default=None)
@@ -97,6 +122,23 @@ def opened(budget: CommandBudget) -> Iterator[CommandBudget]:
         yield budget
     finally:
         _current.reset(token)
+
+
+@contextmanager
+def evaluating(what: str) -> Iterator[None]:
+    """Bracket one evaluation (an expression, a script, a delegate's call): its time is spent
+    from the command's budget, and the command fails naming `what` once the budget is gone."""
+    budget = _current.get()
+    if budget is None:
+        yield
+        return
+    budget.enter()
+    try:
+        yield
+    except BaseException:
+        budget.leave(what, check=False)
+        raise
+    budget.leave(what)
 
 
 def spend(steps: int = 1, what: str = "evaluation") -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from . import events as ev
 from . import views
+from .budget import evaluating
 from .dmn import DecisionOutcome, DecisionRequirements, LiteralExpression, evaluate_decision
 from .errors import InvalidValue, ProcessEngineError
 from .feel import Range, YearsMonthsDuration, feel_string
@@ -74,7 +75,9 @@ def evaluate(
 ) -> Evaluation:
     """Evaluate the deployed decision (its required decisions first) and record each decision
     of the evaluation; a failed expression or a violated hit policy raises, recording nothing."""
-    outcome = evaluate_decision(deployed.requirements, deployed.definition.key, variables, now=now)
+    key = deployed.definition.key
+    with evaluating(f"the decision '{key}'"):
+        outcome = evaluate_decision(deployed.requirements, key, variables, now=now)
     recorded = [_recorded(deployed, one, new_id()) for one in [*outcome.required, outcome]]
     return Evaluation(outcome, recorded)
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import events as ev
+from .budget import current_budget
 from .errors import BpmnError, FlowledgerError, ProcessEngineError
 from .expressions import (
     EvaluationContext,
@@ -350,7 +351,36 @@ def evaluate(
 ) -> object:
     """Evaluate a model expression; failures become ProcessEngineErrors naming the element.
     `execution`: what `${execution}` is (a listener's view of it), else the execution's;
-    `extra`: names that come before the variables (a connector's response)."""
+    `extra`: names that come before the variables (a connector's response).
+
+    Its time is spent from the command's budget (core/budget.py)."""
+    budget = current_budget()
+    if budget is None:
+        return _evaluate(
+            session, expression, execution_id, element_id, what, task_id, execution, extra
+        )
+    budget.enter()
+    try:
+        value = _evaluate(
+            session, expression, execution_id, element_id, what, task_id, execution, extra
+        )
+    except BaseException:
+        budget.leave(check=False)
+        raise
+    budget.leave(f"{what} of '{element_id}' ({expression.source})")
+    return value
+
+
+def _evaluate(
+    session: InstanceSession,
+    expression: Expression,
+    execution_id: str,
+    element_id: str,
+    what: str,
+    task_id: str | None,
+    execution: ExecutionFacade | None,
+    extra: Mapping[str, Any] | None,
+) -> object:
     try:
         resolver = ScopeResolver(session, execution_id, task_id, execution, extra)
         return expression.evaluate(resolver)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..budget import evaluating
 from ..errors import FlowledgerError, ProcessEngineError
 from ..model import Listener, UserTaskSpec
 from ..scope import ExecutionFacade, TaskFacade, evaluate
@@ -95,8 +96,10 @@ def _call(target: Any, facade: ExecutionFacade, what: str) -> None:
     for method in ("notify", "execute"):
         bound = getattr(target, method, None)
         if callable(bound):
-            bound(facade)
+            with evaluating(what):
+                bound(facade)
             return
     if not callable(target):
         raise ProcessEngineError(f"{what} is neither callable nor has a notify method")
-    target(facade)
+    with evaluating(what):
+        target(facade)

@@ -87,14 +87,23 @@ def _local(flow: FlowOperations, execution_id: str, name: str) -> int:
 
 
 def _instance_variables(
-    flow: FlowOperations, body_execution: str, on: str, body: Activity, index: int
+    flow: FlowOperations,
+    body_execution: str,
+    on: str,
+    body: Activity,
+    index: int,
+    items: Sequence[Any] | None = None,
 ) -> None:
-    """loopCounter and the element variable of instance `index`, local to its execution."""
+    """loopCounter and the element variable of instance `index`, local to its execution.
+
+    `items`: the collection, when the caller evaluated it already (all parallel instances are
+    created from one evaluation; a sequential instance evaluates it again, as Camunda does)."""
     session = flow.session
     set_variable_local(session, on, LOOP_COUNTER, index)
     spec = _spec(body)
     if spec.element_variable:
-        items = _items(flow, body_execution, body) or []
+        if items is None:
+            items = _items(flow, body_execution, body) or []
         item = items[index] if index < len(items) else None
         set_variable_local(session, on, spec.element_variable, item)
 
@@ -117,6 +126,7 @@ class MultiInstanceBody(Behavior):
             flow.enter_later(execution_id, spec.inner)
             return
         new_id = session.ctx.new_id
+        items = _items(flow, execution_id, activity) if spec.element_variable else None
         for index in range(count):
             token = new_id()
             flow.emit(
@@ -124,7 +134,7 @@ class MultiInstanceBody(Behavior):
                     execution_id=token, parent_id=execution_id, is_scope=False, is_concurrent=True
                 )
             )
-            _instance_variables(flow, execution_id, token, activity, index)
+            _instance_variables(flow, execution_id, token, activity, index, items or [])
             flow.enter_later(token, spec.inner)
 
     def instance_ended(self, flow: FlowOperations, token: str, body: Activity) -> None:

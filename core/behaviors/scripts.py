@@ -9,6 +9,7 @@ from __future__ import annotations
 from types import CodeType
 from typing import Any
 
+from ..budget import evaluating
 from ..errors import ProcessEngineError
 from ..scope import ExecutionFacade, visible_variables
 from ..session import InstanceSession
@@ -27,8 +28,9 @@ def run_python(
         raise ProcessEngineError("python scripts are disabled on this engine")
     namespace: dict[str, Any] = dict(visible_variables(session, execution_id))
     namespace["execution"] = execution or ExecutionFacade(session, execution_id)
-    if code is not None:
-        exec(code, namespace)
-    if result_code is not None:
-        return eval(result_code, namespace)
+    with evaluating("a python script"):
+        if code is not None:
+            exec(code, namespace)
+        if result_code is not None:
+            return eval(result_code, namespace)
     return None

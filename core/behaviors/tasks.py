@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from .. import events as ev
+from ..budget import evaluating
 from ..errors import BpmnError, FlowledgerError, ProcessEngineError
 from ..expressions import Expression
 from ..model import Activity, ScriptTaskSpec, ServiceTaskSpec, UserTaskSpec
@@ -172,12 +173,15 @@ def run_delegate(
 
 
 def invoke(target: Any, execution: ExecutionFacade, what: str) -> None:
+    """Call a delegate; the time it takes is spent from the command's budget."""
     if hasattr(target, "execute") and callable(target.execute):
-        target.execute(execution)
+        call = target.execute
     elif callable(target):
-        target(execution)
+        call = target
     else:
         raise ProcessEngineError(f"{what} is neither callable nor has an execute(execution) method")
+    with evaluating(what):
+        call(execution)
 
 
 class ServiceTask(Behavior):

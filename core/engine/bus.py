@@ -14,11 +14,11 @@ that checks every stream's head; a decision on moved state is decided again.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
+from time import monotonic
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -244,7 +244,7 @@ class CommandBus:
         raise AssertionError("unreachable")
 
     def _decide(self, handler: Handler[Any, Any], unit: UnitOfWork, command: Command) -> Any:
-        with opened(CommandBudget(self._budget_seconds, clock=time.monotonic)):
+        with opened(CommandBudget(self._budget_seconds, clock=monotonic)):
             result = handler.handle(unit, command)
             if self._after_decision is not None:
                 self._after_decision(unit)

@@ -363,7 +363,8 @@ def test_more_variables_than_the_limit_in_one_command_are_refused(
     engine: Engine, models: None, refused: Callable[..., InvalidValue]
 ) -> None:
     many = {f"v{i}": i for i in range(MAX_VARIABLES_PER_COMMAND + 1)}
-    refused(lambda: engine.start_process_instance("straight", many), "100000", "100001")
+    limit, over = str(MAX_VARIABLES_PER_COMMAND), str(MAX_VARIABLES_PER_COMMAND + 1)
+    refused(lambda: engine.start_process_instance("straight", many), limit, over)
 
 
 def test_the_variable_limit_counts_every_map_of_a_command(
