@@ -13,7 +13,7 @@ or function calls beyond one spend per evaluation (the evaluator is on every com
 
 from __future__ import annotations
 
-from contextvars import ContextVar
+import threading
 from typing import Final
 
 from ..budget import current_budget
@@ -23,11 +23,12 @@ __all__ = [
     "CHARS_PER_STEP",
     "MAX_STEPS",
     "MAX_STRING",
+    "SHORT_TEXT",
+    "STANDALONE",
     "Steps",
     "charge",
     "charge_chars",
     "check_length",
-    "standalone",
 ]
 
 # The working limit of any string an expression builds (the 4,000 characters of a String
@@ -39,23 +40,20 @@ MAX_STEPS: Final = 1_000_000
 # A method going through a string spends one step per this many characters: C-speed string
 # work is that much cheaper than one interpreted step (a node, a list element compared).
 CHARS_PER_STEP: Final = 16
+# Strings shorter than this are gone through at the cost of the node that does it.
+SHORT_TEXT: Final = 256
 
 
-class Steps:
-    """The steps left to one standalone evaluation."""
+class Steps(threading.local):
+    """The steps spent by the evaluation running outside a command in this thread.
 
-    __slots__ = ("used",)
+    Per thread, not per context variable: opening a context variable per evaluation would cost
+    more than the evaluation, and an evaluation never yields to another in its thread."""
 
-    def __init__(self, used: int) -> None:
-        self.used = used
-
-
-_standalone: ContextVar[Steps | None] = ContextVar("flowledger_expression_steps", default=None)
+    used = 0
 
 
-def standalone() -> ContextVar[Steps | None]:
-    """The variable holding the budget of the evaluation running outside a command."""
-    return _standalone
+STANDALONE: Final = Steps()
 
 
 def charge(steps: int, what: str) -> None:
@@ -64,23 +62,22 @@ def charge(steps: int, what: str) -> None:
     if budget is not None:
         budget.spend(steps, what)
         return
-    own = _standalone.get()
-    if own is not None:
-        own.used += steps
-        if own.used > MAX_STEPS:
-            raise ExpressionEvaluationError(
-                f"{what} exceeded the budget of {MAX_STEPS:,} steps of an expression "
-                "(each node, and each list element or "
-                f"{CHARS_PER_STEP} characters a method goes through, is a step); "
-                "simplify the expression or do the work in a delegate"
-            )
+    own = STANDALONE
+    own.used += steps
+    if own.used > MAX_STEPS:
+        raise ExpressionEvaluationError(
+            f"{what} exceeded the budget of {MAX_STEPS:,} steps of an expression "
+            "(each node, and each list element or "
+            f"{CHARS_PER_STEP} characters a method goes through, is a step); "
+            "simplify the expression or do the work in a delegate"
+        )
 
 
 def charge_chars(count: int, what: str) -> None:
-    """Spend the steps of going through `count` characters."""
-    steps = count // CHARS_PER_STEP
-    if steps:
-        charge(steps, what)
+    """Spend the steps of going through `count` characters (a short string is paid for by the
+    step of its node: counting it would cost more than going through it)."""
+    if count >= SHORT_TEXT:
+        charge(count // CHARS_PER_STEP, what)
 
 
 def check_length(length: int, what: str) -> None:

@@ -1,8 +1,8 @@
 """Compiled expression text: literal text, a single ``${...}``/``#{...}``, or composite text.
 
 Each evaluation spends its node count from the command's budget (an upper bound of the steps
-its tree takes: there are no loops in EL); one that calls methods or functions and runs outside
-a command gets a budget of its own (`bounds.MAX_STEPS`). Composite text is measured while it
+its tree takes: there are no loops in EL); one that runs outside a command counts against a
+budget of its own (`bounds.MAX_STEPS`). Composite text is measured while it
 is assembled, never joined past `bounds.MAX_STRING`.
 
 Pure: no I/O.
@@ -14,32 +14,30 @@ import re
 from typing import Final, NoReturn
 
 from ..budget import BudgetExceeded, current_budget
-from .bounds import MAX_STRING, Steps, charge, charge_chars, check_length, standalone
+from .bounds import MAX_STRING, SHORT_TEXT, STANDALONE, charge_chars, check_length
 from .coercion import to_str
 from .context import EvaluationContext
 from .errors import ExpressionEvaluationError, ExpressionSyntaxError
 from .evaluator import Evaluator, compile_node
-from .nodes import FunctionCall, MethodCall, Node, identifiers, walk
+from .nodes import Node, identifiers, walk
 from .parser import parse_expression
 
 __all__ = ["Expression", "compile_expression"]
 
 # An expression start, optionally escaped with a backslash (JUEL: "\${" is the literal "${").
 _START: Final = re.compile(r"\\?[$#]\{")
-_STANDALONE: Final = standalone()
 
 
 class Expression:
     """An expression compiled once (at deploy time) and evaluated many times. Immutable."""
 
-    __slots__ = ("_calls", "_fn", "_identifiers", "_is_literal", "_source", "_steps")
+    __slots__ = ("_fn", "_identifiers", "_is_literal", "_source", "_steps")
 
     _source: str
     _is_literal: bool
     _identifiers: frozenset[str]
     _fn: Evaluator
     _steps: int
-    _calls: bool
 
     def __init__(
         self,
@@ -48,7 +46,6 @@ class Expression:
         identifiers: frozenset[str],
         fn: Evaluator,
         steps: int = 1,
-        calls: bool = False,
     ) -> None:
         object.__setattr__(self, "_source", source)
         object.__setattr__(self, "_is_literal", is_literal)
@@ -56,8 +53,6 @@ class Expression:
         object.__setattr__(self, "_fn", fn)
         # the nodes of its tree(s): what one evaluation spends at most, methods aside
         object.__setattr__(self, "_steps", steps)
-        # whether it calls methods or functions, whose work depends on the data
-        object.__setattr__(self, "_calls", calls)
 
     @property
     def source(self) -> str:
@@ -94,16 +89,10 @@ class Expression:
             if budget is not None:
                 budget.spend(self._steps, "expression")
                 return self._fn(context)
-            if not self._calls:
-                return self._fn(context)
-            if _STANDALONE.get() is not None:  # evaluated by a bean of an outer evaluation
-                charge(self._steps, "expression")
-                return self._fn(context)
-            token = _STANDALONE.set(Steps(self._steps))
-            try:
-                return self._fn(context)
-            finally:
-                _STANDALONE.reset(token)
+            # Outside a command, each evaluation starts its own count (one nested in it, by a
+            # bean it calls, starts afresh too: the outer one's nodes stay bounded by its text).
+            STANDALONE.used = self._steps
+            return self._fn(context)
         except ExpressionEvaluationError as exc:
             if exc.source is None:
                 exc.source = self._source
@@ -150,7 +139,8 @@ def _composite(parts: list[Evaluator]) -> Evaluator:
             if length > MAX_STRING:  # before the next part is even evaluated
                 check_length(length, "Composite text")
             texts.append(text)
-        charge_chars(length, "Composite text")
+        if length >= SHORT_TEXT:
+            charge_chars(length, "Composite text")
         return "".join(texts)
 
     return composite
@@ -168,15 +158,9 @@ def _embedded(prefix: str, fn: Evaluator, suffix: str) -> Evaluator:
     return embedded
 
 
-def _cost(nodes: list[Node]) -> tuple[int, bool]:
-    """The nodes of the trees, and whether any calls a method or a function."""
-    steps = 0
-    calls = False
-    for node in nodes:
-        for child, _ in walk(node):
-            steps += 1
-            calls = calls or isinstance(child, MethodCall | FunctionCall)
-    return steps, calls
+def _cost(nodes: list[Node]) -> int:
+    """The nodes of the trees: as many steps as one evaluation takes at most (no loops)."""
+    return sum(1 for node in nodes for _ in walk(node))
 
 
 def compile_expression(text: str) -> Expression:
@@ -186,18 +170,18 @@ def compile_expression(text: str) -> Expression:
     names = frozenset().union(*(identifiers(node) for node in nodes))
     if not nodes:
         return Expression(text, True, names, _text_constant("".join(map(str, pieces))))
-    steps, calls = _cost(nodes)
+    steps = _cost(nodes)
     if len(nodes) == 1 and all(isinstance(p, Node) or not p.strip() for p in pieces):
         # "${x}" (possibly padded, e.g. by CDATA line breaks) yields the raw value, not a str.
-        return Expression(text, False, names, compile_node(nodes[0]), steps, calls)
+        return Expression(text, False, names, compile_node(nodes[0]), steps)
     if len(nodes) == 1:
         # "Task ${input}": the most common composite shape, without the generic join.
         index = next(i for i, piece in enumerate(pieces) if isinstance(piece, Node))
         prefix = "".join(map(str, pieces[:index]))
         suffix = "".join(map(str, pieces[index + 1 :]))
         fn = _embedded(prefix, compile_node(nodes[0]), suffix)
-        return Expression(text, False, names, fn, steps + 1, calls)
+        return Expression(text, False, names, fn, steps + 1)
     parts = [
         _text_constant(piece) if isinstance(piece, str) else compile_node(piece) for piece in pieces
     ]
-    return Expression(text, False, names, _composite(parts), steps + len(parts), calls)
+    return Expression(text, False, names, _composite(parts), steps + len(parts))

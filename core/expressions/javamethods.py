@@ -50,6 +50,14 @@ def _java_equals(a: object, b: object) -> bool:
     return bool(a == b)
 
 
+def _to_string(value: object) -> str:
+    # A container's text is as long as its contents: bounded by the input, measured all the same.
+    text = to_str(value)
+    charge_chars(len(text), "toString()")
+    check_length(len(text), "toString()")
+    return text
+
+
 # --- String ---------------------------------------------------------------------------------
 
 
@@ -241,7 +249,7 @@ _NO_PROPERTIES: Final[Mapping[str, Callable[[Any], object]]] = MappingProxyType(
 _OBJECT: Final[Mapping[str, _Method]] = MappingProxyType(
     {
         "equals": (_java_equals, 1, 1),
-        "toString": (to_str, 0, 0),
+        "toString": (_to_string, 0, 0),
     }
 )
 

@@ -84,6 +84,12 @@ def test_embedded_text_is_capped() -> None:
     assert f"{MAX_STRING + 1:,} characters" in message
 
 
+def test_the_text_of_a_container_is_capped() -> None:
+    assert ev("${l.toString()}", l=["a", 1]) == "['a', 1]"
+    message = refused("${l.toString()}", l=["x" * 1000] * 1000)
+    assert "toString() would build" in message
+
+
 def test_a_number_too_long_for_text_is_refused_by_name() -> None:
     digits = "9" * 4000
     message = refused("n=${" + digits + " * " + digits + "}")
