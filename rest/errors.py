@@ -1,7 +1,8 @@
 """Errors as Camunda's REST API answers them: `{"type": "...Exception", "message": "..."}`.
 
 One table maps the engine's typed errors to Camunda's exception names and statuses; anything
-unexpected is logged here with its traceback and reaches the client as a plain 500 message.
+unexpected reaches the client as a plain 500 message; every 5xx is logged here at ERROR with its
+traceback and the request id.
 `error_body` is the same shape for answers given below the application (rest/server.py).
 """
 
@@ -26,8 +27,10 @@ from flowledger.core import (
     TaskAlreadyClaimed,
 )
 from flowledger.core.engine import ConcurrencyError
-from flowledger.eventlog import CorruptStream
 from flowledger.core.limits import MAX_JSON_NESTING
+from flowledger.eventlog import CorruptStream
+
+from .request_ids import printable, request_id
 
 log = logging.getLogger("flowledger.rest")
 
@@ -132,7 +135,25 @@ def _data_error(exc: DataError) -> str:
 
 
 def to_response(request: Request[Any, Any, Any], exc: Exception) -> Response[ExceptionDto]:
-    """Every exception a handler lets escape, as Camunda's error DTO with Camunda's status."""
+    """Every exception a handler lets escape, as Camunda's error DTO with Camunda's status. A
+    5xx is logged at ERROR with its traceback and the request id (`X-Request-Id` of the
+    answer), so that an operator finds the cause a client reports; the answer holds neither."""
+    response = _response(request, exc)
+    if (response.status_code or 500) >= 500:
+        log.error(
+            "%d %s on %s %s (request %s): %s",
+            response.status_code,
+            type(exc).__name__,
+            printable(request.method),
+            printable(request.url.path),
+            request_id(request.scope) or "-",
+            printable(str(exc)),
+            exc_info=exc,
+        )
+    return response
+
+
+def _response(request: Request[Any, Any, Any], exc: Exception) -> Response[ExceptionDto]:
     if isinstance(exc, RestError):
         return _answer(exc.status, ExceptionDto(exc.type_name, exc.message))
     if isinstance(exc, NotFound):
@@ -177,7 +198,6 @@ def to_response(request: Request[Any, Any, Any], exc: Exception) -> Response[Exc
         status = exc.status_code
         kind = "InvalidRequestException" if status < 500 else "RestException"
         return _answer(status, ExceptionDto(kind, str(exc.detail)))
-    log.exception("unexpected error on %s %s", request.method, request.url.path)
     return _answer(
         500,
         ExceptionDto("ProcessEngineException", f"Internal error: {type(exc).__name__}"),

@@ -3,7 +3,8 @@
 Loopback by default; a non-loopback address needs a users file (HTTP Basic) or an explicit
 `--insecure`. SIGINT/SIGTERM stop accepting, let running requests finish (long polls are cut
 after a few seconds), then close the engine, which brings asynchronous history up to date.
-Requests too malformed to reach the app are answered in Camunda's error shape too.
+Requests too malformed to reach the app are answered in Camunda's error shape too, with an
+`X-Request-Id` and an access-log line like every other answer.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from flowledger.core.engine import Engine
 from .app import DEFAULT_MAX_BODY, create_app
 from .auth import Users
 from .errors import error_body
+from .request_ids import REQUEST_ID_HEADER, new_request_id, printable
 
 log = logging.getLogger("flowledger.rest")
+access = logging.getLogger("flowledger.rest.access")
 
 
 class _GracefulServer(uvicorn.Server):
@@ -50,12 +53,17 @@ class _CamundaErrors:
     transport: Any
 
     def send_400_response(self, msg: str) -> None:
+        # The request could not be parsed, so neither can a caller's id be trusted: a new one,
+        # logged as the application logs its requests.
+        rid = new_request_id()
+        access.info("(unparseable request) 400 id=%s: %s", rid, printable(msg))
         body = error_body("InvalidRequestException", msg)
         head = [b"HTTP/1.1 400 Bad Request"]
         head += [name + b": " + value for name, value in self.server_state.default_headers]
         head += [
             b"content-type: application/json",
             b"content-length: " + str(len(body)).encode(),
+            REQUEST_ID_HEADER + b": " + rid.encode(),
             b"connection: close",
         ]
         self.transport.write(b"\r\n".join(head) + b"\r\n\r\n" + body)

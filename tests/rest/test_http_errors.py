@@ -4,6 +4,7 @@ parser and bodies over the limits answer in Camunda's `{"type", "message"}` JSON
 from __future__ import annotations
 
 import json
+import re
 import signal
 import socket
 from collections.abc import Iterator
@@ -89,6 +90,8 @@ def test_malformed_http_is_a_json_400(served: Served, request_bytes: bytes) -> N
     assert int(headers["content-length"]) == len(body)
     assert headers["connection"] == "close"
     assert _camunda_error(body)["type"] == "InvalidRequestException"
+    # answered below the application, yet with an id like every other answer
+    assert re.fullmatch(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", headers["x-request-id"])
 
 
 def test_server_still_answers_after_malformed_requests(served: Served) -> None:
