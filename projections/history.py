@@ -18,7 +18,7 @@ from flowledger.core.ids import derived_id
 from flowledger.core.state import InstanceState
 from flowledger.core.variables import storage_columns
 
-from .changes import ChangeSet, Purge, Row, UnhandledEvent, blank_row, db_time, duration_ms
+from .changes import ChangeSet, Purge, UnhandledEvent, blank_row, db_time, duration_ms
 from .decision_history import (
     project_evaluation,
     project_evaluation_deleted,
@@ -121,21 +121,12 @@ def purge_history(
 def stamp_removal_time(changes: ChangeSet, s: InstanceState, removal: datetime) -> None:
     """Camunda's removal-time strategy `end`: when an instance ends, every history row of it
     gets its removal time (PROCINST's, set with its end), found as its deletion finds them (by
-    the instance's indexed id), so that history cleanup removes the instance whole. Rows it
-    writes after its end get it as they are written (`late`)."""
+    the instance's indexed id), so that history cleanup removes the instance whole. No history
+    row of it is written after its end (the operation log's entry of its deletion is written
+    with the stamp's value: `operation_log`)."""
     stamp = (("REMOVAL_TIME_", removal),)
     purge_history(changes, "PROC_INST_ID_", s.id, stamp)
     changes.purge(Purge(ACT_HI_OP_LOG, "PROC_INST_ID_", s.id, values=stamp))
-
-
-def late(row: Row, s: InstanceState) -> Row:
-    """`row` of instance `s` with the removal time of the instance if it has ended: a row
-    written after the instance's end (a job's deletion logged after it in the same command)
-    is stamped as it is written, the stamp of its end having found the rows before it."""
-    end = s.end_time
-    if end is not None:
-        row["REMOVAL_TIME_"] = removal_time(s, end)
-    return row
 
 
 def history_level(name: str) -> int:
@@ -259,35 +250,34 @@ class HistoryProjector:
 
     def _job_created(self, e: ev.JobCreated, s: InstanceState, changes: ChangeSet) -> None:
         log_id = job_log_id(e.job_id, s)
-        row = job_log_row(s, log_id, e, JOB_CREATED, e.time)
-        changes.insert(ACT_HI_JOB_LOG, log_id, late(row, s))
+        changes.insert(ACT_HI_JOB_LOG, log_id, job_log_row(s, log_id, e, JOB_CREATED, e.time))
 
     def _job_failed(self, e: ev.JobFailed, s: InstanceState, changes: ChangeSet) -> None:
         log_id = job_log_id(e.job_id, s)
         row = job_log_row(s, log_id, s.jobs[e.job_id], JOB_FAILED, e.time, failure=e)
-        changes.insert(ACT_HI_JOB_LOG, log_id, late(row, s))
+        changes.insert(ACT_HI_JOB_LOG, log_id, row)
         stack_id = row["JOB_EXCEPTION_STACK_ID_"]
         if stack_id is not None and e.stacktrace is not None:
             data = e.stacktrace.encode()
             blob = bytearray_row(
                 stack_id, JOB_EXCEPTION_NAME, data, BYTEARRAY_HISTORY, s.root_process_instance_id
             )
-            changes.insert(ACT_GE_BYTEARRAY, stack_id, late(blob, s))
+            changes.insert(ACT_GE_BYTEARRAY, stack_id, blob)
 
     def _job_executed(self, e: ev.JobExecuted, s: InstanceState, changes: ChangeSet) -> None:
         log_id = job_log_id(e.job_id, s)
         row = job_log_row(s, log_id, s.jobs[e.job_id], JOB_SUCCESSFUL, e.time)
-        changes.insert(ACT_HI_JOB_LOG, log_id, late(row, s))
+        changes.insert(ACT_HI_JOB_LOG, log_id, row)
 
     def _job_deleted(self, e: ev.JobDeleted, s: InstanceState, changes: ChangeSet) -> None:
         log_id = job_log_id(e.job_id, s)
         row = job_log_row(s, log_id, s.jobs[e.job_id], JOB_DELETED, e.time)
-        changes.insert(ACT_HI_JOB_LOG, log_id, late(row, s))
+        changes.insert(ACT_HI_JOB_LOG, log_id, row)
 
     def _incident_created(
         self, e: ev.IncidentCreated, s: InstanceState, changes: ChangeSet
     ) -> None:
-        changes.insert(ACT_HI_INCIDENT, e.incident_id, late(historic_incident_row(s, e), s))
+        changes.insert(ACT_HI_INCIDENT, e.incident_id, historic_incident_row(s, e))
 
     def _incident_resolved(self, e: Any, s: Any, changes: ChangeSet) -> None:
         self._incident_ended(s, e.incident_id, e.time, INCIDENT_RESOLVED, changes)
@@ -441,7 +431,7 @@ class HistoryProjector:
             "ACT_INST_STATE_": ACTIVITY_STATE_DEFAULT,
             "SEQUENCE_COUNTER_": s.version + 1,
         }
-        changes.insert(ACT_HI_ACTINST, e.activity_instance_id, late(row, s))
+        changes.insert(ACT_HI_ACTINST, e.activity_instance_id, row)
 
     def _activity_ended(
         self, s: InstanceState, ai_id: str, time: Any, state: int, changes: ChangeSet
@@ -480,7 +470,7 @@ class HistoryProjector:
             FOLLOW_UP_DATE_=db_time(e.follow_up_date),
             TASK_STATE_="Created",
         )
-        changes.insert(ACT_HI_TASKINST, e.task_id, late(row, s))
+        changes.insert(ACT_HI_TASKINST, e.task_id, row)
         changes.update(
             ACT_HI_ACTINST, e.activity_instance_id, {"TASK_ID_": e.task_id, "ASSIGNEE_": e.assignee}
         )
@@ -546,7 +536,7 @@ class HistoryProjector:
                 STATE_="CREATED",
                 **values,
             )
-            changes.insert(ACT_HI_VARINST, e.variable_id, late(row, s))
+            changes.insert(ACT_HI_VARINST, e.variable_id, row)
         else:
             changes.update(ACT_HI_VARINST, e.variable_id, values)
         had_data = existing is not None and storage_columns(existing.value).data is not None
@@ -587,19 +577,12 @@ class HistoryProjector:
             "SEQUENCE_COUNTER_": s.version + 1,
             "INITIAL_": existing is None,
         }
-        changes.insert(ACT_HI_DETAIL, e.detail_id, late(detail, s))
+        changes.insert(ACT_HI_DETAIL, e.detail_id, detail)
         if cols.data is not None and detail_blob is not None:
             changes.insert(
                 ACT_GE_BYTEARRAY,
                 detail_blob,
-                late(
-                    bytearray_row(
-                        detail_blob,
-                        e.name,
-                        cols.data,
-                        BYTEARRAY_HISTORY,
-                        s.root_process_instance_id,
-                    ),
-                    s,
+                bytearray_row(
+                    detail_blob, e.name, cols.data, BYTEARRAY_HISTORY, s.root_process_instance_id
                 ),
             )

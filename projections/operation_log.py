@@ -20,6 +20,7 @@ from flowledger.core.ids import derived_id
 from flowledger.core.state import InstanceState
 
 from .changes import ChangeSet, blank_row, db_time
+from .history import removal_time
 from .tables import ACT_HI_OP_LOG
 
 FULL = 3  # the history level that writes the log
@@ -164,6 +165,10 @@ def _instance_operation(operation_type: str, properties: tuple[Change, ...] = NO
     def rule(op: Operation, e: Any, s: InstanceState, changes: ChangeSet) -> None:
         if getattr(e, "by_caller", False):
             return  # a called instance deleted with its caller's activity
+        context = _instance(s)
+        if isinstance(e, ev.ProcessInstanceTerminated):
+            # Logged after history stamped the ended instance's rows: stamped as they were.
+            context["REMOVAL_TIME_"] = removal_time(s, e.time)
         write_entry(
             op,
             changes,
@@ -172,7 +177,7 @@ def _instance_operation(operation_type: str, properties: tuple[Change, ...] = NO
             operation_type=operation_type,
             entity_type="ProcessInstance",
             category=OPERATOR,
-            context=_instance(s),
+            context=context,
             properties=properties,
         )
 

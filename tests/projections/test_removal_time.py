@@ -133,3 +133,23 @@ def test_cleanup_leaves_no_row_of_the_instance_behind(
         left = {t: len(r) for t, r in _rows(db_url, gone).items() if r}
         assert left == {}
     assert full.verify().ok
+
+
+def test_an_instance_deleted_by_a_user_is_stamped_whole_with_what_its_deletion_logs(
+    full: Engine, db_url: str
+) -> None:
+    instance = full.start_process_instance("p", variables=DINNER)
+    full.set_variables(instance.id, {"notes": {"allergies": ["nuts"] * 50}})
+    (task,) = full.tasks(process_instance_id=instance.id)
+    full.complete_task(task.id)  # it waits for its job now
+    full.acting_as("kermit").delete_process_instance(instance.id, "not needed")
+    end = full.historic_process_instance(instance.id).end_time
+    assert end is not None
+
+    rows = _rows(db_url, instance.id)
+    # the job's creation and its deletion with the instance; the user's deletion
+    assert len(rows["ACT_HI_JOB_LOG"]) == 2
+    assert [r["OPERATION_TYPE_"] for r in rows["ACT_HI_OP_LOG"]] == ["Delete"]
+    stamped = {r["REMOVAL_TIME_"] for found in rows.values() for r in found}
+    assert stamped == {_naive(end + timedelta(days=TTL_DAYS))}
+    assert full.verify().ok
