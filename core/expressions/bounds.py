@@ -7,8 +7,9 @@ evaluation spends steps (its nodes, and the characters or elements its methods g
 from the command's budget (`core.budget`), or, when no command budget is open, from a budget of
 its own, so a standalone evaluation is bounded too.
 
-Pure: no I/O, no clock; it must not count anything on the path of an expression without method
-or function calls beyond one spend per evaluation (the evaluator is on every command's path).
+Pure: no I/O, no clock. It must not add more than one count per evaluation to an expression
+that calls no method (the evaluator is on every command's path), nor count short strings one
+by one.
 """
 
 from __future__ import annotations
