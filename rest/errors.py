@@ -198,9 +198,12 @@ def _response(request: Request[Any, Any, Any], exc: Exception) -> Response[Excep
         status = exc.status_code
         kind = "InvalidRequestException" if status < 500 else "RestException"
         return _answer(status, ExceptionDto(kind, str(exc.detail)))
+    # The id is what a caller can report; the cause is in the log under it.
+    rid = request_id(request.scope)
+    reference = f" (request {rid}: see the server's log)" if rid else ""
     return _answer(
         500,
-        ExceptionDto("ProcessEngineException", f"Internal error: {type(exc).__name__}"),
+        ExceptionDto("ProcessEngineException", f"Internal error: {type(exc).__name__}{reference}"),
     )
 
 

@@ -242,6 +242,7 @@ def test_a_500_is_logged_at_error_with_the_exception_and_the_id(
     rid = response.headers["x-request-id"]
     assert UUID.match(rid)
     assert "fell over" not in response.text and "Traceback" not in response.text
+    assert rid in response.json()["message"]  # what the caller can report
     [access] = _access_lines(caplog, rid)  # written last, after the answer
     assert " 500 " in access
     mentioning = [r for r in caplog.records if rid in r.getMessage()]
