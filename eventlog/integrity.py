@@ -6,7 +6,7 @@ Read-only: these checks run over commits the store reads and report problems; th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -109,12 +109,18 @@ class LogChecker:
     """The log's own checks, fed one commit at a time in position order: gapless positions,
     event counts, stream versions, every stream's hash chain, the log head, and the anchor.
 
-    Keeps one (version, hash) pair per stream, nothing per commit.
+    Keeps one (version, hash) pair per stream, nothing per commit. Given `witnesses` (each
+    stream's witness as the store keeps it: stream id, last version, hash), `finish` compares
+    every stream's chain head with its witness.
     """
 
     def __init__(
-        self, expect: LogAnchor | None = None, imported_gaps: Iterable[tuple[int, int]] = ()
+        self,
+        expect: LogAnchor | None = None,
+        imported_gaps: Iterable[tuple[int, int]] = (),
+        witnesses: Callable[[], Iterable[tuple[str, int, str]]] | None = None,
     ) -> None:
+        self._witnesses = witnesses
         self.problems: list[LogProblem] = []
         # Positions an imported audit package left out (exactly these ranges, nothing more).
         self._imported_gaps = set(imported_gaps)
@@ -174,7 +180,37 @@ class LogChecker:
                     "recorded when the anchor was taken are gone",
                 )
             )
+        if self._witnesses is not None:
+            self._check_witnesses(self._witnesses())
         return LogAnchor(last, self._digest)
+
+    def _check_witnesses(self, witnesses: Iterable[tuple[str, int, str]]) -> None:
+        unwitnessed = dict(self._heads)
+        for stream_id, version, digest in witnesses:
+            head = unwitnessed.pop(stream_id, None)
+            if head == (version, digest):
+                continue
+            ends = "holds no commit" if head is None else f"ends at version {head[0]}"
+            self.problems.append(
+                LogProblem(
+                    "witness",
+                    stream_id,
+                    None,
+                    f"its witness says its last commit is version {version} (hash "
+                    f"{digest[:12]}…), but the stream {ends}: commits after it were removed "
+                    "or inserted, or the witness was edited",
+                )
+            )
+        for stream_id, (version, _digest) in unwitnessed.items():
+            self.problems.append(
+                LogProblem(
+                    "witness",
+                    stream_id,
+                    None,
+                    f"the stream ends at version {version} but has no witness (its stream_head "
+                    "row was removed)",
+                )
+            )
 
     def _check_position(self, c: StoredCommit) -> None:
         expected = self._expected_position

@@ -29,7 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from .errors import ConcurrencyError
+from .errors import ConcurrencyError, CorruptStream
 from .fastsql import Prepared, PreparedCache
 from .hashing import commit_hash
 from .integrity import LogAnchor, LogChecker
@@ -41,6 +41,7 @@ from .tables import (
     log_head,
     log_import,
     projection_checkpoint,
+    stream_head,
 )
 
 
@@ -113,6 +114,23 @@ class EventStore:
             .where(event_log.c.stream_id == bindparam("stream_id"))
             .order_by(event_log.c.first_version.desc())
             .limit(1)
+        )
+        w = stream_head.c
+        self._witness = select(w.last_version, w.last_hash).where(
+            w.stream_id == bindparam("stream_id")
+        )
+        self._witness_insert = insert(stream_head)
+        # Compare-and-set: a witness that is not where the command found the stream does not move.
+        self._witness_advance = (
+            update(stream_head)
+            .where(
+                w.stream_id == bindparam("w_stream"),
+                w.last_version == bindparam("w_expected", type_=Integer),
+                w.last_hash == bindparam("w_prev"),
+            )
+            .values(
+                last_version=bindparam("w_version", type_=Integer), last_hash=bindparam("w_hash")
+            )
         )
         self._advance = update(log_head).where(log_head.c.id == 1)
         self._advance = self._advance.values(
@@ -280,7 +298,53 @@ class EventStore:
                 insert_commit.executemany(conn, (row,))
             except IntegrityError as exc:
                 raise ConcurrencyError(commit.stream_id, commit.expected_version) from exc
+        for s in stored:
+            self._advance_witness(conn, s)
         return stored
+
+    def _advance_witness(self, conn: Connection, s: StoredCommit) -> None:
+        """Move the stream's witness to `s`, from exactly where `s` continues the stream.
+
+        `s` was inserted, so no commit held its first version and the log head is locked: a
+        racing writer of the stream lost on UNIQUE(stream_id, first_version) before reaching
+        here. A witness elsewhere means the stream's commits were changed behind the engine's
+        back (its last commits deleted, its witness removed): nothing may be appended to it."""
+        if s.first_version == 1:
+            values = {"stream_id": s.stream_id, "last_version": s.last_version, "last_hash": s.hash}
+            try:
+                self._prepared(conn, "_witness_insert").execute(conn, values).close()
+            except IntegrityError:
+                raise self._damaged(conn, s) from None
+            return
+        cursor = self._prepared(conn, "_witness_advance").execute(
+            conn,
+            {
+                "w_stream": s.stream_id,
+                "w_expected": s.first_version - 1,
+                "w_prev": s.prev_hash,
+                "w_version": s.last_version,
+                "w_hash": s.hash,
+            },
+        )
+        moved = cursor.rowcount
+        cursor.close()
+        if moved != 1:
+            raise self._damaged(conn, s)
+
+    def _damaged(self, conn: Connection, s: StoredCommit) -> CorruptStream:
+        witness = self.witness(conn, s.stream_id)
+        found = (
+            "no witness"
+            if witness is None
+            else f"its witness at version {witness[0]} (hash {witness[1][:12]}…)"
+        )
+        expected = s.first_version - 1
+        return CorruptStream(
+            s.stream_id,
+            s.first_position,
+            f"a command decided on it at version {expected}, but the log holds {found}: its "
+            "commits were changed behind the engine's back",
+        )
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -355,6 +419,19 @@ class EventStore:
         row = cursor.fetchone()
         cursor.close()
         return None if row is None else (int(row[0]), str(row[1]))
+
+    def witness(self, conn: Connection, stream_id: str) -> tuple[int, str] | None:
+        """(last version, hash) the stream's last commit wrote as its witness, or None."""
+        cursor = self._prepared(conn, "_witness").execute(conn, {"stream_id": stream_id})
+        row = cursor.fetchone()
+        cursor.close()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def witnesses(self, conn: Connection) -> Iterator[tuple[str, int, str]]:
+        """(stream id, last version, hash) of every stream's witness."""
+        w = stream_head.c
+        for row in conn.execute(select(w.stream_id, w.last_version, w.last_hash)):
+            yield str(row[0]), int(row[1]), str(row[2])
 
     def commit_count(self, conn: Connection) -> int:
         return int(conn.execute(select(func.count()).select_from(event_log)).scalar_one())
@@ -522,8 +599,9 @@ class EventStore:
         return checker.problems
 
     def log_checker(self, conn: Connection, expect: LogAnchor | None = None) -> LogChecker:
-        """A checker of this log: it accepts the gaps imported audit packages left, no other."""
-        return LogChecker(expect, self.imported_gaps(conn))
+        """A checker of this log: it accepts the gaps imported audit packages left, no other, and
+        compares each stream's chain head with its witness."""
+        return LogChecker(expect, self.imported_gaps(conn), lambda: self.witnesses(conn))
 
     # -- imported audit packages -----------------------------------------------------------
 
@@ -582,6 +660,14 @@ class EventStore:
             for c in commits
         ]
         conn.execute(insert(event_log), rows)
+        last_commits = {c.stream_id: c for c in commits}
+        conn.execute(
+            insert(stream_head),
+            [
+                {"stream_id": c.stream_id, "last_version": c.last_version, "last_hash": c.hash}
+                for c in last_commits.values()
+            ],
+        )
         for record in commands:
             self.record_command(conn, record)
         conn.execute(update(log_head).where(log_head.c.id == 1).values(last_position=last))

@@ -73,6 +73,16 @@ log_head = Table(
     Column("last_position", BigInteger, nullable=False),
 )
 
+# Each stream's witness: its last commit's version and hash, written with every commit in the
+# same transaction (revision 0014). A stream whose commits no longer end there was tampered with.
+stream_head = Table(
+    "stream_head",
+    metadata,
+    Column("stream_id", String(64), primary_key=True),
+    Column("last_version", Integer, nullable=False),
+    Column("last_hash", String(64), nullable=False),
+)
+
 instance_snapshot = Table(
     "instance_snapshot",
     metadata,

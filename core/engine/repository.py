@@ -8,6 +8,7 @@ engine's threads: the state cache is thread-safe, and a command's state is its o
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Literal
@@ -18,7 +19,7 @@ from flowledger.core import events as ev
 from flowledger.core import views
 from flowledger.core.decisions import DeployedDecision
 from flowledger.core.deployments import decisions_from_deployment, model_from_deployment
-from flowledger.core.errors import NotFound, ProcessEngineError
+from flowledger.core.errors import NotFound
 from flowledger.core.evolve import evolve
 from flowledger.core.model import ProcessModel
 from flowledger.core.state import (
@@ -29,6 +30,8 @@ from flowledger.core.state import (
     encode_state,
 )
 from flowledger.eventlog import (
+    CodecError,
+    ConcurrencyError,
     CorruptStream,
     EventCodec,
     EventStore,
@@ -43,6 +46,10 @@ from flowledger.projections.replay import state_at
 from .state_cache import Cached, StateCache
 
 SNAPSHOT_EVERY = 500  # events between stored snapshots of a long instance
+# Seconds a cached state serves commands before its stream is read and checked again: a commit
+# edited behind the engine's back while the state is cached is noticed within this time.
+RECHECK_SECONDS = 60.0
+READ_ATTEMPTS = 5  # reads of a stream racing its own commits before a command retries whole
 CACHE_SIZE = 10_000  # instance states kept at most (the byte budget usually bounds it first)
 
 # What a command may name to find its instance by; also the kind its NotFound names.
@@ -92,7 +99,7 @@ class Repository:
         """The cached state only if no other engine appended to the stream since (one query)."""
         cached = self.cache.get(stream_id)
         if cached is not None:
-            if self._is_head(conn, stream_id, cached):
+            if self._usable(conn, stream_id, cached):
                 return cached
             self.forget(stream_id)
         return self.load(conn, stream_id)
@@ -103,42 +110,79 @@ class Repository:
         this engine running at the same time never sees it half decided. The command gives it
         back with `remember` once it committed (or decided nothing)."""
         cached = self.cache.take(stream_id)
-        if cached is not None and self._is_head(conn, stream_id, cached):
+        if cached is not None and self._usable(conn, stream_id, cached):
             return cached
         return self._read(conn, stream_id)
 
+    def _usable(self, conn: Connection, stream_id: str, cached: Cached) -> bool:
+        """Whether a cached state may serve: checked recently enough, and still at the head
+        (another engine may have appended since, or the stream's end was removed)."""
+        if time.monotonic() - cached.checked_at >= RECHECK_SECONDS:
+            return False
+        return self._is_head(conn, stream_id, cached)
+
     def _is_head(self, conn: Connection, stream_id: str, cached: Cached) -> bool:
         head = self._store.stream_head(conn, stream_id)
-        return head is None or head == (cached.version, cached.head_hash)
+        if head is None:
+            # Committed after this read's snapshot began (the command's check of the heads in
+            # its write transaction sees it), unless the stream's witness says it had commits.
+            return self._store.witness(conn, stream_id) is None
+        return head == (cached.version, cached.head_hash)
 
     def _read(self, conn: Connection, stream_id: str) -> Cached | None:
-        """Newest snapshot + the commits after it, hash chain checked; the cache untouched."""
-        state: InstanceState | None = None
-        version = 0
-        head: str | None = None
-        snapshot = self._store.load_snapshot(conn, stream_id, STATE_SCHEMA)
-        if snapshot is not None:
-            state = decode_state(snapshot.state)
-            version = snapshot.version
-        commits = self._store.read_stream(conn, stream_id, after_version=version)
-        try:
-            # Never decide on (and so append to) a stream whose commits were edited behind
-            # our back: one SHA-256 per commit read, only when the state is not cached.
-            check_stream(stream_id, commits, version, linked_to_start=snapshot is None)
-        except CorruptStream as exc:
-            raise ProcessEngineError(str(exc)) from None
+        """Newest snapshot + the commits after it, checked; the cache untouched.
+
+        Never decide on (and so append to) a stream changed behind our back: the commits read
+        must chain and match their hashes (one SHA-256 each), and the last of them must be the
+        stream's witness (an indexed read before and after), which catches a removed or added
+        last commit. Only the tail after the snapshot is read and checked, never the whole
+        chain. Raises CorruptStream (also for a commit this engine cannot decode)."""
+        for _attempt in range(READ_ATTEMPTS):
+            # On a server database each statement sees the commits of its own moment (READ
+            # COMMITTED): a witness that did not move while the stream was read makes the read
+            # one consistent picture of the stream; a witness that moved is a commit racing us.
+            before = self._store.witness(conn, stream_id)
+            snapshot, commits, head = self._tail(conn, stream_id)
+            witness = self._store.witness(conn, stream_id)
+            if witness == before:
+                break
+        else:
+            raise ConcurrencyError(stream_id, 0 if witness is None else witness[0])
+        version = 0 if snapshot is None else snapshot.version
+        check_stream(stream_id, commits, version, linked_to_start=snapshot is None)
+        if head != witness:
+            if commits:
+                position = commits[-1].last_position
+            else:
+                position = snapshot.position if snapshot is not None else 0
+            raise CorruptStream(stream_id, position, _unlike_witness(head, witness))
+        state = None if snapshot is None else decode_state(snapshot.state)
         for commit in commits:
-            for event in self._codec.decode(commit.events):
+            try:
+                events = self._codec.decode(commit.events)
+            except CodecError as exc:
+                raise CorruptStream(
+                    stream_id, commit.first_position, f"its events cannot be read: {exc}"
+                ) from None
+            for event in events:
                 if isinstance(event, ev.STATELESS_STREAM_EVENTS):
                     return None
                 state = evolve(state, event)
-            version, head = commit.last_version, commit.hash
-        if state is None:
+        if state is None or head is None:
             return None
-        if head is None:
-            stream_head = self._store.stream_head(conn, stream_id)
-            head = stream_head[1] if stream_head else None
-        return Cached(state, version, head)
+        return Cached(state, head[0], head[1])
+
+    def _tail(
+        self, conn: Connection, stream_id: str
+    ) -> tuple[Snapshot | None, list[StoredCommit], tuple[int, str] | None]:
+        """The newest snapshot, the commits after it, and the (version, hash) they end at."""
+        snapshot = self._store.load_snapshot(conn, stream_id, STATE_SCHEMA)
+        after = 0 if snapshot is None else snapshot.version
+        commits = self._store.read_stream(conn, stream_id, after_version=after)
+        if commits:
+            return snapshot, commits, (commits[-1].last_version, commits[-1].hash)
+        head = self._store.stream_head(conn, stream_id) if snapshot is not None else None
+        return snapshot, commits, head
 
     def snapshot_if_due(
         self,
@@ -297,3 +341,19 @@ class Repository:
         """Every commit of the log after `after_position` in position order, with its events."""
         for entry in self._store.entries(conn, after_position):
             yield entry, self._codec.decode(entry.events)
+
+
+def _unlike_witness(head: tuple[int, str] | None, witness: tuple[int, str] | None) -> str:
+    if witness is None:
+        return (
+            f"its commits end at version {head[0] if head else 0} but it has no witness (its "
+            "stream_head row was removed)"
+        )
+    if head is None:
+        return f"its witness says version {witness[0]}, but the log holds none of its commits"
+    if head[0] != witness[0]:
+        return (
+            f"its commits end at version {head[0]}, but its witness says version {witness[0]}: "
+            "commits were removed from or added to its end"
+        )
+    return f"its last commit (version {head[0]}) is not the one its witness names"

@@ -8,11 +8,16 @@ pass over the variables, on the command that changed them) and errs on the high 
 Safe to share between threads: several commands of one engine may run at once on a server
 database. A command takes the state it decides on out of the cache (`take`), so no state in the
 cache is ever changed in place, and a command puts back only what it committed.
+
+A cached state does not hide a damaged stream for long: each entry remembers when its stream was
+last read and checked from the log (`checked_at`), and the repository reads it again once that
+is older than its recheck interval (the stream's head and witness are compared on every command).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -31,6 +36,9 @@ class Cached:
     version: int
     head_hash: str | None
     size: int = field(default=0, compare=False)
+    # When the stream was last read from the log, its commits checked (time.monotonic()); a
+    # state a command evolved keeps the time of the read it started from.
+    checked_at: float = field(default_factory=time.monotonic, compare=False)
 
 
 def state_size(state: InstanceState) -> int:

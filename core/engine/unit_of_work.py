@@ -248,9 +248,10 @@ class UnitOfWork:
         for stream_id, (session, _v, _h, _b) in self.instances.items():
             commit = by_stream.get(stream_id)
             if commit is not None and session.started:
-                self.repository.remember(
-                    stream_id, Cached(session.state, commit.last_version, commit.hash)
-                )
+                evolved = Cached(session.state, commit.last_version, commit.hash)
+                if stream_id in self._checked_out:  # checked when it was read, not now
+                    evolved.checked_at = self._checked_out[stream_id].checked_at
+                self.repository.remember(stream_id, evolved)
             elif not session.events and stream_id in self._checked_out:
                 self.repository.remember(stream_id, self._checked_out[stream_id])
 

@@ -15,8 +15,8 @@ from sqlalchemy.exc import OperationalError
 
 from flowledger import ControllableClock, Engine
 from flowledger.core.engine.verification import _spill_temporary_tables
-from flowledger.core.errors import InvalidValue, ProcessEngineError
-from flowledger.eventlog import EventStore
+from flowledger.core.errors import InvalidValue
+from flowledger.eventlog import CorruptStream, EventStore
 from flowledger.eventlog.integrity import stored_hash
 
 MODEL = """<?xml version="1.0" encoding="UTF-8"?>
@@ -195,7 +195,7 @@ def test_a_command_on_a_stream_that_does_not_verify_is_refused_and_writes_nothin
         head = conn.execute(sa.text("SELECT last_position FROM log_head")).scalar_one()
     with Engine(db_url, clock=clock) as fresh:
         task = first_task(fresh, a)
-        with pytest.raises(ProcessEngineError) as refused:
+        with pytest.raises(CorruptStream) as refused:
             fresh.complete_task(task)
         message = str(refused.value)
         assert a in message and f"position {first}" in message and "hash" in message
