@@ -130,19 +130,35 @@ class Repository:
         return head == (cached.version, cached.head_hash)
 
     def _read(self, conn: Connection, stream_id: str) -> Cached | None:
-        """Newest snapshot + the commits after it, checked; the cache untouched.
+        """Newest snapshot + the commits after it, checked (`_checked`); the cache untouched."""
+        snapshot, commits, head = self._checked(conn, stream_id, snapshots=True)
+        state = None if snapshot is None else decode_state(snapshot.state)
+        for commit in commits:
+            for event in self._events(commit):
+                if isinstance(event, ev.STATELESS_STREAM_EVENTS):
+                    return None
+                state = evolve(state, event)
+        if state is None or head is None:
+            return None
+        return Cached(state, head[0], head[1])
 
-        Never decide on (and so append to) a stream changed behind our back: the commits read
-        must chain and match their hashes (one SHA-256 each), and the last of them must be the
-        stream's witness (an indexed read before and after), which catches a removed or added
-        last commit. Only the tail after the snapshot is read and checked, never the whole
-        chain. Raises CorruptStream (also for a commit this engine cannot decode)."""
+    def _checked(
+        self, conn: Connection, stream_id: str, *, snapshots: bool
+    ) -> tuple[Snapshot | None, list[StoredCommit], tuple[int, str] | None]:
+        """The stream's newest snapshot (with `snapshots`), the commits after it and the
+        (version, hash) they end at, checked: never decide on (and so append to) a stream
+        changed behind our back.
+
+        The commits read must chain and match their hashes (one SHA-256 each), and the last of
+        them must be the stream's witness (an indexed read before and after), which catches a
+        removed or added last commit. Only the tail after the snapshot is read and checked,
+        never the whole chain. Raises CorruptStream."""
         for _attempt in range(READ_ATTEMPTS):
             # On a server database each statement sees the commits of its own moment (READ
             # COMMITTED): a witness that did not move while the stream was read makes the read
             # one consistent picture of the stream; a witness that moved is a commit racing us.
             before = self._store.witness(conn, stream_id)
-            snapshot, commits, head = self._tail(conn, stream_id)
+            snapshot, commits, head = self._tail(conn, stream_id, snapshots)
             witness = self._store.witness(conn, stream_id)
             if witness == before:
                 break
@@ -156,33 +172,28 @@ class Repository:
             else:
                 position = snapshot.position if snapshot is not None else 0
             raise CorruptStream(stream_id, position, _unlike_witness(head, witness))
-        state = None if snapshot is None else decode_state(snapshot.state)
-        for commit in commits:
-            try:
-                events = self._codec.decode(commit.events)
-            except CodecError as exc:
-                raise CorruptStream(
-                    stream_id, commit.first_position, f"its events cannot be read: {exc}"
-                ) from None
-            for event in events:
-                if isinstance(event, ev.STATELESS_STREAM_EVENTS):
-                    return None
-                state = evolve(state, event)
-        if state is None or head is None:
-            return None
-        return Cached(state, head[0], head[1])
+        return snapshot, commits, head
 
     def _tail(
-        self, conn: Connection, stream_id: str
+        self, conn: Connection, stream_id: str, snapshots: bool
     ) -> tuple[Snapshot | None, list[StoredCommit], tuple[int, str] | None]:
-        """The newest snapshot, the commits after it, and the (version, hash) they end at."""
-        snapshot = self._store.load_snapshot(conn, stream_id, STATE_SCHEMA)
+        snapshot = self._store.load_snapshot(conn, stream_id, STATE_SCHEMA) if snapshots else None
         after = 0 if snapshot is None else snapshot.version
         commits = self._store.read_stream(conn, stream_id, after_version=after)
         if commits:
             return snapshot, commits, (commits[-1].last_version, commits[-1].hash)
         head = self._store.stream_head(conn, stream_id) if snapshot is not None else None
         return snapshot, commits, head
+
+    def _events(self, commit: StoredCommit) -> list[ev.Event]:
+        """The commit's events; CorruptStream (a 409, not a 500) when they do not decode."""
+        try:
+            events: list[ev.Event] = self._codec.decode(commit.events)
+        except CodecError as exc:
+            raise CorruptStream(
+                commit.stream_id, commit.first_position, f"its events cannot be read: {exc}"
+            ) from None
+        return events
 
     def snapshot_if_due(
         self,
@@ -284,8 +295,11 @@ class Repository:
         )
 
     def _deployment_events(self, conn: Connection, deployment_id: str) -> Iterator[ev.Event]:
-        for commit in self._store.read_stream(conn, deployment_id):
-            yield from self._codec.decode(commit.events)
+        """The deployment stream's events, checked as an instance's are: the models the engine
+        runs come from it (read once per definition, then cached)."""
+        _snapshot, commits, _head = self._checked(conn, deployment_id, snapshots=False)
+        for commit in commits:
+            yield from self._events(commit)
 
     # -- the log read back -----------------------------------------------------------------
 
@@ -296,8 +310,7 @@ class Repository:
     def stream(self, conn: Connection, stream_id: str) -> list[tuple[StoredCommit, list[ev.Event]]]:
         """Every commit of a stream with its events, in order."""
         return [
-            (commit, self._codec.decode(commit.events))
-            for commit in self._store.read_stream(conn, stream_id)
+            (commit, self._events(commit)) for commit in self._store.read_stream(conn, stream_id)
         ]
 
     def replay(
@@ -309,7 +322,7 @@ class Repository:
         for commit in self._store.read_stream(conn, stream_id):
             if until_position is not None and commit.first_position > until_position:
                 break  # nothing later is decoded: a replay to an early point stays quick
-            for i, event in enumerate(self._codec.decode(commit.events)):
+            for i, event in enumerate(self._events(commit)):
                 if until_position is not None and commit.first_position + i > until_position:
                     break
                 if isinstance(event, ev.STATELESS_STREAM_EVENTS):

@@ -350,3 +350,25 @@ def test_a_stream_whose_witness_never_stands_still_is_a_lost_race(
     repository = Repository(store, engine._repository._codec, allow_scripts=False, cache_bytes=MB)
     with sql.connect() as conn, pytest.raises(ConcurrencyError):
         repository.checkout(conn, a)
+
+
+def test_a_model_edited_in_its_deployment_stream_is_not_run(
+    engine: Engine, db_url: str, clock: ControllableClock, sql: sa.Engine
+) -> None:
+    """The models come from the deployment's stream: it is checked as an instance's is when a
+    model is read from it, so an edited definition is refused, not run."""
+    deployment = engine.deploy({"claim.bpmn": MODEL}).id
+    with sql.begin() as conn:
+        (created,) = rows(conn, deployment)
+        edited = created.events.replace("embedded:app:pay.html", "embedded:app:paX.html", 1)
+        assert edited != created.events
+        conn.execute(
+            sa.text("UPDATE event_log SET events = :e WHERE first_position = :p"),
+            {"e": edited, "p": created.first_position},
+        )
+    with Engine(db_url, clock=clock) as restarted:
+        with pytest.raises(CorruptStream) as refused:
+            restarted.start_process_instance("claim")
+        assert refused.value.stream_id == deployment
+        assert "does not match its hash" in str(refused.value)
+        assert restarted.historic_process_instances() == []
