@@ -15,6 +15,10 @@ The file is a zip archive (docs/audit-packages.md describes it):
 Reading checks everything before anything is handed out: the manifest, both digests, every
 commit's hash, every stream's chain from its first commit, and that each commit's command is
 there. A truncated or edited package is refused with what is wrong and where.
+
+Memory stays bounded whatever the file holds: nothing is inflated before the sizes its header
+declares are within the limits below, members are digested a chunk at a time and parsed a line
+at a time, and the rows are handed out as they are read again (never all held at once).
 """
 
 from __future__ import annotations
@@ -24,14 +28,14 @@ import hashlib
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
 import msgspec
 
-from .errors import CorruptStream
-from .integrity import check_stream, stored_hash
+from .integrity import stored_hash
 from .records import CommandRecord, StoredCommit
 
 FORMAT = "flowledger-audit-package"
@@ -103,13 +107,26 @@ class _Command(msgspec.Struct, frozen=True):
 _Row = TypeVar("_Row", _Commit, _Command)
 
 
-class Package(msgspec.Struct, frozen=True):
-    """A package as read and checked: its manifest and digest, and the rows to load."""
+@dataclass(frozen=True)
+class Package:
+    """A package as read and checked: its manifest, digest and extent. Its rows are read again,
+    a line at a time, by `commits()` and `commands()`: a package of any size loads in bounded
+    memory (and a file changed since it was checked fails its digest at the end of the read)."""
 
+    path: Path
     manifest: Manifest
     digest: str  # SHA-256 of the whole file: the package's identity
-    commits: list[StoredCommit]
-    commands: list[CommandRecord]
+    streams: list[str]  # in the order of their first commits
+    first_position: int
+    last_position: int
+
+    def commits(self) -> Iterator[StoredCommit]:
+        for row in _rows(self.path, "commits.jsonl", _Commit, self.manifest.commits_sha256):
+            yield _stored(row)
+
+    def commands(self) -> Iterator[CommandRecord]:
+        for row in _rows(self.path, "commands.jsonl", _Command, self.manifest.commands_sha256):
+            yield _record(row)
 
 
 def write_package(
@@ -155,10 +172,10 @@ def write_package(
 def read_package(path: Path) -> Package:
     """The checked package at `path`; PackageError says why one cannot be used.
 
-    Memory stays bounded while checking: each member is streamed through its digest in chunks
-    before a line of it is parsed, sizes are held to their limits before anything is inflated,
-    and lines are read one at a time. Only the checked rows are kept (about the size of the
-    inflated members, at most MAX_MEMBER_BYTES each)."""
+    Memory stays bounded: each member is streamed through its digest in chunks before a line of
+    it is parsed, sizes are held to their limits before anything is inflated, and the rows are
+    then checked a line at a time, keeping one chain head per stream and the ids of the
+    accepted commands, nothing per commit."""
     try:
         with zipfile.ZipFile(path) as archive:
             inflated = sum(info.file_size for info in archive.infolist())
@@ -174,19 +191,26 @@ def read_package(path: Path) -> Package:
             # Digests first: a truncated, edited or foreign member is refused before parsing.
             _digest(archive, path, commits_info, manifest.commits_sha256)
             _digest(archive, path, commands_info, manifest.commands_sha256)
-            commits = [_stored(c) for c in _lines(archive, path, commits_info, _Commit)]
-            commands = [_record(r) for r in _lines(archive, path, commands_info, _Command)]
+            accepted: set[str] = set()
+            commands = 0
+            for r in _lines(archive, path, commands_info, _Command):
+                commands += 1
+                if r.status == "accepted":
+                    accepted.add(r.command_id)
+            checker = _Checker(path, manifest, accepted)
+            for c in _lines(archive, path, commits_info, _Commit):
+                checker.check(_stored(c))
         digest = _file_digest(path)
     except (zipfile.BadZipFile, EOFError, OSError, zlib.error) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise PackageError(f"{path} is not a readable audit package (zip): {reason}") from None
-    if (len(commits), len(commands)) != (manifest.commits, manifest.commands):
+    if (checker.commits, commands) != (manifest.commits, manifest.commands):
         raise PackageError(
-            f"{path}: holds {len(commits)} commits and {len(commands)} commands, its manifest "
+            f"{path}: holds {checker.commits} commits and {commands} commands, its manifest "
             f"says {manifest.commits} and {manifest.commands}"
         )
-    _check(path, manifest, commits, commands)
-    return Package(manifest, digest, commits, commands)
+    checker.finish()
+    return Package(path, manifest, digest, list(checker.heads), checker.first, checker.after)
 
 
 def _manifest(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Manifest:
@@ -208,51 +232,61 @@ def _manifest(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Ma
     return manifest
 
 
-def _check(
-    path: Path,
-    manifest: Manifest,
-    commits: Sequence[StoredCommit],
-    commands: Sequence[CommandRecord],
-) -> None:
-    if not commits:
-        raise PackageError(f"{path}: holds no commits")
-    after = 0
-    for c in commits:
-        where = f"{path}: the commit at position {c.first_position}"
-        if c.first_position <= after or c.last_position < c.first_position:
+class _Checker:
+    """The commits' checks, fed one commit at a time in file order: positions rising, columns
+    the log can hold, every stream's chain from its first commit, each commit's hash, its
+    command among the accepted ones, and every stream ending where the manifest says."""
+
+    def __init__(self, path: Path, manifest: Manifest, accepted: set[str]) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.accepted = accepted
+        self.heads: dict[str, tuple[int, str]] = {}
+        self.commits = 0
+        self.first = 0
+        self.after = 0  # the last position of the commits so far
+
+    def check(self, c: StoredCommit) -> None:
+        where = f"{self.path}: the commit at position {c.first_position}"
+        if c.first_position <= self.after or c.last_position < c.first_position:
             raise PackageError(f"{where} overlaps or precedes the one before it")
-        after = c.last_position
+        self.first = self.first or c.first_position
+        self.after = c.last_position
+        self.commits += 1
         if c.last_version - c.first_version != c.last_position - c.first_position:
             raise PackageError(f"{where} covers positions and versions of different lengths")
         for column, limit in _LIMITS.items():
             value = getattr(c, column)
             if value is not None and (len(value) > limit or "\x00" in value):
                 raise PackageError(f"{where}: {column} is not a value the log can hold")
-    by_stream: dict[str, list[StoredCommit]] = {}
-    for c in commits:
-        by_stream.setdefault(c.stream_id, []).append(c)
-    for stream_id, own in by_stream.items():
-        try:
-            check_stream(stream_id, own, 0, linked_to_start=True)
-        except CorruptStream as exc:
-            raise PackageError(f"{path}: {exc}") from None
-        head = manifest.streams.get(stream_id)
-        if head != StreamHead(own[-1].last_version, own[-1].hash):
+        version, previous = self.heads.get(c.stream_id, (0, None))
+        where += f" (stream {c.stream_id})"
+        if c.first_version != version + 1:
+            raise PackageError(f"{where}: version {c.first_version} follows version {version}")
+        if c.prev_hash != previous:
             raise PackageError(
-                f"{path}: stream {stream_id} ends at version {own[-1].last_version} with hash "
-                f"{own[-1].hash}, the manifest says {head}"
+                f"{where}: its previous-hash does not match the stream's preceding commit"
             )
-    if set(manifest.streams) != set(by_stream):
-        raise PackageError(f"{path}: the manifest names streams the commits do not hold")
-    accepted = {r.command_id for r in commands if r.status == "accepted"}
-    for c in commits:
-        if c.command_id not in accepted:
+        if stored_hash(c) != c.hash:
+            raise PackageError(f"{where}: its content does not match its hash")
+        if c.command_id not in self.accepted:
             raise PackageError(
-                f"{path}: the commit at position {c.first_position} (stream {c.stream_id}) "
-                f"carries command {c.command_id}, which commands.jsonl does not hold"
+                f"{where} carries command {c.command_id}, which commands.jsonl does not hold"
             )
-        if stored_hash(c) != c.hash:  # check_stream did this; kept explicit for one-commit logs
-            raise PackageError(f"{path}: the commit at {c.first_position} does not match its hash")
+        self.heads[c.stream_id] = (c.last_version, c.hash)
+
+    def finish(self) -> None:
+        if not self.commits:
+            raise PackageError(f"{self.path}: holds no commits")
+        for stream_id, (version, digest) in self.heads.items():
+            head = self.manifest.streams.get(stream_id)
+            if head != StreamHead(version, digest):
+                raise PackageError(
+                    f"{self.path}: stream {stream_id} ends at version {version} with hash "
+                    f"{digest}, the manifest says {head}"
+                )
+        if set(self.manifest.streams) != set(self.heads):
+            raise PackageError(f"{self.path}: the manifest names streams the commits do not hold")
 
 
 def _member(archive: zipfile.ZipFile, path: Path, name: str) -> zipfile.ZipInfo:
@@ -307,25 +341,57 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _lines(
-    archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, kind: type[_Row]
-) -> Iterator[_Row]:
-    """The member's rows, one line read at a time, none longer than MAX_LINE_BYTES."""
-    decoder = msgspec.json.Decoder(kind)
-    name = info.filename
+def _raw_lines(
+    archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo
+) -> Iterator[tuple[int, bytes]]:
+    """The member's lines with their numbers, one read at a time, none over MAX_LINE_BYTES."""
     with archive.open(info) as stream:
         number = 0
         while line := stream.readline(MAX_LINE_BYTES + 1):
             number += 1
             if len(line) > MAX_LINE_BYTES:
                 raise PackageError(
-                    f"{path}: {name} line {number} is longer than {MAX_LINE_BYTES:,} bytes "
-                    "(the limit for one commit or command)"
+                    f"{path}: {info.filename} line {number} is longer than {MAX_LINE_BYTES:,} "
+                    "bytes (the limit for one commit or command)"
                 )
-            try:
-                yield decoder.decode(line)
-            except msgspec.DecodeError as exc:
-                raise PackageError(f"{path}: {name} line {number}: {exc}") from None
+            yield number, line
+
+
+def _decoded(
+    decoder: msgspec.json.Decoder[_Row], path: Path, name: str, number: int, line: bytes
+) -> _Row:
+    try:
+        return decoder.decode(line)
+    except msgspec.DecodeError as exc:
+        raise PackageError(f"{path}: {name} line {number}: {exc}") from None
+
+
+def _lines(
+    archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, kind: type[_Row]
+) -> Iterator[_Row]:
+    """The member's rows, one line read at a time."""
+    decoder = msgspec.json.Decoder(kind)
+    for number, line in _raw_lines(archive, path, info):
+        yield _decoded(decoder, path, info.filename, number, line)
+
+
+def _rows(path: Path, name: str, kind: type[_Row], expected: str) -> Iterator[_Row]:
+    """The member's rows read again after `read_package` checked them, a line at a time; the
+    file must not have changed since: its digest is checked again at the end (a caller writing
+    the rows in a transaction rolls it back on the PackageError)."""
+    decoder = msgspec.json.Decoder(kind)
+    h = hashlib.sha256()
+    try:
+        with zipfile.ZipFile(path) as archive:
+            info = _member(archive, path, name)
+            for number, line in _raw_lines(archive, path, info):
+                h.update(line)
+                yield _decoded(decoder, path, name, number, line)
+    except (zipfile.BadZipFile, EOFError, OSError, zlib.error) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise PackageError(f"{path} is not a readable audit package (zip): {reason}") from None
+    if h.hexdigest() != expected:
+        raise PackageError(f"{path}: {name} changed since it was checked")
 
 
 def _commit_row(c: StoredCommit) -> _Commit:

@@ -6,7 +6,7 @@ the projections and the command log together. Knows nothing about what the event
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any
@@ -93,6 +93,7 @@ def _row_to_command(row: Row[Any]) -> CommandRecord:
 
 
 _prepared = PreparedCache()
+_LOAD_BATCH_BYTES = 8 * 1024 * 1024  # events written at a time when loading an audit package
 _COMMIT_FIELDS = tuple(f.name for f in fields(StoredCommit))
 
 
@@ -614,20 +615,25 @@ class EventStore:
     def load_commits(
         self,
         conn: Connection,
-        commits: Sequence[StoredCommit],
-        commands: Sequence[CommandRecord],
+        commits: Iterable[StoredCommit],
+        commands: Iterable[CommandRecord],
         *,
+        first_position: int,
+        last_position: int,
         digest: str,
         subject: str,
         source_engine_version: str,
         imported_at: datetime,
+        batch_size: int = 500,
     ) -> None:
         """Write another log's commits as they are, at their own positions (their hashes cover
-        them), with their commands, and move the head past them. Refuses (ValueError) unless
-        every position lies beyond this log's head; records the gaps the commits leave."""
+        them), with their commands and each stream's witness, and move the head past them.
+        Refuses (ValueError) unless every position (`first_position`..`last_position`, as the
+        caller checked them) lies beyond this log's head; records the gaps the commits leave.
+        Takes the commits in position order, written `batch_size` at a time."""
         self.lock_head(conn)
         head = self.head_position(conn)
-        first, last = commits[0].first_position, commits[-1].last_position
+        first, last = first_position, last_position
         if first <= head:
             raise ValueError(
                 f"the package holds positions {first}..{last}, but this log already reaches "
@@ -636,36 +642,45 @@ class EventStore:
             )
         gaps: list[tuple[int, int]] = []
         expected = head + 1
+        witnesses: dict[str, tuple[int, str]] = {}
+        batch: list[dict[str, Any]] = []
+        held = 0  # bytes of events in `batch`
         for c in commits:
             if c.first_position > expected:
                 gaps.append((expected, c.first_position - 1))
             expected = c.last_position + 1
-        rows = [
-            {
-                "first_position": c.first_position,
-                "last_position": c.last_position,
-                "stream_id": c.stream_id,
-                "first_version": c.first_version,
-                "last_version": c.last_version,
-                "events": c.events.decode(),
-                "command_id": c.command_id,
-                "command_type": c.command_type,
-                "actor": c.actor,
-                "causation_position": c.causation_position,
-                "recorded_at": _naive_utc(c.recorded_at),
-                "prev_hash": c.prev_hash,
-                "hash": c.hash,
-                "via": c.via,
-            }
-            for c in commits
-        ]
-        conn.execute(insert(event_log), rows)
-        last_commits = {c.stream_id: c for c in commits}
+            witnesses[c.stream_id] = (c.last_version, c.hash)
+            batch.append(
+                {
+                    "first_position": c.first_position,
+                    "last_position": c.last_position,
+                    "stream_id": c.stream_id,
+                    "first_version": c.first_version,
+                    "last_version": c.last_version,
+                    "events": c.events.decode(),
+                    "command_id": c.command_id,
+                    "command_type": c.command_type,
+                    "actor": c.actor,
+                    "causation_position": c.causation_position,
+                    "recorded_at": _naive_utc(c.recorded_at),
+                    "prev_hash": c.prev_hash,
+                    "hash": c.hash,
+                    "via": c.via,
+                }
+            )
+            held += len(c.events)
+            if len(batch) >= batch_size or held >= _LOAD_BATCH_BYTES:
+                conn.execute(insert(event_log), batch)
+                batch, held = [], 0
+        if batch:
+            conn.execute(insert(event_log), batch)
+        if expected != last + 1:
+            raise ValueError(f"the commits end at position {expected - 1}, not at {last}")
         conn.execute(
             insert(stream_head),
             [
-                {"stream_id": c.stream_id, "last_version": c.last_version, "last_hash": c.hash}
-                for c in last_commits.values()
+                {"stream_id": stream_id, "last_version": version, "last_hash": digest_}
+                for stream_id, (version, digest_) in witnesses.items()
             ],
         )
         for record in commands:

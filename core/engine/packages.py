@@ -118,47 +118,60 @@ class Packages:
         return _summary(path, manifest.subject, commits, commands, manifest.engine_version)
 
     def load(self, path: Path) -> views.PackageSummary:
-        """Check the whole package, then write it in one transaction and rebuild the tables."""
+        """Check the whole package, then write it in one transaction and rebuild the tables.
+
+        The package is read a line at a time, three times (checked, decoded, written): memory
+        stays bounded whatever its size."""
         try:
             package = read_package(path)
+            manifest = package.manifest
+            for commit in package.commits():
+                # Every event must read here before anything is written: a package from a newer
+                # engine may hold events or versions this one does not know.
+                try:
+                    count = len(self._repository.decode(commit.events))
+                except CodecError as exc:
+                    raise InvalidValue(
+                        f"{path}: the commit at position {commit.first_position} cannot be read "
+                        f"by this engine ({exc}); it was exported by flowledger "
+                        f"{manifest.engine_version}",
+                        "package",
+                    ) from None
+                if count != commit.last_position - commit.first_position + 1:
+                    raise InvalidValue(
+                        f"{path}: the commit at position {commit.first_position} holds {count} "
+                        "events, not as many as its positions",
+                        "package",
+                    )
+            with self._db.lock, self._db.write() as conn:
+                try:
+                    self._store.load_commits(
+                        conn,
+                        package.commits(),
+                        package.commands(),
+                        first_position=package.first_position,
+                        last_position=package.last_position,
+                        digest=package.digest,
+                        subject=manifest.subject,
+                        source_engine_version=manifest.engine_version,
+                        imported_at=wall_clock(),
+                    )
+                except ValueError as exc:
+                    raise InvalidValue(f"{path}: {exc}", "package") from None
         except PackageError as exc:
             raise InvalidValue(str(exc), "package") from None
-        commits = package.commits
-        for commit in commits:
-            # Every event must read here before anything is written: a package from a newer
-            # engine may hold events or versions this one does not know.
-            try:
-                count = len(self._repository.decode(commit.events))
-            except CodecError as exc:
-                raise InvalidValue(
-                    f"{path}: the commit at position {commit.first_position} cannot be read by "
-                    f"this engine ({exc}); it was exported by flowledger "
-                    f"{package.manifest.engine_version}",
-                    "package",
-                ) from None
-            if count != commit.last_position - commit.first_position + 1:
-                raise InvalidValue(
-                    f"{path}: the commit at position {commit.first_position} holds {count} "
-                    "events, not as many as its positions",
-                    "package",
-                )
-        with self._db.lock, self._db.write() as conn:
-            try:
-                self._store.load_commits(
-                    conn,
-                    commits,
-                    package.commands,
-                    digest=package.digest,
-                    subject=package.manifest.subject,
-                    source_engine_version=package.manifest.engine_version,
-                    imported_at=wall_clock(),
-                )
-            except ValueError as exc:
-                raise InvalidValue(f"{path}: {exc}", "package") from None
         # Runtime and history rows, and the repository, come from the log like everywhere else.
         self._audit.rebuild_projections()
-        manifest = package.manifest
-        return _summary(path, manifest.subject, commits, package.commands, manifest.engine_version)
+        return views.PackageSummary(
+            path=str(path),
+            subject=manifest.subject,
+            streams=sorted(package.streams),
+            commits=manifest.commits,
+            commands=manifest.commands,
+            first_position=package.first_position,
+            last_position=package.last_position,
+            engine_version=manifest.engine_version,
+        )
 
     def _commands(self, conn: Connection, commits: list[StoredCommit]) -> list[CommandRecord]:
         """Each command's log row, its positions narrowed to the commits that travel (a signal

@@ -8,6 +8,7 @@ written a chunk at a time, so the tests themselves stay small too.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 import tracemalloc
@@ -19,8 +20,10 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from flowledger.eventlog import CommandRecord, StoredCommit
 from flowledger.eventlog import package as pkg
-from flowledger.eventlog.package import Manifest, PackageError, read_package
+from flowledger.eventlog.integrity import stored_hash
+from flowledger.eventlog.package import Manifest, PackageError, read_package, write_package
 
 MiB = 1024**2
 # Each 1 MiB chunk: 6 KiB that do not compress, then zeros. Deflate shrinks it ~150 times, under
@@ -125,3 +128,78 @@ def test_a_member_inflating_far_more_than_it_takes_on_disk_is_refused_as_a_bomb(
     assert "commits.jsonl inflates 67,108,864 bytes" in message
     assert f"more than {pkg.MAX_RATIO} times" in message
     assert peak < 4 * MiB
+
+
+def _genuine(path: Path, commits: int, event_bytes: int) -> Path:
+    """A package of `commits` commits on one stream, each with one event of `event_bytes`."""
+    when = datetime(2026, 12, 6, 9, 0)
+    rows: list[StoredCommit] = []
+    previous: str | None = None
+    rnd = random.Random(6)
+    for n in range(1, commits + 1):
+        text = rnd.randbytes(event_bytes // 2).hex()
+        commit = StoredCommit(
+            first_position=n,
+            last_position=n,
+            stream_id="stream-1",
+            first_version=n,
+            last_version=n,
+            events=msgspec.json.encode([{"type": "Noted", "text": text}]),
+            command_id=f"command-{n}",
+            command_type="Note",
+            actor=None,
+            causation_position=None,
+            recorded_at=when,
+            prev_hash=previous,
+            hash="",
+        )
+        commit = dataclasses.replace(commit, hash=stored_hash(commit))
+        previous = commit.hash
+        rows.append(commit)
+    commands = [
+        CommandRecord(
+            c.command_id,
+            "Note",
+            b"{}",
+            "accepted",
+            when,
+            first_position=c.first_position,
+            last_position=c.last_position,
+        )
+        for c in rows
+    ]
+    write_package(
+        path,
+        subject="log",
+        engine_version="test",
+        created_at=when,
+        commits=rows,
+        commands=commands,
+        resources={},
+    )
+    return path
+
+
+def test_a_genuine_package_is_checked_and_read_back_a_line_at_a_time(tmp_path: Path) -> None:
+    path = _genuine(tmp_path / "log.zip", commits=48, event_bytes=256 * 1024)  # 12 MiB of commits
+    tracemalloc.start()
+    try:
+        package = read_package(path)
+        positions = [c.first_position for c in package.commits()]
+        commands = sum(1 for _ in package.commands())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert positions == list(range(1, 49)) and commands == 48
+    assert (package.first_position, package.last_position, package.streams) == (1, 48, ["stream-1"])
+    assert peak < 8 * MiB  # the commits alone are 12 MiB (the reader kept them all, and more)
+
+
+def test_a_package_changed_after_its_check_fails_its_digest_when_read_again(
+    tmp_path: Path,
+) -> None:
+    path = _genuine(tmp_path / "log.zip", commits=3, event_bytes=64)
+    package = read_package(path)
+    _genuine(tmp_path / "other.zip", commits=3, event_bytes=80).replace(path)
+    with pytest.raises(PackageError, match=r"commits\.jsonl changed since it was checked"):
+        list(package.commits())
