@@ -315,7 +315,13 @@ class EventStore:
             try:
                 self._prepared(conn, "_witness_insert").execute(conn, values).close()
             except IntegrityError:
-                raise self._damaged(conn, s) from None
+                # PostgreSQL refuses any statement after the error: the witness is not read.
+                raise CorruptStream(
+                    s.stream_id,
+                    s.first_position,
+                    "a command creates it, but it has a witness already: its commits were "
+                    "removed behind the engine's back",
+                ) from None
             return
         cursor = self._prepared(conn, "_witness_advance").execute(
             conn,

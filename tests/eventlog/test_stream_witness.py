@@ -372,3 +372,22 @@ def test_a_model_edited_in_its_deployment_stream_is_not_run(
         assert refused.value.stream_id == deployment
         assert "does not match its hash" in str(refused.value)
         assert restarted.historic_process_instances() == []
+
+
+def test_an_append_recreating_a_stream_whose_commits_were_deleted_is_refused(db_url: str) -> None:
+    db = make_sql_engine(db_url)
+    try:
+        migrations.upgrade(db)
+        store = EventStore(db.dialect.name)
+        when = datetime(2026, 3, 1, 9, 0)
+        with db.begin() as conn:
+            (one,) = store.append(conn, [_new("s-2", 0, None)], when)
+        with db.begin() as conn:
+            conn.execute(sa.text("DELETE FROM event_log WHERE stream_id = 's-2'"))
+        with pytest.raises(CorruptStream, match="has a witness already"), db.begin() as conn:
+            store.append(conn, [_new("s-2", 0, None)], when, check_heads=False)
+        with db.connect() as conn:
+            assert store.witness(conn, "s-2") == (1, one.hash)
+            assert store.read_stream(conn, "s-2") == []
+    finally:
+        db.dispose()
