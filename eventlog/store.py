@@ -608,7 +608,22 @@ class EventStore:
     def log_checker(self, conn: Connection, expect: LogAnchor | None = None) -> LogChecker:
         """A checker of this log: it accepts the gaps imported audit packages left, no other, and
         compares each stream's chain head with its witness."""
-        return LogChecker(expect, self.imported_gaps(conn), lambda: self.witnesses(conn))
+        return LogChecker(
+            expect,
+            self.imported_gaps(conn),
+            lambda: self.witnesses(conn),
+            lambda stream_id, version, digest: self.holds(conn, stream_id, version, digest),
+        )
+
+    def holds(self, conn: Connection, stream_id: str, last_version: int, digest: str) -> bool:
+        """Whether the log holds the stream's commit ending at `last_version` with `digest`."""
+        e = event_log.c
+        found = conn.execute(
+            select(e.first_position).where(
+                e.stream_id == stream_id, e.last_version == last_version, e.hash == digest
+            )
+        ).first()
+        return found is not None
 
     # -- imported audit packages -----------------------------------------------------------
 

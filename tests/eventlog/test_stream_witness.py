@@ -391,3 +391,36 @@ def test_an_append_recreating_a_stream_whose_commits_were_deleted_is_refused(db_
             assert store.read_stream(conn, "s-2") == []
     finally:
         db.dispose()
+
+
+def test_verify_tells_a_commit_made_while_it_read_from_a_removed_one(
+    engine: Engine, sql: sa.Engine
+) -> None:
+    """On a server database other engines commit while verify reads: a witness ahead of the
+    commits read is a problem only when the log does not hold the commit it names."""
+    a, _b = two_claims(engine)
+    engine.complete_task(task_of(engine, a))  # the log's last commit is a's
+    store = EventStore(sql.dialect.name)
+    with sql.connect() as conn:
+        *read, last = store.read_stream(conn, a)  # as if `last` came after the read
+        checker = store.log_checker(conn)
+        for commit in store.read_all(conn):
+            if commit != last:
+                checker.check(commit)
+        checker.finish(last.first_position - 1)
+    assert [p for p in checker.problems if p.kind == "witness"] == []
+    with sql.begin() as conn:
+        conn.execute(
+            sa.text("DELETE FROM event_log WHERE first_position = :p"), {"p": last.first_position}
+        )
+        conn.execute(
+            sa.text("UPDATE log_head SET last_position = :p"), {"p": last.first_position - 1}
+        )
+    problems = [str(p) for p in engine.verify().problems]
+    # The log head moved back with it: no gap shows; the witness does.
+    assert not [p for p in problems if p.startswith("gap:")], problems
+    assert (
+        f"witness: stream {a}: its witness says its last commit is version {last.last_version} "
+        f"(hash {last.hash[:12]}…), but the stream ends at version {read[-1].last_version}: "
+        "commits after it were removed or inserted, or the witness was edited"
+    ) in problems
