@@ -54,13 +54,24 @@ class CommandBudget:
     """Steps and evaluation time left to one command. `spend(n)` is cheap: it counts, and
     looks at the clock only every few thousand steps."""
 
-    __slots__ = ("_clock", "_depth", "_entered", "_next_look", "seconds", "spent", "steps", "used")
+    __slots__ = (
+        "_clock",
+        "_depth",
+        "_entered",
+        "_next_look",
+        "_on_exceeded",
+        "seconds",
+        "spent",
+        "steps",
+        "used",
+    )
 
     def __init__(
         self,
         seconds: float = COMMAND_SECONDS,
         steps: int = COMMAND_STEPS,
         clock: Callable[[], float] | None = None,
+        on_exceeded: Callable[[BudgetExceeded], None] | None = None,
     ) -> None:
         self.seconds = seconds
         self.steps = steps
@@ -70,11 +81,18 @@ class CommandBudget:
         self._depth = 0
         self._entered = 0.0
         self._next_look = _CLOCK_EVERY
+        self._on_exceeded = on_exceeded  # the engine counts and logs every budget run out
+
+    def _exceeded(self, what: str, limit: str) -> BudgetExceeded:
+        error = BudgetExceeded(what, limit)
+        if self._on_exceeded is not None:
+            self._on_exceeded(error)
+        return error
 
     def spend(self, steps: int = 1, what: str = "evaluation") -> None:
         self.used += steps
         if self.used > self.steps:
-            raise BudgetExceeded(what, f"{self.steps:,} steps")
+            raise self._exceeded(what, f"{self.steps:,} steps")
         if self.used >= self._next_look:
             self._next_look = self.used + _CLOCK_EVERY
             self.check_time(what)
@@ -91,7 +109,7 @@ class CommandBudget:
         if self._depth == 0 and self._clock is not None:
             self.spent += self._clock() - self._entered
             if check and self.spent > self.seconds:
-                raise BudgetExceeded(what, f"{self.seconds:g} s")
+                raise self._exceeded(what, f"{self.seconds:g} s")
 
     def elapsed(self) -> float:
         """Seconds spent evaluating so far, the running evaluation included."""
@@ -103,7 +121,7 @@ class CommandBudget:
     def check_time(self, what: str = "evaluation") -> None:
         """Raise when the evaluations have spent the command's time."""
         if self._clock is not None and self.elapsed() > self.seconds:
-            raise BudgetExceeded(what, f"{self.seconds:g} s")
+            raise self._exceeded(what, f"{self.seconds:g} s")
 
 
 _current: ContextVar[CommandBudget | None] = ContextVar("flowledger_budget", default=None)

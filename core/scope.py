@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import events as ev
-from .budget import current_budget
+from .budget import BudgetExceeded, current_budget
 from .errors import BpmnError, FlowledgerError, ProcessEngineError
 from .expressions import (
     EvaluationContext,
@@ -388,6 +388,10 @@ def _evaluate(
         raise ProcessEngineError(
             f"Cannot evaluate {what} of '{element_id}' ({expression.source}): {exc}"
         ) from exc
+    except BudgetExceeded as exc:
+        if f"'{element_id}'" in exc.what:
+            raise
+        raise BudgetExceeded(f"{what} of '{element_id}': {exc.what}", exc.limit) from None
     except (BpmnError, FlowledgerError):
         raise  # a bean threw a BPMN error, or the engine refused something the bean asked for
     except Exception as exc:

@@ -59,6 +59,11 @@ def health(engine: NamedDependency[Engine]) -> Response[HealthDto]:
             },
         )
         status = "UP" if status == "UP" and job_status == "UP" else "DOWN"
+    # The limits stop what would stall or leak; they are up while they hold. Their counts say
+    # how often they had to.
+    limits = engine.limits_health()
+    components["commandBudget"] = ComponentDto("UP", limits["commandBudget"])
+    components["outbound"] = ComponentDto("UP", limits["outbound"])
     body = HealthDto(status=status, components=components)
     return Response(body, status_code=200 if status == "UP" else 503)
 

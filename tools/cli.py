@@ -2,8 +2,9 @@
 start, list and complete tasks, and (in `tools.cli_audit`) read, replay and verify the log. A thin
 shell over `core.Engine`; no logic of its own.
 
-Global options (`--db`, `--allow-scripts`, `--json`) are accepted before or after the
-subcommand; one given after it wins. `--json` prints one JSON document for tools instead of
+Global options (`--db`, `--allow-scripts`, `--json`, and what the engine may call out to:
+`--connector`, `--http-allow`, `--http-deadline`, `--http-max-bytes`, `--command-budget`) are
+accepted before or after the subcommand; one given after it wins. `--json` prints one JSON document for tools instead of
 tables. Only the commands that set a database up (serve, deploy, example, import, migrate,
 history-level LEVEL) create a missing SQLite file; every other one refuses it (exit 2, naming
 the path), so a mistyped --db never yields an empty database reported on as healthy. Shell
@@ -27,8 +28,15 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from flowledger.core import FlowledgerError
+from flowledger.core.budget import COMMAND_SECONDS
 from flowledger.core.engine import Engine
 from flowledger.core.engine.database import is_memory_url
+from flowledger.core.engine.outbound import (
+    CONNECTORS,
+    DEADLINE_SECONDS,
+    MAX_RESPONSE_BYTES,
+    OutboundPolicy,
+)
 
 from .output import Output, when
 
@@ -77,7 +85,7 @@ variables_option = click.option(
 
 def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
     """Keep a global option wherever it was given; a later one (after the subcommand) wins."""
-    if value is not None and value is not False and param.name is not None:
+    if value is not None and value is not False and value != () and param.name is not None:
         ctx.meta[f"flowledger.{param.name}"] = value
 
 
@@ -97,6 +105,49 @@ def _global_options(*, json_output: bool) -> list[click.Option]:
             expose_value=False,
             callback=_remember,
             help="allow scriptFormat=python in models",
+        ),
+        click.Option(
+            ["--connector"],
+            type=click.Choice(sorted(CONNECTORS)),
+            multiple=True,
+            expose_value=False,
+            callback=_remember,
+            help="enable an outbound connector (http: camunda:connector http-connector); "
+            "off by default",
+        ),
+        click.Option(
+            ["--http-allow"],
+            metavar="HOST[:PORT]",
+            multiple=True,
+            expose_value=False,
+            callback=_remember,
+            help="a host, *.pattern, address or network the http-connector may reach "
+            "(loopback, private and metadata addresses only when named explicitly)",
+        ),
+        click.Option(
+            ["--http-deadline"],
+            type=click.FloatRange(min=0.1, max=600),
+            metavar="SECONDS",
+            expose_value=False,
+            callback=_remember,
+            help=f"one outbound call's total time [default: {DEADLINE_SECONDS:g}]",
+        ),
+        click.Option(
+            ["--http-max-bytes"],
+            type=click.IntRange(min=1),
+            metavar="N",
+            expose_value=False,
+            callback=_remember,
+            help=f"the largest answer an outbound call keeps [default: {MAX_RESPONSE_BYTES}]",
+        ),
+        click.Option(
+            ["--command-budget"],
+            type=click.FloatRange(min=0.01, max=3600),
+            metavar="SECONDS",
+            expose_value=False,
+            callback=_remember,
+            help="time the expressions, scripts and delegates of one command may spend "
+            f"[default: {COMMAND_SECONDS:g}]",
         ),
     ]
     if json_output:
@@ -158,7 +209,26 @@ def open_engine(*, create: bool = False, **options: Any) -> Engine:
             f"no database at {path} (run `flowledger serve` or `flowledger deploy` to create "
             "one, or pass --db URL or set FLOWLEDGER_DB to the database to use)"
         )
-    return Engine(url, allow_scripts=bool(setting("allow_scripts")), **options)
+    return Engine(
+        url,
+        allow_scripts=bool(setting("allow_scripts")),
+        outbound=outbound_policy(),
+        command_budget_seconds=setting("command_budget") or COMMAND_SECONDS,
+        **options,
+    )
+
+
+def outbound_policy() -> OutboundPolicy:
+    """What the global options allow the engine to call: nothing, unless told."""
+    try:
+        return OutboundPolicy(
+            connectors=frozenset(setting("connector") or ()),
+            http_allow=tuple(setting("http_allow") or ()),
+            deadline_seconds=setting("http_deadline") or DEADLINE_SECONDS,
+            max_response_bytes=setting("http_max_bytes") or MAX_RESPONSE_BYTES,
+        )
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--http-allow") from None
 
 
 def as_user(engine: Engine) -> Engine:

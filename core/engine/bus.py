@@ -6,14 +6,21 @@ What a command does is its handler's.
 
 Two transaction shapes. On SQLite, which has one writer, a command decides inside the write
 transaction, and commands that wait for the writer share one (group commit, `CommitGroups`):
-nothing can move under the decision, so nothing is checked again or retried. On PostgreSQL and
-MariaDB commands decide on a snapshot beside each other and append in a short write transaction
-that checks every stream's head; a decision on moved state is decided again.
+nothing can move under the decision, so nothing is checked again or retried. A start decides
+beside the writer instead and joins a group only to append, with its streams' heads checked, so
+a large start (10,000 variables or multi-instance elements) holds the writer only while its rows
+are written. On PostgreSQL and MariaDB commands decide on a snapshot beside each other and append
+in a short write transaction that checks every stream's head; a decision on moved state is
+decided again.
+
+A decision that reaches an outbound call stops there: the call is made with no transaction or
+lock held, and the command is decided again with the answer (core/outbound.py).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
@@ -25,7 +32,7 @@ import msgspec
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from flowledger.core.budget import COMMAND_SECONDS, CommandBudget, opened
+from flowledger.core.budget import COMMAND_SECONDS, BudgetExceeded, CommandBudget, opened
 from flowledger.core.clock import Clock
 from flowledger.core.commands import Command, encode_command, encode_result
 from flowledger.core.errors import FlowledgerError, ProcessEngineError, Rejected
@@ -51,6 +58,22 @@ C = TypeVar("C", bound=Command)
 R = TypeVar("R")
 
 MAX_ATTEMPTS = 5  # decisions on moved state before a command gives up
+_DECIDE_AGAIN = object()  # a decision made beside the writer met a moved stream
+
+
+@dataclass
+class BudgetStats:
+    """How often commands ran out of their evaluation budget, for `/actuator/health`: a limit
+    hit is counted and logged, never silent."""
+
+    exceeded_count: int = 0
+    last: str | None = None
+
+    def exceeded(self, error: BudgetExceeded) -> None:
+        self.exceeded_count += 1  # under the GIL; a lost count under a race is harmless
+        self.last = str(error)
+        log.warning("a command ran out of its budget: %s", error)
+
 
 # The channels a command comes through, recorded as `via` beside its actor. The REST layer
 # (`rest`) and the command line (`cli`) name their own.
@@ -66,13 +89,49 @@ class Handler(Generic[C, R]):
     the type a stored result decodes to (a repeated command id answers it again). `exclusive`
     handlers decide inside the write transaction (deployments number versions under the log
     head lock). `lost_race()` answers a command that lost the race for its streams on every
-    attempt, where it has an answer for that."""
+    attempt, where it has an answer for that. `beside` handlers decide beside SQLite's writer,
+    on the committed log, and join a group only to append (a start: it creates the stream it
+    writes, so it almost never has to decide again), so however large the decision, other
+    commands wait only for its rows to be written."""
 
     command: type[C]
     handle: Callable[[UnitOfWork, C], R]
     result: Any = None
     exclusive: bool = False
     lost_race: Callable[[], R] | None = None
+    beside: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """One command on its way through the bus: what every attempt at it shares, the answers of
+    the outbound calls made so far included."""
+
+    handler: Handler[Any, Any]
+    command: Command
+    cid: str
+    payload: bytes | None
+    actor: str | None
+    via: str | None
+    answers: list[tuple[HttpRequest, Answer]]
+
+    def unpacked(
+        self,
+    ) -> tuple[Handler[Any, Any], Command, str, bytes | None, str | None, str | None]:
+        return self.handler, self.command, self.cid, self.payload, self.actor, self.via
+
+    def unit(self, wiring: Wiring, conn: Connection, now: datetime) -> UnitOfWork:
+        return UnitOfWork(
+            wiring,
+            conn,
+            now,
+            self.cid,
+            uuid7,
+            self.actor,
+            self.via,
+            type(self.command).__name__,
+            RecordedCalls(self.answers),
+        )
 
 
 class CommandBus:
@@ -90,7 +149,8 @@ class CommandBus:
     ) -> None:
         self._handlers = handlers
         self._outbound = outbound or Outbound()
-        self._budget_seconds = budget_seconds
+        self.budget_seconds = budget_seconds
+        self.budget_stats = BudgetStats()
         # Runs after every handler in its unit of work (the broadcast of thrown signals).
         self._after_decision = after_decision
         self._db = db
@@ -99,6 +159,9 @@ class CommandBus:
         self._clock = clock
         self._listeners: list[Callable[[], None]] = []
         self._groups = None if db.concurrent else CommitGroups(db.write)
+        # Set while this thread decides beside the writer: a command run from inside that
+        # decision (a delegate calling the engine) is refused, as one inside a group is.
+        self._beside = threading.local()
 
     @property
     def groups(self) -> CommitGroups | None:
@@ -138,7 +201,7 @@ class CommandBus:
         answers: list[tuple[HttpRequest, Answer]] = []
         for _ in range(4 * MAX_CALLS_PER_COMMAND):
             try:
-                return self._attempt(handler, command, cid, payload, actor, via, answers)
+                return self._attempt(_Run(handler, command, cid, payload, actor, via, answers))
             except OutboundCallNeeded as needed:
                 answer = self._outbound.call(needed.request, needed.element_id)
                 RecordedCalls(answers).record(needed, answer)
@@ -147,21 +210,17 @@ class CommandBus:
             "state it decides on kept changing): nothing was committed, send it again"
         )
 
-    def _attempt(
-        self,
-        handler: Handler[Any, Any],
-        command: Command,
-        cid: str,
-        payload: bytes | None,
-        actor: str | None,
-        via: str | None,
-        answers: list[tuple[HttpRequest, Answer]],
-    ) -> Any:
+    def _attempt(self, run: _Run) -> Any:
         """Decide and commit the command once, with the outbound answers obtained so far."""
+        handler, command, cid, payload, actor, via = run.unpacked()
         if self._groups is not None:
-            return self._execute_in_group(
-                self._groups, handler, command, cid, payload, actor, via, answers
-            )
+            if getattr(self._beside, "deciding", False):
+                raise RuntimeError("a command cannot run inside another command of the same engine")
+            if handler.beside and not self._db.memory:
+                outcome = self._decide_beside(self._groups, run)
+                if outcome is not _DECIDE_AGAIN:
+                    return outcome
+            return self._execute_in_group(self._groups, run)
         with self._db.command():
             for attempt in range(MAX_ATTEMPTS):
                 now = self._clock.now()
@@ -172,17 +231,7 @@ class CommandBus:
                     try:
                         if handler.exclusive:
                             with self._db.write() as conn:
-                                unit = UnitOfWork(
-                                    self._wiring,
-                                    conn,
-                                    now,
-                                    cid,
-                                    uuid7,
-                                    actor,
-                                    via,
-                                    type(command).__name__,
-                                    RecordedCalls(answers),
-                                )
+                                unit = run.unit(self._wiring, conn, now)
                                 result = self._decide(handler, unit, command)
                                 stored = self._commit(
                                     unit, conn, command, payload, result, actor, check_heads=False
@@ -192,17 +241,7 @@ class CommandBus:
                             # append checks every stream's head, so a decision on moved state is
                             # retried.
                             with self._db.snapshot() as rconn:
-                                unit = UnitOfWork(
-                                    self._wiring,
-                                    rconn,
-                                    now,
-                                    cid,
-                                    uuid7,
-                                    actor,
-                                    via,
-                                    type(command).__name__,
-                                    RecordedCalls(answers),
-                                )
+                                unit = run.unit(self._wiring, rconn, now)
                                 result = self._decide(handler, unit, command)
                             with self._db.write() as conn:
                                 stored = self._commit(
@@ -244,41 +283,76 @@ class CommandBus:
         raise AssertionError("unreachable")
 
     def _decide(self, handler: Handler[Any, Any], unit: UnitOfWork, command: Command) -> Any:
-        with opened(CommandBudget(self._budget_seconds, clock=monotonic)):
+        budget = CommandBudget(
+            self.budget_seconds, clock=monotonic, on_exceeded=self.budget_stats.exceeded
+        )
+        with opened(budget):
             result = handler.handle(unit, command)
             if self._after_decision is not None:
                 self._after_decision(unit)
         return result
 
-    def _execute_in_group(
-        self,
-        groups: CommitGroups,
-        handler: Handler[Any, Any],
-        command: Command,
-        cid: str,
-        payload: bytes | None,
-        actor: str | None,
-        via: str | None,
-        answers: list[tuple[HttpRequest, Answer]],
-    ) -> Any:
+    def _decide_beside(self, groups: CommitGroups, run: _Run) -> Any:
+        """Decide on the committed log with no lock held, then append in a group with every
+        stream's head checked (SQLite). `_DECIDE_AGAIN` when a stream moved meanwhile: the
+        caller decides again inside a group, where nothing can move."""
+        handler, command, cid, payload, actor, via = run.unpacked()
+        now = self._clock.now()
+        unit: UnitOfWork | None = None
+        try:
+            if payload is not None:
+                refuse_nul_in_ids(payload, command)
+            self._beside.deciding = True
+            try:
+                with self._db.read() as conn:
+                    unit = run.unit(self._wiring, conn, now)
+                    result = self._decide(handler, unit, command)
+                unit.prepare(self._db.db.dialect, type(command).__name__, actor)
+            finally:
+                self._beside.deciding = False
+        except FlowledgerError as exc:
+            if unit is not None:
+                unit.discard()
+            self._reject(cid, command, exc, now, actor, via)
+            raise
+        except BaseException:
+            if unit is not None:
+                unit.discard()
+            raise
+        decided = unit
+
+        def append(conn: Connection) -> list[StoredCommit]:
+            return self._commit(decided, conn, command, payload, result, actor, check_heads=True)
+
+        try:
+            stored = groups.run(append)
+        except ConcurrencyError:
+            decided.discard()
+            return _DECIDE_AGAIN
+        except IntegrityError as exc:
+            decided.discard()
+            if self._lost_race(exc, decided, cid) is not None:
+                return _DECIDE_AGAIN
+            return self._recorded_outcome(cid, handler, exc)
+        except BaseException:
+            decided.discard()
+            raise
+        decided.publish(stored)
+        if stored:
+            for listener in self._listeners:
+                listener()
+        return result
+
+    def _execute_in_group(self, groups: CommitGroups, run: _Run) -> Any:
         """Decide and append inside a shared write transaction (SQLite): the command sees every
         commit before it, those of its group included, so it never loses a race."""
+        handler, command, cid, payload, actor, _ = run.unpacked()
         unit: UnitOfWork | None = None  # made by `work`, which the group runs once
 
         def work(conn: Connection) -> tuple[Any, list[StoredCommit]]:
             nonlocal unit
             # The clock is read in the group's order: recorded times rise with positions.
-            unit = UnitOfWork(
-                self._wiring,
-                conn,
-                self._clock.now(),
-                cid,
-                uuid7,
-                actor,
-                via,
-                type(command).__name__,
-                RecordedCalls(answers),
-            )
+            unit = run.unit(self._wiring, conn, self._clock.now())
             if payload is not None:
                 refuse_nul_in_ids(payload, command)
             result = self._decide(handler, unit, command)

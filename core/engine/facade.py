@@ -226,6 +226,27 @@ class Engine:
         """Is history being written? For the REST health endpoint and operators' probes."""
         return self._history.health()
 
+    def limits_health(self) -> dict[str, Any]:
+        """What the safety limits stopped so far: commands out of their evaluation budget, and
+        the outbound calls made, refused, cut at their deadline or size cap. For the REST health
+        endpoint: a limit hit is never silent."""
+        budget = self._bus.budget_stats
+        policy = self.outbound.policy
+        return {
+            "commandBudget": {
+                "seconds": self._bus.budget_seconds,
+                "exceeded": budget.exceeded_count,
+                **({"last": budget.last} if budget.last else {}),
+            },
+            "outbound": {
+                "connectors": sorted(policy.connectors),
+                "httpAllow": list(policy.http_allow),
+                "deadlineSeconds": policy.deadline_seconds,
+                "maxResponseBytes": policy.max_response_bytes,
+                **self.outbound.stats.as_dict(),
+            },
+        }
+
     def register_delegate(self, name: str, delegate: Any) -> None:
         """Make a Python callable (or an object with `execute(execution)`) available to models:
         `camunda:delegateExpression="${name}"`, `camunda:expression="${name.method(...)}"`, or

@@ -14,7 +14,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Dialect
 
 from flowledger.core import decide
 from flowledger.core import events as ev
@@ -25,7 +25,7 @@ from flowledger.core.outbound import RecordedCalls
 from flowledger.core.session import CommandContext, InstanceSession
 from flowledger.core.state import InstanceState
 from flowledger.eventlog import EventCodec, EventStore, NewCommit, StoredCommit
-from flowledger.projections.changes import ChangeSet, SqlRowStore
+from flowledger.projections.changes import ChangeSet, SqlRowStore, WritePlan
 from flowledger.projections.history import HistoryProjector
 from flowledger.projections.operation_log import Operation, operation_logger
 from flowledger.projections.repository import project_repository
@@ -100,6 +100,8 @@ class UnitOfWork:
         # Checks run after the positions are assigned, when the log head lock orders this command
         # after every command that committed before; a failed check raises ConcurrencyError.
         self.guards: list[Callable[[Connection], None]] = []
+        # The encoded commits and planned row writes, once `prepare` ran.
+        self._prepared: tuple[list[NewCommit], WritePlan] | None = None
 
     def _session(
         self, state: InstanceState | None, model: ProcessModel
@@ -161,17 +163,11 @@ class UnitOfWork:
             if self._log_operation is not None:
                 self._log_operation(event, None, self.changes)
 
-    def flush(
-        self, conn: Connection, command_type: str, actor: str | None, check_heads: bool
-    ) -> list[StoredCommit]:
-        """Write the rows, then append one commit per touched stream, then run the guards and
-        write due snapshots: the log head's lock is taken at the append and held until commit,
-        so it covers only assigning positions and what must be ordered with them.
-
-        `check_heads`: the command decided on a snapshot, so the streams' heads are checked and
-        the guards run. A command that decided in this write transaction (SQLite's one writer, or
-        under the log head lock) saw every commit before it: neither is needed."""
-        wiring = self._wiring
+    def prepare(self, dialect: Dialect, command_type: str, actor: str | None) -> None:
+        """What the write needs and no database round trip does: the commits encoded, the
+        runtime rows finished, the statements and their parameters planned. A command that
+        decided beside the writer prepares before it takes the lock, which it then holds only
+        to write."""
         commits: list[NewCommit] = []
         for stream_id, (session, version, head, batch) in self.instances.items():
             if not session.events:
@@ -183,13 +179,29 @@ class UnitOfWork:
         # After the instances: a deployment deleted with cascade ends its instances first.
         for stream_id, version, head, events in self._other_streams:
             commits.append(self._commit(stream_id, version, head, events, command_type, actor))
+        self._prepared = (commits, self._wiring.rows.plan(dialect, self.changes))
+
+    def flush(
+        self, conn: Connection, command_type: str, actor: str | None, check_heads: bool
+    ) -> list[StoredCommit]:
+        """Write the rows, then append one commit per touched stream, then run the guards and
+        write due snapshots: the log head's lock is taken at the append and held until commit,
+        so it covers only assigning positions and what must be ordered with them.
+
+        `check_heads`: the command decided on a snapshot, so the streams' heads are checked and
+        the guards run. A command that decided in this write transaction (SQLite's one writer, or
+        under the log head lock) saw every commit before it: neither is needed."""
+        if self._prepared is None:
+            self.prepare(conn.dialect, command_type, actor)
+        assert self._prepared is not None
+        commits, plan = self._prepared
         if check_heads:
             # A stream that moved since the decision: retry before writing anything.
             self.store.check_heads(conn, commits)
         # Rows before the log head: other commands keep appending while these statements run. A
         # writer racing us on a stream waits for our rows here, then loses on a unique key of a
         # row we both insert or on the log's UNIQUE(stream_id, first_version) below.
-        wiring.rows.apply(conn, self.changes)
+        self._wiring.rows.run(conn, plan)
         stored = self.store.append(conn, commits, self.ctx.now, check_heads=False)
         if check_heads:
             for guard in self.guards:

@@ -71,6 +71,8 @@ def test_five_slow_delegates_share_one_budget(engine: Engine, monotonic: FakeMon
     assert "step3" in message or "slow" in message
     assert "budget of 1 s" in message and "command_budget_seconds" in message
     assert engine.historic_process_instances() == []  # nothing of the command was kept
+    counted = engine.limits_health()["commandBudget"]
+    assert counted["exceeded"] == 1 and "budget of 1 s" in counted["last"]
 
 
 def test_the_budget_is_the_engines_setting(
@@ -156,3 +158,17 @@ def test_steps_are_bounded_without_a_clock() -> None:
     with opened(budget), pytest.raises(BudgetExceeded, match="10,000 steps"):
         for _ in range(20_000):
             budget.spend(1, "counting")
+
+
+def test_an_expression_over_the_budget_is_named_by_its_element(
+    engine: Engine, monotonic: FakeMonotonic
+) -> None:
+    class Bean:
+        def run(self) -> int:
+            monotonic.now += 2.0
+            return 1
+
+    engine.register_delegate("bean", Bean())
+    engine.deploy(process(chain('<serviceTask id="compute" camunda:expression="${bean.run()}"/>')))
+    with pytest.raises(BudgetExceeded, match="camunda:expression of 'compute'"):
+        engine.start_process_instance("p")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from flowledger import Engine, OutboundPolicy
@@ -109,3 +110,21 @@ def test_a_server_without_the_connector_refuses_the_model_at_deploy(
     assert "--connector http" in body["message"]
     (errors,) = [r["errors"] for r in body["details"].values()]
     assert errors[0]["mainElementId"] == "call"
+
+
+def test_the_health_endpoint_shows_the_outbound_policy_and_what_it_stopped(
+    rest: LiveServer,
+) -> None:
+    deploy(rest, "meta", model("metaCall", "http://169.254.169.254/latest/"))
+    assert rest.client.post("/process-definition/key/metaCall/start", json={}).status_code == 500
+    health = httpx.get(rest.url.removesuffix("/engine-rest") + "/actuator/health", timeout=10)
+    assert health.status_code == 200
+    outbound = health.json()["components"]["outbound"]
+    assert outbound["status"] == "UP"
+    details = outbound["details"]
+    assert details["connectors"] == ["http"] and details["httpAllow"] == ["127.0.0.1"]
+    assert details["deadlineSeconds"] == 10 and details["maxResponseBytes"] == 10 * 1024 * 1024
+    assert details["refused"] >= 1
+    assert "169.254.169.254" in details["lastProblem"]
+    budget = health.json()["components"]["commandBudget"]["details"]
+    assert budget["seconds"] == 1 and budget["exceeded"] == 0

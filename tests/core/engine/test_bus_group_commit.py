@@ -1,6 +1,8 @@
 """Commands of one SQLite engine that wait for its writer commit together: each decides inside
 the shared transaction (seeing the commands before it in the group), a rejected one leaves its
-rejection record and nothing else, and the log stays gapless and verifiable."""
+rejection record and nothing else, and the log stays gapless and verifiable. A start decides
+beside the writer and joins the group only to append: a large start never holds the writer
+while it decides."""
 
 from __future__ import annotations
 
@@ -25,6 +27,15 @@ MODEL = b"""<?xml version="1.0" encoding="UTF-8"?>
     <userTask id="review"/>
     <sequenceFlow id="f3" sourceRef="review" targetRef="end"/>
     <endEvent id="end"/>
+  </process>
+  <process id="heldAfterTask" isExecutable="true">
+    <startEvent id="s2"/>
+    <sequenceFlow id="g1" sourceRef="s2" targetRef="first"/>
+    <userTask id="first"/>
+    <sequenceFlow id="g2" sourceRef="first" targetRef="gate2"/>
+    <serviceTask id="gate2" camunda:delegateExpression="${gate}"/>
+    <sequenceFlow id="g3" sourceRef="gate2" targetRef="end2"/>
+    <endEvent id="end2"/>
   </process>
 </definitions>"""
 
@@ -55,8 +66,16 @@ def engine(tmp_path: Path) -> Iterator[tuple[Engine, Gate]]:
     engine.close()
 
 
+def holding_the_writer(engine: Engine) -> Any:
+    """A command that decides inside the write transaction and meets the gate there: the
+    completion of a task whose next step is the gated delegate."""
+    pi = engine.start_process_instance("heldAfterTask")
+    (task,) = engine.tasks(process_instance_id=pi.id)
+    return lambda: engine.complete_task(task.id)
+
+
 def run_grouped(engine: Engine, gate: Gate, calls: list[Any]) -> tuple[list[Any], list[Any]]:
-    """Start one instance that holds the writer, queue `calls` behind it, then let it go."""
+    """Hold the writer with one command, queue `calls` behind it, then let it go."""
     groups = engine._bus.groups
     assert groups is not None
     results: list[Any] = [None] * len(calls)
@@ -68,8 +87,9 @@ def run_grouped(engine: Engine, gate: Gate, calls: list[Any]) -> tuple[list[Any]
         except Exception as exc:
             errors[i] = exc
 
+    hold = holding_the_writer(engine)
     gate.hold.set()
-    leader = threading.Thread(target=lambda: engine.start_process_instance("gated"))
+    leader = threading.Thread(target=hold)
     leader.start()
     while gate.hold.is_set():
         threading.Event().wait(0.001)
@@ -106,7 +126,8 @@ def test_waiting_commands_commit_in_one_group_and_see_each_other(
     calls += [lambda: fl.complete_task(task.id), lambda: fl.complete_task(task.id)]
     results, errors = run_grouped(fl, gate, calls)
 
-    assert groups.groups - before == 2, "the leader's group, then one group of every waiter"
+    # the holder's own start, the holder's group, then one group of every waiter
+    assert groups.groups - before == 3
     assert all(e is None for e in errors[:WAITERS])
     completions = errors[WAITERS:]
     assert completions.count(None) == 1
@@ -120,9 +141,9 @@ def test_waiting_commands_commit_in_one_group_and_see_each_other(
         assert [t.task_definition_key for t in fl.tasks(process_instance_id=pi)] == ["review"]
     # Every committed command recorded once; the refused completion as rejected, with no events.
     rows = command_rows(fl)
-    assert rows.count(("CompleteTask", "accepted")) == 1
+    assert rows.count(("CompleteTask", "accepted")) == 1 + 1  # + the holder's
     assert rows.count(("CompleteTask", "rejected")) == 1
-    assert rows.count(("StartProcessInstance", "accepted")) == WAITERS + 2
+    assert rows.count(("StartProcessInstance", "accepted")) == WAITERS + 2  # + the holder's
     assert fl.verify().problems == []
 
 
@@ -135,7 +156,7 @@ def test_a_command_failing_in_a_group_leaves_the_others_committed(
     _, errors = run_grouped(fl, gate, calls)
     assert isinstance(errors[1], NotFound) and "no-such-task" in str(errors[1])
     assert [e for i, e in enumerate(errors) if i != 1] == [None, None, None]
-    assert len(fl.historic_process_instances()) == 4
+    assert len(fl.historic_process_instances()) == 4  # three started, the holder's
     assert fl.verify().problems == []
 
 
@@ -154,11 +175,12 @@ def test_reading_an_activity_tree_does_not_wait_for_a_command_in_flight(
 ) -> None:
     fl, gate = engine
     waiting = fl.start_process_instance("gated")
+    hold = holding_the_writer(fl)
     gate.hold.set()
-    held = threading.Thread(target=lambda: fl.start_process_instance("gated"))
+    held = threading.Thread(target=hold)
     held.start()
     try:
-        while gate.hold.is_set():  # the second start holds the writer, inside its transaction
+        while gate.hold.is_set():  # the completion holds the writer, inside its transaction
             threading.Event().wait(0.001)
         read: list[Any] = []
         reader = threading.Thread(target=lambda: read.append(fl.activity_instance_tree(waiting.id)))
@@ -172,4 +194,25 @@ def test_reading_an_activity_tree_does_not_wait_for_a_command_in_flight(
     # The tree's state went back to the cache: the next command on the instance decides on it.
     (task,) = fl.tasks(process_instance_id=waiting.id)
     fl.complete_task(task.id)
+    assert fl.verify().problems == []
+
+
+def test_a_start_decides_beside_the_writer(engine: tuple[Engine, Gate]) -> None:
+    """While a start decides (here: waits in its delegate), another command commits: the start
+    holds no lock until it appends."""
+    fl, gate = engine
+    gate.hold.set()
+    started: list[Any] = []
+    deciding = threading.Thread(target=lambda: started.append(fl.start_process_instance("gated")))
+    deciding.start()
+    try:
+        while gate.hold.is_set():
+            threading.Event().wait(0.001)
+        other = fl.start_process_instance("heldAfterTask")  # would wait for a held writer
+        assert [t.task_definition_key for t in fl.tasks(process_instance_id=other.id)] == ["first"]
+        assert not started
+    finally:
+        gate.release.set()
+        deciding.join(timeout=30)
+    assert len(started) == 1
     assert fl.verify().problems == []
