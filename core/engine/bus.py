@@ -6,10 +6,11 @@ What a command does is its handler's.
 
 Two transaction shapes. On SQLite, which has one writer, a command decides inside the write
 transaction, and commands that wait for the writer share one (group commit, `CommitGroups`):
-nothing can move under the decision, so nothing is checked again or retried. A start decides
-beside the writer instead and joins a group only to append, with its streams' heads checked, so
-a large start (10,000 variables or multi-instance elements) holds the writer only while its rows
-are written. On PostgreSQL and MariaDB commands decide on a snapshot beside each other and append
+nothing can move under the decision, so nothing is checked again or retried. A decision that
+turns out large there (over LARGE_DECISION_EVENTS events: 10,000 variables, a 10,000-instance
+multi-instance) is undone and decided again beside the writer, then joins a group only to write
+what it prepared, its streams' heads checked: however large a command, the writer waits only
+for its rows. On PostgreSQL and MariaDB commands decide on a snapshot beside each other and append
 in a short write transaction that checks every stream's head; a decision on moved state is
 decided again.
 
@@ -50,7 +51,7 @@ from flowledger.eventlog import CommandRecord, ConcurrencyError, StoredCommit
 from .connections import Connections
 from .group_commit import CommitGroups
 from .outbound import Outbound
-from .unit_of_work import UnitOfWork, Wiring
+from .unit_of_work import LARGE_DECISION_EVENTS, DecisionTooLarge, UnitOfWork, Wiring
 
 log = logging.getLogger("flowledger.engine.bus")
 
@@ -89,17 +90,13 @@ class Handler(Generic[C, R]):
     the type a stored result decodes to (a repeated command id answers it again). `exclusive`
     handlers decide inside the write transaction (deployments number versions under the log
     head lock). `lost_race()` answers a command that lost the race for its streams on every
-    attempt, where it has an answer for that. `beside` handlers decide beside SQLite's writer,
-    on the committed log, and join a group only to append (a start: it creates the stream it
-    writes, so it almost never has to decide again), so however large the decision, other
-    commands wait only for its rows to be written."""
+    attempt, where it has an answer for that."""
 
     command: type[C]
     handle: Callable[[UnitOfWork, C], R]
     result: Any = None
     exclusive: bool = False
     lost_race: Callable[[], R] | None = None
-    beside: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +117,9 @@ class _Run:
     ) -> tuple[Handler[Any, Any], Command, str, bytes | None, str | None, str | None]:
         return self.handler, self.command, self.cid, self.payload, self.actor, self.via
 
-    def unit(self, wiring: Wiring, conn: Connection, now: datetime) -> UnitOfWork:
+    def unit(
+        self, wiring: Wiring, conn: Connection, now: datetime, event_limit: int | None = None
+    ) -> UnitOfWork:
         return UnitOfWork(
             wiring,
             conn,
@@ -131,6 +130,7 @@ class _Run:
             self.via,
             type(self.command).__name__,
             RecordedCalls(self.answers),
+            event_limit,
         )
 
 
@@ -216,10 +216,17 @@ class CommandBus:
         if self._groups is not None:
             if getattr(self._beside, "deciding", False):
                 raise RuntimeError("a command cannot run inside another command of the same engine")
-            if handler.beside and not self._db.memory:
-                outcome = self._decide_beside(self._groups, run)
-                if outcome is not _DECIDE_AGAIN:
-                    return outcome
+            if handler.exclusive or self._db.memory:
+                return self._execute_in_group(self._groups, run)
+            # Inside the group first, the fast way for the small commands nearly all are; a
+            # decision that turns out large steps out and is decided again beside the writer.
+            try:
+                return self._execute_in_group(self._groups, run, LARGE_DECISION_EVENTS)
+            except DecisionTooLarge:
+                log.debug("%s is large: deciding it beside the writer", type(command).__name__)
+            outcome = self._decide_beside(self._groups, run)
+            if outcome is not _DECIDE_AGAIN:
+                return outcome
             return self._execute_in_group(self._groups, run)
         with self._db.command():
             for attempt in range(MAX_ATTEMPTS):
@@ -343,16 +350,19 @@ class CommandBus:
                 listener()
         return result
 
-    def _execute_in_group(self, groups: CommitGroups, run: _Run) -> Any:
+    def _execute_in_group(
+        self, groups: CommitGroups, run: _Run, event_limit: int | None = None
+    ) -> Any:
         """Decide and append inside a shared write transaction (SQLite): the command sees every
-        commit before it, those of its group included, so it never loses a race."""
+        commit before it, those of its group included, so it never loses a race. With
+        `event_limit`, a decision that emits more events raises DecisionTooLarge, undone."""
         handler, command, cid, payload, actor, _ = run.unpacked()
         unit: UnitOfWork | None = None  # made by `work`, which the group runs once
 
         def work(conn: Connection) -> tuple[Any, list[StoredCommit]]:
             nonlocal unit
             # The clock is read in the group's order: recorded times rise with positions.
-            unit = run.unit(self._wiring, conn, self._clock.now())
+            unit = run.unit(self._wiring, conn, self._clock.now(), event_limit)
             if payload is not None:
                 refuse_nul_in_ids(payload, command)
             result = self._decide(handler, unit, command)

@@ -36,6 +36,15 @@ from .history_lifecycle import HistoryLifecycle
 from .repository import Owned, Repository
 from .state_cache import Cached
 
+# A decision made inside SQLite's write transaction that emits more events than this is large:
+# it is rolled back and decided again beside the writer (bus.py). Small commands, nearly all of
+# them, emit tens.
+LARGE_DECISION_EVENTS = 2_000
+
+
+class DecisionTooLarge(BaseException):  # a signal to the bus, past every `except Exception`
+    """The decision emitted more events than one made inside the write transaction may."""
+
 
 @dataclass(frozen=True, slots=True)
 class Wiring:
@@ -67,6 +76,7 @@ class UnitOfWork:
         via: str | None = None,
         command_type: str = "",
         outbound: RecordedCalls | None = None,
+        event_limit: int | None = None,
     ) -> None:
         self._wiring = wiring
         self.via = via
@@ -102,24 +112,44 @@ class UnitOfWork:
         self.guards: list[Callable[[Connection], None]] = []
         # The encoded commits and planned row writes, once `prepare` ran.
         self._prepared: tuple[list[NewCommit], WritePlan] | None = None
+        # Events the decision may emit before it raises DecisionTooLarge (None: any number).
+        self._room = event_limit
 
     def _session(
         self, state: InstanceState | None, model: ProcessModel
     ) -> tuple[InstanceSession, RuntimeBatch]:
         batch = RuntimeBatch()
         history = self.history
+        observe: Callable[[ev.Event, InstanceState | None], None]
         if history is None:
-            return InstanceSession(state, model, self.ctx, batch.observe), batch
-        changes = self.changes
-        log_operation = self._log_operation
+            observe = batch.observe
+        else:
+            changes = self.changes
+            log_operation = self._log_operation
 
-        def observe(event: ev.Event, before: InstanceState | None) -> None:
-            batch.observe(event, before)
-            history.observe(event, before, changes)
-            if log_operation is not None:
-                log_operation(event, before, changes)
+            def observe(event: ev.Event, before: InstanceState | None) -> None:
+                batch.observe(event, before)
+                history.observe(event, before, changes)
+                if log_operation is not None:
+                    log_operation(event, before, changes)
 
+        if self._room is not None:
+            observe = self._counted(observe)
         return InstanceSession(state, model, self.ctx, observe), batch
+
+    def _counted(
+        self, observe: Callable[[ev.Event, InstanceState | None], None]
+    ) -> Callable[[ev.Event, InstanceState | None], None]:
+        """`observe`, raising DecisionTooLarge once the unit's sessions emitted too many."""
+
+        def counted(event: ev.Event, before: InstanceState | None) -> None:
+            assert self._room is not None
+            self._room -= 1
+            if self._room < 0:
+                raise DecisionTooLarge
+            observe(event, before)
+
+        return counted
 
     def start_instance(self, model: ProcessModel, **start: Any) -> InstanceSession:
         """Start a new instance stream (expected version 0) and run it to its wait states."""

@@ -73,7 +73,7 @@ def _execution_owner(unit: UnitOfWork, command: cmd.Trigger) -> InstanceSession:
 
 
 HANDLERS = (
-    Handler(cmd.StartProcessInstance, start, result=views.ProcessInstance, beside=True),
+    Handler(cmd.StartProcessInstance, start, result=views.ProcessInstance),
     decided_on(cmd.DeleteProcessInstance, _instance),
     Handler(cmd.DeleteHistoricProcessInstance, delete_history),
     decided_on(cmd.Trigger, _execution_owner),

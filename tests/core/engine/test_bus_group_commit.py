@@ -1,8 +1,8 @@
 """Commands of one SQLite engine that wait for its writer commit together: each decides inside
 the shared transaction (seeing the commands before it in the group), a rejected one leaves its
-rejection record and nothing else, and the log stays gapless and verifiable. A start decides
-beside the writer and joins the group only to append: a large start never holds the writer
-while it decides."""
+rejection record and nothing else, and the log stays gapless and verifiable. A decision that
+turns out large steps out of the group, decides beside the writer and joins a group only to
+append: a large command never holds the writer while it decides."""
 
 from __future__ import annotations
 
@@ -197,13 +197,19 @@ def test_reading_an_activity_tree_does_not_wait_for_a_command_in_flight(
     assert fl.verify().problems == []
 
 
-def test_a_start_decides_beside_the_writer(engine: tuple[Engine, Gate]) -> None:
-    """While a start decides (here: waits in its delegate), another command commits: the start
-    holds no lock until it appends."""
+def test_a_large_decision_steps_out_of_the_write_transaction(
+    engine: tuple[Engine, Gate],
+) -> None:
+    """A start with 2,500 variables emits more events than a decision inside the writer may:
+    it is undone there and decided again beside the writer. While it decides (here: waits in
+    its delegate), another command commits; the large one then writes what it prepared."""
     fl, gate = engine
     gate.hold.set()
     started: list[Any] = []
-    deciding = threading.Thread(target=lambda: started.append(fl.start_process_instance("gated")))
+    many = {f"v{i}": i for i in range(2_500)}
+    deciding = threading.Thread(
+        target=lambda: started.append(fl.start_process_instance("gated", many))
+    )
     deciding.start()
     try:
         while gate.hold.is_set():
@@ -214,5 +220,7 @@ def test_a_start_decides_beside_the_writer(engine: tuple[Engine, Gate]) -> None:
     finally:
         gate.release.set()
         deciding.join(timeout=30)
-    assert len(started) == 1
+    (large,) = started
+    assert len(fl.get_variables(large.id)) == 2_500
+    assert [t.task_definition_key for t in fl.tasks(process_instance_id=large.id)] == ["review"]
     assert fl.verify().problems == []
