@@ -4,12 +4,12 @@ shell over `core.Engine`; no logic of its own.
 
 Global options (`--db`, `--allow-scripts`, `--json`, and what the engine may call out to:
 `--connector`, `--http-allow`, `--http-deadline`, `--http-max-bytes`, `--command-budget`) are
-accepted before or after the subcommand; one given after it wins. `--json` prints one JSON document for tools instead of
-tables. Only the commands that set a database up (serve, deploy, example, import, migrate,
-history-level LEVEL) create a missing SQLite file; every other one refuses it (exit 2, naming
-the path), so a mistyped --db never yields an empty database reported on as healthy. Shell
-completion: `eval "$(_FLOWLEDGER_COMPLETE=bash_source flowledger)"` (zsh_source,
-fish_source for those shells).
+accepted before or after the subcommand; one given after it wins. `--json` prints one JSON
+document for tools instead of tables. Only the commands that set a database up (serve, deploy,
+example, import, migrate, history-level LEVEL) create a missing SQLite file; every other one
+refuses it (exit 2, naming the path), so a mistyped --db never yields an empty database reported
+on as healthy. Shell completion: `eval "$(_FLOWLEDGER_COMPLETE=bash_source flowledger)"`
+(zsh_source, fish_source for those shells).
 """
 
 from __future__ import annotations
