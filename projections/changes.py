@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Table, bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql.dml import Delete, Insert, Update
+from sqlalchemy.sql.elements import ColumnElement
 
 from flowledger.eventlog.fastsql import Prepared, PreparedCache
 
@@ -117,6 +118,9 @@ class Purge:
     name in their column `ref` (the byte arrays of those inputs' values).
     With `values`: the rows so found are not deleted but set to these (column, value) pairs (an
     instance's history stamped with its removal time, found as its deletion would find it).
+    With `roots` (ACT_HI_PROCINST): `value` names a root instance, and `column` matches each
+    instance of its hierarchy, the PROC_INST_ID_ of every row of `roots` whose
+    ROOT_PROC_INST_ID_ is `value` (a root's removal time stamped on its called instances too).
     """
 
     table: Table
@@ -127,6 +131,7 @@ class Purge:
     owner: str | None = None
     through: Table | None = None
     values: tuple[tuple[str, Any], ...] = ()
+    roots: Table | None = None
 
 
 Tables = dict[Table, TableChanges]
@@ -260,6 +265,10 @@ def _insert(table: Table) -> Insert:
     return insert(table)
 
 
+# The columns of `Purge.roots` (ACT_HI_PROCINST) that find a root's hierarchy.
+_ROOT, _INSTANCE = "ROOT_PROC_INST_ID_", "PROC_INST_ID_"
+
+
 def _delete(table: Table) -> Delete:
     return delete(table).where(table.c[pk_name(table)] == bindparam("pk_"))
 
@@ -272,11 +281,18 @@ def _purge(
     owner: str | None,
     through: Table | None,
     columns: tuple[str, ...] = (),
+    roots: Table | None = None,
 ) -> Delete | Update:
+    def matched(c: ColumnElement[Any]) -> ColumnElement[bool]:
+        if roots is None:
+            return c == bindparam("value")
+        hierarchy = select(roots.c[_INSTANCE]).where(roots.c[_ROOT] == bindparam("value"))
+        return c.in_(hierarchy)
+
     if via is None:
-        found = table.c[column] == bindparam("value")
+        found = matched(table.c[column])
     elif owner is not None:
-        owners = select(via.c[pk_name(via)]).where(via.c[column] == bindparam("value"))
+        owners = select(via.c[pk_name(via)]).where(matched(via.c[column]))
         if through is not None and ref is not None:
             named = select(through.c[ref]).where(through.c[owner].in_(owners))
             found = table.c[pk_name(table)].in_(named)
@@ -284,7 +300,7 @@ def _purge(
             found = table.c[owner].in_(owners)
     else:
         assert ref is not None
-        owned = select(via.c[ref]).where(via.c[column] == bindparam("value"))
+        owned = select(via.c[ref]).where(matched(via.c[column]))
         found = table.c[pk_name(table)].in_(owned)
     if columns:
         values = {c: bindparam(f"v_{c}", type_=table.c[c].type) for c in columns}
@@ -325,6 +341,7 @@ class SqlRowStore:
                     purge.owner,
                     purge.through,
                     tuple(c for c, _ in purge.values),
+                    purge.roots,
                 )
                 stmt = self._prepared.get(dialect, ("purge", *what), partial(_purge, *what))
                 params = {"value": purge.value, **{f"v_{c}": v for c, v in purge.values}}
@@ -391,11 +408,20 @@ class MemoryRowStore:
         return index
 
     def _purge(self, purge: Purge) -> None:
+        if purge.roots is None:
+            self._purge_value(purge, purge.value)
+            return
+        roots = self.rows.get(purge.roots.name, {})
+        keys = self._index(purge.roots.name, _ROOT).get(purge.value, ())
+        for instance in sorted({roots[k][_INSTANCE] for k in keys}):
+            self._purge_value(purge, instance)
+
+    def _purge_value(self, purge: Purge, value: Any) -> None:
         table = purge.table.name
         if purge.via is None:
-            doomed = list(self._index(table, purge.column).get(purge.value, ()))
+            doomed = list(self._index(table, purge.column).get(value, ()))
         elif purge.owner is not None:
-            keys = self._index(purge.via.name, purge.column).get(purge.value, ())
+            keys = self._index(purge.via.name, purge.column).get(value, ())
             holder = table if purge.through is None else purge.through.name
             owned = [pk for k in keys for pk in self._index(holder, purge.owner).get(k, ())]
             if purge.through is None or purge.ref is None:
@@ -406,7 +432,7 @@ class MemoryRowStore:
         else:
             assert purge.ref is not None
             owners = self.rows.get(purge.via.name, {})
-            keys = self._index(purge.via.name, purge.column).get(purge.value, ())
+            keys = self._index(purge.via.name, purge.column).get(value, ())
             doomed = [owners[k][purge.ref] for k in keys]
         if not purge.values:
             for pk in doomed:

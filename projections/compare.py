@@ -72,7 +72,10 @@ class ShadowTables:
         through = None if purge.through is None else self.of[purge.through]
         if purge.owner is not None:  # the owned rows are found by their owner's key
             self._index(conn, through if through is not None else target, purge.owner)
-        return replace(purge, table=target, via=via, through=through)
+        roots = None if purge.roots is None else self.of[purge.roots]
+        if roots is not None:  # a root's hierarchy is found by its instances' root
+            self._index(conn, roots, "ROOT_PROC_INST_ID_")
+        return replace(purge, table=target, via=via, through=through, roots=roots)
 
     def _index(self, conn: Connection, table: Table, column: str) -> None:
         if (table.name, column) in self._indexed:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import Table
+
 from flowledger.core import events as ev
 from flowledger.core.ids import derived_id
 from flowledger.core.state import InstanceState
@@ -136,14 +138,19 @@ def _value_columns(
 
 
 def purge_decision_history(
-    changes: ChangeSet, column: str, value: str, values: tuple[tuple[str, Any], ...] = ()
+    changes: ChangeSet,
+    column: str,
+    value: str,
+    values: tuple[tuple[str, Any], ...] = (),
+    *,
+    roots: Table | None = None,
 ) -> None:
     """Delete the historic decision instances whose `column` is `value` (PROC_INST_ID_: an
     instance's, PROC_DEF_ID_: a process definition's, DEC_DEF_ID_: a decision definition's)
     with their inputs and outputs: the byte arrays first (found through the rows naming them),
     then the inputs and outputs (found through their decision instances), then the instances.
     With `values`, set those columns of the same rows instead (an ended instance's removal
-    time)."""
+    time). With `roots`, `value` names a root instance (`Purge.roots`)."""
     for table in (ACT_HI_DEC_IN, ACT_HI_DEC_OUT):
         changes.purge(
             Purge(
@@ -155,10 +162,19 @@ def purge_decision_history(
                 owner="DEC_INST_ID_",
                 through=table,
                 values=values,
+                roots=roots,
             )
         )
     for table in (ACT_HI_DEC_IN, ACT_HI_DEC_OUT):
         changes.purge(
-            Purge(table, column, value, via=ACT_HI_DECINST, owner="DEC_INST_ID_", values=values)
+            Purge(
+                table,
+                column,
+                value,
+                via=ACT_HI_DECINST,
+                owner="DEC_INST_ID_",
+                values=values,
+                roots=roots,
+            )
         )
-    changes.purge(Purge(ACT_HI_DECINST, column, value, values=values))
+    changes.purge(Purge(ACT_HI_DECINST, column, value, values=values, roots=roots))

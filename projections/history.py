@@ -53,10 +53,15 @@ from .tables import (
 
 def removal_time(s: InstanceState, end: datetime) -> datetime | None:
     """REMOVAL_TIME_ (Camunda's removal-time strategy `end`): when history cleanup may remove
-    the instance's history, its time to live after it ended; None keeps it."""
-    if s.history_ttl_days is None:
+    the instance's history, its time to live after it ended; None keeps it. Only a root
+    instance's end sets one: a called instance gets its root's (`stamp_removal_time`)."""
+    if s.history_ttl_days is None or not is_root(s):
         return None
     return db_time(end + timedelta(days=s.history_ttl_days))
+
+
+def is_root(s: InstanceState) -> bool:
+    return s.root_process_instance_id in (None, s.id)
 
 
 HISTORY_LEVELS = {"none": 0, "activity": 1, "audit": 2, "full": 3}
@@ -83,17 +88,33 @@ _JOB_LOG_COLUMNS = {"PROC_INST_ID_": "PROCESS_INSTANCE_ID_", "PROC_DEF_ID_": "PR
 
 
 def purge_history(
-    changes: ChangeSet, column: str, value: str, values: tuple[tuple[str, Any], ...] = ()
+    changes: ChangeSet,
+    column: str,
+    value: str,
+    values: tuple[tuple[str, Any], ...] = (),
+    *,
+    hierarchy: bool = False,
 ) -> None:
     """Delete every history row whose `column` is `value` (PROC_INST_ID_: one instance's,
     PROC_DEF_ID_: a definition's), with the byte arrays of its variable values, details and job
     failures: Camunda's deleteHistoricProcessInstanceByIds, table by table. With `values`, set
-    those columns of the same rows instead (`stamp_removal_time`)."""
+    those columns of the same rows instead (`stamp_removal_time`). With `hierarchy`, `value`
+    names a root instance and the rows are those of every instance of its hierarchy (found
+    through ACT_HI_PROCINST's ROOT_PROC_INST_ID_, then by each instance's indexed id)."""
     job_log_column = _JOB_LOG_COLUMNS[column]
+    roots = ACT_HI_PROCINST if hierarchy else None
     # First: the byte arrays are found through the rows that name them.
     for owner in (ACT_HI_VARINST, ACT_HI_DETAIL):
         changes.purge(
-            Purge(ACT_GE_BYTEARRAY, column, value, via=owner, ref="BYTEARRAY_ID_", values=values)
+            Purge(
+                ACT_GE_BYTEARRAY,
+                column,
+                value,
+                via=owner,
+                ref="BYTEARRAY_ID_",
+                values=values,
+                roots=roots,
+            )
         )
     changes.purge(
         Purge(
@@ -103,30 +124,37 @@ def purge_history(
             via=ACT_HI_JOB_LOG,
             ref="JOB_EXCEPTION_STACK_ID_",
             values=values,
+            roots=roots,
         )
     )
-    changes.purge(Purge(ACT_HI_JOB_LOG, job_log_column, value, values=values))
+    changes.purge(Purge(ACT_HI_JOB_LOG, job_log_column, value, values=values, roots=roots))
     for table in (
         ACT_HI_INCIDENT,
         ACT_HI_DETAIL,
         ACT_HI_VARINST,
         ACT_HI_TASKINST,
         ACT_HI_ACTINST,
-        ACT_HI_PROCINST,
     ):
-        changes.purge(Purge(table, column, value, values=values))
-    purge_decision_history(changes, column, value, values)
+        changes.purge(Purge(table, column, value, values=values, roots=roots))
+    if hierarchy:
+        # Found by its own root column: MariaDB refuses an update reading its own table.
+        changes.purge(Purge(ACT_HI_PROCINST, "ROOT_PROC_INST_ID_", value, values=values))
+    else:
+        changes.purge(Purge(ACT_HI_PROCINST, column, value, values=values))
+    purge_decision_history(changes, column, value, values, roots=roots)
 
 
 def stamp_removal_time(changes: ChangeSet, s: InstanceState, removal: datetime) -> None:
-    """Camunda's removal-time strategy `end`: when an instance ends, every history row of it
-    gets its removal time (PROCINST's, set with its end), found as its deletion finds them (by
-    the instance's indexed id), so that history cleanup removes the instance whole. No history
-    row of it is written after its end (the operation log's entry of its deletion is written
-    with the stamp's value: `operation_log`)."""
+    """Camunda's removal-time strategy `end`: when a root instance ends, every history row of
+    it and of the instances it called (transitively: its hierarchy) gets its removal time
+    (PROCINST's, set with its end), found as their deletion finds them (by each instance's
+    indexed id), so that history cleanup removes the hierarchy whole. A called instance ends
+    before its root and gets nothing at its end. No history row of the hierarchy is written
+    after the root's end (the operation log's entry of its deletion is written with the
+    stamp's value: `operation_log`)."""
     stamp = (("REMOVAL_TIME_", removal),)
-    purge_history(changes, "PROC_INST_ID_", s.id, stamp)
-    changes.purge(Purge(ACT_HI_OP_LOG, "PROC_INST_ID_", s.id, values=stamp))
+    purge_history(changes, "PROC_INST_ID_", s.id, stamp, hierarchy=True)
+    changes.purge(Purge(ACT_HI_OP_LOG, "PROC_INST_ID_", s.id, values=stamp, roots=ACT_HI_PROCINST))
 
 
 def history_level(name: str) -> int:
@@ -317,7 +345,7 @@ class HistoryProjector:
                 "END_ACT_ID_": e.end_activity_id,
                 "STATE_": "COMPLETED",
                 "EVENT_COUNT_": s.version + 1,
-                "REMOVAL_TIME_": removal_time(s, e.time),
+                **self._removal(s, e.time),
             },
         )
         self._stamp(s, e.time, changes)
@@ -332,10 +360,15 @@ class HistoryProjector:
                 "DELETE_REASON_": e.reason,
                 "STATE_": "EXTERNALLY_TERMINATED" if e.externally else "INTERNALLY_TERMINATED",
                 "EVENT_COUNT_": s.version + 1,
-                "REMOVAL_TIME_": removal_time(s, e.time),
+                **self._removal(s, e.time),
             },
         )
         self._stamp(s, e.time, changes)
+
+    @staticmethod
+    def _removal(s: InstanceState, end: datetime) -> dict[str, Any]:
+        # A called instance's row keeps what its root's end stamped, were it projected after.
+        return {"REMOVAL_TIME_": removal_time(s, end)} if is_root(s) else {}
 
     def _stamp(self, s: InstanceState, end: datetime, changes: ChangeSet) -> None:
         removal = removal_time(s, end)

@@ -57,6 +57,8 @@ ACT_HI_PROCINST = act_table(
     # later revision can address it on every dialect.
     unique("ACT_UNIQ_HI_PROCINST_PROC_INST_ID", "PROC_INST_ID_"),
     index("ACT_IDX_HI_PRO_I_BUSKEY", "BUSINESS_KEY_"),
+    # a root's end finds its hierarchy to stamp its removal time (revision 0015)
+    index("ACT_IDX_HI_PRO_INST_ROOT_PI", "ROOT_PROC_INST_ID_"),
 )
 
 ACT_HI_ACTINST = act_table(

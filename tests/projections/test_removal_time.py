@@ -153,3 +153,94 @@ def test_an_instance_deleted_by_a_user_is_stamped_whole_with_what_its_deletion_l
     stamped = {r["REMOVAL_TIME_"] for found in rows.values() for r in found}
     assert stamped == {_naive(end + timedelta(days=TTL_DAYS))}
     assert full.verify().ok
+
+
+ROOT_TTL_DAYS = 10
+# A root calling `p` (whose own time to live is shorter), then waiting for a user.
+CALLER = (
+    f'{HEAD}<process id="root" isExecutable="true" '
+    f'camunda:historyTimeToLive="P{ROOT_TTL_DAYS}D">'
+    '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="call"/>'
+    '<callActivity id="call" calledElement="p"><extensionElements>'
+    '<camunda:in variables="all"/></extensionElements></callActivity>'
+    '<sequenceFlow id="f2" sourceRef="call" targetRef="wrapup"/><userTask id="wrapup"/>'
+    '<sequenceFlow id="f3" sourceRef="wrapup" targetRef="e"/><endEvent id="e"/>'
+    "</process></definitions>"
+).encode()
+
+
+def _hierarchy(engine: Engine, db_url: str) -> tuple[str, str, dict[str, list[dict[str, Any]]]]:
+    """(root, called instance, their rows by table) once the called instance has ended and the
+    root waits for its user task."""
+    engine.deploy({"root.bpmn": CALLER})
+    root = engine.start_process_instance("root", variables=DINNER).id
+    (called,) = [h.id for h in engine.historic_process_instances(process_definition_key="p")]
+    engine.set_variables(called, {"guestCount": 6, "notes": {"allergies": ["nuts"] * 50}})
+    (task,) = engine.tasks(process_instance_id=called)
+    engine.acting_as("kermit").complete_task(task.id)
+    (job,) = engine.jobs(process_instance_id=called)
+    engine.execute_job(job.id)
+    assert engine.historic_process_instance(called).end_time is not None
+    return root, called, _both(db_url, root, called)
+
+
+def _both(db_url: str, root: str, called: str) -> dict[str, list[dict[str, Any]]]:
+    first, second = _rows(db_url, root), _rows(db_url, called)
+    return {t: first[t] + second[t] for t in INSTANCE_COLUMN}
+
+
+def test_a_called_instance_carries_its_roots_removal_time(
+    full: Engine, db_url: str, clock: ControllableClock
+) -> None:
+    root, called, rows = _hierarchy(full, db_url)
+    # Ended before its root: no removal time of its own (its own would be its end + 5 days).
+    assert {r["REMOVAL_TIME_"] for found in rows.values() for r in found} == {None}
+
+    clock.advance(days=1)
+    (task,) = full.tasks(process_instance_id=root)
+    full.complete_task(task.id)
+    end = full.historic_process_instance(root).end_time
+    assert end is not None
+    removal = _naive(end + timedelta(days=ROOT_TTL_DAYS))
+    rows = _both(db_url, root, called)
+    assert all(rows.values()), {t: len(r) for t, r in rows.items()}
+    stamped = {t: {r["REMOVAL_TIME_"] for r in found} for t, found in rows.items()}
+    assert stamped == {table: {removal} for table in INSTANCE_COLUMN}
+
+    assert full.verify().ok
+    full.rebuild("history")
+    assert _both(db_url, root, called) == rows
+
+
+def test_cleanup_removes_a_hierarchy_whole_at_its_roots_removal_time(
+    full: Engine, db_url: str, clock: ControllableClock
+) -> None:
+    root, called, _ = _hierarchy(full, db_url)
+    (task,) = full.tasks(process_instance_id=root)
+    full.complete_task(task.id)
+    clock.advance(days=ROOT_TTL_DAYS - 1)
+    assert full.cleanup_history().removed == 0
+    kept = _rows(db_url, called)  # past its own time to live, kept with its root
+    assert all(kept[t] for t in ("ACT_HI_PROCINST", "ACT_HI_TASKINST", "ACT_HI_DECINST"))
+    clock.advance(days=2)
+
+    assert full.cleanup_history().removed == 2
+    assert {t: len(r) for t, r in _both(db_url, root, called).items() if r} == {}
+    assert full.verify().ok
+
+
+def test_a_root_deleted_while_its_called_instance_runs_stamps_both(
+    full: Engine, db_url: str
+) -> None:
+    full.deploy({"root.bpmn": CALLER})
+    root = full.start_process_instance("root", variables=DINNER).id
+    (called,) = [h.id for h in full.historic_process_instances(process_definition_key="p")]
+    full.delete_process_instance(root, "not needed")
+    end = full.historic_process_instance(root).end_time
+    assert end is not None
+    rows = _both(db_url, root, called)
+    stamped = {r["REMOVAL_TIME_"] for found in rows.values() for r in found}
+    assert stamped == {_naive(end + timedelta(days=ROOT_TTL_DAYS))}
+    assert full.verify().ok
+    full.rebuild("history")
+    assert _both(db_url, root, called) == rows

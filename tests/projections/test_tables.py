@@ -265,6 +265,8 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
         "ACT_IDX_HI_PRO_INST_START": ("START_TIME_", "ID_", "END_TIME_"),
         "ACT_IDX_HI_PRO_INST_END": ("END_TIME_", "START_TIME_", "ID_"),
         "ACT_IDX_HI_PRO_INST_PROC_DEF_KEY": ("PROC_DEF_KEY_", "START_TIME_", "ID_"),
+        # revision 0015: a root's end finds its hierarchy
+        "ACT_IDX_HI_PRO_INST_ROOT_PI": ("ROOT_PROC_INST_ID_",),
     },
     "ACT_HI_ACTINST": {
         "ACT_IDX_HI_ACT_INST_PROCINST": ("PROC_INST_ID_", "ACT_ID_"),
