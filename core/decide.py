@@ -8,7 +8,7 @@ from a command on an existing instance to its decision, for the engine and the d
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -73,9 +73,11 @@ def start_instance(
     root_process_instance_id: str | None = None,
     call_depth: int = 0,
     triggered: bool = False,
+    removal_time: datetime | None = None,
 ) -> str:
     """Start the instance at `start_activity_id` (a message start event) or else at the
-    process's initial start event; `triggered`: by a message, signal or timer it caught."""
+    process's initial start event; `triggered`: by a message, signal or timer it caught.
+    `removal_time`: a called instance's root's, under removal-time strategy start."""
     check_text("businessKey", business_key, MAX_BUSINESS_KEY)
     check_variable_count(variables)
     start = start_activity_id or model.start_events.get(model.id)
@@ -87,6 +89,9 @@ def start_instance(
         )
     ctx = session.ctx
     instance_id = ctx.new_id()
+    ttl = model.history_ttl if model.history_ttl is not None else ctx.history_ttl_days
+    if root_process_instance_id is None and ctx.removal_time_strategy == "start":
+        removal_time = None if ttl is None else ctx.now + timedelta(days=ttl)
     session.emit(
         ev.ProcessInstanceStarted(
             process_instance_id=instance_id,
@@ -101,11 +106,10 @@ def start_instance(
             super_process_instance_id=super_process_instance_id,
             super_execution_id=super_execution_id,
             root_process_instance_id=root_process_instance_id,
-            history_ttl_days=(
-                model.history_ttl if model.history_ttl is not None else ctx.history_ttl_days
-            ),
+            history_ttl_days=ttl,
             triggered=triggered,
             call_depth=call_depth,
+            removal_time=removal_time,
         )
     )
     spec = model.activities[start].spec

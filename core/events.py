@@ -391,6 +391,11 @@ class ProcessInstanceStarted(Event, tag=True, frozen=True):
     # How many call activities it is nested under (0: a root instance), so that a call can be
     # refused past the limit from the caller's own state, without walking its callers.
     call_depth: int = 0
+    # Camunda's removal-time strategy start: when its history may be removed (its root's start
+    # plus the root's time to live; a called instance copies its root's), written on every
+    # history row of it as the row is written. None under strategy end, where the root's end
+    # stamps its hierarchy. Decided once, here, so that a rebuild writes the same.
+    removal_time: datetime | None = None
 
 
 class ProcessInstanceCompleted(Event, tag=True, frozen=True):

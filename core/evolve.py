@@ -56,6 +56,7 @@ def start(event: ev.ProcessInstanceStarted) -> InstanceState:
         super_execution_id=event.super_execution_id,
         history_ttl_days=event.history_ttl_days,
         call_depth=event.call_depth,
+        removal_time=event.removal_time,
     )
     state.executions[pid] = Execution(
         id=pid,

@@ -101,6 +101,9 @@ class CommandContext:
     actor: str | None = None
     outbox: list[Effect] = field(default_factory=list)
     history_ttl_days: int | None = None  # the engine's default history time to live
+    # Camunda's history removal-time strategy: "end" (the root's end stamps its hierarchy) or
+    # "start" (each instance records its root's start plus time to live as it starts).
+    removal_time_strategy: str = "end"
     # Finds a deployed decision for a business rule task (the engine reads its repository; what
     # the decision answered is recorded, so a replay never looks it up again).
     decisions: DecisionLookup | None = None

@@ -167,6 +167,7 @@ class InstanceState(msgspec.Struct, dict=True):
     suspended: bool = False
     history_ttl_days: int | None = None  # days its history is kept after it ends
     call_depth: int = 0  # call activities it is nested under (0: a root instance)
+    removal_time: datetime | None = None  # its history's, decided at its start (strategy start)
     executions: dict[str, Execution] = {}
     activity_instances: dict[str, ActivityInstance] = {}
     variables: dict[str, Variable] = {}

@@ -47,6 +47,8 @@ def project_evaluation(e: Evaluated, s: InstanceState | None, changes: ChangeSet
         if isinstance(e, ev.DecisionEvaluated) and e.removal_time is not None
         else None
     )
+    if s is not None and s.removal_time is not None:  # removal-time strategy start
+        removal = db_time(s.removal_time)
     for decision in e.decisions:
         row = dict(_INSTANCE_ROW)
         row.update(

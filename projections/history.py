@@ -18,7 +18,7 @@ from flowledger.core.ids import derived_id
 from flowledger.core.state import InstanceState
 from flowledger.core.variables import storage_columns
 
-from .changes import ChangeSet, Purge, UnhandledEvent, blank_row, db_time, duration_ms
+from .changes import ChangeSet, Purge, Row, UnhandledEvent, blank_row, db_time, duration_ms
 from .decision_history import (
     project_evaluation,
     project_evaluation_deleted,
@@ -54,7 +54,10 @@ from .tables import (
 def removal_time(s: InstanceState, end: datetime) -> datetime | None:
     """REMOVAL_TIME_ (Camunda's removal-time strategy `end`): when history cleanup may remove
     the instance's history, its time to live after it ended; None keeps it. Only a root
-    instance's end sets one: a called instance gets its root's (`stamp_removal_time`)."""
+    instance's end sets one: a called instance gets its root's (`stamp_removal_time`). Under
+    strategy start, the one its start recorded."""
+    if s.removal_time is not None:
+        return db_time(s.removal_time)
     if s.history_ttl_days is None or not is_root(s):
         return None
     return db_time(end + timedelta(days=s.history_ttl_days))
@@ -62,6 +65,14 @@ def removal_time(s: InstanceState, end: datetime) -> datetime | None:
 
 def is_root(s: InstanceState) -> bool:
     return s.root_process_instance_id in (None, s.id)
+
+
+def written(row: Row, s: InstanceState) -> Row:
+    """`row` of instance `s` as it is written: under removal-time strategy start, with the
+    removal time the instance's start recorded (strategy end stamps its rows later)."""
+    if s.removal_time is not None:
+        row["REMOVAL_TIME_"] = db_time(s.removal_time)
+    return row
 
 
 HISTORY_LEVELS = {"none": 0, "activity": 1, "audit": 2, "full": 3}
@@ -278,34 +289,35 @@ class HistoryProjector:
 
     def _job_created(self, e: ev.JobCreated, s: InstanceState, changes: ChangeSet) -> None:
         log_id = job_log_id(e.job_id, s)
-        changes.insert(ACT_HI_JOB_LOG, log_id, job_log_row(s, log_id, e, JOB_CREATED, e.time))
+        row = job_log_row(s, log_id, e, JOB_CREATED, e.time)
+        changes.insert(ACT_HI_JOB_LOG, log_id, written(row, s))
 
     def _job_failed(self, e: ev.JobFailed, s: InstanceState, changes: ChangeSet) -> None:
         log_id = job_log_id(e.job_id, s)
         row = job_log_row(s, log_id, s.jobs[e.job_id], JOB_FAILED, e.time, failure=e)
-        changes.insert(ACT_HI_JOB_LOG, log_id, row)
+        changes.insert(ACT_HI_JOB_LOG, log_id, written(row, s))
         stack_id = row["JOB_EXCEPTION_STACK_ID_"]
         if stack_id is not None and e.stacktrace is not None:
             data = e.stacktrace.encode()
             blob = bytearray_row(
                 stack_id, JOB_EXCEPTION_NAME, data, BYTEARRAY_HISTORY, s.root_process_instance_id
             )
-            changes.insert(ACT_GE_BYTEARRAY, stack_id, blob)
+            changes.insert(ACT_GE_BYTEARRAY, stack_id, written(blob, s))
 
     def _job_executed(self, e: ev.JobExecuted, s: InstanceState, changes: ChangeSet) -> None:
         log_id = job_log_id(e.job_id, s)
         row = job_log_row(s, log_id, s.jobs[e.job_id], JOB_SUCCESSFUL, e.time)
-        changes.insert(ACT_HI_JOB_LOG, log_id, row)
+        changes.insert(ACT_HI_JOB_LOG, log_id, written(row, s))
 
     def _job_deleted(self, e: ev.JobDeleted, s: InstanceState, changes: ChangeSet) -> None:
         log_id = job_log_id(e.job_id, s)
         row = job_log_row(s, log_id, s.jobs[e.job_id], JOB_DELETED, e.time)
-        changes.insert(ACT_HI_JOB_LOG, log_id, row)
+        changes.insert(ACT_HI_JOB_LOG, log_id, written(row, s))
 
     def _incident_created(
         self, e: ev.IncidentCreated, s: InstanceState, changes: ChangeSet
     ) -> None:
-        changes.insert(ACT_HI_INCIDENT, e.incident_id, historic_incident_row(s, e))
+        changes.insert(ACT_HI_INCIDENT, e.incident_id, written(historic_incident_row(s, e), s))
 
     def _incident_resolved(self, e: Any, s: Any, changes: ChangeSet) -> None:
         self._incident_ended(s, e.incident_id, e.time, INCIDENT_RESOLVED, changes)
@@ -372,7 +384,7 @@ class HistoryProjector:
 
     def _stamp(self, s: InstanceState, end: datetime, changes: ChangeSet) -> None:
         removal = removal_time(s, end)
-        if removal is not None:
+        if removal is not None and s.removal_time is None:  # strategy start wrote it already
             stamp_removal_time(changes, s, removal)
 
     def _history_deleted(self, e: Any, s: Any, changes: ChangeSet) -> None:
@@ -426,6 +438,7 @@ class HistoryProjector:
             SUPER_PROCESS_INSTANCE_ID_=e.super_process_instance_id,
             ROOT_PROC_INST_ID_=e.root_process_instance_id or e.process_instance_id,
             STATE_="ACTIVE",
+            REMOVAL_TIME_=db_time(e.removal_time),
         )
         changes.insert(ACT_HI_PROCINST, e.process_instance_id, row)
 
@@ -464,7 +477,7 @@ class HistoryProjector:
             "ACT_INST_STATE_": ACTIVITY_STATE_DEFAULT,
             "SEQUENCE_COUNTER_": s.version + 1,
         }
-        changes.insert(ACT_HI_ACTINST, e.activity_instance_id, row)
+        changes.insert(ACT_HI_ACTINST, e.activity_instance_id, written(row, s))
 
     def _activity_ended(
         self, s: InstanceState, ai_id: str, time: Any, state: int, changes: ChangeSet
@@ -503,7 +516,7 @@ class HistoryProjector:
             FOLLOW_UP_DATE_=db_time(e.follow_up_date),
             TASK_STATE_="Created",
         )
-        changes.insert(ACT_HI_TASKINST, e.task_id, row)
+        changes.insert(ACT_HI_TASKINST, e.task_id, written(row, s))
         changes.update(
             ACT_HI_ACTINST, e.activity_instance_id, {"TASK_ID_": e.task_id, "ASSIGNEE_": e.assignee}
         )
@@ -569,7 +582,7 @@ class HistoryProjector:
                 STATE_="CREATED",
                 **values,
             )
-            changes.insert(ACT_HI_VARINST, e.variable_id, row)
+            changes.insert(ACT_HI_VARINST, e.variable_id, written(row, s))
         else:
             changes.update(ACT_HI_VARINST, e.variable_id, values)
         had_data = existing is not None and storage_columns(existing.value).data is not None
@@ -582,6 +595,7 @@ class HistoryProjector:
                 had_data,
                 BYTEARRAY_HISTORY,
                 s.root_process_instance_id,
+                s.removal_time,
             )
         if self.level < 3:
             return
@@ -610,12 +624,19 @@ class HistoryProjector:
             "SEQUENCE_COUNTER_": s.version + 1,
             "INITIAL_": existing is None,
         }
-        changes.insert(ACT_HI_DETAIL, e.detail_id, detail)
+        changes.insert(ACT_HI_DETAIL, e.detail_id, written(detail, s))
         if cols.data is not None and detail_blob is not None:
             changes.insert(
                 ACT_GE_BYTEARRAY,
                 detail_blob,
-                bytearray_row(
-                    detail_blob, e.name, cols.data, BYTEARRAY_HISTORY, s.root_process_instance_id
+                written(
+                    bytearray_row(
+                        detail_blob,
+                        e.name,
+                        cols.data,
+                        BYTEARRAY_HISTORY,
+                        s.root_process_instance_id,
+                    ),
+                    s,
                 ),
             )

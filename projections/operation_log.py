@@ -130,6 +130,7 @@ def _instance(s: InstanceState) -> dict[str, Any]:
         "PROC_DEF_KEY_": s.definition_key,
         "ROOT_PROC_INST_ID_": s.root_process_instance_id or s.id,
         "DEPLOYMENT_ID_": s.deployment_id,
+        "REMOVAL_TIME_": db_time(s.removal_time),  # strategy start's, else stamped at the end
     }
 
 
@@ -157,6 +158,7 @@ def _started(op: Operation, e: ev.ProcessInstanceStarted, _s: None, changes: Cha
             "PROC_DEF_KEY_": e.definition_key,
             "ROOT_PROC_INST_ID_": e.root_process_instance_id or e.process_instance_id,
             "DEPLOYMENT_ID_": e.deployment_id,
+            "REMOVAL_TIME_": db_time(e.removal_time),
         },
     )
 

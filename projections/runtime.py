@@ -9,6 +9,7 @@ of a command the touched entities are written as they now are (insert, update or
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, ClassVar
 
 from flowledger.core import events as ev
@@ -501,12 +502,16 @@ def sync_bytearray(
     had_data: bool,
     kind: int,
     root_process_instance_id: str | None,
+    removal_time: datetime | None = None,
 ) -> None:
-    """Keep a variable's byte array row in step with its value: insert, rewrite or delete."""
+    """Keep a variable's byte array row in step with its value: insert, rewrite or delete.
+    `removal_time`: a history row's, under removal-time strategy start."""
     if data is not None and had_data:
         changes.update(ACT_GE_BYTEARRAY, blob_id, {"BYTES_": data}, bump_revision=True)
     elif data is not None:
         row = bytearray_row(blob_id, name, data, kind, root_process_instance_id)
+        if removal_time is not None:
+            row["REMOVAL_TIME_"] = db_time(removal_time)
         changes.insert(ACT_GE_BYTEARRAY, blob_id, row)
     elif had_data:
         changes.delete(ACT_GE_BYTEARRAY, blob_id)

@@ -517,6 +517,13 @@ def migrate() -> None:
     metavar="DAYS",
     help="history kept after an instance ends, for models without camunda:historyTimeToLive",
 )
+@click.option(
+    "--history-removal-time-strategy",
+    type=click.Choice(["end", "start"]),
+    default="end",
+    show_default=True,
+    help="when history's removal time is set: at the root instance's end, or at its start",
+)
 def serve(
     host: str,
     port: int,
@@ -526,6 +533,7 @@ def serve(
     max_body_mb: int,
     no_job_executor: bool,
     history_time_to_live: int | None,
+    history_removal_time_strategy: str,
 ) -> None:
     """Serve the Camunda REST API (engine-rest) over HTTP."""
     # Imported here: the other commands should not pay for loading the web stack.
@@ -543,6 +551,7 @@ def serve(
         history_mode=history_mode,
         job_executor=not no_job_executor,
         history_time_to_live=history_time_to_live,
+        history_removal_time_strategy=history_removal_time_strategy,
     )
     try:
         serve_http(

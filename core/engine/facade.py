@@ -74,6 +74,7 @@ class Engine:
         job_executor: bool = False,
         job_executor_settings: JobExecutorSettings | None = None,
         history_time_to_live: int | None = None,
+        history_removal_time_strategy: str = "end",
         outbound: OutboundPolicy | None = None,
         command_budget_seconds: float = COMMAND_SECONDS,
     ) -> None:
@@ -86,6 +87,11 @@ class Engine:
         ):
             raise InvalidValue(
                 f"history_time_to_live must be a number of days from 0 to {MAX_HISTORY_TTL_DAYS:,}"
+            )
+        if history_removal_time_strategy not in ("end", "start"):
+            raise InvalidValue(
+                f"history_removal_time_strategy {history_removal_time_strategy!r} is not one of "
+                "'end' (a root instance's end stamps its history) or 'start'"
             )
         self.url = url or DEFAULT_URL
         self.clock: Clock = clock or SystemClock()
@@ -134,6 +140,7 @@ class Engine:
             allow_scripts,
             history_time_to_live,
             self.outbound.policy.enabled_connector_ids,
+            history_removal_time_strategy,
         )
         self._bus = CommandBus(
             HANDLERS,

@@ -60,6 +60,7 @@ class Wiring:
     history_ttl_days: int | None = None
     # The camunda:connectorIds this engine's outbound policy enables (deployments are held to it).
     connectors: frozenset[str] = frozenset()
+    removal_time_strategy: str = "end"
 
 
 class UnitOfWork:
@@ -96,6 +97,7 @@ class UnitOfWork:
             allow_scripts=wiring.allow_scripts,
             actor=actor,
             history_ttl_days=wiring.history_ttl_days,
+            removal_time_strategy=wiring.removal_time_strategy,
             decisions=partial(decision_lookup.by_reference, self),
             outbound=outbound if outbound is not None else RecordedCalls(),
         )

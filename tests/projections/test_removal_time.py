@@ -14,6 +14,7 @@ import pytest
 import sqlalchemy as sa
 
 from flowledger import ControllableClock, Engine
+from flowledger.core.errors import InvalidValue
 from flowledger.projections import tables
 from tests.dmn.models import dish
 
@@ -244,3 +245,35 @@ def test_a_root_deleted_while_its_called_instance_runs_stamps_both(
     assert full.verify().ok
     full.rebuild("history")
     assert _both(db_url, root, called) == rows
+
+
+def test_strategy_start_writes_the_roots_start_plus_its_time_to_live_on_every_row(
+    db_url: str, clock: ControllableClock
+) -> None:
+    with Engine(
+        db_url, clock=clock, history_level="full", history_removal_time_strategy="start"
+    ) as engine:
+        engine.deploy({"dish.dmn": dish(), "p.bpmn": MODEL})
+        root, called, rows = _hierarchy(engine, db_url)
+        started = engine.historic_process_instance(root).start_time
+        removal = _naive(started + timedelta(days=ROOT_TTL_DAYS))
+        # As written, before the root ends; the called instance's rows carry its root's.
+        assert all(rows.values()), {t: len(r) for t, r in rows.items()}
+        stamped = {t: {r["REMOVAL_TIME_"] for r in found} for t, found in rows.items()}
+        assert stamped == {table: {removal} for table in INSTANCE_COLUMN}
+        clock.advance(days=1)
+        (task,) = engine.tasks(process_instance_id=root)
+        engine.complete_task(task.id)
+        rows = _both(db_url, root, called)
+        assert {r["REMOVAL_TIME_"] for found in rows.values() for r in found} == {removal}
+        assert engine.verify().ok
+    # The log holds what the strategy decided: an engine set otherwise rebuilds the same.
+    with Engine(db_url, clock=clock, history_level="full") as other:
+        other.rebuild("history")
+        assert _both(db_url, root, called) == rows
+        assert other.verify().ok
+
+
+def test_an_unknown_removal_time_strategy_is_refused_naming_the_choices(db_url: str) -> None:
+    with pytest.raises(InvalidValue, match=r"'later' is not one of 'end'.*'start'"):
+        Engine(db_url, history_removal_time_strategy="later")

@@ -58,6 +58,7 @@ def start(unit: UnitOfWork, call: StartCall) -> None:
         super_execution_id=call.execution_id,
         root_process_instance_id=caller.state.root_process_instance_id,
         call_depth=caller.state.call_depth + 1,
+        removal_time=caller.state.removal_time,
     )
     calls.started(caller, call.activity_instance_id, callee.state.id)
 
