@@ -20,10 +20,9 @@ from . import health
 from .access_log import access_log
 from .auth import ASGIApp, Users, authenticated_user, basic_auth
 from .errors import ErrorBodyDto, refuse_nul, to_response
+from .paths import BASE_PATH, EXTENSIONS_PATH
 from .resources import EXTENSIONS, MODULES
 
-BASE_PATH = "/engine-rest"
-EXTENSIONS_PATH = "/flowledger/v1"
 VIA_REST = "rest"  # the channel recorded with every command a request issues
 BAD_REQUEST = ResponseSpec(ErrorBodyDto, description="Bad Request", generate_examples=False)
 DEFAULT_MAX_BODY = 16 * 1024 * 1024

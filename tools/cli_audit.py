@@ -15,42 +15,16 @@ from typing import Any
 import click
 import msgspec
 
-from flowledger.core.audit_trail import TimelineEntry
 from flowledger.core.engine import Engine
 from flowledger.core.instance_view import InstanceView, diff, instance_view
 from flowledger.core.views import PackageSummary
 
-from .cli import app, as_user, open_engine, output
+from .cli_app import app, as_user, open_engine, output
 from .output import Output, when
-from .render import compact, diff_table, instance_panel
+from .render import compact, diff_table, instance_panel, print_timeline, who
 
 instance_argument = click.argument("instance")
 _ANCHOR = re.compile(r"\b(\d+:[0-9a-fA-F]{64})\b")
-
-
-def who(actor: str | None, via: str | None) -> str:
-    """`kermit (rest)`, `job-executor`, `alice (cli)`: who issued a command, through what."""
-    if actor and via:
-        return f"{actor} ({via})"
-    return actor or via or ""
-
-
-def print_timeline(out: Output, instance_id: str, entries: list[TimelineEntry]) -> None:
-    out.table(
-        ["position", "time", "activity", "what happened", "who", "variables changed"],
-        [
-            (
-                e.position,
-                when(e.time),
-                e.activity_id if not e.activity_name else f"{e.activity_id} ({e.activity_name})",
-                e.what,
-                who(e.actor, e.via),
-                ", ".join(f"{k}={compact(v)}" for k, v in e.variables.items()),
-            )
-            for e in entries
-        ],
-        title=f"process instance {instance_id}",
-    )
 
 
 @app.command()

@@ -14,9 +14,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from flowledger.core.audit_trail import TimelineEntry
 from flowledger.core.instance_view import Change, InstanceView, TaskView
 
-from .output import when
+from .output import Output, when
 
 # Longer values are cut: a table row stays one glance wide.
 VALUE_WIDTH = 60
@@ -225,3 +226,28 @@ def _fields(section: str, value: Any, *, whole: bool) -> Text:
         if field not in hidden and not (whole and (item is False or item in (None, [], {})))
     ]
     return Text("\n".join(lines))
+
+
+def who(actor: str | None, via: str | None) -> str:
+    """`kermit (rest)`, `job-executor`, `alice (cli)`: who issued a command, through what."""
+    if actor and via:
+        return f"{actor} ({via})"
+    return actor or via or ""
+
+
+def print_timeline(out: Output, instance_id: str, entries: list[TimelineEntry]) -> None:
+    out.table(
+        ["position", "time", "activity", "what happened", "who", "variables changed"],
+        [
+            (
+                e.position,
+                when(e.time),
+                e.activity_id if not e.activity_name else f"{e.activity_id} ({e.activity_name})",
+                e.what,
+                who(e.actor, e.via),
+                ", ".join(f"{k}={compact(v)}" for k, v in e.variables.items()),
+            )
+            for e in entries
+        ],
+        title=f"process instance {instance_id}",
+    )

@@ -28,6 +28,7 @@ from ..dto import Added, build, derived, self_link, to_dto
 from ..errors import invalid, not_found
 from ..formats import parse_bool
 from ..listing import list_routes, searched
+from ..paths import BASE_PATH
 from ..variables import (
     VariableValueDto,
     check_decoded_size,
@@ -104,9 +105,6 @@ def definition_dto(definition: views.ProcessDefinition) -> ProcessDefinitionDto:
 
 def rest_base(request: AnyRequest) -> str:
     """The engine-rest base URL of this request, for `links`."""
-    # Imported here: rest.app imports every resource module while it loads.
-    from ..app import BASE_PATH
-
     return f"{str(request.base_url).rstrip('/')}{BASE_PATH}"
 
 

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from flowledger import Engine
-from flowledger.rest.app import BASE_PATH, EXTENSIONS_PATH
 from flowledger.rest.auth import Users, hash_password
+from flowledger.rest.paths import BASE_PATH, EXTENSIONS_PATH
 from tests.support import bpmn, fresh_database, selected_kind
 
 from .server import LiveServer, live_server

@@ -32,7 +32,8 @@ import pytest
 from litestar.handlers import HTTPRouteHandler
 
 from flowledger import Engine
-from flowledger.rest.app import BASE_PATH, create_litestar
+from flowledger.rest.app import create_litestar
+from flowledger.rest.paths import BASE_PATH
 from tests.support import BPMN_DIR
 
 from .server import LiveServer

@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from flowledger.rest.app import BASE_PATH
+from flowledger.rest.paths import BASE_PATH
 from flowledger.rest.resources import MODULES
 from tests.support import REFERENCE_DIR
 

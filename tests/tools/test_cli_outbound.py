@@ -50,7 +50,7 @@ def test_a_connector_model_is_refused_unless_the_connector_is_enabled(
 
 
 def test_the_outbound_settings_reach_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
-    from flowledger.tools import cli
+    from flowledger.tools import cli_app as cli
 
     seen: dict[str, object] = {}
     monkeypatch.setattr(cli, "setting", lambda name: seen.get(name))
