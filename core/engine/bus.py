@@ -259,10 +259,7 @@ class CommandBus:
                         if lost is None:
                             raise
                         raise lost from exc
-                    unit.publish(stored)
-                    if stored:
-                        for listener in self._listeners:
-                            listener()
+                    self._published(unit, stored)
                     return result
                 except ConcurrencyError as exc:
                     if unit is not None:
@@ -288,6 +285,13 @@ class CommandBus:
                         unit.discard()
                     raise
         raise AssertionError("unreachable")
+
+    def _published(self, unit: UnitOfWork, stored: list[StoredCommit]) -> None:
+        """After commit: the unit's states become the cached truth, listeners hear of it."""
+        unit.publish(stored)
+        if stored:
+            for listener in self._listeners:
+                listener()
 
     def _decide(self, handler: Handler[Any, Any], unit: UnitOfWork, command: Command) -> Any:
         budget = CommandBudget(
@@ -344,10 +348,7 @@ class CommandBus:
         except BaseException:
             decided.discard()
             raise
-        decided.publish(stored)
-        if stored:
-            for listener in self._listeners:
-                listener()
+        self._published(decided, stored)
         return result
 
     def _execute_in_group(
@@ -386,10 +387,7 @@ class CommandBus:
                 unit.discard()
             raise
         assert unit is not None  # work ran: the group committed it
-        unit.publish(stored)
-        if stored:
-            for listener in self._listeners:
-                listener()
+        self._published(unit, stored)
         return result
 
     def _recorded_outcome(self, cid: str, handler: Handler[Any, Any], error: IntegrityError) -> Any:
