@@ -612,15 +612,18 @@ for _event_type in _DEPLOYMENT_STREAM_ONLY:
 
 
 def declared_event_types() -> frozenset[type[ev.Event]]:
-    """Every concrete event Struct of the vocabulary module, whether listed in its union or not."""
-    return frozenset(
-        value
-        for value in vars(ev).values()
-        if isinstance(value, type)
-        and issubclass(value, ev.Event)
-        and value is not ev.Event
-        and value.__module__ == ev.__name__
-    )
+    """Every concrete event Struct declared in the vocabulary package (any of its modules),
+    whether in its union or not: found through `Event`'s subclasses, so that one the package
+    forgot to re-export counts too."""
+    package = ev.__name__
+    found: set[type[ev.Event]] = set()
+    pending = list(ev.Event.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if cls.__module__ == package or cls.__module__.startswith(package + "."):
+            found.add(cls)
+    return frozenset(found)
 
 
 def check_complete() -> None:

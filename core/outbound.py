@@ -2,7 +2,7 @@
 
 Pure: nothing here calls anybody. A decision that reaches an outbound call (an http-connector
 step) asks `RecordedCalls.answer`; when the answer is not known yet it raises
-`OutboundCallNeeded`, the engine makes the call with no lock held (`flowledger.core.engine.
+`OutboundCallNeeded`, the engine makes the call with no lock held (`flowledger.engine.
 outbound`) and decides the command again with the answer in hand. What the call answered reaches
 the log as the variables the step sets: a replay never calls out.
 """

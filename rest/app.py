@@ -14,7 +14,7 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 
 from . import health
 from .access_log import access_log

@@ -26,8 +26,8 @@ from flowledger.core import (
     SchemaMismatch,
     TaskAlreadyClaimed,
 )
-from flowledger.core.engine import ConcurrencyError
 from flowledger.core.limits import MAX_JSON_NESTING
+from flowledger.engine import ConcurrencyError
 from flowledger.eventlog import CorruptStream
 
 from .request_ids import printable, request_id

@@ -14,7 +14,7 @@ import msgspec
 from litestar import Response, get
 from litestar.di import NamedDependency
 
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 
 HEALTH_PATH = "/actuator/health"
 

@@ -21,7 +21,7 @@ from litestar.di import NamedDependency
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import JSONBody
 
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.projections.search.declaration import Search, count, find
 from flowledger.projections.search.filters import InvalidQuery
 

@@ -22,8 +22,8 @@ from typing import Generic, TypeVar
 import anyio.to_thread
 from litestar.types import Receive
 
-from flowledger.core.engine import Engine
-from flowledger.core.engine.database import is_memory_url
+from flowledger.engine import Engine
+from flowledger.engine.storage.database import is_memory_url
 
 log = logging.getLogger("flowledger.rest.longpoll")
 

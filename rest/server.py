@@ -22,7 +22,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 
 from .app import DEFAULT_MAX_BODY, create_app
 from .auth import Users

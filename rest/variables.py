@@ -15,8 +15,8 @@ import msgspec
 from litestar import Request, Response
 
 from flowledger.core import NotFound, TypedValue
-from flowledger.core.engine import Engine
 from flowledger.core.variables import JSON_OBJECT_SERIALIZER, StoredValue, rest_type_name
+from flowledger.engine import Engine
 from flowledger.projections import queries
 
 from .errors import RestError, invalid

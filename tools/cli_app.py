@@ -16,14 +16,14 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from flowledger.core.budget import COMMAND_SECONDS
-from flowledger.core.engine import Engine
-from flowledger.core.engine.database import is_memory_url
-from flowledger.core.engine.outbound import (
+from flowledger.engine import Engine
+from flowledger.engine.outbound import (
     CONNECTORS,
     DEADLINE_SECONDS,
     MAX_RESPONSE_BYTES,
     OutboundPolicy,
 )
+from flowledger.engine.storage.database import is_memory_url
 
 from .output import Output
 

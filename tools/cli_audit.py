@@ -15,9 +15,9 @@ from typing import Any
 import click
 import msgspec
 
-from flowledger.core.engine import Engine
 from flowledger.core.instance_view import InstanceView, diff, instance_view
 from flowledger.core.views import PackageSummary
+from flowledger.engine import Engine
 
 from .cli_app import app, as_user, open_engine, output
 from .output import Output, when

@@ -18,9 +18,9 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from flowledger.core import InvalidValue, NotFound, audit_trail, views
-from flowledger.core.engine import Engine
-from flowledger.core.engine.inspection import PointInTime
 from flowledger.core.instance_view import Change, diff, instance_view
+from flowledger.engine import Engine
+from flowledger.engine.audit.inspection import PointInTime
 
 from ..dto import FIRST, Added, derived, to_dto
 from ..errors import RestError, invalid

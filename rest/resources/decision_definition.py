@@ -17,7 +17,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from flowledger.core import ProcessEngineError, views
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.projections import decision_queries
 from flowledger.projections.search import decisions
 

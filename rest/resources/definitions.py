@@ -4,7 +4,7 @@ engine has no tenants)."""
 
 from __future__ import annotations
 
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.projections.search import repository
 
 from ..errors import not_found

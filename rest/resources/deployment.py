@@ -23,7 +23,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from flowledger.core import Rejected, views
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.projections.search import repository
 
 from ..dto import FIRST, Added, LinkDto, build, derived, self_link, to_dto

@@ -18,7 +18,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from flowledger.core import NotFound
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.projections.search import runtime
 
 from ..dto import Added, derived, to_dto

@@ -27,8 +27,8 @@ from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
 from flowledger.core import FlowledgerError, NotFound, views
-from flowledger.core.engine import Engine
 from flowledger.core.limits import check_fetch, strings_in
+from flowledger.engine import Engine
 from flowledger.projections.search import external_tasks as search
 from flowledger.projections.search.declaration import count, find, first
 

@@ -19,7 +19,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from flowledger.core import NotFound
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.projections.search import history_instances as instances
 from flowledger.projections.search import history_tasks as tasks
 from flowledger.projections.search import history_variables as variables

@@ -14,7 +14,7 @@ from typing import Any
 from litestar import post
 from litestar.di import NamedDependency
 
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 
 from ..formats import format_date
 from .job import JobDto

@@ -16,8 +16,8 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from flowledger.core import views
-from flowledger.core.engine import Engine
 from flowledger.core.variables import StoredValue
+from flowledger.engine import Engine
 from flowledger.projections import decision_queries
 from flowledger.projections.search import decisions
 

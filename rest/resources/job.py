@@ -20,7 +20,7 @@ from litestar.di import NamedDependency
 from litestar.enums import MediaType
 from litestar.params import FromPath, JSONBody
 
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.projections.search import jobs as search
 from flowledger.projections.search.declaration import count, find, first
 from flowledger.projections.search.filters import stored_moment

@@ -16,7 +16,7 @@ from litestar import get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.projections.search import jobs as search
 from flowledger.projections.search.declaration import first
 

@@ -19,7 +19,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from flowledger.core import MismatchingMessageCorrelation, NotFound, views
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 
 from ..dto import build, self_link
 from ..errors import invalid, not_found

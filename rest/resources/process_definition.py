@@ -20,7 +20,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from flowledger.core import views
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.projections import queries
 from flowledger.projections.search import repository
 

@@ -19,7 +19,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from flowledger.core import NotFound, views
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.projections.search import runtime
 
 from ..dto import FIRST, Added, LinkDto, derived, to_dto

@@ -14,7 +14,7 @@ from litestar.di import NamedDependency
 from litestar.params import JSONBody
 
 from flowledger.core import NotFound
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 
 from ..errors import invalid, not_found
 from ..variables import VariableValueDto, check_decoded_size, wire_variables

@@ -17,7 +17,7 @@ from litestar import put
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 
 from ..errors import invalid
 from .job import SuspensionStateDto

@@ -17,9 +17,9 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
-from flowledger.core.engine import Engine
 from flowledger.core.limits import strings_in
 from flowledger.core.variables import StoredValue
+from flowledger.engine import Engine
 from flowledger.projections.search import tasks
 from flowledger.projections.search.declaration import find
 from flowledger.projections.search.tasks import TaskQuery, TaskRow, VariableFilter

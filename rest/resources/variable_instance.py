@@ -15,7 +15,7 @@ from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.projections.search import runtime
 
 from ..dto import Added, derived, to_dto

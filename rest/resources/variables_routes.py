@@ -20,8 +20,8 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath, JSONBody
 
 from flowledger.core import NotFound
-from flowledger.core.engine import Engine
 from flowledger.core.variables import StoredValue
+from flowledger.engine import Engine
 
 from ..errors import not_found
 from ..listing import named

@@ -18,8 +18,8 @@ import sqlalchemy as sa
 from sqlalchemy import Table
 
 from flowledger import ControllableClock, Engine, NotFound, Rejected
-from flowledger.core.engine.history_worker import HistoryProcess
-from flowledger.core.engine.repository import Repository
+from flowledger.engine.storage.streams import Repository
+from flowledger.engine.workers.history_worker import HistoryProcess
 from flowledger.projections.changes import ChangeSet, MemoryRowStore, Purge, SqlRowStore, blank_row
 from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,

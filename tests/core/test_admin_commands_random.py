@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flowledger import ControllableClock, Engine, FlowledgerError
-from flowledger.core.engine.history_worker import HistoryProcess
+from flowledger.engine.workers.history_worker import HistoryProcess
 from tests.projections.test_rebuild import assert_same_tables, capture
 from tests.support import bpmn, fresh_database, selected_kind
 

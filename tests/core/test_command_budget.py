@@ -14,7 +14,7 @@ import pytest
 
 from flowledger import ControllableClock, Engine, JobFailure
 from flowledger.core.budget import BudgetExceeded, CommandBudget, evaluating, opened
-from flowledger.core.engine import bus
+from flowledger.engine.commands import bus
 from tests.core.test_jobs import chain, process
 
 

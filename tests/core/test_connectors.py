@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from flowledger import ControllableClock, Engine, ModelError, OutboundPolicy, ProcessEngineError
-from flowledger.core.engine.outbound import Outbound
 from flowledger.core.outbound import HttpRequest, HttpResponse, OutboundFailure
+from flowledger.engine.outbound import Outbound
 from tests.core.test_jobs import chain, process
 
 received: list[tuple[str, str, str | None, bytes]] = []

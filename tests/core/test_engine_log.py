@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-import flowledger.core.engine.repository
+import flowledger.engine.storage.streams
 from flowledger import ControllableClock, Engine, NotFound, Rejected, TaskAlreadyClaimed, TypedValue
 from tests.support import bpmn, open_task_names, sql_rows, task_named
 
@@ -213,7 +213,7 @@ def test_variables_keep_their_camunda_types_and_scopes(engine: Engine) -> None:
 def test_a_new_engine_loads_state_from_a_snapshot_and_the_tail(
     db_url: str, clock: ControllableClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(flowledger.core.engine.repository, "SNAPSHOT_EVERY", 5)
+    monkeypatch.setattr(flowledger.engine.storage.streams, "SNAPSHOT_EVERY", 5)
     with Engine(db_url, clock=clock) as first:
         first.deploy(bpmn("parallel_gateway_fork_join.bpmn"))
         pi = first.start_process_instance("parallelForkJoin")

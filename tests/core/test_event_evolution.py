@@ -9,7 +9,7 @@ from datetime import datetime
 import msgspec
 
 from flowledger.core import events as ev
-from flowledger.core.engine.codec import make_codec
+from flowledger.engine.storage.codec import make_codec
 
 V1 = {
     "type": "TaskClaimed",

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from flowledger import ControllableClock, Engine
-from flowledger.core.engine.handlers import external_tasks as handler
+from flowledger.engine.commands.handlers import external_tasks as handler
 from tests.support import bpmn
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import flowledger.core.engine.bus
+import flowledger.engine.commands.bus
 from flowledger import ControllableClock, Engine, HistoryLevelMismatch
 from flowledger.projections.tables import ACT_GE_PROPERTY, HISTORY_TABLES
 from tests.projections.test_rebuild import NOT_IN_THE_WORKLOAD, capture, run_mixed_workload
@@ -89,7 +89,7 @@ def test_raising_audit_to_full_fills_the_past_as_full_would_have_written_it(
     def run(level: str | None) -> tuple[str, dict[str, dict[object, dict[str, object]]]]:
         counter = itertools.count(1)
         monkeypatch.setattr(
-            flowledger.core.engine.bus,
+            flowledger.engine.commands.bus,
             "uuid7",
             lambda: f"00000000-0000-7000-8000-{next(counter):012x}",
         )

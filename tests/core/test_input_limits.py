@@ -17,7 +17,6 @@ import sqlalchemy as sa
 
 from flowledger.core import TypedValue, events
 from flowledger.core import limits as limits_module
-from flowledger.core.engine import Engine
 from flowledger.core.errors import InvalidValue, Rejected
 from flowledger.core.limits import (
     MAX_BUSINESS_KEY,
@@ -33,6 +32,7 @@ from flowledger.core.limits import (
     json_nesting_exceeds,
     refuse_nul_in_events,
 )
+from flowledger.engine import Engine
 
 HEAD = (
     '<?xml version="1.0" encoding="UTF-8"?>\n'

@@ -21,8 +21,8 @@ import pytest
 import sqlalchemy as sa
 
 from flowledger import ControllableClock, Engine
-from flowledger.core.engine.job_executor import JobExecutor, JobExecutorSettings
-from flowledger.core.engine.job_leases import acquire, release
+from flowledger.engine.workers.job_executor import JobExecutor, JobExecutorSettings
+from flowledger.engine.workers.job_leases import acquire, release
 from tests.support import fresh_database, selected_kind
 
 ASYNC_CHAIN = """<?xml version="1.0" encoding="UTF-8"?>
@@ -149,7 +149,7 @@ _WORKER = textwrap.dedent(
     """
     import sys, time
     from flowledger import Engine
-    from flowledger.core.engine.job_executor import JobExecutor, JobExecutorSettings
+    from flowledger.engine.workers.job_executor import JobExecutor, JobExecutorSettings
     settings = JobExecutorSettings(threads=2, wait=0.02, max_wait=0.2)
     with Engine(sys.argv[1], job_executor=True, job_executor_settings=settings) as engine:
         end = time.monotonic() + float(sys.argv[2])

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from flowledger import Engine
-from flowledger.core.engine.state_cache import Cached, StateCache, state_size
+from flowledger.engine.storage.state_cache import Cached, StateCache, state_size
 from tests.support import bpmn
 
 MB = 1024 * 1024

@@ -17,7 +17,6 @@ import pytest
 from flowledger.core import decide
 from flowledger.core import events as ev
 from flowledger.core import evolve as evolve_module
-from flowledger.core.engine import Engine
 from flowledger.core.events import Event
 from flowledger.core.model import ProcessModel
 from flowledger.core.parser import parse_bpmn
@@ -25,6 +24,7 @@ from flowledger.core.scope import find_local, find_task_local, visible_variables
 from flowledger.core.session import CommandContext, InstanceSession
 from flowledger.core.state import InstanceState, Variable, copy_state, decode_state, encode_state
 from flowledger.core.variables import from_stored, to_stored
+from flowledger.engine import Engine
 from flowledger.projections.changes import ChangeSet
 from flowledger.projections.history import HistoryProjector
 from flowledger.projections.runtime import RuntimeBatch

@@ -14,8 +14,8 @@ import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
 
 from flowledger import ControllableClock, Engine
-from flowledger.core.engine.verification import _spill_temporary_tables
 from flowledger.core.errors import InvalidValue
+from flowledger.engine.audit.verification import _spill_temporary_tables
 from flowledger.eventlog import CorruptStream, EventStore
 from flowledger.eventlog.integrity import stored_hash
 

@@ -89,7 +89,7 @@ def test_the_same_commands_record_the_same_events() -> None:
 # What a domain test must not use: the engine and its storage, or a database or web library.
 # `flowledger` itself is the public API, whose import pulls in the engine (Engine).
 FORBIDDEN = (
-    "flowledger.core.engine",
+    "flowledger.engine",
     "flowledger.eventlog",
     "flowledger.projections",
     "flowledger.migrations",
@@ -124,10 +124,10 @@ def _forbidden(name: str) -> bool:
 
 def test_forbidden_is_detected() -> None:
     assert _forbidden("flowledger")
-    assert _forbidden("flowledger.core.engine.facade")
+    assert _forbidden("flowledger.engine.root")
     assert _forbidden("sqlalchemy.engine")
     assert not _forbidden("flowledger.core.decide")
-    assert not _forbidden("flowledger.core.engines")
+    assert not _forbidden("flowledger.engines")
 
 
 def test_domain_tests_import_nothing_of_the_engine_or_a_database() -> None:

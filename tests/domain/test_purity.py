@@ -17,7 +17,7 @@ DOMAIN = [
     "flowledger.core.state",
     "flowledger.core.views",
 ]
-NOT_LOADED = ["sqlalchemy", "litestar", "alembic", "flowledger.core.engine", "flowledger.eventlog"]
+NOT_LOADED = ["sqlalchemy", "litestar", "alembic", "flowledger.engine", "flowledger.eventlog"]
 NOT_LOADED += ["flowledger.projections"]
 
 
@@ -41,7 +41,7 @@ def test_the_public_api_still_offers_the_engine() -> None:
     )
 
     assert done.returncode == 0, done.stderr
-    assert "flowledger.core.engine" in done.stdout
+    assert "flowledger.engine" in done.stdout
 
 
 def test_the_import_contract_covers_every_domain_module() -> None:

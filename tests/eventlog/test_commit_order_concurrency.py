@@ -28,7 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from flowledger import Engine, NotFound
-from flowledger.core.engine.database import create_database
+from flowledger.engine.storage.database import create_database
 from flowledger.eventlog import EventStore, StoredCommit
 from tests.rest.server import live_server
 from tests.support import bpmn

@@ -16,7 +16,7 @@ from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from flowledger.core.engine.database import create_database
+from flowledger.engine.storage.database import create_database
 from flowledger.eventlog.fastsql import Prepared, PreparedCache
 
 metadata = sa.MetaData()

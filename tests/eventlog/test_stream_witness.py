@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from flowledger import ControllableClock, Engine, migrations
-from flowledger.core.engine.repository import READ_ATTEMPTS, RECHECK_SECONDS, Repository
+from flowledger.engine.storage.streams import READ_ATTEMPTS, RECHECK_SECONDS, Repository
 from flowledger.eventlog import ConcurrencyError, CorruptStream, EventStore, StoredCommit
 from flowledger.eventlog.hashing import commit_hash
 from flowledger.eventlog.integrity import stored_hash

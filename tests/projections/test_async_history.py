@@ -30,10 +30,10 @@ import pytest
 import sqlalchemy as sa
 
 from flowledger.core import ControllableClock, views
-from flowledger.core.engine import Engine
-from flowledger.core.engine.codec import make_codec
-from flowledger.core.engine.database import create_database
-from flowledger.core.engine.history_worker import HistoryProcess, HistoryThread
+from flowledger.engine import Engine
+from flowledger.engine.storage.codec import make_codec
+from flowledger.engine.storage.database import create_database
+from flowledger.engine.workers.history_worker import HistoryProcess, HistoryThread
 from flowledger.eventlog import EventStore
 from flowledger.eventlog.tables import projection_checkpoint
 from flowledger.projections.changes import SqlRowStore

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flowledger import migrations
-from flowledger.core.engine.database import create_database
+from flowledger.engine.storage.database import create_database
 from flowledger.projections.changes import (
     ChangeSet,
     MemoryRowStore,

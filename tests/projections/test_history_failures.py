@@ -13,8 +13,8 @@ from sqlalchemy.exc import OperationalError
 
 from flowledger import ControllableClock, Engine, ProcessEngineError
 from flowledger.core import events as ev
-from flowledger.core.engine.codec import make_codec
-from flowledger.core.engine.history_worker import HistoryProcess
+from flowledger.engine.storage.codec import make_codec
+from flowledger.engine.workers.history_worker import HistoryProcess
 from flowledger.eventlog import EventStore, NewCommit
 from flowledger.projections.follower import HistoryFollower
 from tests.support import bpmn, fresh_database, selected_kind

@@ -19,10 +19,10 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-import flowledger.core.engine.audit
+import flowledger.engine.audit.log_reader
 from flowledger import BpmnError, ControllableClock, Engine, TypedValue
-from flowledger.core.engine.codec import make_codec
 from flowledger.core.state import InstanceState
+from flowledger.engine.storage.codec import make_codec
 from flowledger.eventlog import EventStore
 from flowledger.eventlog.tables import event_log
 from flowledger.projections.changes import ChangeSet, MemoryRowStore, Row, diff_rows, read_table
@@ -447,7 +447,9 @@ def test_batch_boundaries_do_not_change_the_result(
     before = capture(engine)
     events = log_counts(engine)[1]
     for batch_events in (1, 2, 3, 5, 8, 13, 40):
-        monkeypatch.setattr(flowledger.core.engine.audit, "REBUILD_BATCH_EVENTS", batch_events)
+        monkeypatch.setattr(
+            flowledger.engine.audit.log_reader, "REBUILD_BATCH_EVENTS", batch_events
+        )
 
         report = engine.rebuild_projections()
 
@@ -479,7 +481,9 @@ def test_a_byte_array_recreated_within_a_later_batch_keeps_its_revision(
     assert (blobs[runtime]["REV_"], blobs[history]["REV_"]) == (2, 2)
     # the first batch ends right after the bytes -> bytes update: the row is stored at REV_ 2
     first_update = next(e for e in engine.events(pi) if e.command_type == "SetVariables")
-    monkeypatch.setattr(flowledger.core.engine.audit, "REBUILD_BATCH_EVENTS", first_update.position)
+    monkeypatch.setattr(
+        flowledger.engine.audit.log_reader, "REBUILD_BATCH_EVENTS", first_update.position
+    )
 
     engine.rebuild_projections()
 

@@ -14,9 +14,9 @@ import pytest
 import sqlalchemy as sa
 
 from flowledger import Engine
-from flowledger.core.engine import rebuild as rebuild_module
-from flowledger.core.engine.shadow_writer import Settings, ShadowWriter
 from flowledger.core.errors import ProcessEngineError
+from flowledger.engine.audit import rebuild as rebuild_module
+from flowledger.engine.audit.shadow_writer import Settings, ShadowWriter
 from tests.projections.test_rebuild_swap import Interrupted, _start
 from tests.support import bpmn, sql_rows
 

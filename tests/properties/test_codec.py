@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flowledger.core import events as ev
-from flowledger.core.engine.codec import make_codec
-from flowledger.core.engine.codec import upcasters as codec_upcasters
+from flowledger.engine.storage.codec import make_codec
+from flowledger.engine.storage.codec import upcasters as codec_upcasters
 from flowledger.eventlog import CodecError, EventCodec, UpcasterRegistry
 
 # -- strategies for msgspec Structs, from msgspec's own view of their field types ---------------

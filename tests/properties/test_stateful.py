@@ -27,9 +27,9 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-import flowledger.core.engine.bus
-import flowledger.core.engine.repository
 import flowledger.core.ids
+import flowledger.engine.commands.bus
+import flowledger.engine.storage.streams
 from flowledger import ControllableClock, Engine, FlowledgerError
 from flowledger.core.evolve import evolve
 from flowledger.core.state import STATE_SCHEMA, InstanceState, decode_state, encode_state
@@ -148,7 +148,7 @@ class EngineMachine(RuleBasedStateMachine):
         self._dir = tempfile.TemporaryDirectory(prefix="flowledger-props-")
         self.url = f"sqlite:///{Path(self._dir.name) / 'engine.db'}"
         self.clock = ControllableClock(datetime(2026, 3, 1, 9, 0, tzinfo=UTC))
-        flowledger.core.engine.bus.uuid7 = _sequential_ids()  # type: ignore[attr-defined]
+        flowledger.engine.commands.bus.uuid7 = _sequential_ids()  # type: ignore[attr-defined]
         self.engine = Engine(self.url, clock=self.clock)  # the node commands go to
         self.other = Engine(self.url, clock=self.clock)  # another node on the same database
         self.views: dict[str, InstanceState] = {}  # replayed states, until the next change
@@ -630,8 +630,8 @@ SLOW = settings(FAST, max_examples=300, stateful_step_count=60)
 def patched_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     """Snapshots every few events; the engine's id generator is put back after the test (each
     machine swaps in its own deterministic one)."""
-    monkeypatch.setattr(flowledger.core.engine.repository, "SNAPSHOT_EVERY", SNAPSHOT_EVERY)
-    monkeypatch.setattr(flowledger.core.engine.bus, "uuid7", flowledger.core.ids.uuid7)
+    monkeypatch.setattr(flowledger.engine.storage.streams, "SNAPSHOT_EVERY", SNAPSHOT_EVERY)
+    monkeypatch.setattr(flowledger.engine.commands.bus, "uuid7", flowledger.core.ids.uuid7)
 
 
 def test_engine_state_machine(patched_engine: None) -> None:

@@ -20,7 +20,7 @@ import pytest
 import sqlalchemy as sa
 
 from flowledger import Engine
-from flowledger.core.engine.database import is_memory_url
+from flowledger.engine.storage.database import is_memory_url
 from flowledger.eventlog.tables import command_log
 from tests.support import bpmn
 

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from flowledger import Engine
 from flowledger.core import events as ev
-from flowledger.core.engine.codec import make_codec
+from flowledger.engine.storage.codec import make_codec
 from flowledger.eventlog import EventStore, NewCommit
 from flowledger.eventlog.tables import projection_checkpoint
 from flowledger.projections.follower import CHECKPOINT

@@ -304,7 +304,7 @@ def test_rebuild_from_the_command_line(
     writer_process: bool,
 ) -> None:
     if writer_process:  # as a rebuild of 100,000 events or more writes
-        monkeypatch.setattr("flowledger.core.engine.rebuild.PIPELINE_FROM_EVENTS", 0)
+        monkeypatch.setattr("flowledger.engine.audit.rebuild.PIPELINE_FROM_EVENTS", 0)
     status, out, _ = cli(
         capsys,
         "rebuild",

@@ -25,9 +25,9 @@ import pytest
 SOURCE = Path(__file__).resolve().parents[2]
 # What the wheel is built from: the source folders and the project files (no venv, no caches).
 SHIPPED = ["pyproject.toml", "README.md", "api", "core", "eventlog", "projections", "migrations"]
-SHIPPED += ["rest", "tools"]
+SHIPPED += ["engine", "rest", "tools"]
 PIP = [sys.executable, "-m", "pip"]
-FOREIGN_PACKAGES = ["core", "tools", "migrations", "eventlog", "projections", "rest"]
+FOREIGN_PACKAGES = ["core", "engine", "tools", "migrations", "eventlog", "projections", "rest"]
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def test_the_wheel_holds_one_top_level_package_and_no_benchmark(installed: Insta
     for expected in (
         "flowledger/__init__.py",
         "flowledger/py.typed",
-        "flowledger/core/engine/history_worker.py",
+        "flowledger/engine/workers/history_worker.py",
         "flowledger/migrations/script.py.mako",
         "flowledger/migrations/versions/0001_event_log.py",
         "flowledger/tools/examples/invoice.bpmn",

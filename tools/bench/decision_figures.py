@@ -117,7 +117,7 @@ def measure(evaluations: int, repeat: int, seed: int = 7) -> dict[str, Any]:
 def measure_recorded(evaluations: int, repeat: int, seed: int = 7) -> dict[str, Any]:
     """The UNIQUE table deployed, evaluated through the engine: every evaluation a command that
     appends its event and writes its history rows (a fresh database per repetition)."""
-    from flowledger.core.engine import Engine
+    from flowledger.engine import Engine
 
     inputs = _inputs(evaluations, seed)
     rates = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 from dataclasses import asdict, dataclass
 
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from sqlalchemy import cast, create_engine, func, select
 from sqlalchemy.types import LargeBinary
 
 from flowledger.core import ModelError
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.eventlog.tables import event_log, log_head
 from flowledger.projections.tables import (
     ACT_HI_ACTINST,

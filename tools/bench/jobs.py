@@ -51,7 +51,7 @@ TIMER_MODEL = (
 _EXECUTOR = """
 import sys
 from flowledger import Engine
-from flowledger.core.engine.job_executor import JobExecutorSettings
+from flowledger.engine.workers.job_executor import JobExecutorSettings
 settings = JobExecutorSettings(threads=int(sys.argv[2]), wait=0.05, max_wait=0.5)
 with Engine(sys.argv[1]) as engine:
     sys.stdout.write("ready\\n")

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from flowledger.core import FlowledgerError
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.tools.progress import Progress
 
 from . import cold_start, durable_peer, peer

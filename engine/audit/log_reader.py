@@ -1,0 +1,244 @@
+"""The log as the auditor sees it: recorded events, replay to a point in time, verification of
+log, states and tables against each other, and the rebuild of every table from the log.
+
+Runs no command; only the rebuild writes, and only the projected tables (and the history
+checkpoint it moves to the head).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from flowledger.core import events as ev
+from flowledger.core import views
+from flowledger.core.errors import InvalidValue, NotFound, ProcessEngineError
+from flowledger.core.state import InstanceState
+from flowledger.engine.audit.instance_verification import verify_instance
+from flowledger.engine.audit.verification import Verifier
+from flowledger.engine.storage.connections import Connections
+from flowledger.engine.storage.streams import CACHE_SIZE, Repository
+from flowledger.engine.workers.history_lifecycle import HistoryLifecycle, wall_clock
+from flowledger.eventlog import EventCodec, EventStore, LogAnchor
+from flowledger.eventlog.tables import event_log
+from flowledger.projections import queries
+from flowledger.projections.changes import ChangeSet, SqlRowStore
+from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
+from flowledger.projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
+from flowledger.projections.history import HistoryProjector
+from flowledger.projections.properties import save_history_level
+from flowledger.projections.replay import Replayer
+from flowledger.projections.tables import HISTORY_TABLES, REPOSITORY_TABLES, RUNTIME_TABLES
+
+REBUILD_BATCH_EVENTS = 20_000  # events projected between writes of a rebuild
+# Commands whose events delete projection rows by what they belong to (history purges).
+PURGING_COMMANDS = ("DeleteDeployment", "DeleteHistoricProcessInstance")
+
+
+class Audit:
+    """What `Engine`'s audit methods answer: events, replay, verify, rebuild_projections."""
+
+    def __init__(
+        self,
+        db: Connections,
+        store: EventStore,
+        codec: EventCodec,
+        rows: SqlRowStore,
+        repository: Repository,
+        history: HistoryLifecycle,
+    ) -> None:
+        self._db = db
+        self._store = store
+        self._codec = codec
+        self._rows = rows
+        self._repository = repository
+        self._history = history
+
+    def events(self, stream_id: str) -> list[views.RecordedEvent]:
+        """Every recorded event of an instance (or deployment) stream, in order."""
+        with self._db.read() as conn:
+            commits = self._repository.stream(conn, stream_id)
+        if not commits:
+            raise NotFound("Stream", stream_id)
+        out = []
+        for commit, events in commits:
+            for i, event in enumerate(events):
+                payload = ev.to_dict(event)
+                out.append(
+                    views.RecordedEvent(
+                        position=commit.first_position + i,
+                        stream_id=commit.stream_id,
+                        stream_version=commit.first_version + i,
+                        type=payload.pop("type"),
+                        recorded_at=queries.utc(commit.recorded_at) or commit.recorded_at,
+                        command_id=commit.command_id,
+                        command_type=commit.command_type,
+                        actor=commit.actor,
+                        payload=payload,
+                        via=commit.via,
+                    )
+                )
+        return out
+
+    def replay(self, process_instance_id: str, until_position: int | None = None) -> InstanceState:
+        with self._db.read() as conn:
+            return self._repository.replay(conn, process_instance_id, until_position)
+
+    def verify(
+        self, expect_anchor: str | None, progress: Callable[[int, int], None] | None
+    ) -> views.VerificationReport:
+        return self._caught_up(lambda conn: self.verify_on(conn, expect_anchor, progress))
+
+    def verify_instance(self, instance_id: str) -> views.VerificationReport:
+        """`verify` for one instance: its chain, its commands, its state, its rows."""
+
+        def check(conn: Connection) -> views.VerificationReport:
+            cached = self._repository.cache.get(instance_id)
+            return verify_instance(
+                conn,
+                self._store,
+                self._repository,
+                self._history.projector,
+                instance_id,
+                None if cached is None else cached.state,
+            )
+
+        return self._caught_up(check)
+
+    def _caught_up(
+        self, check: Callable[[Connection], views.VerificationReport]
+    ) -> views.VerificationReport:
+        """Run `check` at one point of the log: asynchronous history caught up, no command
+        between. History that cannot catch up is the first problem, and the rest is checked."""
+        with self._db.lock:
+            stopped: str | None = None
+            try:
+                self._history.flush()
+            except ProcessEngineError as exc:
+                stopped = str(exc)
+            with self._db.read() as conn:
+                report = check(conn)
+        if stopped is None:
+            return report
+        return msgspec.structs.replace(report, problems=[stopped, *report.problems])
+
+    def verify_on(
+        self,
+        conn: Connection,
+        expect_anchor: str | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> views.VerificationReport:
+        """Verify on the given connection, as far as the log and history are on it."""
+        try:
+            anchor = None if expect_anchor is None else LogAnchor.parse(expect_anchor)
+        except ValueError as exc:
+            raise InvalidValue(str(exc), field="expect_anchor") from None
+        # The states this engine serves commands from, compared with their replay.
+        cached = dict(self._repository.cache.items())
+        verifier = Verifier(
+            self._store,
+            self._codec,
+            self._repository,
+            self._history.projector,
+            cached,
+            keep=CACHE_SIZE,
+        )
+        report = verifier.run(conn, expect_anchor=anchor, progress=progress)
+        for stream_id in verifier.stale:
+            self._repository.forget(stream_id)
+        return report
+
+    def head(self, progress: Callable[[int, int], None] | None) -> views.LogHead:
+        """The anchor of the whole log as it is now, after the log's own checks (a damaged log
+        is reported, not anchored silently): what an operator keeps outside the database."""
+        with self._db.read() as conn:
+            total = self._store.commit_count(conn)
+            checker = self._store.log_checker(conn)
+            done = 0
+            for commit in self._store.read_all(conn):
+                checker.check(commit)
+                done += 1
+                if progress is not None and done % 1000 == 0:
+                    progress(done, total)
+            anchor = checker.finish(self._store.head_position(conn))
+        if progress is not None:
+            progress(done, total)
+        return views.LogHead(
+            anchor=str(anchor),
+            position=anchor.position,
+            commits=done,
+            problems=[str(p) for p in checker.problems],
+        )
+
+    def rebuild_projections(self, history_level: str | None = None) -> views.RebuildReport:
+        """Every projected table rebuilt from the log; at `history_level` when given, which is
+        then recorded as the level the history tables hold (in the same transaction)."""
+        tables = (*HISTORY_TABLES, *RUNTIME_TABLES, *REPOSITORY_TABLES)
+        projector = self._history.projector
+        if history_level is not None:
+            projector = HistoryProjector(history_level)  # refuses an unknown level first
+        with self._db.lock, self._db.write() as conn:
+            self._store.lock_head(conn)
+            if history_level is not None:
+                save_history_level(conn, history_level)
+            # A history follower's batch prepared before the rebuild must not land in it: it
+            # waits on this row lock, then finds the checkpoint moved and drops its batch.
+            self._store.checkpoint(conn, HISTORY_CHECKPOINT, lock=True)
+            for table in tables:
+                conn.execute(table.delete())
+            # Building an index once over the loaded rows beats maintaining it row by row; only
+            # where DDL is transactional (MySQL would commit the rebuild half done), and only
+            # when no history deletion needs them to find its rows (a scan of whole tables each).
+            indexes = (
+                [i for t in tables for i in t.indexes]
+                if conn.dialect.name in ("sqlite", "postgresql") and not _purges_in_log(conn)
+                else []
+            )
+            for index in indexes:
+                index.drop(conn)
+
+            def load(stream_id: str, version: int) -> InstanceState | None:
+                return self._repository.state_at(conn, stream_id, version)
+
+            replayer = Replayer(
+                load,
+                history=projector,
+                runtime=True,
+                repository=True,
+                keep=CACHE_SIZE,
+            )
+            changes = ChangeSet()
+            commits = events = rows = pending = 0
+            for entry, decoded in self._repository.log(conn):
+                replayer.project_commit(entry, decoded, changes)
+                commits += 1
+                events += len(decoded)
+                pending += len(decoded)
+                if pending >= REBUILD_BATCH_EVENTS:
+                    rows += changes.row_count()
+                    self._rows.apply(conn, changes)
+                    changes, pending = ChangeSet(), 0
+            rows += changes.row_count()
+            self._rows.apply(conn, changes)
+            for index in indexes:
+                index.create(conn)
+            if self._store.checkpoint(conn, HISTORY_CHECKPOINT) is not None:
+                head = self._store.head_position(conn)
+                self._store.save_checkpoint(
+                    conn, HISTORY_CHECKPOINT, head, HISTORY_SCHEMA, wall_clock()
+                )
+        if history_level is not None:
+            self._history.use_level(history_level)
+        return views.RebuildReport(commits=commits, events=events, rows_written=rows)
+
+
+def _purges_in_log(conn: Connection) -> bool:
+    found = conn.execute(
+        select(event_log.c.first_position)
+        .where(event_log.c.command_type.in_(PURGING_COMMANDS))
+        .limit(1)
+    ).first()
+    return found is not None

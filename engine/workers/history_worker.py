@@ -1,0 +1,357 @@
+"""Workers that keep asynchronous history close behind the log, and stop loudly when they cannot.
+
+`HistoryProcess` runs the follower in a child process (`python -m core.history_worker`, the
+database URL in its environment), so projecting history takes its own core instead of the command
+path's interpreter lock; the child stops when its stdin closes, which also happens when the parent
+dies. A supervisor thread in the parent restarts a child that dies (killed, out of memory) with
+backoff, and reports each restart. `HistoryThread` does the same in-process, for in-memory SQLite
+that no other process can open.
+
+Two kinds of failure are told apart. A passing one (the database went away, a lock timed out) is
+logged and retried with backoff; the checkpoint did not move, so nothing is lost. A commit that
+cannot be projected fails the same way on every try: the follower projects commit by commit up to
+it, records in the checkpoint row which commit and why (`projections.follower.FAILED`), logs it
+and stops. Commands go on; history stays at the commit before, and the health report says so,
+until an engine is started again on the database (which gives it another try).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, suppress
+from datetime import UTC, datetime
+
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+from flowledger.projections.follower import HistoryFollower, HistoryStopped
+
+log = logging.getLogger("flowledger.history")
+
+INTERVAL = 0.25  # seconds between catch-ups: history stays well within a second of the log
+URL_VARIABLE = "FLOWLEDGER_HISTORY_DB"
+BATCH_EVENTS = 5_000  # events per write transaction: short holds of SQLite's one write lock
+HEARTBEAT = 5.0  # seconds between "alive" marks of an idle follower
+FAILED_EXIT = 3  # the child's exit status when it stopped for good (HistoryStopped)
+MAX_BACKOFF = 60.0  # seconds: the longest wait between retries and restarts
+STABLE_RUN = 60.0  # seconds a restarted child must run before its backoff starts over
+
+# Errors that say nothing about the commit: the same batch is tried again later.
+PASSING = (OperationalError, InterfaceError, DisconnectionError, PoolTimeout)
+
+Transaction = Callable[[], AbstractContextManager[Connection]]
+
+
+class HistoryRunner:
+    """One follower's batches, each in its own transactions: the step that the thread, the child
+    process and `Engine.flush_history` share."""
+
+    def __init__(
+        self,
+        follower: HistoryFollower,
+        read: Transaction,
+        write: Transaction,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._follower = follower
+        self._read = read
+        self._write = write
+        self._now = now
+        self._last_beat = 0.0
+
+    def step(self, max_events: int = BATCH_EVENTS) -> int:
+        """Project one batch; the number of events projected (0: history is current).
+
+        Raises `ProjectionFailed` (a HistoryStopped, recorded in the checkpoint row) when a
+        commit cannot be projected, and the errors in `PASSING` as they come."""
+        try:
+            return self._batch(max_events)
+        except PASSING:
+            raise
+        except Exception:
+            # Which commit? One at a time up to it: those before it are written meanwhile.
+            return self._isolate()
+
+    def heartbeat(self) -> None:
+        """Mark the follower alive, at most every HEARTBEAT seconds; HistoryStopped when
+        there is nothing left to follow."""
+        if time.monotonic() - self._last_beat < HEARTBEAT:
+            return
+        with self._write() as conn:
+            self._follower.heartbeat(conn, self._now())
+        self._last_beat = time.monotonic()
+
+    def _batch(self, max_events: int) -> int:
+        with self._read() as conn:
+            batch = self._follower.prepare(conn, max_events)
+        if batch is None:
+            return 0
+        with self._write() as conn:
+            self._follower.write(conn, batch, self._now())
+        self._last_beat = time.monotonic()  # a written batch says "alive" too
+        return batch.events
+
+    def _isolate(self) -> int:
+        done = 0
+        while True:
+            try:
+                projected = self._batch(1)
+            except PASSING:
+                raise
+            except Exception as cause:
+                with self._read() as conn:
+                    failure = self._follower.failing_commit(conn, cause)
+                with self._write() as conn:
+                    self._follower.fail(conn, failure, self._now())
+                raise failure from cause
+            if projected == 0:
+                return done  # it passed one commit at a time: the error did not come back
+            done += projected
+
+
+class _Backoff:
+    """1, 2, 4 … MAX_BACKOFF seconds."""
+
+    def __init__(self) -> None:
+        self.next = 1.0
+
+    def take(self) -> float:
+        wait, self.next = self.next, min(self.next * 2, MAX_BACKOFF)
+        return wait
+
+    def reset(self) -> None:
+        self.next = 1.0
+
+
+class HistoryThread:
+    """The follower in a thread of this process (in-memory SQLite)."""
+
+    def __init__(self, runner: HistoryRunner, interval: float = INTERVAL) -> None:
+        self._runner = runner
+        self._interval = interval
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="flowledger-history", daemon=True)
+        self.error: BaseException | None = None  # the last passing error, None once it passed
+        self.failure: HistoryStopped | None = None
+        self.restarts = 0
+
+    @property
+    def state(self) -> str:
+        if self.failure is not None:
+            return "failed"
+        return "running" if self._thread.is_alive() else "stopped"
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        backoff = _Backoff()
+        wait = self._interval
+        while not self._stopping.is_set():
+            self._wake.wait(wait)
+            self._wake.clear()
+            try:
+                while not self._stopping.is_set() and self._runner.step() > 0:
+                    pass
+                self._runner.heartbeat()
+            except HistoryStopped as failure:
+                self.failure = failure
+                log.error("history projection stopped: %s", failure)
+                return
+            except Exception as exc:
+                self.error = exc
+                wait = backoff.take()
+                log.warning("history projection failed, retrying in %.0f s: %s", wait, exc)
+                continue
+            self.error = None
+            backoff.reset()
+            wait = self._interval
+
+
+class HistoryProcess:
+    """The follower in a child process, restarted with backoff when it dies."""
+
+    def __init__(self, url: str, history_level: str, sqlite_synchronous: str) -> None:
+        self._args = [url, history_level, sqlite_synchronous]
+        self._child: subprocess.Popen[bytes] | None = None
+        self._stopping = threading.Event()
+        self._supervisor: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.error: BaseException | None = None  # the child logs its own errors
+        self.restarts = 0
+        self._state = "stopped"
+
+    @property
+    def state(self) -> str:
+        """running | restarting (it died, a new one is on its way) | failed | stopped"""
+        return self._state
+
+    def start(self) -> None:
+        self._spawn()
+        self._supervisor = threading.Thread(
+            target=self._supervise, name="flowledger-history-supervisor", daemon=True
+        )
+        self._supervisor.start()
+
+    def _spawn(self) -> None:
+        url, history_level, sqlite_synchronous = self._args
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        # The URL may hold a password: the environment is private to the user, argv is not.
+        env[URL_VARIABLE] = url
+        with self._lock:
+            self._child = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "flowledger.engine.workers.history_worker",
+                    history_level,
+                    sqlite_synchronous,
+                ],
+                stdin=subprocess.PIPE,
+                env=env,
+            )
+            self._state = "running"
+
+    def _supervise(self) -> None:
+        backoff = _Backoff()
+        while True:
+            child = self._child
+            if child is None:
+                return
+            started = time.monotonic()
+            status = child.wait()
+            if self._stopping.is_set():
+                return
+            if status == FAILED_EXIT:
+                self._state = "failed"
+                log.error(
+                    "the history follower stopped (its reason is in the health report); "
+                    "history stays behind until the engine is started again"
+                )
+                return
+            if time.monotonic() - started >= STABLE_RUN:
+                backoff.reset()
+            wait = backoff.take()
+            self._state = "restarting"
+            self.restarts += 1
+            log.error(
+                "the history follower process exited with status %s; restart %d in %.0f s",
+                status,
+                self.restarts,
+                wait,
+            )
+            if self._stopping.wait(wait):
+                return
+            try:
+                self._spawn()
+            except OSError as exc:
+                log.error("cannot restart the history follower: %s", exc)
+                self._state = "restarting"
+
+    def stop(self) -> None:
+        self._stopping.set()
+        with self._lock:
+            child, self._child = self._child, None
+        if child is not None:
+            if child.poll() is not None and child.returncode != FAILED_EXIT:
+                # It ended before it was told to: the parent's flush projects what it left.
+                log.error("the history follower process exited early (status %s)", child.returncode)
+            assert child.stdin is not None
+            with suppress(OSError):
+                child.stdin.close()
+            try:
+                child.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+        if self._supervisor is not None:
+            self._supervisor.join(timeout=5)
+        self._state = "stopped"
+
+
+def follow(
+    url: str, history_level: str, sqlite_synchronous: str, stopped: Callable[[float], bool]
+) -> int:
+    """Project history from the log until `stopped(wait)` says so (it may wait up to `wait`
+    seconds for the answer); one transaction per batch. Returns the exit status."""
+    from flowledger.engine.storage.codec import make_codec
+    from flowledger.engine.storage.database import create_database
+    from flowledger.eventlog import EventStore
+    from flowledger.projections.changes import SqlRowStore
+    from flowledger.projections.history import HistoryProjector
+
+    db = create_database(url, sqlite_synchronous)
+    store = EventStore(db.dialect.name)
+    follower = HistoryFollower(store, make_codec(), HistoryProjector(history_level), SqlRowStore())
+
+    @contextmanager
+    def read() -> Iterator[Connection]:
+        with db.connect() as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def write() -> Iterator[Connection]:
+        with db.connect().execution_options(flowledger_write=True) as conn, conn.begin():
+            yield conn
+
+    runner = HistoryRunner(follower, read, write)
+    backoff = _Backoff()
+    wait = INTERVAL
+    try:
+        while not stopped(wait):
+            try:
+                while not stopped(0) and runner.step() > 0:
+                    pass
+                runner.heartbeat()
+            except HistoryStopped as failure:
+                log.error("history projection stopped: %s", failure)
+                return FAILED_EXIT
+            except Exception as exc:
+                wait = backoff.take()
+                log.warning("history projection failed, retrying in %.0f s: %s", wait, exc)
+                continue
+            backoff.reset()
+            wait = INTERVAL
+        return 0
+    finally:
+        db.dispose()
+
+
+def _stdin_closed(timeout: float) -> bool:
+    """Wait up to `timeout` for the parent to close our stdin; True once it has."""
+    readable, _, _ = select.select([sys.stdin.buffer], [], [], timeout)
+    return bool(readable) and not os.read(sys.stdin.fileno(), 1)
+
+
+def main(argv: list[str]) -> int:
+    # Started by the engine (HistoryProcess), never by hand: say so rather than fail obscurely.
+    if len(argv) != 2 or URL_VARIABLE not in os.environ:
+        print(
+            "the history follower is started by the engine (Engine(history_mode='async')), "
+            f"with a history level, a SQLite synchronous mode and ${URL_VARIABLE}",
+            file=sys.stderr,
+        )
+        return 2
+    history_level, sqlite_synchronous = argv
+    url = os.environ[URL_VARIABLE]
+    logging.basicConfig(level=logging.WARNING, format="flowledger history: %(message)s")
+    return follow(url, history_level, sqlite_synchronous, _stdin_closed)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
