@@ -30,19 +30,19 @@ from flowledger.core import (
 )
 
 if TYPE_CHECKING:
-    from flowledger.core.engine import ConcurrencyError, Engine
-    from flowledger.core.engine.outbound import OutboundPolicy
+    from flowledger.engine import ConcurrencyError, Engine
+    from flowledger.engine.outbound import OutboundPolicy
 
 
 def __getattr__(name: str) -> Any:
     # The engine (SQLAlchemy, the event log, the projections) loads on first use, so that
     # importing the domain alone (`flowledger.core.model`, …) stays free of it.
     if name in ("Engine", "ConcurrencyError"):
-        from flowledger.core import engine
+        from flowledger import engine
 
         return getattr(engine, name)
     if name == "OutboundPolicy":
-        from flowledger.core.engine.outbound import OutboundPolicy
+        from flowledger.engine.outbound import OutboundPolicy
 
         return OutboundPolicy
     raise AttributeError(f"module 'flowledger' has no attribute {name!r}")

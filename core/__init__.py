@@ -2,7 +2,7 @@
 
 Pure: nothing here imports the event log, the projections, SQLAlchemy or Litestar, reads a clock
 or a database (import-linter checks it in CI). The engine that runs it on a database is the
-subpackage `flowledger.core.engine`; users import `Engine` from `flowledger`.
+package `flowledger.engine`; users import `Engine` from `flowledger`.
 """
 
 from .clock import ControllableClock, SystemClock
