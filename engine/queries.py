@@ -17,9 +17,10 @@ from flowledger.core.state import InstanceState
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.engine.storage.connections import Connections
 from flowledger.engine.storage.streams import Repository
-from flowledger.projections import decision_queries, message_queries
-from flowledger.projections import queries as tables
-from flowledger.projections.search.decisions import HistoricDecisionInstanceQuery
+from flowledger.projections.queries import decision_reads as decision_queries
+from flowledger.projections.queries import reads as tables
+from flowledger.projections.queries import subscription_reads as message_queries
+from flowledger.projections.queries.decisions import HistoricDecisionInstanceQuery
 
 
 class Queries:

@@ -273,7 +273,7 @@ class Engine:
     @contextmanager
     def reading(self) -> Iterator[Connection]:
         """A read-only connection on the projection tables, for queries the facade does not
-        offer (the REST API's filtered lists run `projections.search` on it)."""
+        offer (the REST API's filtered lists run `projections.queries` on it)."""
         with self._db.read() as conn:
             yield conn
 

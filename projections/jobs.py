@@ -14,7 +14,7 @@ from flowledger.core.ids import derived_id
 from flowledger.core.state import Incident, InstanceState, Job
 
 from .changes import Row, blank_row, db_time
-from .search.filters import ACTIVE, SUSPENDED
+from .queries.filters import ACTIVE, SUSPENDED
 from .tables import ACT_HI_INCIDENT, ACT_HI_JOB_LOG, ACT_RU_INCIDENT, ACT_RU_JOB
 
 # Camunda's name for the byte arrays of job stack traces (ExceptionUtil), runtime and history.

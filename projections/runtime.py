@@ -26,7 +26,7 @@ from flowledger.core.variables import storage_columns
 
 from .changes import ChangeSet, Row, UnhandledEvent, blank_row, db_time
 from .jobs import JOB_EXCEPTION_NAME, incident_row, job_row, job_stacktrace_bytearray_id
-from .search.filters import ACTIVE, SUSPENDED
+from .queries.filters import ACTIVE, SUSPENDED
 from .tables import (
     ACT_GE_BYTEARRAY,
     ACT_RU_EVENT_SUBSCR,

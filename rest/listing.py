@@ -22,8 +22,8 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.params import JSONBody
 
 from flowledger.engine import Engine
-from flowledger.projections.search.declaration import Search, count, find
-from flowledger.projections.search.filters import InvalidQuery
+from flowledger.projections.queries.declaration import Search, count, find
+from flowledger.projections.queries.filters import InvalidQuery
 
 from .dto import CountResultDto, to_dto
 from .errors import invalid

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, TypeVar
 import msgspec
 
 from flowledger.core.limits import MAX_LIST_FILTER
-from flowledger.projections.search.variables import OPERATORS, VariableComparison
+from flowledger.projections.queries.variables import OPERATORS, VariableComparison
 
 from .errors import invalid
 from .formats import parse_bool, parse_date, split_list

@@ -17,7 +17,7 @@ from litestar import Request, Response
 from flowledger.core import NotFound, TypedValue
 from flowledger.core.variables import JSON_OBJECT_SERIALIZER, StoredValue, rest_type_name
 from flowledger.engine import Engine
-from flowledger.projections import queries
+from flowledger.projections.queries import reads as queries
 
 from .errors import RestError, invalid
 from .formats import format_date

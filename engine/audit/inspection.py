@@ -17,8 +17,8 @@ from flowledger.core.state import InstanceState
 from flowledger.engine.storage.connections import Connections
 from flowledger.engine.storage.streams import Repository
 from flowledger.eventlog import EventStore, StoredCommit
-from flowledger.projections import queries
-from flowledger.projections.search.filters import naive_utc
+from flowledger.projections.queries import reads as queries
+from flowledger.projections.queries.filters import naive_utc
 
 
 class PointInTime(msgspec.Struct, frozen=True):

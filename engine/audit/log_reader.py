@@ -24,12 +24,12 @@ from flowledger.engine.storage.streams import CACHE_SIZE, Repository
 from flowledger.engine.workers.history_lifecycle import HistoryLifecycle, wall_clock
 from flowledger.eventlog import EventCodec, EventStore, LogAnchor
 from flowledger.eventlog.tables import event_log
-from flowledger.projections import queries
 from flowledger.projections.changes import ChangeSet, SqlRowStore
 from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
 from flowledger.projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
 from flowledger.projections.history import HistoryProjector
 from flowledger.projections.properties import save_history_level
+from flowledger.projections.queries import reads as queries
 from flowledger.projections.replay import Replayer
 from flowledger.projections.tables import HISTORY_TABLES, REPOSITORY_TABLES, RUNTIME_TABLES
 

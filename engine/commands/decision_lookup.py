@@ -11,7 +11,7 @@ from flowledger.core import views
 from flowledger.core.decisions import DecisionRef, DeployedDecision
 from flowledger.core.errors import NotFound, ProcessEngineError
 from flowledger.engine.commands.bindings import bound, which
-from flowledger.projections import decision_queries
+from flowledger.projections.queries import decision_reads as decision_queries
 
 if TYPE_CHECKING:  # the unit of work hands itself in (it wires the lookup into its context)
     from flowledger.engine.commands.unit_of_work import UnitOfWork

@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from flowledger.projections.search.filters import naive_utc
+from flowledger.projections.queries.filters import naive_utc
 from flowledger.projections.tables import ACT_HI_DECINST, ACT_HI_PROCINST
 
 

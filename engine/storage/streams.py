@@ -41,7 +41,7 @@ from flowledger.eventlog import (
     check_stream,
 )
 from flowledger.eventlog.records import LogEntry
-from flowledger.projections import queries
+from flowledger.projections.queries import reads as queries
 from flowledger.projections.replay import state_at
 
 SNAPSHOT_EVERY = 500  # events between stored snapshots of a long instance

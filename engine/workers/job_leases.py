@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from sqlalchemy import and_, exists, false, or_, select, true, update
 from sqlalchemy.engine import Connection
 
-from flowledger.projections.job_queries import due_order, runnable
+from flowledger.projections.queries.job_reads import due_order, runnable
 from flowledger.projections.tables import ACT_RU_JOB
 
 

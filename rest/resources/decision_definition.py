@@ -18,8 +18,8 @@ from litestar.params import FromPath, JSONBody
 
 from flowledger.core import ProcessEngineError, views
 from flowledger.engine import Engine
-from flowledger.projections import decision_queries
-from flowledger.projections.search import decisions
+from flowledger.projections.queries import decision_reads as decision_queries
+from flowledger.projections.queries import decisions
 
 from ..dto import Added, derived, to_dto
 from ..errors import RestError, not_found

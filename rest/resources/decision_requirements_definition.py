@@ -17,8 +17,8 @@ from litestar.params import FromPath
 
 from flowledger.core import views
 from flowledger.engine import Engine
-from flowledger.projections.search import decisions
-from flowledger.projections.search.declaration import first
+from flowledger.projections.queries import decisions
+from flowledger.projections.queries.declaration import first
 
 from ..dto import Added, derived, to_dto
 from ..errors import not_found

@@ -5,7 +5,7 @@ engine has no tenants)."""
 from __future__ import annotations
 
 from flowledger.engine import Engine
-from flowledger.projections.search import repository
+from flowledger.projections.queries import definitions as repository
 
 from ..errors import not_found
 from ..listing import AnyRequest

@@ -24,7 +24,7 @@ from litestar.params import FromPath
 
 from flowledger.core import Rejected, views
 from flowledger.engine import Engine
-from flowledger.projections.search import repository
+from flowledger.projections.queries import definitions as repository
 
 from ..dto import FIRST, Added, LinkDto, build, derived, self_link, to_dto
 from ..errors import RestError, invalid, not_found

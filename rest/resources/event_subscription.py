@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from flowledger.projections.search import event_subscriptions as search
+from flowledger.projections.queries import event_subscriptions as search
 
 from ..dto import derived
 from ..listing import list_routes, searched

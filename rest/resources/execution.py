@@ -19,7 +19,7 @@ from litestar.params import FromPath, JSONBody
 
 from flowledger.core import NotFound
 from flowledger.engine import Engine
-from flowledger.projections.search import runtime
+from flowledger.projections.queries import runtime
 
 from ..dto import Added, derived, to_dto
 from ..errors import not_found

@@ -1,7 +1,7 @@
 """engine-rest: the external-task resource — fetch and lock (with long polling), complete,
 failure, BPMN error, lock handling, retries, priority, error details, and the task query.
 
-Fetch and lock never writes unless it can answer: a read query (`projections.search`) looks for
+Fetch and lock never writes unless it can answer: a read query (`projections.queries`) looks for
 fetchable tasks first, and `Engine.fetch_and_lock` — a command with a command-log row — runs
 only when there are some. A long poll waits on the application's `LongPoll` and locks right
 before answering, so a client that leaves or a server that stops leaves nothing locked.
@@ -29,8 +29,8 @@ from litestar.params import FromPath, JSONBody
 from flowledger.core import FlowledgerError, NotFound, views
 from flowledger.core.limits import check_fetch, strings_in
 from flowledger.engine import Engine
-from flowledger.projections.search import external_tasks as search
-from flowledger.projections.search.declaration import count, find, first
+from flowledger.projections.queries import external_tasks as search
+from flowledger.projections.queries.declaration import count, find, first
 
 from ..dto import Added, derived, to_dto
 from ..errors import invalid, not_found

@@ -20,11 +20,11 @@ from litestar.params import FromPath
 
 from flowledger.core import NotFound
 from flowledger.engine import Engine
-from flowledger.projections.search import history_instances as instances
-from flowledger.projections.search import history_tasks as tasks
-from flowledger.projections.search import history_variables as variables
-from flowledger.projections.search.declaration import first
-from flowledger.projections.search.history import parse_variable_conditions
+from flowledger.projections.queries import history_instances as instances
+from flowledger.projections.queries import history_tasks as tasks
+from flowledger.projections.queries import history_variables as variables
+from flowledger.projections.queries.declaration import first
+from flowledger.projections.queries.history import parse_variable_conditions
 
 from ..dto import Added, derived, to_dto
 from ..errors import invalid, not_found

@@ -18,8 +18,8 @@ from litestar.params import FromPath
 from flowledger.core import views
 from flowledger.core.variables import StoredValue
 from flowledger.engine import Engine
-from flowledger.projections import decision_queries
-from flowledger.projections.search import decisions
+from flowledger.projections.queries import decision_reads as decision_queries
+from flowledger.projections.queries import decisions
 
 from ..dto import Added, derived, to_dto
 from ..errors import not_found

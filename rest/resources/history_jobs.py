@@ -17,8 +17,8 @@ from litestar.enums import MediaType
 from litestar.params import FromPath
 
 from flowledger.engine import Engine
-from flowledger.projections.search import history_jobs as search
-from flowledger.projections.search.declaration import first
+from flowledger.projections.queries import history_jobs as search
+from flowledger.projections.queries.declaration import first
 
 from ..dto import derived, to_dto
 from ..errors import not_found

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from flowledger.projections.search import history_operations as search
+from flowledger.projections.queries import history_operations as search
 
 from ..dto import derived
 from ..listing import list_routes, searched

@@ -21,9 +21,9 @@ from litestar.enums import MediaType
 from litestar.params import FromPath, JSONBody
 
 from flowledger.engine import Engine
-from flowledger.projections.search import jobs as search
-from flowledger.projections.search.declaration import count, find, first
-from flowledger.projections.search.filters import stored_moment
+from flowledger.projections.queries import jobs as search
+from flowledger.projections.queries.declaration import count, find, first
+from flowledger.projections.queries.filters import stored_moment
 
 from ..dto import derived, to_dto
 from ..errors import invalid, not_found

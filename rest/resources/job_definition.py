@@ -17,8 +17,8 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from flowledger.engine import Engine
-from flowledger.projections.search import jobs as search
-from flowledger.projections.search.declaration import first
+from flowledger.projections.queries import jobs as search
+from flowledger.projections.queries.declaration import first
 
 from ..dto import derived, to_dto
 from ..errors import not_found

@@ -21,8 +21,8 @@ from litestar.params import FromPath, JSONBody
 
 from flowledger.core import views
 from flowledger.engine import Engine
-from flowledger.projections import queries
-from flowledger.projections.search import repository
+from flowledger.projections.queries import definitions as repository
+from flowledger.projections.queries import reads as queries
 
 from ..dto import Added, build, derived, self_link, to_dto
 from ..errors import invalid, not_found

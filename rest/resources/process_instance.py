@@ -20,7 +20,7 @@ from litestar.params import FromPath
 
 from flowledger.core import NotFound, views
 from flowledger.engine import Engine
-from flowledger.projections.search import runtime
+from flowledger.projections.queries import runtime
 
 from ..dto import FIRST, Added, LinkDto, derived, to_dto
 from ..errors import not_found

@@ -20,9 +20,9 @@ from litestar.params import FromPath, JSONBody
 from flowledger.core.limits import strings_in
 from flowledger.core.variables import StoredValue
 from flowledger.engine import Engine
-from flowledger.projections.search import tasks
-from flowledger.projections.search.declaration import find
-from flowledger.projections.search.tasks import TaskQuery, TaskRow, VariableFilter
+from flowledger.projections.queries import tasks
+from flowledger.projections.queries.declaration import find
+from flowledger.projections.queries.tasks import TaskQuery, TaskRow, VariableFilter
 
 from ..dto import Added, derived, to_dto
 from ..errors import invalid, not_found

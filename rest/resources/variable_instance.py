@@ -16,7 +16,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from flowledger.engine import Engine
-from flowledger.projections.search import runtime
+from flowledger.projections.queries import runtime
 
 from ..dto import Added, derived, to_dto
 from ..errors import not_found

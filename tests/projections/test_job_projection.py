@@ -20,7 +20,6 @@ import sqlalchemy as sa
 from flowledger import migrations
 from flowledger.core import events as ev
 from flowledger.core.state import InstanceState
-from flowledger.projections import job_queries, queries
 from flowledger.projections.changes import (
     ChangeSet,
     MemoryRowStore,
@@ -32,6 +31,8 @@ from flowledger.projections.changes import (
 from flowledger.projections.compare import ShadowTables, compare_tables
 from flowledger.projections.history import HistoryProjector
 from flowledger.projections.jobs import job_stacktrace_bytearray_id
+from flowledger.projections.queries import job_reads as job_queries
+from flowledger.projections.queries import reads as queries
 from flowledger.projections.replay import project_events
 from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,

@@ -20,9 +20,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from flowledger import migrations
-from flowledger.projections.search import history_instances as instances
-from flowledger.projections.search import history_tasks, tasks
-from flowledger.projections.search.declaration import Search, find
+from flowledger.projections.queries import history_instances as instances
+from flowledger.projections.queries import history_tasks, tasks
+from flowledger.projections.queries.declaration import Search, find
 
 PI = instances.HistoricProcessInstanceQuery
 TI = history_tasks.HistoricTaskInstanceQuery

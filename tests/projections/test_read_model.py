@@ -14,9 +14,9 @@ import pytest
 
 from flowledger import ControllableClock, Engine
 from flowledger.core import JobFailure
-from flowledger.projections import search as read_model
-from flowledger.projections.search import tasks
-from flowledger.projections.search.declaration import Search, count, find, first, first_where
+from flowledger.projections import queries as read_model
+from flowledger.projections.queries import tasks
+from flowledger.projections.queries.declaration import Search, count, find, first, first_where
 from tests.dmn.models import dish
 from tests.support import bpmn
 

@@ -15,7 +15,7 @@ from flowledger.core.session import CallEnded, CallFailed, CancelCall, StartCall
 from flowledger.engine.commands.bindings import bound, which
 from flowledger.engine.commands.handlers.guards import still_deployed
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections import queries
+from flowledger.projections.queries import reads as queries
 
 
 def _definition(unit: UnitOfWork, call: StartCall) -> views.ProcessDefinition:

@@ -31,7 +31,8 @@ from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers import start_events, start_timers
 from flowledger.engine.commands.handlers.start_timers import append_to_deployment
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections import decision_queries, queries
+from flowledger.projections.queries import decision_reads as decision_queries
+from flowledger.projections.queries import reads as queries
 
 log = logging.getLogger("flowledger.engine")
 

@@ -17,7 +17,7 @@ from flowledger.core.session import InstanceSession
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.on_instance import decided_on
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections import queries
+from flowledger.projections.queries import reads as queries
 
 ExternalTaskCommand = (
     cmd.CompleteExternalTask

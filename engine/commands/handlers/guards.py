@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy.engine import Connection
 
 from flowledger.eventlog import ConcurrencyError
-from flowledger.projections import queries
+from flowledger.projections.queries import reads as queries
 
 
 def still_deployed(definition_id: str, conn: Connection) -> None:

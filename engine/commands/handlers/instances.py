@@ -16,7 +16,7 @@ from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.guards import still_deployed
 from flowledger.engine.commands.handlers.on_instance import decided_on
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections import queries
+from flowledger.projections.queries import reads as queries
 
 
 def start(unit: UnitOfWork, command: cmd.StartProcessInstance) -> views.ProcessInstance:

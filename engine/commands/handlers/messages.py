@@ -19,7 +19,7 @@ from flowledger.core.state import EventSubscription
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.start_events import start_at
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections import message_queries
+from flowledger.projections.queries import subscription_reads as message_queries
 
 
 def correlate(

@@ -18,7 +18,8 @@ from flowledger.core.session import InstanceSession
 from flowledger.engine.commands.handlers.guards import still_deployed
 from flowledger.engine.commands.handlers.start_timers import append_to_deployment
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections import message_queries, queries
+from flowledger.projections.queries import reads as queries
+from flowledger.projections.queries import subscription_reads as message_queries
 
 
 def subscribed(

@@ -21,7 +21,8 @@ from flowledger.core.errors import JobFailure, NotFound, Rejected
 from flowledger.core.model import ProcessModel
 from flowledger.engine.commands.unit_of_work import UnitOfWork
 from flowledger.eventlog import ConcurrencyError
-from flowledger.projections import job_queries, queries
+from flowledger.projections.queries import job_reads as job_queries
+from flowledger.projections.queries import reads as queries
 
 
 def scheduled(

@@ -1,5 +1,5 @@
 """The engine's reads, as `core.views` Structs: its lists from the read model's searches
-(`projections.search`), and the lookups its commands make on every call (which instance owns an
+(`projections.queries`), and the lookups its commands make on every call (which instance owns an
 entity, a definition, the open tasks of an instance, variables, fetchable external tasks) as
 statements compiled once (`eventlog.fastsql`): a search builds its statement per call, ten times
 the cost of a prepared lookup on the command path.
@@ -21,24 +21,7 @@ from flowledger.core import views
 from flowledger.core.variables import StoredValue
 from flowledger.eventlog.fastsql import PreparedCache
 
-from . import decision_queries
-from .job_queries import due_order, runnable
-from .job_queries import historic_incidents as historic_incidents
-from .job_queries import historic_job_logs as historic_job_logs
-from .job_queries import incidents as incidents
-from .job_queries import job as job
-from .job_queries import job_definitions as job_definitions
-from .job_queries import job_stacktrace as job_stacktrace
-from .job_queries import jobs as jobs
-from .search import external_tasks as external_search
-from .search import history_instances as historic
-from .search import history_tasks as historic_tasks
-from .search import repository, runtime
-from .search.declaration import find, first, view
-from .search.filters import SUSPENDED
-from .search.filters import utc as utc
-from .search.variables import stored_value
-from .tables import (
+from ..tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_VARINST,
     ACT_RE_DEPLOYMENT,
@@ -51,6 +34,24 @@ from .tables import (
     ACT_RU_TASK,
     ACT_RU_VARIABLE,
 )
+from . import decision_reads as decision_queries
+from . import definitions as repository
+from . import external_tasks as external_search
+from . import history_instances as historic
+from . import history_tasks as historic_tasks
+from . import runtime
+from .declaration import find, first, view
+from .filters import SUSPENDED
+from .filters import utc as utc
+from .job_reads import due_order, runnable
+from .job_reads import historic_incidents as historic_incidents
+from .job_reads import historic_job_logs as historic_job_logs
+from .job_reads import incidents as incidents
+from .job_reads import job as job
+from .job_reads import job_definitions as job_definitions
+from .job_reads import job_stacktrace as job_stacktrace
+from .job_reads import jobs as jobs
+from .variables import stored_value
 
 # Lookups every command makes, compiled once: see eventlog.fastsql.
 _prepared = PreparedCache()

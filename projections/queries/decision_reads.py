@@ -17,10 +17,10 @@ from sqlalchemy.engine import Connection
 from flowledger.core import views
 from flowledger.eventlog.fastsql import PreparedCache
 
-from .search import decisions as search
-from .search.declaration import find
-from .search.filters import Sorting
-from .tables import ACT_RE_DECISION_DEF, ACT_RE_DECISION_REQ_DEF
+from ..tables import ACT_RE_DECISION_DEF, ACT_RE_DECISION_REQ_DEF
+from . import decisions as search
+from .declaration import find
+from .filters import Sorting
 
 _dd = ACT_RE_DECISION_DEF
 _BY_VERSION: Sorting = [("key", False), ("version", False)]

@@ -16,11 +16,11 @@ from sqlalchemy.engine import Connection
 from flowledger.core import views
 from flowledger.core.start_timers import TIMER_START, StartTimer
 
-from .search import history_jobs as history_search
-from .search import jobs as job_search
-from .search.declaration import find, view
-from .search.filters import Condition, naive_utc, order, utc
-from .tables import ACT_GE_BYTEARRAY, ACT_RU_INCIDENT, ACT_RU_JOB
+from ..tables import ACT_GE_BYTEARRAY, ACT_RU_INCIDENT, ACT_RU_JOB
+from . import history_jobs as history_search
+from . import jobs as job_search
+from .declaration import find, view
+from .filters import Condition, naive_utc, order, utc
 
 _J = ACT_RU_JOB
 

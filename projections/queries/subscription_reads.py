@@ -15,10 +15,10 @@ from sqlalchemy.engine import Connection
 from flowledger.core import views
 from flowledger.core.behaviors.subscriptions import MESSAGE
 
-from .search.declaration import find, view
-from .search.event_subscriptions import EVENT_SUBSCRIPTIONS, EventSubscriptionQuery
-from .search.filters import SUSPENDED, Condition
-from .tables import ACT_RE_PROCDEF, ACT_RU_EVENT_SUBSCR, ACT_RU_EXECUTION
+from ..tables import ACT_RE_PROCDEF, ACT_RU_EVENT_SUBSCR, ACT_RU_EXECUTION
+from .declaration import find, view
+from .event_subscriptions import EVENT_SUBSCRIPTIONS, EventSubscriptionQuery
+from .filters import SUSPENDED, Condition
 
 _S = ACT_RU_EVENT_SUBSCR
 
