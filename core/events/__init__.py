@@ -1,0 +1,303 @@
+"""The event vocabulary: every fact the engine records, as msgspec Structs in one tagged union.
+
+Pure data. Names are past-tense facts; each has exactly one applier in `core.evolve`. New fields get
+defaults (msgspec schema evolution); structural changes bump `v` and register an upcaster.
+
+The Structs live in one module per area (deployments, start events, decisions, instances, flow,
+variables, tasks, jobs, subscriptions); this package assembles them into `EngineEvent`, whose
+order is the codec's, and re-exports every name: `from flowledger.core.events import X` is the
+way to reach any of them. A new event is declared in its area's module and added to the union
+here (the appliers' test names one that is not).
+"""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import msgspec
+
+from .base import (
+    Event,
+    to_dict,
+)
+from .decisions import (
+    ActivityDecisionEvaluated,
+    DecisionEvaluated,
+    DecisionInputValue,
+    DecisionOutputValue,
+    EvaluatedDecision,
+    HistoricDecisionInstanceDeleted,
+)
+from .deployments import (
+    DeployedDecisionDefinition,
+    DeployedDecisionRequirements,
+    DeployedJobDefinition,
+    DeployedProcessDefinition,
+    DeployedResource,
+    DeploymentCreated,
+    DeploymentDeleted,
+    ProcessDefinitionActivated,
+    ProcessDefinitionSuspended,
+)
+from .flow import (
+    ActivityCanceled,
+    ActivityCompleted,
+    ActivityStarted,
+    BpmnErrorThrown,
+    ExecutionCreated,
+    ExecutionRemoved,
+    ExecutionReplaced,
+    TokenWaitingAtJoin,
+)
+from .instances import (
+    CalledInstanceStarted,
+    HistoricProcessInstanceDeleted,
+    ProcessInstanceActivated,
+    ProcessInstanceCompleted,
+    ProcessInstanceStarted,
+    ProcessInstanceSuspended,
+    ProcessInstanceTerminated,
+)
+from .jobs import (
+    IncidentCreated,
+    IncidentDeleted,
+    IncidentResolved,
+    JobActivated,
+    JobCreated,
+    JobDeleted,
+    JobDueDateSet,
+    JobExecuted,
+    JobFailed,
+    JobPrioritySet,
+    JobRetriesSet,
+    JobSuspended,
+)
+from .start_events import (
+    START_SUBSCRIPTION_EVENTS,
+    START_TIMER_EVENTS,
+    StartEventSubscribed,
+    StartEventUnsubscribed,
+    StartTimerDueDateSet,
+    StartTimerFailed,
+    StartTimerFired,
+    StartTimerJob,
+    StartTimerRemoved,
+    StartTimerRetriesSet,
+    StartTimerScheduled,
+)
+from .subscriptions import (
+    EventSubscriptionCreated,
+    EventSubscriptionDeleted,
+    MessageCorrelated,
+    SignalReceived,
+    SignalThrown,
+)
+from .tasks import (
+    ExternalTaskBpmnErrorReported,
+    ExternalTaskCanceled,
+    ExternalTaskCompleted,
+    ExternalTaskCreated,
+    ExternalTaskFailed,
+    ExternalTaskLocked,
+    ExternalTaskLockExtended,
+    ExternalTaskPrioritySet,
+    ExternalTaskRetriesSet,
+    ExternalTaskUnlocked,
+    IdentityLink,
+    TaskAssigned,
+    TaskClaimed,
+    TaskCompleted,
+    TaskDeleted,
+    TaskUnclaimed,
+    UserTaskCreated,
+)
+from .variables import (
+    VariableDeleted,
+    VariableSet,
+)
+
+# Events of streams without instance state: a deployment's (the repository projector's) and a
+# decision evaluated over the API (history's, in a stream of its own). Replay, verify and the
+# repository's reader never fold them into an instance.
+STATELESS_STREAM_EVENTS: tuple[type[Event], ...] = (
+    DeploymentCreated,
+    DeploymentDeleted,
+    *START_TIMER_EVENTS,
+    *START_SUBSCRIPTION_EVENTS,
+    ProcessDefinitionSuspended,
+    ProcessDefinitionActivated,
+    DecisionEvaluated,
+    HistoricDecisionInstanceDeleted,
+)
+
+
+def not_an_instance(first: Event) -> str:
+    """What a stream that is not an instance's is, from its first event (for messages)."""
+    if isinstance(first, DecisionEvaluated):
+        return "that is a decision evaluation"
+    return "that is a deployment"
+
+
+EngineEvent = (
+    DeploymentCreated
+    | DeploymentDeleted
+    | DecisionEvaluated
+    | HistoricDecisionInstanceDeleted
+    | ActivityDecisionEvaluated
+    | StartTimerScheduled
+    | StartTimerFired
+    | StartTimerFailed
+    | StartTimerRetriesSet
+    | StartTimerDueDateSet
+    | StartTimerRemoved
+    | StartEventSubscribed
+    | StartEventUnsubscribed
+    | ProcessInstanceStarted
+    | ProcessInstanceCompleted
+    | ProcessInstanceTerminated
+    | HistoricProcessInstanceDeleted
+    | ExecutionCreated
+    | ExecutionRemoved
+    | ExecutionReplaced
+    | TokenWaitingAtJoin
+    | ActivityStarted
+    | ActivityCompleted
+    | ActivityCanceled
+    | BpmnErrorThrown
+    | VariableSet
+    | VariableDeleted
+    | UserTaskCreated
+    | TaskAssigned
+    | TaskClaimed
+    | TaskUnclaimed
+    | TaskCompleted
+    | TaskDeleted
+    | ExternalTaskCreated
+    | ExternalTaskLocked
+    | ExternalTaskLockExtended
+    | ExternalTaskUnlocked
+    | ExternalTaskFailed
+    | ExternalTaskCompleted
+    | ExternalTaskBpmnErrorReported
+    | ExternalTaskRetriesSet
+    | ExternalTaskPrioritySet
+    | ExternalTaskCanceled
+    | JobCreated
+    | JobExecuted
+    | JobDeleted
+    | JobFailed
+    | JobRetriesSet
+    | JobDueDateSet
+    | JobPrioritySet
+    | JobSuspended
+    | JobActivated
+    | IncidentCreated
+    | IncidentResolved
+    | IncidentDeleted
+    | EventSubscriptionCreated
+    | EventSubscriptionDeleted
+    | MessageCorrelated
+    | SignalThrown
+    | SignalReceived
+    | CalledInstanceStarted
+    | ProcessInstanceSuspended
+    | ProcessInstanceActivated
+    | ProcessDefinitionSuspended
+    | ProcessDefinitionActivated
+)
+
+EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
+
+# The schema version new events are written with; the engine's codec (engine/storage/codec.py)
+# lifts older versions through its upcasters.
+CURRENT_VERSIONS: dict[str, int] = {
+    cls.__name__: next(f.default for f in msgspec.structs.fields(cls) if f.name == "v")
+    for cls in EVENT_TYPES
+}
+
+__all__ = [
+    "CURRENT_VERSIONS",
+    "EVENT_TYPES",
+    "START_SUBSCRIPTION_EVENTS",
+    "START_TIMER_EVENTS",
+    "STATELESS_STREAM_EVENTS",
+    "ActivityCanceled",
+    "ActivityCompleted",
+    "ActivityDecisionEvaluated",
+    "ActivityStarted",
+    "BpmnErrorThrown",
+    "CalledInstanceStarted",
+    "DecisionEvaluated",
+    "DecisionInputValue",
+    "DecisionOutputValue",
+    "DeployedDecisionDefinition",
+    "DeployedDecisionRequirements",
+    "DeployedJobDefinition",
+    "DeployedProcessDefinition",
+    "DeployedResource",
+    "DeploymentCreated",
+    "DeploymentDeleted",
+    "EngineEvent",
+    "EvaluatedDecision",
+    "Event",
+    "EventSubscriptionCreated",
+    "EventSubscriptionDeleted",
+    "ExecutionCreated",
+    "ExecutionRemoved",
+    "ExecutionReplaced",
+    "ExternalTaskBpmnErrorReported",
+    "ExternalTaskCanceled",
+    "ExternalTaskCompleted",
+    "ExternalTaskCreated",
+    "ExternalTaskFailed",
+    "ExternalTaskLockExtended",
+    "ExternalTaskLocked",
+    "ExternalTaskPrioritySet",
+    "ExternalTaskRetriesSet",
+    "ExternalTaskUnlocked",
+    "HistoricDecisionInstanceDeleted",
+    "HistoricProcessInstanceDeleted",
+    "IdentityLink",
+    "IncidentCreated",
+    "IncidentDeleted",
+    "IncidentResolved",
+    "JobActivated",
+    "JobCreated",
+    "JobDeleted",
+    "JobDueDateSet",
+    "JobExecuted",
+    "JobFailed",
+    "JobPrioritySet",
+    "JobRetriesSet",
+    "JobSuspended",
+    "MessageCorrelated",
+    "ProcessDefinitionActivated",
+    "ProcessDefinitionSuspended",
+    "ProcessInstanceActivated",
+    "ProcessInstanceCompleted",
+    "ProcessInstanceStarted",
+    "ProcessInstanceSuspended",
+    "ProcessInstanceTerminated",
+    "SignalReceived",
+    "SignalThrown",
+    "StartEventSubscribed",
+    "StartEventUnsubscribed",
+    "StartTimerDueDateSet",
+    "StartTimerFailed",
+    "StartTimerFired",
+    "StartTimerJob",
+    "StartTimerRemoved",
+    "StartTimerRetriesSet",
+    "StartTimerScheduled",
+    "TaskAssigned",
+    "TaskClaimed",
+    "TaskCompleted",
+    "TaskDeleted",
+    "TaskUnclaimed",
+    "TokenWaitingAtJoin",
+    "UserTaskCreated",
+    "VariableDeleted",
+    "VariableSet",
+    "not_an_instance",
+    "to_dict",
+]
