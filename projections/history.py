@@ -25,13 +25,7 @@ from .decision_history import (
     purge_decision_history,
 )
 from .jobs import (
-    INCIDENT_DELETED,
-    INCIDENT_RESOLVED,
-    JOB_CREATED,
-    JOB_DELETED,
     JOB_EXCEPTION_NAME,
-    JOB_FAILED,
-    JOB_SUCCESSFUL,
     historic_incident_row,
     job_log_id,
     job_log_row,
@@ -48,6 +42,14 @@ from .tables import (
     ACT_HI_PROCINST,
     ACT_HI_TASKINST,
     ACT_HI_VARINST,
+)
+from .tables.history import (
+    INCIDENT_DELETED,
+    INCIDENT_RESOLVED,
+    JOB_CREATED,
+    JOB_DELETED,
+    JOB_FAILED,
+    JOB_SUCCESSFUL,
 )
 
 

@@ -16,14 +16,11 @@ from flowledger.core.state import Incident, InstanceState, Job
 from .changes import Row, blank_row, db_time
 from .queries.filters import ACTIVE, SUSPENDED
 from .tables import ACT_HI_INCIDENT, ACT_HI_JOB_LOG, ACT_RU_INCIDENT, ACT_RU_JOB
+from .tables.history import INCIDENT_OPEN
 
 # Camunda's name for the byte arrays of job stack traces (ExceptionUtil), runtime and history.
 JOB_EXCEPTION_NAME = "job.exceptionByteArray"
 
-# ACT_HI_JOB_LOG.JOB_STATE_
-JOB_CREATED, JOB_FAILED, JOB_SUCCESSFUL, JOB_DELETED = 0, 1, 2, 3
-# ACT_HI_INCIDENT.INCIDENT_STATE_
-INCIDENT_OPEN, INCIDENT_RESOLVED, INCIDENT_DELETED = 0, 1, 2
 
 _JOB_ROW = blank_row(ACT_RU_JOB)
 _INCIDENT_ROW = blank_row(ACT_RU_INCIDENT)

@@ -16,19 +16,21 @@ from flowledger.core.start_timers import TIMER_START
 
 from .changes import ChangeSet, Row, UnhandledEvent, blank_row, db_time
 from .jobs import (
-    INCIDENT_DELETED,
-    INCIDENT_OPEN,
-    INCIDENT_RESOLVED,
-    JOB_CREATED,
-    JOB_DELETED,
     JOB_EXCEPTION_NAME,
-    JOB_FAILED,
-    JOB_SUCCESSFUL,
     job_log_stacktrace_bytearray_id,
     job_stacktrace_bytearray_id,
 )
 from .runtime import BYTEARRAY_HISTORY, BYTEARRAY_RUNTIME, bytearray_row
 from .tables import ACT_GE_BYTEARRAY, ACT_HI_INCIDENT, ACT_HI_JOB_LOG, ACT_RU_INCIDENT, ACT_RU_JOB
+from .tables.history import (
+    INCIDENT_DELETED,
+    INCIDENT_OPEN,
+    INCIDENT_RESOLVED,
+    JOB_CREATED,
+    JOB_DELETED,
+    JOB_FAILED,
+    JOB_SUCCESSFUL,
+)
 
 _JOB_ROW = blank_row(ACT_RU_JOB)
 _BYTEARRAY_ROW = blank_row(ACT_GE_BYTEARRAY)

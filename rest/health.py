@@ -44,7 +44,7 @@ def health(engine: NamedDependency[Engine]) -> Response[HealthDto]:
     if history.detail is not None:
         details["detail"] = history.detail
     components = {"history": ComponentDto(history.status, details)}
-    jobs = engine.job_executor_health()
+    jobs = engine.management_service.job_executor_health()
     status = history.status
     if jobs is not None:
         job_status = "UP" if jobs.running else "DOWN"

@@ -136,7 +136,7 @@ def instance_variables_after(
     values from history (ACT_HI_VARINST; empty at history level none)."""
     if running:
         try:
-            return engine.get_variable_values(instance_id, local=True)
+            return engine.runtime_service.get_variable_values(instance_id, local=True)
         except NotFound:
             pass
     if engine.history_mode == "async":

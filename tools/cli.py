@@ -104,7 +104,7 @@ def example() -> None:
             engine.claim(task.id, "demo")
             engine.complete_task(task.id, {"approvedBy": "demo"})
             completed.append(task)
-        timeline = engine.timeline(instance.id)
+        timeline = engine.audit_service.timeline(instance.id)
         report = engine.verify()
     if out.json:
         out.data(
@@ -288,7 +288,7 @@ def history_level(level: str | None) -> None:
     out = output()
     with open_engine(create=level is not None) as engine:
         before = engine.history_level
-        report = None if level is None else engine.set_history_level(level)
+        report = None if level is None else engine.history_service.set_history_level(level)
     if out.json:
         out.data({"level": level or before, "before": before, "rebuild": report})
     elif report is None:

@@ -33,7 +33,7 @@ def history(instance: str) -> None:
     """What happened to an instance: when, where, who, and which variables changed."""
     out = output()
     with open_engine() as engine:
-        entries = engine.timeline(instance)
+        entries = engine.audit_service.timeline(instance)
     if out.json:
         out.data(entries)
     else:
@@ -110,15 +110,17 @@ def replay(
             _step(out, engine, instance)
             return
         if diff_points is not None:
-            a = engine.state_at(instance, **_point_args(diff_points[0]))
-            b = engine.state_at(instance, **_point_args(diff_points[1]))
+            a = engine.audit_service.state_at(instance, **_point_args(diff_points[0]))
+            b = engine.audit_service.state_at(instance, **_point_args(diff_points[1]))
             changes = diff(instance_view(a.state), instance_view(b.state))
             if out.json:
                 out.data({"a": a.position, "b": b.position, "changes": changes})
             else:
                 out.print(diff_table(changes, a=a.position, b=b.position))
             return
-        then = engine.state_at(instance, **_point_args(at if until is None else str(until)))
+        then = engine.audit_service.state_at(
+            instance, **_point_args(at if until is None else str(until))
+        )
     view = instance_view(then.state)
     if out.json:
         out.data(
@@ -158,7 +160,7 @@ def step_through(out: Output, engine: Engine, instance: str, ask: Callable[[], s
     index = 0
     shown: tuple[int, InstanceView] | None = None
     while True:
-        then = engine.state_at(instance, position=positions[index])
+        then = engine.audit_service.state_at(instance, position=positions[index])
         view = instance_view(then.state)
         if out.out.is_terminal:
             out.out.clear()
@@ -189,7 +191,7 @@ def why(instance: str, position: int) -> None:
     """Follow an event back: the command that wrote it, who issued it, and what it acted on."""
     out = output()
     with open_engine() as engine:
-        chain = engine.why(instance, position)
+        chain = engine.audit_service.why(instance, position)
     if out.json:
         out.data(chain)
         return
@@ -233,7 +235,7 @@ def head() -> None:
     """Print the log's anchor (POSITION:DIGEST) to keep outside the database."""
     out = output()
     with open_engine() as engine, out.progress("reading the log") as progress:
-        found = engine.head(progress)
+        found = engine.audit_service.head(progress)
     if out.json:
         out.data(found)
     else:
@@ -296,7 +298,7 @@ def export_package(instance: str, target: Path) -> None:
     """Write an instance's audit package: commits with hashes, commands, definitions."""
     out = output()
     with open_engine() as engine:
-        summary = engine.export_instance(instance, target)
+        summary = engine.audit_service.export_instance(instance, target)
     _package_summary(out, summary, "wrote")
 
 
@@ -307,7 +309,7 @@ def import_package(package: Path) -> None:
     out = output()
     # An auditor loads a package into a database of its own: the one place it may be new.
     with open_engine(create=True) as engine:
-        summary = engine.import_package(package)
+        summary = engine.audit_service.import_package(package)
     _package_summary(out, summary, "imported")
 
 
@@ -348,7 +350,7 @@ def rebuild(projection: str, history_level: str | None, batch_events: int, drop_
     out = output()
     with open_engine() as engine:
         if drop_old:
-            dropped = engine.drop_old_tables()
+            dropped = engine.audit_service.drop_old_tables()
             if out.json:
                 out.data({"dropped": dropped})
             else:
@@ -358,7 +360,7 @@ def rebuild(projection: str, history_level: str | None, batch_events: int, drop_
                 )
             return
         with out.progress(f"rebuild {projection}") as progress:
-            report = engine.rebuild(
+            report = engine.audit_service.rebuild(
                 projection,
                 history_level=history_level,
                 progress=progress,
@@ -385,7 +387,7 @@ def cleanup(batch_size: int) -> None:
     """
     out = output()
     with open_engine() as engine:
-        report = as_user(engine).cleanup_history(batch_size=batch_size)
+        report = as_user(engine).history_service.cleanup_history(batch_size=batch_size)
     if out.json:
         out.data(report)
     else:

@@ -30,7 +30,7 @@ class PointInTime(msgspec.Struct, frozen=True):
 
 
 class Inspection:
-    """What `Engine.state_at`, `timeline` and `why` answer."""
+    """What `AuditService.state_at`, `timeline` and `why` answer."""
 
     def __init__(self, db: Connections, store: EventStore, repository: Repository) -> None:
         self._db = db

@@ -33,7 +33,7 @@ def engine_version() -> str:
 
 
 class Packages:
-    """What `Engine.export_instance` and `Engine.import_package` do."""
+    """What `AuditService.export_instance` and `import_package` do."""
 
     def __init__(
         self, db: Connections, store: EventStore, repository: Repository, audit: Audit

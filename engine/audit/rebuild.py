@@ -94,7 +94,8 @@ class Plan(msgspec.Struct, frozen=True):
 
 
 class Rebuild:
-    """`Engine.rebuild`: shadow tables, checkpointed batches, catch-up, a one-transaction swap."""
+    """`AuditService.rebuild`: shadow tables, checkpointed batches, catch-up, a swap in one
+    transaction."""
 
     def __init__(
         self,
@@ -132,7 +133,7 @@ class Rebuild:
         *,
         reason: str = "operator",
     ) -> views.RebuildReport:
-        """Rebuild `projection` (see `Engine.rebuild`); `reason` is kept with the checkpoint
+        """Rebuild `projection` (see `AuditService.rebuild`); `reason` is kept with the checkpoint
         so that a rebuild a migration owes is finished by the next start if interrupted."""
         if projection not in PROJECTIONS:
             raise InvalidValue(

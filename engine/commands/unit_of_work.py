@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import Connection, Dialect
 
@@ -27,13 +27,15 @@ from flowledger.core.state import InstanceState
 from flowledger.engine.commands import decision_lookup
 from flowledger.engine.storage.state_cache import Cached
 from flowledger.engine.storage.streams import Owned, Repository
-from flowledger.engine.workers.history_lifecycle import HistoryLifecycle
 from flowledger.eventlog import EventCodec, EventStore, NewCommit, StoredCommit
 from flowledger.projections.changes import ChangeSet, SqlRowStore, WritePlan
 from flowledger.projections.history import HistoryProjector
 from flowledger.projections.operation_log import Operation, operation_logger
 from flowledger.projections.repository import project_repository
 from flowledger.projections.runtime import RuntimeBatch
+
+if TYPE_CHECKING:
+    from flowledger.engine.workers.history_lifecycle import HistoryLifecycle
 
 # A decision made inside SQLite's write transaction that emits more events than this is large:
 # it is rolled back and decided again beside the writer (bus.py). Small commands, nearly all of

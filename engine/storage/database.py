@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import create_engine, make_url
 from sqlalchemy import event as sa_event
@@ -14,7 +14,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.pool import StaticPool
 
-from flowledger.engine.workers.checkpointer import Checkpointer
+if TYPE_CHECKING:
+    from flowledger.engine.workers.checkpointer import Checkpointer
 
 
 def is_memory_url(url: str) -> bool:

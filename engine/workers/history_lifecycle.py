@@ -230,7 +230,8 @@ def resolve_level(db: Connections, asked: str | None) -> str:
         raise HistoryLevelMismatch(
             f"the history tables of this database are built at history level {stored!r}, "
             f"not {asked!r}: open it without a history level, or change the level with "
-            f"`flowledger history-level {asked}` (Engine.set_history_level), which rebuilds "
+            f"`flowledger history-level {asked}` (history_service.set_history_level), "
+            "which rebuilds "
             "history from the event log at that level, for the past too"
         )
     return stored

@@ -14,7 +14,8 @@ import msgspec
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, RowMapping
 
-from ..jobs import (
+from ..tables import ACT_GE_BYTEARRAY, ACT_HI_INCIDENT, ACT_HI_JOB_LOG
+from ..tables.history import (
     INCIDENT_DELETED,
     INCIDENT_OPEN,
     INCIDENT_RESOLVED,
@@ -23,7 +24,6 @@ from ..jobs import (
     JOB_FAILED,
     JOB_SUCCESSFUL,
 )
-from ..tables import ACT_GE_BYTEARRAY, ACT_HI_INCIDENT, ACT_HI_JOB_LOG
 from .declaration import Search
 from .filters import (
     Condition,

@@ -171,7 +171,7 @@ def _state_at(
     """The engine's PointInTime at `point` (now when empty); a point outside the instance's log
     is the client's mistake, named by its parameter (an unknown instance stays a 404)."""
     try:
-        return engine.state_at(id, **point)
+        return engine.audit_service.state_at(id, **point)
     except InvalidValue as exc:
         raise invalid(
             f"Cannot set query parameter '{parameter}' to value '{text}': {exc}"
@@ -202,7 +202,7 @@ def get_events(
 
 @get(f"{INSTANCE}/timeline", sync_to_thread=True)
 def get_timeline(engine: NamedDependency[Engine], id: FromPath[str]) -> list[TimelineEntryDto]:
-    return [to_dto(TimelineEntryDto, entry) for entry in engine.timeline(id)]
+    return [to_dto(TimelineEntryDto, entry) for entry in engine.audit_service.timeline(id)]
 
 
 @get(f"{INSTANCE}/state", sync_to_thread=True)
@@ -239,7 +239,7 @@ def get_why(
     """The command that wrote the event at `position`, then the commands behind it."""
     at = _position(position, "position", where="path")
     try:
-        chain = engine.why(id, at)
+        chain = engine.audit_service.why(id, at)
     except InvalidValue as exc:
         raise invalid(
             f"Cannot set path parameter 'position' to value '{position}': {exc}"
@@ -252,7 +252,7 @@ def get_why(
 
 @get("/log/head", sync_to_thread=True)
 def get_log_head(engine: NamedDependency[Engine]) -> LogHeadDto:
-    return to_dto(LogHeadDto, engine.head())
+    return to_dto(LogHeadDto, engine.audit_service.head())
 
 
 @post("/log/verify", status_code=200, sync_to_thread=True)

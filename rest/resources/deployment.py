@@ -322,7 +322,7 @@ def delete_deployment(
 ) -> None:
     cascade = parse_bool(request.query_params.get("cascade"))
     try:
-        engine.delete_deployment(id, cascade=cascade)
+        engine.repository_service.delete_deployment(id, cascade=cascade)
     except Rejected as exc:
         # Running instances without cascade: Camunda's ProcessEngineException, a 500.
         raise RestError(500, "ProcessEngineException", str(exc)) from None

@@ -1,7 +1,7 @@
 """engine-rest: the event subscription resource — what waiting catch events are subscribed to:
 the query (`GET /event-subscription`, `/count`; 7.15 has no JSON form). Reads only.
 
-The query is `projections.search.event_subscriptions.EVENT_SUBSCRIPTIONS`. Camunda 7.15 serves
+The query is `projections.queries.event_subscriptions.EVENT_SUBSCRIPTIONS`. Camunda 7.15 serves
 no single subscription by id (`eventSubscriptionId` filters the list), nor a POST query.
 """
 

@@ -96,7 +96,7 @@ def signal_execution(
     check_decoded_size(request, dtos)
     variables = wire_variables(dtos)
     try:
-        engine.trigger(id, variables)
+        engine.runtime_service.trigger(id, variables)
     except NotFound:
         raise _missing(id) from None
 

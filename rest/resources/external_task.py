@@ -2,7 +2,7 @@
 failure, BPMN error, lock handling, retries, priority, error details, and the task query.
 
 Fetch and lock never writes unless it can answer: a read query (`projections.queries`) looks for
-fetchable tasks first, and `Engine.fetch_and_lock` — a command with a command-log row — runs
+fetchable tasks first, and `ExternalTaskService.fetch_and_lock` — a command with a command-log row — runs
 only when there are some. A long poll waits on the application's `LongPoll` and locks right
 before answering, so a client that leaves or a server that stops leaves nothing locked.
 
@@ -292,7 +292,7 @@ def _plan(engine: Engine, fetch: _Fetch) -> tuple[bool, list[str] | None]:
 def _unlock(engine: Engine, task_ids: Sequence[str]) -> None:
     for task_id in task_ids:
         try:
-            engine.unlock(task_id)
+            engine.external_task_service.unlock(task_id)
         except FlowledgerError as exc:  # gone meanwhile: nothing left to release
             log.warning("could not unlock external task %s: %s", task_id, exc)
 
@@ -301,7 +301,9 @@ def _variables(engine: Engine, execution_id: str, topic: _Topic) -> dict[str, Va
     if topic.variables is not None and not topic.variables:
         return {}
     try:
-        values = engine.get_variable_values(execution_id, local=topic.local_variables)
+        values = engine.runtime_service.get_variable_values(
+            execution_id, local=topic.local_variables
+        )
     except NotFound:
         return {}
     if topic.variables is not None:
@@ -334,7 +336,9 @@ def _locked_dto(
     engine: Engine, row: search.ExternalTaskRow, topic: _Topic
 ) -> LockedExternalTaskDto:
     # Error details exist only after a failure report, which also sets the retries.
-    details = engine.external_task_error_details(row.id) if row.retries is not None else None
+    details = (
+        engine.external_task_service.error_details(row.id) if row.retries is not None else None
+    )
     variables = _variables(engine, row.execution_id, topic)
     return to_dto(LockedExternalTaskDto, row, error_details=details, variables=variables)
 
@@ -345,7 +349,7 @@ def _try_fetch(engine: Engine, fetch: _Fetch) -> list[LockedExternalTaskDto] | N
     if not fetchable:
         return None
     pairs = [(t.filter.topic_name, t.lock_duration) for t in fetch.topics]
-    locked = engine.fetch_and_lock(
+    locked = engine.external_task_service.fetch_and_lock(
         fetch.worker_id, pairs, fetch.max_tasks, use_priority=fetch.use_priority, task_ids=only
     )
     if not locked:
@@ -416,7 +420,7 @@ def complete(
 ) -> None:
     body = data or CompleteExternalTaskDto()
     check_decoded_size(request, body.variables, body.local_variables)
-    engine.complete_external_task(
+    engine.external_task_service.complete(
         id,
         _worker(body.worker_id),
         engine_variables(body.variables),
@@ -435,7 +439,7 @@ def handle_failure(
     check_decoded_size(request, body.variables, body.local_variables)
     worker_id = _worker(body.worker_id)
     # Camunda reads a missing or null `retries` (an int field there) as 0: an incident.
-    engine.handle_external_task_failure(
+    engine.external_task_service.handle_failure(
         id,
         worker_id,
         body.error_message,
@@ -459,7 +463,7 @@ def handle_bpmn_error(
     worker_id = _worker(body.worker_id)
     if not body.error_code:
         raise invalid("errorCode is required")
-    engine.handle_external_task_bpmn_error(
+    engine.external_task_service.handle_bpmn_error(
         id, worker_id, body.error_code, body.error_message, engine_variables(body.variables)
     )
 
@@ -474,12 +478,12 @@ def extend_lock(
     worker_id = _worker(body.worker_id)
     if body.new_duration is None:
         raise invalid("newDuration is required")
-    engine.extend_lock(id, worker_id, body.new_duration)
+    engine.external_task_service.extend_lock(id, worker_id, body.new_duration)
 
 
 @post("/external-task/{id:str}/unlock", status_code=204, sync_to_thread=True)
 def unlock(engine: NamedDependency[Engine], id: FromPath[str]) -> None:
-    engine.unlock(id)
+    engine.external_task_service.unlock(id)
 
 
 @put("/external-task/{id:str}/retries", status_code=204, sync_to_thread=True)
@@ -489,7 +493,7 @@ def set_retries(
     retries = (data or RetriesDto()).retries
     if retries is None or retries < 0:
         raise invalid(f"retries must be zero or a positive number (got {retries})")
-    engine.set_external_task_retries(id, retries)
+    engine.external_task_service.set_retries(id, retries)
 
 
 @put("/external-task/{id:str}/priority", status_code=204, sync_to_thread=True)
@@ -499,7 +503,7 @@ def set_priority(
     priority = (data or PriorityDto()).priority
     if priority is None:
         raise invalid("priority is required")
-    engine.set_external_task_priority(id, priority)
+    engine.external_task_service.set_priority(id, priority)
 
 
 @get("/external-task/{id:str}", sync_to_thread=True)
@@ -513,7 +517,7 @@ def get_external_task(engine: NamedDependency[Engine], id: FromPath[str]) -> Ext
 
 @get("/external-task/{id:str}/errorDetails", sync_to_thread=True)
 def get_error_details(engine: NamedDependency[Engine], id: FromPath[str]) -> Response[str]:
-    details = engine.external_task_error_details(id)
+    details = engine.external_task_service.error_details(id)
     if details is None:
         return Response("", status_code=204, media_type=MediaType.TEXT)
     return Response(details, media_type=MediaType.TEXT)

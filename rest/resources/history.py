@@ -4,7 +4,7 @@ JSON query), counts, single entries, binary values; and `DELETE /history/process
 Exactly Camunda 7.15's operations: it has no `GET /history/task/{id}` and no
 `POST /history/detail/count`, so neither has this server.
 
-The filtering lives in `projections.search.history_*`; this module turns requests into its query
+The filtering lives in `projections.queries.history_*`; this module turns requests into its query
 Structs and its rows into Camunda's DTOs, derived from the rows (every key present, dates in
 Camunda's format).
 """
@@ -31,7 +31,7 @@ from ..errors import invalid, not_found
 from ..listing import AnyRequest, Params, list_routes, searched
 from ..params import SortingDto, flag
 
-# -- DTOs: Camunda's, derived from the `projections.search.history_*` rows -----------------------
+# -- DTOs: Camunda's, derived from the `projections.queries.history_*` rows -----------------------
 
 
 @derived(instances.HistoricProcessInstance, omit=("end_activity_id",))
@@ -176,7 +176,7 @@ def delete_historic_process_instance(
 ) -> None:
     """Removes an ended instance's history; `failIfNotExists=false` makes an unknown id a no-op."""
     try:
-        engine.delete_historic_process_instance(id)
+        engine.history_service.delete_historic_process_instance(id)
     except NotFound:
         if flag(request.query_params, "failIfNotExists"):
             raise

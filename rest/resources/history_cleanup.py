@@ -1,7 +1,7 @@
 """engine-rest: `POST /history/cleanup` — history cleanup, now.
 
 Camunda schedules a `history-cleanup` job and answers it (a JobDto). flowledger has no such job:
-the cleanup runs within the request (`Engine.cleanup_history`, each removal a logged command),
+the cleanup runs within the request (`HistoryService.cleanup_history`, each removal a logged command),
 and the answer is a JobDto describing that finished run, under the fixed id `history-cleanup`,
 so that clients reading the answer find the fields they expect. `immediatelyDue` (a query parameter)
 changes nothing: the cleanup is always immediate.
@@ -25,7 +25,7 @@ CLEANUP_JOB_ID = "history-cleanup"
 @post("/history/cleanup", sync_to_thread=True, status_code=200)
 def history_cleanup(engine: NamedDependency[Engine]) -> JobDto:
     """Remove the history of every instance whose removal time has passed."""
-    report = engine.cleanup_history()
+    report = engine.history_service.cleanup_history()
     at = format_date(report.at)
     return JobDto(
         id=CLEANUP_JOB_ID,

@@ -2,7 +2,7 @@
 `/{id}`): one entry per decision evaluated (a required decision has its own, whose
 `rootDecisionInstanceId` is the evaluated one's), with its inputs and outputs when asked for.
 
-The filtering lives in `projections.search.decisions`; this module reads the query string and
+The filtering lives in `projections.queries.decisions`; this module reads the query string and
 turns rows into Camunda's DTOs. Reads only.
 """
 

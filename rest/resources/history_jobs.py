@@ -1,7 +1,7 @@
 """engine-rest: the history of jobs and incidents — `/history/incident` (GET list and count, as
 in Camunda) and `/history/job-log` (lists, counts, one entry, its failure's stack trace).
 
-The queries are `projections.search.history_jobs`; both tables are written at history level
+The queries are `projections.queries.history_jobs`; both tables are written at history level
 full only. Camunda 7.15's OpenAPI document lacks these operations; their shapes follow its REST
 reference.
 """

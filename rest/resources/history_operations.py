@@ -1,6 +1,6 @@
 """engine-rest: `/history/user-operation` (GET list and count), Camunda's user operation log.
 
-The query is `projections.search.history_operations`; the table is written at history level
+The query is `projections.queries.history_operations`; the table is written at history level
 full only, for commands with an actor (an authenticated user, or the command line's operating
 system user). Camunda 7.15's OpenAPI document lacks these operations; their shapes follow its
 REST reference.

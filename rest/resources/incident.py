@@ -1,7 +1,7 @@
 """engine-rest: the incident resource — open incidents: the query (`GET /incident`, `/count`;
 7.15 has no JSON form), one incident, and resolving one by hand (`DELETE /incident/{id}`).
 
-The query is `projections.search.jobs.INCIDENTS`. This engine's incidents are failed jobs' and
+The query is `projections.queries.jobs.INCIDENTS`. This engine's incidents are failed jobs' and
 failed external tasks', resolved by giving them retries: resolving one by hand is refused with
 Camunda's 400, as Camunda refuses it for these types. Not served: annotations and custom
 incidents (`POST /execution/{id}/create-incident`).
@@ -50,7 +50,7 @@ def get_incident(engine: NamedDependency[Engine], id: FromPath[str]) -> Incident
 
 @delete("/incident/{id:str}", status_code=204, sync_to_thread=True)
 def resolve_incident(engine: NamedDependency[Engine], id: FromPath[str]) -> None:
-    engine.resolve_incident(id)
+    engine.runtime_service.resolve_incident(id)
 
 
 routes: list[Any] = [

@@ -2,7 +2,7 @@
 (`GET|POST /job`, `/count`), one job, running it now, its retries, its due date and the stack
 trace of its last failure.
 
-The query is `projections.search.jobs.JOBS`, run with the engine's clock for `executable`;
+The query is `projections.queries.jobs.JOBS`, run with the engine's clock for `executable`;
 commands go through the facade; `PUT /job/{id}/suspended` suspends or activates one job. Not
 served (the engine has no such command yet): suspending jobs by query (`PUT /job/suspended`),
 `PUT /job/{id}/priority`, `POST /job/{id}/duedate/recalculate` and the batch
@@ -112,7 +112,7 @@ def execute_job(engine: NamedDependency[Engine], id: FromPath[str]) -> None:
     """Runs the job now, due or not. When its work fails the failure is recorded on the job
     (retries down, an incident at 0) and the answer is a 500 with its message
     (`rest.errors`, JobFailure)."""
-    engine.execute_job(id)
+    engine.management_service.execute_job(id)
 
 
 @put("/job/{id:str}/retries", status_code=204, sync_to_thread=True)
@@ -127,7 +127,7 @@ def set_job_retries(
             f"The number of job retries must be a non-negative Integer, but '{retries}' has "
             "been provided."
         )
-    engine.set_job_retries(id, retries)
+    engine.management_service.set_job_retries(id, retries)
 
 
 class SuspensionStateDto(msgspec.Struct, rename="camel"):
@@ -144,9 +144,9 @@ def set_job_suspended(
     if suspended is None:
         raise invalid("suspended is required: true suspends the job, false activates it")
     if suspended:
-        engine.suspend_job(id)
+        engine.management_service.suspend_job(id)
     else:
-        engine.activate_job(id)
+        engine.management_service.activate_job(id)
 
 
 class PriorityDto(msgspec.Struct, rename="camel"):
@@ -162,7 +162,7 @@ def set_job_priority(
     priority = (data or PriorityDto()).priority
     if priority is None:
         raise invalid("priority is required")
-    engine.set_job_priority(id, priority)
+    engine.management_service.set_job_priority(id, priority)
 
 
 @put("/job/{id:str}/duedate", status_code=204, sync_to_thread=True)
@@ -179,14 +179,14 @@ def set_job_duedate(
     if due is not None:
         with refused_as_400():
             due = stored_moment(due, "duedate").replace(tzinfo=UTC)
-    engine.set_job_due_date(id, due)
+    engine.management_service.set_job_due_date(id, due)
 
 
 @get("/job/{id:str}/stacktrace", sync_to_thread=True, media_type=MediaType.TEXT)
 def get_stacktrace(engine: NamedDependency[Engine], id: FromPath[str]) -> Response[str]:
     """The stack trace of the job's last failure; as in Camunda, a job that has not failed
     answers 204 with no body, and an unknown one 404."""
-    stacktrace = engine.job_stacktrace(id)
+    stacktrace = engine.management_service.job_stacktrace(id)
     if stacktrace is None:
         return Response("", status_code=204, media_type=MediaType.TEXT)
     return Response(stacktrace, media_type=MediaType.TEXT)

@@ -1,7 +1,7 @@
 """engine-rest: the job definition resource — the kinds of job deployed activities make: the query
 (`GET`/`POST /job-definition`, `/count`) and one job definition.
 
-The query is `projections.search.jobs.JOB_DEFINITIONS`. Camunda's 7.15 OpenAPI document does not
+The query is `projections.queries.jobs.JOB_DEFINITIONS`. Camunda's 7.15 OpenAPI document does not
 describe this resource; its shapes are those of Camunda's REST reference (JobDefinitionDto). Not
 served: suspending and activating job definitions, overriding their priority (the engine has
 no suspension yet).

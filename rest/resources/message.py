@@ -83,7 +83,7 @@ def deliver_message(
         data.process_variables_local,
     )
     try:
-        results = engine.correlate_message(
+        results = engine.runtime_service.correlate_message(
             name,
             business_key=data.business_key,
             process_instance_id=data.process_instance_id,
@@ -130,7 +130,7 @@ def _result(
     variables = None
     if with_variables:
         try:
-            values = engine.get_variable_values(result.execution_id or instance_id)
+            values = engine.runtime_service.get_variable_values(result.execution_id or instance_id)
         except NotFound:  # the execution went on and ended: the instance's, as they are now
             values = instance_variables_after(engine, instance_id, running=not ended)
         variables = variables_dto(values)
@@ -157,7 +157,7 @@ def trigger_message_subscription(
     dtos = (data or ExecutionTriggerDto()).variables
     check_decoded_size(request, dtos)
     try:
-        engine.message_event_received(messageName, id, wire_variables(dtos))
+        engine.runtime_service.message_event_received(messageName, id, wire_variables(dtos))
     except NotFound:
         raise not_found(f"Execution with id {id} does not exist") from None
 

@@ -122,7 +122,7 @@ def delete_instance(
     # skipCustomListeners, skipIoMappings and skipSubprocesses are accepted: there is nothing
     # here they could skip (see the module docstring).
     try:
-        engine.delete_process_instance(id)
+        engine.runtime_service.delete_process_instance(id)
     except NotFound:
         if flag(request.query_params, "failIfNotExists"):
             raise _missing(id) from None
@@ -177,7 +177,7 @@ def _transition_dto(
 @get("/process-instance/{id:str}/activity-instances", sync_to_thread=True)
 def activity_instances(engine: NamedDependency[Engine], id: FromPath[str]) -> ActivityInstanceDto:
     try:
-        root = engine.activity_instance_tree(id)
+        root = engine.runtime_service.activity_instance_tree(id)
     except NotFound:
         raise _missing(id) from None
     # The root stands for the process definition: its activity id is the definition's id.

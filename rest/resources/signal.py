@@ -40,7 +40,9 @@ def throw_signal(
         raise invalid("Tenants are not supported: this engine has none")
     check_decoded_size(request, data.variables)
     try:
-        engine.signal(data.name, wire_variables(data.variables), execution_id=data.execution_id)
+        engine.runtime_service.signal(
+            data.name, wire_variables(data.variables), execution_id=data.execution_id
+        )
     except NotFound:
         raise not_found(f"Execution with id {data.execution_id} does not exist") from None
 

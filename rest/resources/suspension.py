@@ -55,9 +55,9 @@ def set_instance_suspended(
     data: JSONBody[SuspensionStateDto | None] = None,
 ) -> None:
     if _suspended((data or SuspensionStateDto()).suspended):
-        engine.suspend_process_instance(id)
+        engine.runtime_service.suspend_process_instance(id)
     else:
-        engine.activate_process_instance(id)
+        engine.runtime_service.activate_process_instance(id)
 
 
 @put("/process-instance/suspended", status_code=204, sync_to_thread=True)
@@ -71,7 +71,7 @@ def set_instances_suspended(
         )
     if data.process_definition_tenant_id is not None or data.process_definition_without_tenant_id:
         raise invalid("Tenants are not supported: this engine has none")
-    engine.set_process_instances_suspended(
+    engine.runtime_service.set_process_instances_suspended(
         _suspended(data.suspended),
         process_instance_ids=data.process_instance_ids or [],
         definition_id=data.process_definition_id,
@@ -91,9 +91,13 @@ def _definition(
         raise invalid("executionDate is not supported: suspension takes effect at once")
     include = bool(body.include_process_instances)
     if _suspended(body.suspended):
-        engine.suspend_process_definition(definition_id, key=key, include_instances=include)
+        engine.repository_service.suspend_process_definition(
+            definition_id, key=key, include_instances=include
+        )
     else:
-        engine.activate_process_definition(definition_id, key=key, include_instances=include)
+        engine.repository_service.activate_process_definition(
+            definition_id, key=key, include_instances=include
+        )
 
 
 @put("/process-definition/{id:str}/suspended", status_code=204, sync_to_thread=True)

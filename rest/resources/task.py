@@ -1,7 +1,7 @@
 """engine-rest: the task resource — task lists and counts (Camunda's TaskQueryDto), one task,
 complete / submit-form, claim / unclaim / assignee, task and task-local variables, identity links.
 
-Lists run `projections.search.tasks` on a read connection; commands go through the Engine.
+Lists run `projections.queries.tasks` on a read connection; commands go through the Engine.
 A task's `formKey` is no column: it is the value the engine recorded when it created the task
 (`camunda:formKey`, evaluated then if an expression), read from its instance's state.
 """
@@ -113,7 +113,7 @@ COMPLETE_OPTIONS = RouteOptions(
 
 
 def _dtos(engine: Engine, rows: list[TaskRow]) -> list[TaskDto]:
-    keys = engine.task_form_keys(
+    keys = engine.task_service.form_keys(
         {row.id: row.process_instance_id for row in rows if row.process_instance_id}
     )
     return [to_dto(TaskDto, row, form_key=keys.get(row.id)) for row in rows]
@@ -227,21 +227,21 @@ def claim(
     user_id = _user_id(data)
     if user_id is None:
         # Camunda's claim with a null user releases the task.
-        engine.unclaim(id)
+        engine.task_service.unclaim(id)
     else:
         engine.claim(id, user_id)
 
 
 @post("/task/{id:str}/unclaim", status_code=204, **OPTIONS)
 def unclaim(engine: NamedDependency[Engine], id: FromPath[str]) -> None:
-    engine.unclaim(id)
+    engine.task_service.unclaim(id)
 
 
 @post("/task/{id:str}/assignee", status_code=204, **OPTIONS)
 def set_assignee(
     engine: NamedDependency[Engine], id: FromPath[str], data: JSONBody[UserIdDto | None] = None
 ) -> None:
-    engine.set_assignee(id, _user_id(data))
+    engine.task_service.set_assignee(id, _user_id(data))
 
 
 # -- identity links -----------------------------------------------------------------------------
@@ -301,7 +301,7 @@ class TaskVariables(VariableScope):
         self.kind = "task local variable" if local else "task variable"
 
     def values(self, engine: Engine, entity_id: str) -> dict[str, StoredValue]:
-        return engine.get_task_variable_values(entity_id, local=self.local)
+        return engine.task_service.get_variable_values(entity_id, local=self.local)
 
     def engine_values(
         self, dtos: Mapping[str, VariableValueDto] | None, parameter: str
@@ -314,10 +314,10 @@ class TaskVariables(VariableScope):
         return names or []
 
     def set(self, engine: Engine, entity_id: str, values: dict[str, Any]) -> None:
-        engine.set_task_variables(entity_id, values, local=self.local)
+        engine.task_service.set_variables(entity_id, values, local=self.local)
 
     def remove(self, engine: Engine, entity_id: str, names: list[str]) -> None:
-        engine.remove_task_variables(entity_id, names, local=self.local)
+        engine.task_service.remove_variables(entity_id, names, local=self.local)
 
     def require(self, engine: Engine, entity_id: str) -> None:
         _task_row(engine, entity_id)

@@ -113,19 +113,19 @@ class ExecutionVariables(VariableScope):
 
     def values(self, engine: Engine, entity_id: str) -> dict[str, StoredValue]:
         with self._known(entity_id):
-            return engine.get_variable_values(entity_id, local=self.local)
+            return engine.runtime_service.get_variable_values(entity_id, local=self.local)
 
     def set(self, engine: Engine, entity_id: str, values: dict[str, Any]) -> None:
         with self._known(entity_id):
-            engine.set_variables(entity_id, values, local=self.local)
+            engine.runtime_service.set_variables(entity_id, values, local=self.local)
 
     def remove(self, engine: Engine, entity_id: str, names: list[str]) -> None:
         with self._known(entity_id):
-            engine.remove_variables(entity_id, names, local=self.local)
+            engine.runtime_service.remove_variables(entity_id, names, local=self.local)
 
     def require(self, engine: Engine, entity_id: str) -> None:
         with self._known(entity_id):
-            engine.get_variable_values(entity_id, local=True)
+            engine.runtime_service.get_variable_values(entity_id, local=True)
 
 
 def variable_routes(

@@ -80,7 +80,7 @@ def finished_order(engine: Engine, order: str) -> str:
         "userTaskAssignment", order_variables(order), business_key=order
     ).id
     review = task_named(engine, pid, f"Review order {order}")
-    engine.set_task_variables(review, {"note": "ok"}, local=True)
+    engine.task_service.set_variables(review, {"note": "ok"}, local=True)
     engine.complete_task(review, {"approved": True, "blob": BLOB + b"2"})
     engine.complete_task(task_named(engine, pid, "Approve"))
     return pid
@@ -107,14 +107,14 @@ def test_deleting_a_deployment_removes_its_repository_rows_and_keeps_its_log(
     second = engine.deploy(bpmn("pass_through_activities.bpmn"), name="orders")
     [v2] = second.process_definitions
 
-    engine.delete_deployment(second.id, actor="admin")
+    engine.repository_service.delete_deployment(second.id, actor="admin")
 
-    assert engine.deployment(second.id) is None
+    assert engine.repository_service.deployment(second.id) is None
     assert count(engine, ACT_RE_DEPLOYMENT, ID_=second.id) == 0
     assert count(engine, ACT_RE_PROCDEF, DEPLOYMENT_ID_=second.id) == 0
     assert count(engine, ACT_GE_BYTEARRAY, DEPLOYMENT_ID_=second.id) == 0
     assert count(engine, ACT_GE_BYTEARRAY, DEPLOYMENT_ID_=first.id) == 1
-    assert [d.version for d in engine.process_definitions("passThrough")] == [1]
+    assert [d.version for d in engine.repository_service.process_definitions("passThrough")] == [1]
     deleted = engine.events(second.id)
     assert [e.type for e in deleted] == ["DeploymentCreated", "DeploymentDeleted"]
     assert deleted[-1].actor == "admin"
@@ -137,7 +137,7 @@ def test_deleting_a_deployment_removes_its_repository_rows_and_keeps_its_log(
 
 def test_deleting_the_only_deployment_of_a_key_leaves_nothing_to_start(engine: Engine) -> None:
     only = engine.deploy(bpmn("pass_through_activities.bpmn"))
-    engine.delete_deployment(only.id)
+    engine.repository_service.delete_deployment(only.id)
     with pytest.raises(NotFound, match="passThrough"):
         engine.start_process_instance("passThrough")
     assert engine.deploy(bpmn("pass_through_activities.bpmn")).process_definitions[0].version == 1
@@ -146,22 +146,22 @@ def test_deleting_the_only_deployment_of_a_key_leaves_nothing_to_start(engine: E
 
 def test_duplicate_filtering_ignores_a_deleted_deployment(engine: Engine) -> None:
     first = engine.deploy(bpmn("pass_through_activities.bpmn"), name="d", duplicate_filtering=True)
-    engine.delete_deployment(first.id)
+    engine.repository_service.delete_deployment(first.id)
     again = engine.deploy(bpmn("pass_through_activities.bpmn"), name="d", duplicate_filtering=True)
     assert again.id != first.id
 
 
 def test_deleting_an_unknown_deployment_is_not_found(engine: Engine) -> None:
     with pytest.raises(NotFound, match="Deployment 'nope'"):
-        engine.delete_deployment("nope")
+        engine.repository_service.delete_deployment("nope")
     deployment = engine.deploy(bpmn("pass_through_activities.bpmn"))
-    engine.delete_deployment(deployment.id)
+    engine.repository_service.delete_deployment(deployment.id)
     with pytest.raises(NotFound, match="Deployment"):
-        engine.delete_deployment(deployment.id)  # twice
+        engine.repository_service.delete_deployment(deployment.id)  # twice
     engine.deploy(bpmn("pass_through_activities.bpmn"))
     pid = engine.start_process_instance("passThrough").id
     with pytest.raises(NotFound, match="Deployment"):
-        engine.delete_deployment(pid)  # an instance's stream is no deployment
+        engine.repository_service.delete_deployment(pid)  # an instance's stream is no deployment
     assert engine.verify().ok
 
 
@@ -172,23 +172,23 @@ def test_without_cascade_a_running_instance_refuses_the_deletion(engine: Engine)
     engine.start_process_instance("passThrough")
 
     with pytest.raises(Rejected) as refused:
-        engine.delete_deployment(deployment.id, command_id="refused-1")
+        engine.repository_service.delete_deployment(deployment.id, command_id="refused-1")
 
     assert str(refused.value) == (
         "Deletion of process definition without cascading failed. Process definition with id: "
         f"{definition.id} can't be deleted, since there exists 2 dependening process instances."
     )
-    assert engine.deployment(deployment.id) is not None
+    assert engine.repository_service.deployment(deployment.id) is not None
     assert event_types(engine, deployment.id) == ["DeploymentCreated"]
     assert engine.tasks(process_instance_id=pid) != []
     # the refusal is an audit fact too: a repeated command id gets the same answer
     with pytest.raises(Rejected, match="rejected before"):
-        engine.delete_deployment(deployment.id, command_id="refused-1")
+        engine.repository_service.delete_deployment(deployment.id, command_id="refused-1")
     # a finished instance does not block it (and keeps its history: no cascade)
     engine.complete_task(task_named(engine, pid, "Wait here"))
-    engine.delete_process_instance(engine.tasks()[0].process_instance_id)
-    engine.delete_deployment(deployment.id)
-    assert engine.historic_process_instance(pid).state == "COMPLETED"
+    engine.runtime_service.delete_process_instance(engine.tasks()[0].process_instance_id)
+    engine.repository_service.delete_deployment(deployment.id)
+    assert engine.history_service.historic_process_instance(pid).state == "COMPLETED"
     assert count(engine, ACT_HI_ACTINST, PROC_INST_ID_=pid) > 0
     assert_log_and_tables_agree(engine)
 
@@ -211,16 +211,18 @@ def test_cascade_deletes_running_instances_and_the_history_of_all_instances(
     assert history_blobs(engine, done) > 0 and history_blobs(engine, running) > 0
     clock.advance(seconds=1)
 
-    engine.delete_deployment(deployment.id, cascade=True, actor="admin")
+    engine.repository_service.delete_deployment(deployment.id, cascade=True, actor="admin")
 
     for pid in (done, running, waiting):
         assert set(rows_of_instance(engine, pid).values()) == {0}, pid
         assert history_blobs(engine, pid) == 0
     assert count(engine, ACT_GE_BYTEARRAY, TYPE_=2, ROOT_PROC_INST_ID_=running) == 0
     assert rows_of_instance(engine, untouched) == untouched_rows
-    assert engine.deployment(other.id) is not None
-    assert engine.deployment(deployment.id) is None
-    assert engine.historic_process_instances() == [engine.historic_process_instance(untouched)]
+    assert engine.repository_service.deployment(other.id) is not None
+    assert engine.repository_service.deployment(deployment.id) is None
+    assert engine.history_service.historic_process_instances() == [
+        engine.history_service.historic_process_instance(untouched)
+    ]
 
     # The log keeps all of it: the running ones were deleted like delete_process_instance.
     for pid in (running, waiting):
@@ -233,7 +235,7 @@ def test_cascade_deletes_running_instances_and_the_history_of_all_instances(
     assert engine.events(deployment.id)[-1].payload["cascade"] is True
     for pid in (done, running):  # their history went with the deployment
         with pytest.raises(NotFound, match="Historic process instance"):
-            engine.delete_historic_process_instance(pid)
+            engine.history_service.delete_historic_process_instance(pid)
     with pytest.raises(NotFound):
         engine.start_process_instance("userTaskAssignment", order_variables("C-3"))
     assert_log_and_tables_agree(engine)
@@ -255,7 +257,7 @@ def test_a_start_decided_before_the_deployment_was_deleted_is_not_appended(
         model = real_model(self, *args, **kwargs)
         if self is engine._repository and not deleted:
             deleted.append(deployment.id)
-            other_node.delete_deployment(deployment.id)
+            other_node.repository_service.delete_deployment(deployment.id)
         return model
 
     monkeypatch.setattr(Repository, "model", model_then_delete)
@@ -282,15 +284,15 @@ def test_deleting_a_historic_instance_removes_its_history_rows_only(full_engine:
     assert history_blobs(engine, gone) > 0
     logged = engine.events(gone)
 
-    engine.delete_historic_process_instance(gone, actor="auditor")
+    engine.history_service.delete_historic_process_instance(gone, actor="auditor")
 
     assert set(rows_of_instance(engine, gone).values()) == {0}
     assert history_blobs(engine, gone) == 0
     assert rows_of_instance(engine, kept) == kept_rows
     with pytest.raises(NotFound, match="Historic process instance"):
-        engine.historic_process_instance(gone)
-    assert engine.historic_variable_instances(gone) == []
-    assert engine.historic_task_instances(gone) == []
+        engine.history_service.historic_process_instance(gone)
+    assert engine.history_service.historic_variable_instances(gone) == []
+    assert engine.history_service.historic_task_instances(gone) == []
     # The audit trail is whole: every event is still there, the deletion appended to them.
     after = engine.events(gone)
     assert after[:-1] == logged
@@ -299,7 +301,7 @@ def test_deleting_a_historic_instance_removes_its_history_rows_only(full_engine:
     assert engine.replay(gone).status == "COMPLETED"
     assert engine.replay(gone, until_position=logged[-1].position).history_deleted is False
     with pytest.raises(NotFound, match="Historic process instance"):
-        engine.delete_historic_process_instance(gone)  # twice
+        engine.history_service.delete_historic_process_instance(gone)  # twice
     assert_log_and_tables_agree(engine)
     assert set(rows_of_instance(engine, gone).values()) == {0}
 
@@ -309,18 +311,22 @@ def test_a_running_or_unknown_instance_has_no_history_to_delete(engine: Engine) 
     pid = engine.start_process_instance("passThrough").id
 
     with pytest.raises(Rejected) as refused:
-        engine.delete_historic_process_instance(pid)
+        engine.history_service.delete_historic_process_instance(pid)
     assert str(refused.value) == (
         f"Process instance is still running, cannot delete historic process instance: {pid}"
     )
     with pytest.raises(NotFound, match="Historic process instance 'nope'"):
-        engine.delete_historic_process_instance("nope")
+        engine.history_service.delete_historic_process_instance("nope")
     with pytest.raises(NotFound, match="Historic process instance"):
-        engine.delete_historic_process_instance(deployment.id)  # a stream, but no instance
-    assert engine.historic_process_instance(pid).state == "ACTIVE"
+        engine.history_service.delete_historic_process_instance(
+            deployment.id
+        )  # a stream, but no instance
+    assert engine.history_service.historic_process_instance(pid).state == "ACTIVE"
 
-    engine.delete_process_instance(pid, "not needed")  # a terminated instance has history too
-    engine.delete_historic_process_instance(pid)
+    engine.runtime_service.delete_process_instance(
+        pid, "not needed"
+    )  # a terminated instance has history too
+    engine.history_service.delete_historic_process_instance(pid)
     assert set(rows_of_instance(engine, pid).values()) == {0}
     assert_log_and_tables_agree(engine)
 
@@ -331,12 +337,12 @@ def test_history_outlives_a_deployment_deleted_without_cascade_until_deleted(
     """The instance's model then comes from the log: its definition left the repository."""
     deployment = engine.deploy(bpmn("user_task_assignment.bpmn"))
     pid = finished_order(engine, "A-1")
-    engine.delete_deployment(deployment.id)
+    engine.repository_service.delete_deployment(deployment.id)
     other = engine.deploy(bpmn("user_task_assignment.bpmn"))  # a new version 1 of the key
     assert other.process_definitions[0].version == 1
     assert count(engine, ACT_HI_PROCINST, ID_=pid) == 1
 
-    engine.delete_historic_process_instance(pid)
+    engine.history_service.delete_historic_process_instance(pid)
 
     assert set(rows_of_instance(engine, pid).values()) == {0}
     assert_log_and_tables_agree(engine)
@@ -398,21 +404,21 @@ def test_removing_task_variables_locally_and_where_the_task_sees_them(engine: En
     pid = engine.start_process_instance("embeddedSubprocess", {"shared": 1, "outer": "p"}).id
     task = task_named(engine, pid, "Check A")
     scope = engine.tasks(task_id=task)[0].execution_id
-    engine.set_variables(scope, {"inner": "scoped"}, local=True)
-    engine.set_task_variables(task, {"shared": "task", "mine": BLOB}, local=True)
+    engine.runtime_service.set_variables(scope, {"inner": "scoped"}, local=True)
+    engine.task_service.set_variables(task, {"shared": "task", "mine": BLOB}, local=True)
 
     # local: the task's own variables only; names it does not have are ignored
-    engine.remove_task_variables(task, ["mine", "outer", "absent"], local=True)
-    assert engine.get_task_variables(task, local=True) == {"shared": "task"}
-    assert engine.get_variable(pid, "outer") == "p"
+    engine.task_service.remove_variables(task, ["mine", "outer", "absent"], local=True)
+    assert engine.task_service.get_variables(task, local=True) == {"shared": "task"}
+    assert engine.runtime_service.get_variable(pid, "outer") == "p"
     assert count(engine, ACT_GE_BYTEARRAY, TYPE_=2, NAME_="mine") == 0
 
     # not local: the task's own variable first, then the nearest execution scope that has it
-    engine.remove_task_variables(task, ["shared", "inner"], actor="clerk")
-    assert engine.get_task_variables(task, local=True) == {}
-    assert engine.get_variables(pid) == {"shared": 1, "outer": "p"}
-    engine.remove_task_variables(task, ["shared", "outer"])
-    assert engine.get_variables(pid) == {}
+    engine.task_service.remove_variables(task, ["shared", "inner"], actor="clerk")
+    assert engine.task_service.get_variables(task, local=True) == {}
+    assert engine.runtime_service.get_variables(pid) == {"shared": 1, "outer": "p"}
+    engine.task_service.remove_variables(task, ["shared", "outer"])
+    assert engine.runtime_service.get_variables(pid) == {}
     assert count(engine, ACT_RU_VARIABLE, PROC_INST_ID_=pid) == 0
     history = rows(engine, ACT_HI_VARINST, PROC_INST_ID_=pid)
     assert sorted(r["NAME_"] for r in history) == ["inner", "mine", "outer", "shared", "shared"]
@@ -421,7 +427,7 @@ def test_removing_task_variables_locally_and_where_the_task_sees_them(engine: En
     assert engine.events(pid)[-1].command_type == "RemoveVariables"
 
     with pytest.raises(NotFound, match="Task 'nope'"):
-        engine.remove_task_variables("nope", ["x"])
+        engine.task_service.remove_variables("nope", ["x"])
     assert_log_and_tables_agree(engine)
 
 
@@ -432,7 +438,7 @@ def test_removing_task_variables_locally_and_where_the_task_sees_them(engine: En
 def invoice(engine: Engine) -> str:
     engine.deploy(bpmn("external_task.bpmn"))
     engine.start_process_instance("externalInvoice", {"priority": 7})
-    [task] = engine.external_tasks()
+    [task] = engine.external_task_service.external_tasks()
     return task.id
 
 
@@ -440,21 +446,21 @@ def test_setting_retries_decides_whether_the_task_is_fetched(
     engine: Engine, clock: ControllableClock, invoice: str
 ) -> None:
     with pytest.raises(Rejected, match="retries cannot be negative"):
-        engine.set_external_task_retries(invoice, -1)
+        engine.external_task_service.set_retries(invoice, -1)
     with pytest.raises(NotFound, match="External task 'nope'"):
-        engine.set_external_task_retries("nope", 3)
+        engine.external_task_service.set_retries("nope", 3)
 
-    engine.set_external_task_retries(invoice, 0, actor="operator")
+    engine.external_task_service.set_retries(invoice, 0, actor="operator")
 
     assert rows(engine, ACT_RU_EXT_TASK, ID_=invoice)[0]["RETRIES_"] == 0
-    assert engine.external_tasks()[0].retries == 0
-    assert engine.fetch_and_lock("w1", {"invoice": 1000}) == []
-    engine.set_external_task_retries(invoice, 2)
-    [fetched] = engine.fetch_and_lock("w1", {"invoice": 1000})
+    assert engine.external_task_service.external_tasks()[0].retries == 0
+    assert engine.external_task_service.fetch_and_lock("w1", {"invoice": 1000}) == []
+    engine.external_task_service.set_retries(invoice, 2)
+    [fetched] = engine.external_task_service.fetch_and_lock("w1", {"invoice": 1000})
     assert fetched.retries == 2
     # a locked task keeps its lock
-    engine.set_external_task_retries(invoice, 5)
-    assert engine.external_tasks()[0].worker_id == "w1"
+    engine.external_task_service.set_retries(invoice, 5)
+    assert engine.external_task_service.external_tasks()[0].worker_id == "w1"
     assert event_types(engine, fetched.process_instance_id).count("ExternalTaskRetriesSet") == 3
     assert_log_and_tables_agree(engine)
 
@@ -462,24 +468,26 @@ def test_setting_retries_decides_whether_the_task_is_fetched(
 def test_setting_the_priority_changes_the_fetch_order(engine: Engine, invoice: str) -> None:
     engine.start_process_instance("externalInvoice", {"priority": 20})
     with pytest.raises(NotFound, match="External task"):
-        engine.set_external_task_priority("nope", 1)
+        engine.external_task_service.set_priority("nope", 1)
     with pytest.raises(Rejected, match="64-bit"):
-        engine.set_external_task_priority(invoice, 2**63)
+        engine.external_task_service.set_priority(invoice, 2**63)
 
-    engine.set_external_task_priority(invoice, 99)
+    engine.external_task_service.set_priority(invoice, 99)
 
     assert rows(engine, ACT_RU_EXT_TASK, ID_=invoice)[0]["PRIORITY_"] == 99
-    [first] = engine.fetch_and_lock("w1", {"invoice": 1000}, use_priority=True)
+    [first] = engine.external_task_service.fetch_and_lock(
+        "w1", {"invoice": 1000}, use_priority=True
+    )
     assert (first.id, first.priority) == (invoice, 99)
     assert_log_and_tables_agree(engine)
 
 
 def test_error_details_are_kept_in_a_byte_array(engine: Engine, invoice: str) -> None:
     with pytest.raises(NotFound, match="External task 'nope'"):
-        engine.external_task_error_details("nope")
-    assert engine.external_task_error_details(invoice) is None
-    engine.fetch_and_lock("w1", {"invoice": 1000})
-    engine.handle_external_task_failure(
+        engine.external_task_service.error_details("nope")
+    assert engine.external_task_service.error_details(invoice) is None
+    engine.external_task_service.fetch_and_lock("w1", {"invoice": 1000})
+    engine.external_task_service.handle_failure(
         invoice, "w1", "ERP down", error_details="Traceback ...\nTimeoutError: ERP ✗", retries=2
     )
 
@@ -487,26 +495,32 @@ def test_error_details_are_kept_in_a_byte_array(engine: Engine, invoice: str) ->
     [blob] = rows(engine, ACT_GE_BYTEARRAY, ID_=row["ERROR_DETAILS_ID_"])
     assert (blob["NAME_"], blob["TYPE_"]) == ("externalTask.exceptionByteArray", 2)
     assert bytes(blob["BYTES_"]).decode() == "Traceback ...\nTimeoutError: ERP ✗"
-    assert engine.external_task_error_details(invoice) == "Traceback ...\nTimeoutError: ERP ✗"
+    assert (
+        engine.external_task_service.error_details(invoice) == "Traceback ...\nTimeoutError: ERP ✗"
+    )
 
     # A later failure without details keeps them (Camunda's behaviour); one with details
     # replaces them in the same row.
-    engine.fetch_and_lock("w1", {"invoice": 1000})
-    engine.handle_external_task_failure(invoice, "w1", "still down", retries=1)
-    assert engine.external_task_error_details(invoice) == "Traceback ...\nTimeoutError: ERP ✗"
-    engine.fetch_and_lock("w1", {"invoice": 1000})
-    engine.handle_external_task_failure(invoice, "w1", "again", error_details="new", retries=1)
-    assert engine.external_task_error_details(invoice) == "new"
+    engine.external_task_service.fetch_and_lock("w1", {"invoice": 1000})
+    engine.external_task_service.handle_failure(invoice, "w1", "still down", retries=1)
+    assert (
+        engine.external_task_service.error_details(invoice) == "Traceback ...\nTimeoutError: ERP ✗"
+    )
+    engine.external_task_service.fetch_and_lock("w1", {"invoice": 1000})
+    engine.external_task_service.handle_failure(
+        invoice, "w1", "again", error_details="new", retries=1
+    )
+    assert engine.external_task_service.error_details(invoice) == "new"
     [blob] = rows(engine, ACT_GE_BYTEARRAY, ID_=row["ERROR_DETAILS_ID_"])
     assert blob["REV_"] == 2
     assert_log_and_tables_agree(engine)
 
     # The byte array goes with the task.
-    engine.fetch_and_lock("w1", {"invoice": 1000})
-    engine.complete_external_task(invoice, "w1")
+    engine.external_task_service.fetch_and_lock("w1", {"invoice": 1000})
+    engine.external_task_service.complete(invoice, "w1")
     assert count(engine, ACT_GE_BYTEARRAY, ID_=row["ERROR_DETAILS_ID_"]) == 0
     with pytest.raises(NotFound):
-        engine.external_task_error_details(invoice)
+        engine.external_task_service.error_details(invoice)
     assert_log_and_tables_agree(engine)
 
 

@@ -85,8 +85,10 @@ class Run:
     def step(self, action: str, n: int, m: int) -> None:
         engine = self.engine
         tasks = [t.id for t in engine.tasks()]
-        externals = [x.id for x in engine.external_tasks()]
-        locked = [x.id for x in engine.external_tasks() if x.worker_id is not None]
+        externals = [x.id for x in engine.external_task_service.external_tasks()]
+        locked = [
+            x.id for x in engine.external_task_service.external_tasks() if x.worker_id is not None
+        ]
         # mostly finished instances (the others are refused), now and then any
         ended = [p for p in self.instances if m == 0 or engine.replay(p).ended]
         commands: dict[str, Callable[[], object]] = {
@@ -95,36 +97,38 @@ class Run:
             ),
             "start": lambda: self.start(list(MODELS)[n % len(MODELS)]),
             "complete_task": lambda: engine.complete_task(self.pick(tasks, n) or "none"),
-            "set_task_variable": lambda: engine.set_task_variables(
+            "set_task_variable": lambda: engine.task_service.set_variables(
                 self.pick(tasks, n) or "none", {NAMES[m]: b"x" if m % 2 else m}, local=m > 1
             ),
-            "remove_task_variables": lambda: engine.remove_task_variables(
+            "remove_task_variables": lambda: engine.task_service.remove_variables(
                 self.pick(tasks, n) or "none", [NAMES[m], NAMES[(m + 1) % 4]], local=n % 2 == 0
             ),
-            "delete_instance": lambda: engine.delete_process_instance(
+            "delete_instance": lambda: engine.runtime_service.delete_process_instance(
                 self.pick(self.instances, n) or "none"
             ),
-            "delete_history": lambda: engine.delete_historic_process_instance(
+            "delete_history": lambda: engine.history_service.delete_historic_process_instance(
                 self.pick(ended, n) or "none"
             ),
-            "delete_deployment": lambda: engine.delete_deployment(
+            "delete_deployment": lambda: engine.repository_service.delete_deployment(
                 self.pick(self.deployments, n) or "none", cascade=m % 2 == 1
             ),
-            "fetch": lambda: engine.fetch_and_lock("w", {"invoice": 1000 * (m + 1)}, n % 3 + 1),
-            "fail": lambda: engine.handle_external_task_failure(
+            "fetch": lambda: engine.external_task_service.fetch_and_lock(
+                "w", {"invoice": 1000 * (m + 1)}, n % 3 + 1
+            ),
+            "fail": lambda: engine.external_task_service.handle_failure(
                 self.pick(locked, n) or "none",
                 "w",
                 f"failure {n}",
                 error_details=None if m == 0 else f"details {n}",
                 retries=m,
             ),
-            "complete_external": lambda: engine.complete_external_task(
+            "complete_external": lambda: engine.external_task_service.complete(
                 self.pick(locked, n) or "none", "w", {"v": n}
             ),
-            "set_retries": lambda: engine.set_external_task_retries(
+            "set_retries": lambda: engine.external_task_service.set_retries(
                 self.pick(externals, n) or "none", m - 1
             ),
-            "set_priority": lambda: engine.set_external_task_priority(
+            "set_priority": lambda: engine.external_task_service.set_priority(
                 self.pick(externals, n) or "none", n
             ),
             "advance": lambda: self.clock.advance(milliseconds=500 * (m + 1)),

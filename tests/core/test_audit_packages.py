@@ -70,7 +70,7 @@ def exported(engine: Engine, clock: ControllableClock, tmp_path: Path) -> tuple[
     engine.acting_as("kermit", via="rest").complete_task(task.id, {"ok": True})
     engine.complete_task(engine.tasks(process_instance_id=bystander.id)[0].id)
     path = tmp_path / "parent.zip"
-    summary = engine.export_instance(parent.id, path)
+    summary = engine.audit_service.export_instance(parent.id, path)
     assert summary.subject == parent.id and len(summary.streams) == 3  # parent, child, deployment
     return parent.id, path
 
@@ -87,14 +87,18 @@ def test_an_imported_instance_replays_and_verifies_on_another_database_kind(
     child = _child_of(engine, parent)
 
     with Engine(other) as laptop:
-        summary = laptop.import_package(path)
+        summary = laptop.audit_service.import_package(path)
 
         assert summary.subject == parent
         for instance in (parent, child):
             assert laptop.replay(instance) == engine.replay(instance)
-            assert laptop.timeline(instance) == engine.timeline(instance)
+            assert laptop.audit_service.timeline(instance) == engine.audit_service.timeline(
+                instance
+            )
         middle = engine.events(parent)[3].position
-        assert laptop.state_at(parent, position=middle) == engine.state_at(parent, position=middle)
+        assert laptop.audit_service.state_at(
+            parent, position=middle
+        ) == engine.audit_service.state_at(parent, position=middle)
         assert [
             (a.activity_id, a.end_time is not None)
             for a in laptop.historic_activity_instances(child)
@@ -113,9 +117,9 @@ def test_a_package_loads_only_where_its_positions_are_free(
 ) -> None:
     _, path = exported
     with Engine(other) as laptop:
-        laptop.import_package(path)
+        laptop.audit_service.import_package(path)
         with pytest.raises(InvalidValue, match="already reaches position"):
-            laptop.import_package(path)
+            laptop.audit_service.import_package(path)
         assert laptop.verify().ok
 
 
@@ -164,9 +168,9 @@ def test_a_damaged_package_is_refused_and_nothing_is_written(
     damaged = damage(path)
     with Engine(other) as laptop:
         with pytest.raises(InvalidValue, match=message):
-            laptop.import_package(damaged)
+            laptop.audit_service.import_package(damaged)
         assert laptop.log_position() == 0
-        assert laptop.process_definitions() == []
+        assert laptop.repository_service.process_definitions() == []
 
 
 def _truncated(path: Path) -> Path:
@@ -197,5 +201,5 @@ def test_a_package_with_an_event_this_engine_cannot_read_is_refused_whole(
 
     with Engine(other) as laptop:
         with pytest.raises(InvalidValue, match="cannot be read by this engine"):
-            laptop.import_package(damaged)
+            laptop.audit_service.import_package(damaged)
         assert laptop.log_position() == 0

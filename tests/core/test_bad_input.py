@@ -144,8 +144,8 @@ def test_processes_not_marked_executable_deploy_as_resources_only(engine: Engine
     )
     deployment = engine.deploy({"plain.bpmn": source})
     assert deployment.process_definitions == []
-    assert engine.process_definitions() == []
-    stored = engine.deployment(deployment.id)
+    assert engine.repository_service.process_definitions() == []
+    stored = engine.repository_service.deployment(deployment.id)
     assert stored is not None and stored.resource_names == ["plain.bpmn"]
 
 
@@ -159,7 +159,7 @@ def test_a_script_task_without_a_script_format_is_juel(engine: Engine) -> None:
         )
     )
     pi = engine.start_process_instance("p")
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
 
 
 def test_an_unsupported_camunda_extension_is_named(engine: Engine, db_url: str) -> None:
@@ -359,9 +359,11 @@ def test_a_timer_value_given_as_an_expression_is_left_to_when_it_is_evaluated(
     engine.deploy(source)  # the value is only known when the timer starts
     with pytest.raises(ProcessEngineError, match=r"timeDuration of 'wait' .*'PT1X'"):
         engine.start_process_instance("p", variables={"reminderDelay": "PT1X"})
-    assert engine.historic_process_instances() == []  # nothing of the failed start was kept
+    assert (
+        engine.history_service.historic_process_instances() == []
+    )  # nothing of the failed start was kept
     instance = engine.start_process_instance("p", variables={"reminderDelay": "PT1H"})
-    (job,) = engine.jobs(process_instance_id=instance.id)
+    (job,) = engine.management_service.jobs(process_instance_id=instance.id)
     assert job.activity_id == "wait"
 
 
@@ -373,7 +375,7 @@ def test_camunda_initiator_holds_who_started_the_instance(engine: Engine) -> Non
         )
     )
     by_kermit = engine.acting_as("kermit").start_process_instance("p")
-    assert engine.get_variables(by_kermit.id) == {"starter": "kermit"}
-    assert engine.historic_process_instance(by_kermit.id).start_user_id == "kermit"
+    assert engine.runtime_service.get_variables(by_kermit.id) == {"starter": "kermit"}
+    assert engine.history_service.historic_process_instance(by_kermit.id).start_user_id == "kermit"
     anonymous = engine.start_process_instance("p")
-    assert engine.get_variables(anonymous.id) == {"starter": None}
+    assert engine.runtime_service.get_variables(anonymous.id) == {"starter": None}

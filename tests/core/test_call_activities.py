@@ -34,7 +34,9 @@ def call(attributes: str = "", mappings: str = "", called: str = "called") -> st
 
 
 def called_instance(engine: Engine, caller_id: str) -> str:
-    (called,) = [i.id for i in engine.historic_process_instances() if i.id != caller_id]
+    (called,) = [
+        i.id for i in engine.history_service.historic_process_instances() if i.id != caller_id
+    ]
     return called
 
 
@@ -52,12 +54,16 @@ def test_variables_and_business_key_go_in_and_out(engine: Engine) -> None:
     )
     pi = engine.start_process_instance("caller", {"orderId": "o-1", "amount": 3})
     callee = called_instance(engine, pi.id)
-    assert engine.get_variables(callee) == {"orderId": "o-1", "amount": 3}
-    assert engine.historic_process_instance(callee).business_key == "o-1"
+    assert engine.runtime_service.get_variables(callee) == {"orderId": "o-1", "amount": 3}
+    assert engine.history_service.historic_process_instance(callee).business_key == "o-1"
     (inner,) = engine.tasks(process_instance_id=callee)
     engine.complete_task(inner.id, {"verdict": "ok"})
     assert task_keys(engine, pi.id) == ["after"]
-    assert engine.get_variables(pi.id) == {"orderId": "o-1", "amount": 3, "result": "ok"}
+    assert engine.runtime_service.get_variables(pi.id) == {
+        "orderId": "o-1",
+        "amount": 3,
+        "result": "ok",
+    }
     history = {a.activity_id: a for a in engine.historic_activity_instances(pi.id)}
     assert history["call"].called_process_instance_id == callee
     assert engine.verify().problems == []
@@ -73,7 +79,7 @@ def test_a_called_process_without_wait_states_returns_at_once(engine: Engine) ->
     )
     pi = engine.start_process_instance("caller", {"n": 21})
     assert task_keys(engine, pi.id) == ["after"]
-    assert engine.get_variables(pi.id) == {"n": 21, "doubled": 42}
+    assert engine.runtime_service.get_variables(pi.id) == {"n": 21, "doubled": 42}
     assert engine.verify().problems == []
 
 
@@ -98,7 +104,7 @@ def test_an_error_the_called_process_does_not_catch_is_caught_by_the_caller(
     pi = engine.start_process_instance("caller")
     assert task_keys(engine, pi.id) == ["handle"]
     callee = called_instance(engine, pi.id)
-    assert engine.historic_process_instance(callee).state == "INTERNALLY_TERMINATED"
+    assert engine.history_service.historic_process_instance(callee).state == "INTERNALLY_TERMINATED"
     assert engine.verify().problems == []
 
 
@@ -107,8 +113,8 @@ def test_cancelling_the_caller_ends_the_called_instance(engine: Engine) -> None:
     engine.deploy(call())
     pi = engine.start_process_instance("caller")
     callee = called_instance(engine, pi.id)
-    engine.delete_process_instance(pi.id)
-    assert engine.historic_process_instance(callee).state == "EXTERNALLY_TERMINATED"
+    engine.runtime_service.delete_process_instance(pi.id)
+    assert engine.history_service.historic_process_instance(callee).state == "EXTERNALLY_TERMINATED"
     assert engine.tasks() == []
     assert engine.verify().problems == []
 
@@ -128,12 +134,12 @@ def test_a_missing_called_process_is_a_clear_error_or_an_incident_when_async(
     engine.deploy(call(called="nowhere"))
     with pytest.raises(ProcessEngineError, match="calls the process 'nowhere', but no process"):
         engine.start_process_instance("caller")
-    assert engine.historic_process_instances() == []
+    assert engine.history_service.historic_process_instances() == []
     engine.deploy(call('camunda:asyncBefore="true"', called="nowhere"))
     pi = engine.start_process_instance("caller")
     for _ in range(3):
         engine.run_due_jobs()
-    (incident,) = engine.incidents(process_instance_id=pi.id)
+    (incident,) = engine.runtime_service.incidents(process_instance_id=pi.id)
     assert "nowhere" in (incident.incident_message or "")
 
 
@@ -152,7 +158,7 @@ def test_a_multi_instance_call_activity_calls_once_per_item(engine: Engine) -> N
     )
     pi = engine.start_process_instance("caller", {"items": [1, 2, 3]})
     assert task_keys(engine, pi.id) == ["after"]
-    called = [i for i in engine.historic_process_instances() if i.id != pi.id]
+    called = [i for i in engine.history_service.historic_process_instances() if i.id != pi.id]
     assert len(called) == 3 and {i.state for i in called} == {"COMPLETED"}
-    assert engine.get_variables(pi.id)["last"] in (2, 4, 6)
+    assert engine.runtime_service.get_variables(pi.id)["last"] in (2, 4, 6)
     assert engine.verify().problems == []

@@ -30,18 +30,18 @@ def test_an_asynchronous_call_of_its_own_process_stops_at_the_limit_with_an_inci
     failures: list[str] = []
     # Without a limit every job starts one more instance with one more job: never done.
     for _step in range(10 * LIMIT):
-        runnable = [j for j in engine.jobs() if j.retries > 0]
+        runnable = [j for j in engine.management_service.jobs() if j.retries > 0]
         if not runnable:
             break
         try:
-            engine.execute_job(runnable[0].id)
+            engine.management_service.execute_job(runnable[0].id)
         except JobFailure as failure:
             failures.append(str(failure))
     else:
         pytest.fail("the jobs of the self-calling process never ran out")
-    instances = engine.historic_process_instances()
+    instances = engine.history_service.historic_process_instances()
     assert len(instances) == LIMIT + 1  # the root and one instance per nested call
-    (incident,) = engine.incidents()
+    (incident,) = engine.runtime_service.incidents()
     assert incident.activity_id == "recurse"
     message = incident.incident_message or ""
     assert f"limit of {LIMIT}" in message
@@ -54,7 +54,9 @@ def test_a_synchronous_call_of_its_own_process_is_refused_at_the_limit(engine: E
     engine.deploy(recursive())
     with pytest.raises(ProcessEngineError, match=rf"'recurse'.*depth {LIMIT + 1}.*{LIMIT}"):
         engine.start_process_instance("loop")
-    assert engine.historic_process_instances() == []  # nothing of the refused start is kept
+    assert (
+        engine.history_service.historic_process_instances() == []
+    )  # nothing of the refused start is kept
 
 
 def test_calls_nested_up_to_the_limit_run(engine: Engine) -> None:
@@ -73,6 +75,6 @@ def test_calls_nested_up_to_the_limit_run(engine: Engine) -> None:
     )
     engine.deploy(process(body, "loop"))
     engine.start_process_instance("loop", variables={"n": 0})
-    instances = engine.historic_process_instances()
+    instances = engine.history_service.historic_process_instances()
     assert len(instances) == LIMIT + 1
     assert {i.state for i in instances} == {"COMPLETED"}

@@ -74,7 +74,9 @@ def test_five_slow_delegates_share_one_budget(engine: Engine, monotonic: FakeMon
     message = str(exceeded.value)
     assert "step3" in message or "slow" in message
     assert "budget of 1 s" in message and "command_budget_seconds" in message
-    assert engine.historic_process_instances() == []  # nothing of the command was kept
+    assert (
+        engine.history_service.historic_process_instances() == []
+    )  # nothing of the command was kept
     counted = engine.limits_health()["commandBudget"]
     assert counted["exceeded"] == 1 and "budget of 1 s" in counted["last"]
 
@@ -101,10 +103,10 @@ def test_a_job_over_its_budget_fails_into_its_retries(
     )
     engine.deploy(async_steps)
     pi = engine.start_process_instance("p")
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     with pytest.raises(JobFailure, match="budget of 1 s"):
-        engine.execute_job(job.id)
-    (failed,) = engine.jobs(process_instance_id=pi.id)
+        engine.management_service.execute_job(job.id)
+    (failed,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert failed.retries == job.retries - 1
     assert failed.exception_message is not None and "budget" in failed.exception_message
 

@@ -152,7 +152,7 @@ def test_an_http_connector_sends_the_request_and_maps_the_response(
         "p", {"base": server, "orderId": "o-7", "payload": '{"item": "book"}'}
     )
     assert received == [("POST", "/orders", "o-7", b'{"item": "book"}')]
-    variables = engine.get_variables(pi.id)
+    variables = engine.runtime_service.get_variables(pi.id)
     assert variables["status"] == 201
     assert json.loads(variables["body"]) == {"accepted": True, "path": "/orders"}
     assert engine.verify().problems == []  # replay reads the recorded response, calls nothing
@@ -162,7 +162,7 @@ def test_an_unreachable_url_fails_the_command_naming_the_task(engine: Engine) ->
     engine.deploy(process(chain(connector_task(url="http://127.0.0.1:1/nothing"))))
     with pytest.raises(ProcessEngineError, match="the http-connector of 'call' failed"):
         engine.start_process_instance("p", {"orderId": "o", "payload": ""})
-    assert engine.historic_process_instances() == []
+    assert engine.history_service.historic_process_instances() == []
 
 
 def test_another_connector_is_refused_at_deploy(engine: Engine) -> None:
@@ -186,7 +186,7 @@ def test_a_message_throw_event_sends_by_connector(engine: Engine, server: str) -
     )
     pi = engine.start_process_instance("p", {"base": server, "orderId": "o-8", "payload": "placed"})
     assert received == [("POST", "/orders", "o-8", b"placed")]
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
 
 
 # -- off by default ------------------------------------------------------------------------
@@ -231,7 +231,7 @@ def test_a_host_off_the_allow_list_is_refused_naming_the_flag(
             )
         assert f"127.0.0.1:{port} is not on the http-connector's allow-list" in str(refused.value)
         assert f"--http-allow 127.0.0.1:{port}" in str(refused.value)
-        assert e.historic_process_instances() == []
+        assert e.history_service.historic_process_instances() == []
     assert received == []
 
 
@@ -318,7 +318,7 @@ def test_a_failed_call_fails_the_command_and_commits_nothing(engine: Engine, por
         engine.start_process_instance(
             "p", {"base": "http://127.0.0.1:1", "orderId": "o", "payload": ""}
         )
-    assert engine.historic_process_instances() == []
+    assert engine.history_service.historic_process_instances() == []
 
 
 # -- no call while the write path is held ----------------------------------------------------
@@ -381,12 +381,12 @@ def test_a_concurrent_change_decides_the_command_again_with_the_recorded_answer(
     worker = threading.Thread(target=complete)
     worker.start()
     assert entered.wait(10)
-    engine.set_variables(pi.id, {"note": "set meanwhile"})
+    engine.runtime_service.set_variables(pi.id, {"note": "set meanwhile"})
     release.set()
     worker.join(30)
     assert done == [None]
     assert len(received) == 1  # decided twice, called once
-    variables = engine.get_variables(pi.id)
+    variables = engine.runtime_service.get_variables(pi.id)
     assert variables["note"] == "set meanwhile" and variables["status"] == 201
     assert [t.task_definition_key for t in engine.tasks(process_instance_id=pi.id)] == ["after"]
     assert engine.verify().problems == []
@@ -402,10 +402,10 @@ def test_delegates_and_connectors_in_one_command_with_a_job(engine: Engine, serv
     engine.deploy(process(chain(async_task, '<userTask id="after"/>')))
     pi = engine.start_process_instance("p", {"base": server, "orderId": "o-9", "payload": "j"})
     assert received == []
-    job = engine.jobs(process_instance_id=pi.id)[0]
-    engine.execute_job(job.id)
+    job = engine.management_service.jobs(process_instance_id=pi.id)[0]
+    engine.management_service.execute_job(job.id)
     assert received == [("POST", "/orders", "o-9", b"j")]
-    assert engine.get_variables(pi.id)["status"] == 201
+    assert engine.runtime_service.get_variables(pi.id)["status"] == 201
 
 
 def test_settings_reach_the_engine(tmp_path: Path) -> None:

@@ -72,8 +72,8 @@ def test_a_dmn_resource_deploys_its_decisions_and_its_requirements_graph(engine:
     assert all(d.decision_requirements_definition_id == drd.id for d in decisions.values())
     assert decisions["dish"].category == "http://camunda.org/schema/1.0/dmn"
     # what the repository answers later is what the deployment said
-    assert engine.deployment(deployment.id) == deployment
-    assert engine.decision_definition(decisions["dish"].id) == decisions["dish"]
+    assert engine.repository_service.deployment(deployment.id) == deployment
+    assert engine.repository_service.decision_definition(decisions["dish"].id) == decisions["dish"]
 
 
 def test_a_lone_decision_has_no_requirements_definition_and_keeps_its_tag_and_ttl(
@@ -91,7 +91,7 @@ def test_versions_count_per_decision_key_across_deployments(engine: Engine) -> N
     second = engine.deploy({"dinner.dmn": dinner()})
     versions = {d.key: d.version for d in second.decision_definitions}
     assert versions == {"dish": 2, "beverages": 1}
-    assert [d.version for d in engine.decision_definitions("dish")] == [1, 2]
+    assert [d.version for d in engine.repository_service.decision_definitions("dish")] == [1, 2]
 
 
 def test_bpmn_and_dmn_deploy_together(engine: Engine) -> None:
@@ -175,7 +175,9 @@ def test_evaluating_a_drg_feeds_the_required_decision_and_records_both(
     assert result.matched_rules == ["ribs", "children"]
     # its own stream in the log: one event, with what went in and came out
     assert event_types(engine, result.decision_instance_id) == ["DecisionEvaluated"]
-    history = engine.historic_decision_instances(include_inputs=True, include_outputs=True)
+    history = engine.history_service.historic_decision_instances(
+        include_inputs=True, include_outputs=True
+    )
     by_key = {h.decision_definition_key: h for h in history}
     root, required = by_key["beverages"], by_key["dish"]
     assert root.id == result.decision_instance_id
@@ -193,7 +195,9 @@ def test_evaluating_a_drg_feeds_the_required_decision_and_records_both(
         ("children", 5, "beverages", "Apple Juice"),
     ]
     assert root.decision_requirements_definition_key == "dinner"
-    only_roots = engine.historic_decision_instances(root_decision_instances_only=True)
+    only_roots = engine.history_service.historic_decision_instances(
+        root_decision_instances_only=True
+    )
     assert [h.id for h in only_roots] == [root.id]
 
 
@@ -228,7 +232,7 @@ def test_a_collect_sum_records_its_collect_value(full_engine: Engine) -> None:
     full_engine.deploy({"points.dmn": resource})
     result = full_engine.evaluate_decision("t", {"x": 7})
     assert result.values == [{"points": 11}]
-    (instance,) = full_engine.historic_decision_instances(include_outputs=True)
+    (instance,) = full_engine.history_service.historic_decision_instances(include_outputs=True)
     assert instance.collect_result_value == 11.0
     assert [o.rule_id for o in instance.outputs or []] == ["a", "b"]
 
@@ -306,7 +310,7 @@ def test_a_business_rule_task_maps_the_result_into_its_result_variable(
     )
     engine.deploy({"multi.dmn": MULTI, "labels.dmn": SINGLE_OUT, "p.bpmn": _process(attributes)})
     instance = engine.start_process_instance("p", {"x": x})
-    assert engine.get_variable(instance.id, "result") == expected
+    assert engine.runtime_service.get_variable(instance.id, "result") == expected
     assert "ActivityDecisionEvaluated" in event_types(engine, instance.id)
 
 
@@ -339,11 +343,11 @@ def test_a_business_rule_task_records_its_decisions_in_the_instance_history(
     engine.deploy(bpmn("business_rule_task.bpmn"))
     engine.deploy(bpmn("dinner.dmn"))
     instance = engine.start_process_instance("dinnerPlanning", {**DINNER, "allergies": ["nuts"]})
-    assert engine.get_variable(instance.id, "beverages") == [
+    assert engine.runtime_service.get_variable(instance.id, "beverages") == [
         "Aecht Schlenkerla Rauchbier",
         "Apple Juice",
     ]
-    history = engine.historic_decision_instances(
+    history = engine.history_service.historic_decision_instances(
         process_instance_id=instance.id, include_inputs=True
     )
     assert {h.decision_definition_key for h in history} == {"beverages", "dish"}
@@ -354,7 +358,9 @@ def test_a_business_rule_task_records_its_decisions_in_the_instance_history(
     allergies = next(i for i in beverages.inputs or [] if i.clause_id == "allergies")
     assert (allergies.type, allergies.value) == ("Json", ["nuts"])
     # the instance's timeline says which decision answered, with which rules
-    said = [t for t in engine.timeline(instance.id) if t.activity_id == "chooseBeverages"]
+    said = [
+        t for t in engine.audit_service.timeline(instance.id) if t.activity_id == "chooseBeverages"
+    ]
     assert [t.what for t in said][
         1
     ] == "decision beverages evaluated (rules matched: ribs, children)"
@@ -386,7 +392,7 @@ def test_the_binding_chooses_the_decision_version(
     engine.deploy({"fee.dmn": literal("amount * 0.2"), "p.bpmn": _process(attributes)})
     engine.deploy({"fee.dmn": literal("amount * 0.3")})
     instance = engine.start_process_instance("p", {"amount": 1, "tag": "t1"})
-    assert engine.get_variable(instance.id, "fee") == pytest.approx(expected)
+    assert engine.runtime_service.get_variable(instance.id, "fee") == pytest.approx(expected)
 
 
 def test_a_decision_ref_that_names_no_decision_fails_naming_the_task(engine: Engine) -> None:
@@ -404,7 +410,7 @@ def test_a_failing_async_business_rule_task_ends_in_an_incident(
     for _ in range(3):
         engine.run_due_jobs()
         clock.advance(minutes=10)
-    (incident,) = engine.incidents(process_instance_id=instance.id)
+    (incident,) = engine.runtime_service.incidents(process_instance_id=instance.id)
     assert "business rule task 'brt'" in (incident.incident_message or "")
     assert "cannot be converted to integer" in (incident.incident_message or "")
 
@@ -436,13 +442,19 @@ def test_deleting_a_deployment_removes_its_decisions_and_with_cascade_their_hist
     gone = engine.deploy({"dinner.dmn": dinner()})
     engine.evaluate_decision("beverages", DINNER)
     engine.evaluate_decision(definition_id=kept.decision_definitions[0].id, variables=DINNER)
-    engine.delete_deployment(gone.id)  # without cascade: the history stays
-    assert [d.id for d in engine.decision_definitions()] == [kept.decision_definitions[0].id]
+    engine.repository_service.delete_deployment(gone.id)  # without cascade: the history stays
+    assert [d.id for d in engine.repository_service.decision_definitions()] == [
+        kept.decision_definitions[0].id
+    ]
     assert _rows(db_url, "ACT_RE_DECISION_REQ_DEF") == []
-    assert len(engine.historic_decision_instances()) == 3
-    assert engine.decision_definitions("dish")[-1].version == 1  # the next one is version 2
-    engine.delete_deployment(kept.id, cascade=True)
-    assert len(engine.historic_decision_instances()) == 2  # the other deployment's two
+    assert len(engine.history_service.historic_decision_instances()) == 3
+    assert (
+        engine.repository_service.decision_definitions("dish")[-1].version == 1
+    )  # the next one is version 2
+    engine.repository_service.delete_deployment(kept.id, cascade=True)
+    assert (
+        len(engine.history_service.historic_decision_instances()) == 2
+    )  # the other deployment's two
     assert engine.verify().problems == []
 
 
@@ -457,8 +469,10 @@ def test_deleting_an_instances_history_takes_its_decisions_and_their_values_alon
     for instance in (doomed, kept):
         engine.complete_task(engine.tasks(process_instance_id=instance.id)[0].id)
     blobs = len(_rows(db_url, "ACT_GE_BYTEARRAY"))
-    engine.delete_historic_process_instance(doomed.id)
-    remaining = engine.historic_decision_instances(include_inputs=True, include_outputs=True)
+    engine.history_service.delete_historic_process_instance(doomed.id)
+    remaining = engine.history_service.historic_decision_instances(
+        include_inputs=True, include_outputs=True
+    )
     assert {h.process_instance_id for h in remaining} == {kept.id}
     decision_ids = {h.id for h in remaining}
     for table_name in ("ACT_HI_DEC_IN", "ACT_HI_DEC_OUT"):
@@ -479,13 +493,18 @@ def test_an_audit_package_of_an_instance_carries_the_dmn_that_answered_it(
     process = engine.deploy(bpmn("business_rule_task.bpmn"))
     rules = engine.deploy(bpmn("dinner.dmn"))
     instance = engine.start_process_instance("dinnerPlanning", {**DINNER, "allergies": []})
-    summary = engine.export_instance(instance.id, tmp_path / "dinner.zip")
+    summary = engine.audit_service.export_instance(instance.id, tmp_path / "dinner.zip")
     assert set(summary.streams) == {instance.id, process.id, rules.id}
     with Engine(f"sqlite:///{tmp_path / 'laptop.db'}", history_level="full") as laptop:
-        laptop.import_package(tmp_path / "dinner.zip")
+        laptop.audit_service.import_package(tmp_path / "dinner.zip")
         assert laptop.replay(instance.id) == engine.replay(instance.id)
-        assert [d.key for d in laptop.decision_definitions()] == ["beverages", "dish"]
-        assert {h.decision_definition_key for h in laptop.historic_decision_instances()} == {
+        assert [d.key for d in laptop.repository_service.decision_definitions()] == [
+            "beverages",
+            "dish",
+        ]
+        assert {
+            h.decision_definition_key for h in laptop.history_service.historic_decision_instances()
+        } == {
             "beverages",
             "dish",
         }
@@ -503,14 +522,14 @@ def test_cleanup_removes_decisions_evaluated_over_the_api_once_their_time_to_liv
         engine.deploy({"dinner.dmn": dinner()})  # dish version 2, without a time to live
         drg = engine.evaluate_decision("beverages", DINNER)
         clock.advance(days=31)
-        report = engine.cleanup_history()
+        report = engine.history_service.cleanup_history()
         assert report.decisions_removed == 1
-        left = engine.historic_decision_instances()
+        left = engine.history_service.historic_decision_instances()
         assert lone.decision_instance_id not in {h.id for h in left}
         assert len(left) == 2  # the DRG's evaluation: beverages and the dish it required
         clock.advance(days=30)
-        assert engine.cleanup_history().decisions_removed == 1
-        assert engine.historic_decision_instances() == []
+        assert engine.history_service.cleanup_history().decisions_removed == 1
+        assert engine.history_service.historic_decision_instances() == []
         for table_name in ("ACT_HI_DEC_IN", "ACT_HI_DEC_OUT"):
             assert _rows(db_url, table_name) == [], table_name
         # the log keeps the evaluations; a rebuild leaves them removed
@@ -519,7 +538,7 @@ def test_cleanup_removes_decisions_evaluated_over_the_api_once_their_time_to_liv
             "HistoricDecisionInstanceDeleted",
         ]
         assert engine.verify().problems == []
-        assert engine.cleanup_history().decisions_removed == 0
+        assert engine.history_service.cleanup_history().decisions_removed == 0
 
 
 def test_an_evaluation_stream_is_not_taken_for_an_instance(engine: Engine, tmp_path: Path) -> None:
@@ -527,9 +546,9 @@ def test_an_evaluation_stream_is_not_taken_for_an_instance(engine: Engine, tmp_p
     stream = engine.evaluate_decision("dish", DINNER).decision_instance_id
     for read in (
         lambda: engine.replay(stream),
-        lambda: engine.timeline(stream),
+        lambda: engine.audit_service.timeline(stream),
         lambda: engine.verify(instance=stream),
-        lambda: engine.export_instance(stream, tmp_path / "x.zip"),
+        lambda: engine.audit_service.export_instance(stream, tmp_path / "x.zip"),
     ):
         with pytest.raises(NotFound, match="that is a decision evaluation"):
             read()
@@ -577,7 +596,7 @@ def test_a_two_level_drg_feeds_each_level_into_the_next_and_records_all_three(
     engine.deploy({"pricing.dmn": PRICING})
     result = engine.evaluate_decision("discount", {"orders": orders, "years": 3})
     assert result.single_entry() == discount
-    history = engine.historic_decision_instances(include_outputs=True)
+    history = engine.history_service.historic_decision_instances(include_outputs=True)
     by_key = {h.decision_definition_key: h for h in history}
     assert set(by_key) == {"score", "tier", "discount"}
     root = by_key["discount"]

@@ -38,7 +38,7 @@ def test_duplicate_filtering_returns_the_existing_deployment_and_writes_nothing(
     assert again.id == first.id
     assert again.process_definitions == first.process_definitions
     assert sql_rows(db_url, "select count(*) from event_log") == [(1,)]
-    assert [d.version for d in engine.process_definitions("passThrough")] == [1]
+    assert [d.version for d in engine.repository_service.process_definitions("passThrough")] == [1]
     changed = bpmn("pass_through_activities.bpmn").read_text().replace("Wait here", "Wait")
     third = engine.deploy(
         {"pass_through_activities.bpmn": changed}, name="orders", duplicate_filtering=True
@@ -94,7 +94,7 @@ def test_a_repeated_command_id_returns_the_first_outcome_and_appends_nothing(
     first = engine.start_process_instance("passThrough", command_id="start-order-1")
     again = engine.start_process_instance("passThrough", command_id="start-order-1")
     assert again == first
-    assert len(engine.historic_process_instances()) == 1
+    assert len(engine.history_service.historic_process_instances()) == 1
     commits = sql_rows(db_url, "select count(*) from event_log")
     engine.complete_task(task_named(engine, first.id, "Wait here"), command_id="done-1")
     engine.complete_task("whatever-task", command_id="done-1")  # same id: no-op, first outcome
@@ -136,29 +136,29 @@ def test_claiming_a_task_claimed_by_someone_else_is_refused(engine: Engine) -> N
     engine.claim(task_id, "kermit")
     with pytest.raises(TaskAlreadyClaimed, match="kermit"):
         engine.claim(task_id, "piggy")
-    engine.unclaim(task_id)
+    engine.task_service.unclaim(task_id)
     engine.claim(task_id, "piggy")
-    assert engine.task(task_id).assignee == "piggy"
+    assert engine.task_service.task(task_id).assignee == "piggy"
 
 
 def test_deleting_an_instance_terminates_it_externally(engine: Engine) -> None:
     engine.deploy(bpmn("parallel_gateway_fork_join.bpmn"))
     pi = engine.start_process_instance("parallelForkJoin")
-    engine.delete_process_instance(pi.id, "customer cancelled")
+    engine.runtime_service.delete_process_instance(pi.id, "customer cancelled")
 
     assert engine.tasks(process_instance_id=pi.id) == []
-    assert engine.executions(pi.id) == []
-    historic = engine.historic_process_instance(pi.id)
+    assert engine.runtime_service.executions(pi.id) == []
+    historic = engine.history_service.historic_process_instance(pi.id)
     assert (historic.state, historic.delete_reason) == (
         "EXTERNALLY_TERMINATED",
         "customer cancelled",
     )
-    assert {t.delete_reason for t in engine.historic_task_instances(pi.id)} == {
+    assert {t.delete_reason for t in engine.history_service.historic_task_instances(pi.id)} == {
         "customer cancelled"
     }
     assert all(a.end_time is not None for a in engine.historic_activity_instances(pi.id))
     with pytest.raises(NotFound, match="ended"):
-        engine.delete_process_instance(pi.id)
+        engine.runtime_service.delete_process_instance(pi.id)
 
 
 def test_variables_keep_their_camunda_types_and_scopes(engine: Engine) -> None:
@@ -181,7 +181,7 @@ def test_variables_keep_their_camunda_types_and_scopes(engine: Engine) -> None:
             "nothing": None,
         },
     )
-    typed = engine.get_variables_typed(pi.id)
+    typed = engine.runtime_service.get_variables_typed(pi.id)
     assert typed == {
         "b": (False, "Boolean"),
         "big": (2**40, "Long"),
@@ -197,16 +197,18 @@ def test_variables_keep_their_camunda_types_and_scopes(engine: Engine) -> None:
         "sh": (2, "Short"),
         "when": (when, "Date"),
     }
-    ship = engine.task(task_named(engine, pi.id, "Ship"))
-    engine.set_variables(ship.execution_id, {"carrier": "DHL"}, local=True)
-    assert engine.get_variables(ship.execution_id, local=True) == {"carrier": "DHL"}
-    assert "carrier" not in engine.get_variables(pi.id)
-    engine.set_variables(ship.execution_id, {"s": "changed"})  # walks up to the instance scope
-    assert engine.get_variable(pi.id, "s") == "changed"
-    engine.remove_variables(pi.id, ["doc"])
-    assert "doc" not in engine.get_variables(pi.id)
+    ship = engine.task_service.task(task_named(engine, pi.id, "Ship"))
+    engine.runtime_service.set_variables(ship.execution_id, {"carrier": "DHL"}, local=True)
+    assert engine.runtime_service.get_variables(ship.execution_id, local=True) == {"carrier": "DHL"}
+    assert "carrier" not in engine.runtime_service.get_variables(pi.id)
+    engine.runtime_service.set_variables(
+        ship.execution_id, {"s": "changed"}
+    )  # walks up to the instance scope
+    assert engine.runtime_service.get_variable(pi.id, "s") == "changed"
+    engine.runtime_service.remove_variables(pi.id, ["doc"])
+    assert "doc" not in engine.runtime_service.get_variables(pi.id)
     with pytest.raises(Rejected, match="at most 4000"):
-        engine.set_variables(pi.id, {"long": "x" * 4001})
+        engine.runtime_service.set_variables(pi.id, {"long": "x" * 4001})
     assert engine.verify().problems == []
 
 
@@ -268,7 +270,7 @@ def test_the_history_level_filters_history_rows_but_never_the_log(
     with Engine(db_url, clock=clock, history_level=level) as engine:
         engine.deploy(bpmn("pass_through_activities.bpmn"))
         pi = engine.start_process_instance("passThrough", {"n": 1})
-        engine.set_variables(pi.id, {"n": 2})
+        engine.runtime_service.set_variables(pi.id, {"n": 2})
         counts = {t: sql_rows(db_url, f"select count(*) from {t}")[0][0] for t in expected}
         assert counts == expected
         assert len(engine.events(pi.id)) == 13  # the same log whatever the level

@@ -36,8 +36,8 @@ def model(body: str) -> str:
 
 
 def waiting(engine: Engine, instance_id: str) -> tuple[list[str], int]:
-    subscriptions = sorted(s.event_name or "" for s in engine.event_subscriptions())
-    return subscriptions, len(engine.jobs(process_instance_id=instance_id))
+    subscriptions = sorted(s.event_name or "" for s in engine.runtime_service.event_subscriptions())
+    return subscriptions, len(engine.management_service.jobs(process_instance_id=instance_id))
 
 
 def task_keys(engine: Engine, instance_id: str) -> list[str]:
@@ -48,15 +48,15 @@ def test_the_token_waits_at_the_gateway_for_all_events(engine: Engine) -> None:
     engine.deploy(model(RACE))
     pi = engine.start_process_instance("p")
     assert waiting(engine, pi.id) == (["paid", "stop"], 1)
-    assert [e.activity_id for e in engine.executions(pi.id)] == ["race"]
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    assert [e.activity_id for e in engine.runtime_service.executions(pi.id)] == ["race"]
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert job.activity_id == "onTimeout"
 
 
 def test_a_message_wins_and_the_other_events_end(engine: Engine) -> None:
     engine.deploy(model(RACE))
     pi = engine.start_process_instance("p")
-    engine.correlate_message("paid")
+    engine.runtime_service.correlate_message("paid")
     assert task_keys(engine, pi.id) == ["ship"]
     assert waiting(engine, pi.id) == ([], 0)
     history = [a.activity_id for a in engine.historic_activity_instances(pi.id)]
@@ -67,7 +67,7 @@ def test_a_message_wins_and_the_other_events_end(engine: Engine) -> None:
 def test_a_signal_wins(engine: Engine) -> None:
     engine.deploy(model(RACE))
     pi = engine.start_process_instance("p")
-    engine.signal("stop")
+    engine.runtime_service.signal("stop")
     assert task_keys(engine, pi.id) == ["stopped"]
     assert waiting(engine, pi.id) == ([], 0)
 
@@ -106,4 +106,4 @@ def test_what_cannot_follow_an_event_based_gateway_is_refused_at_deploy(
 ) -> None:
     with pytest.raises(ModelError, match=problem):
         engine.deploy(model(RACE.replace(*change)))
-    assert engine.process_definitions() == []
+    assert engine.repository_service.process_definitions() == []

@@ -58,7 +58,7 @@ def test_a_non_interrupting_timer_cycle_runs_beside_until_the_scope_ends(
     )
     engine.deploy(model(MAIN + esp(timer)))
     pi = engine.start_process_instance("p")
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert job.handler_type == "timer-start-event-subprocess"
     for fired in (1, 2):
         clock.advance(hours=1)
@@ -66,10 +66,12 @@ def test_a_non_interrupting_timer_cycle_runs_beside_until_the_scope_ends(
         assert task_keys(engine, pi.id) == ["handle"] * fired + ["work"]
     (work,) = engine.tasks(process_instance_id=pi.id, task_definition_key="work")
     engine.complete_task(work.id)
-    assert engine.historic_process_instance(pi.id).state == "ACTIVE"  # two handlers still run
+    assert (
+        engine.history_service.historic_process_instance(pi.id).state == "ACTIVE"
+    )  # two handlers still run
     complete_all(engine, pi.id)
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
-    assert engine.jobs() == []
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.management_service.jobs() == []
     assert engine.verify().problems == []
 
 
@@ -81,14 +83,14 @@ def test_an_interrupting_signal_takes_the_process_over(engine: Engine) -> None:
     )
     engine.deploy(model(MAIN + esp(signal) + esp(timer, "later", "late")))
     pi = engine.start_process_instance("p")
-    assert len(engine.jobs(process_instance_id=pi.id)) == 1
-    engine.signal("halt")
+    assert len(engine.management_service.jobs(process_instance_id=pi.id)) == 1
+    engine.runtime_service.signal("halt")
     assert task_keys(engine, pi.id) == ["handle"]
     # the other event subprocess waits no more: this one took the scope over
-    assert engine.jobs(process_instance_id=pi.id) == []
-    assert engine.event_subscriptions() == []
+    assert engine.management_service.jobs(process_instance_id=pi.id) == []
+    assert engine.runtime_service.event_subscriptions() == []
     complete_all(engine, pi.id)
-    historic = engine.historic_process_instance(pi.id)
+    historic = engine.history_service.historic_process_instance(pi.id)
     assert historic.state == "COMPLETED"
     states = {a.activity_id: a.canceled for a in engine.historic_activity_instances(pi.id)}
     assert states["work"] is True and states["handle"] is False
@@ -112,9 +114,12 @@ def test_an_error_event_subprocess_catches_an_error_of_its_scope(engine: Engine)
     engine.deploy(model(body + esp(error)))
     pi = engine.start_process_instance("p")
     assert task_keys(engine, pi.id) == ["handle"]
-    assert engine.get_variables(pi.id) == {"code": "DECLINED", "why": "card declined"}
+    assert engine.runtime_service.get_variables(pi.id) == {
+        "code": "DECLINED",
+        "why": "card declined",
+    }
     complete_all(engine, pi.id)
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
     assert engine.verify().problems == []
 
 
@@ -136,7 +141,7 @@ def test_an_event_subprocess_inside_a_subprocess_belongs_to_it(engine: Engine) -
     )
     engine.deploy(model(body))
     pi = engine.start_process_instance("p")
-    engine.correlate_message("change")
+    engine.runtime_service.correlate_message("change")
     assert task_keys(engine, pi.id) == ["handle", "inner"]
     (inner,) = engine.tasks(process_instance_id=pi.id, task_definition_key="inner")
     engine.complete_task(inner.id)
@@ -144,7 +149,7 @@ def test_an_event_subprocess_inside_a_subprocess_belongs_to_it(engine: Engine) -
     (handle,) = engine.tasks(process_instance_id=pi.id)
     engine.complete_task(handle.id)
     assert task_keys(engine, pi.id) == ["after"]
-    assert engine.event_subscriptions() == []  # ended with the subprocess
+    assert engine.runtime_service.event_subscriptions() == []  # ended with the subprocess
     assert engine.verify().problems == []
 
 
@@ -167,13 +172,13 @@ def test_a_non_interrupting_event_subprocess_fires_while_a_join_waits(engine: En
     pi = engine.start_process_instance("p")
     (a,) = engine.tasks(process_instance_id=pi.id, task_definition_key="a")
     engine.complete_task(a.id)  # a token waits at the join
-    engine.correlate_message("change")
+    engine.runtime_service.correlate_message("change")
     assert task_keys(engine, pi.id) == ["b", "handle"]
     (b,) = engine.tasks(process_instance_id=pi.id, task_definition_key="b")
     engine.complete_task(b.id)
     assert task_keys(engine, pi.id) == ["handle"]
     complete_all(engine, pi.id)
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
     assert engine.verify().problems == []
 
 
@@ -201,7 +206,7 @@ def test_event_subprocesses_that_cannot_work_are_refused_at_deploy(
 ) -> None:
     with pytest.raises(ModelError, match=problem):
         engine.deploy(model(MAIN + body))
-    assert engine.process_definitions() == []
+    assert engine.repository_service.process_definitions() == []
 
 
 def test_a_message_to_all_skips_what_an_earlier_arrival_ended(engine: Engine) -> None:
@@ -218,8 +223,8 @@ def test_a_message_to_all_skips_what_an_earlier_arrival_ended(engine: Engine) ->
     )
     engine.deploy(model(body + esp(message)))
     pi = engine.start_process_instance("p")
-    assert len(engine.event_subscriptions(process_instance_id=pi.id)) == 2
-    results = engine.correlate_message("change", all=True)
+    assert len(engine.runtime_service.event_subscriptions(process_instance_id=pi.id)) == 2
+    results = engine.runtime_service.correlate_message("change", all=True)
     assert len(results) == 1
     assert task_keys(engine, pi.id) == ["handle"]
     assert engine.verify().problems == []

@@ -32,7 +32,9 @@ def test_an_expression_building_too_much_fails_naming_the_element_and_the_limit(
     assert "'review'" in message
     assert "String.replace() would build a string of" in message
     assert "1,000,000" in message
-    assert engine.historic_process_instances() == []  # nothing of the start was kept
+    assert (
+        engine.history_service.historic_process_instances() == []
+    )  # nothing of the start was kept
 
 
 def test_a_date_variable_offers_java_date_methods_only(engine: Engine) -> None:
@@ -40,7 +42,7 @@ def test_a_date_variable_offers_java_date_methods_only(engine: Engine) -> None:
     engine.deploy(_mapped("${due.getTime()} ${due.before(now())} ${due.toString()}"))
     pi = engine.start_process_instance("p", {"due": due})
     (task,) = engine.tasks(process_instance_id=pi.id)
-    assert engine.get_variables(task.execution_id, local=True) == {
+    assert engine.runtime_service.get_variables(task.execution_id, local=True) == {
         "out": "1796464800000 false Sat Dec 05 10:00:00 UTC 2026"
     }
     engine.deploy(_mapped("${due.strftime('%Y')}"))

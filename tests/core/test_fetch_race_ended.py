@@ -27,11 +27,11 @@ def other_node(db_url: str, clock: ControllableClock, engine: Engine) -> Iterato
 def _stale_candidates(monkeypatch: pytest.MonkeyPatch, engine: Engine, change: Any) -> None:
     """The next fetch locks among the candidates as they were before `change()` ran on another
     node."""
-    real = handler.queries.fetchable_external_tasks
+    real = handler.lookups.fetchable_external_tasks
     with engine.reading() as conn:
         stale = real(conn, ["invoice"], engine.clock.now(), 100, False)
     change()
-    monkeypatch.setattr(handler.queries, "fetchable_external_tasks", lambda *a, **k: stale)
+    monkeypatch.setattr(handler.lookups, "fetchable_external_tasks", lambda *a, **k: stale)
 
 
 def test_a_task_whose_instance_another_node_deleted_is_skipped(
@@ -41,10 +41,12 @@ def test_a_task_whose_instance_another_node_deleted_is_skipped(
     gone = engine.start_process_instance("externalInvoice", {"priority": 9}).id
     kept = engine.start_process_instance("externalInvoice", {"priority": 1}).id
     _stale_candidates(
-        monkeypatch, engine, lambda: other_node.delete_process_instance(gone, "cancelled")
+        monkeypatch,
+        engine,
+        lambda: other_node.runtime_service.delete_process_instance(gone, "cancelled"),
     )
 
-    locked = engine.fetch_and_lock("w1", {"invoice": 60_000}, max_tasks=5)
+    locked = engine.external_task_service.fetch_and_lock("w1", {"invoice": 60_000}, max_tasks=5)
 
     assert [t.process_instance_id for t in locked] == [kept]
 
@@ -58,16 +60,20 @@ def test_a_task_whose_instance_another_node_ended_or_that_it_took_is_skipped(
     kept = engine.start_process_instance("externalInvoice", {"priority": 1}).id
 
     def other_node_works() -> None:
-        [task] = other_node.fetch_and_lock("w2", {"invoice": 60_000}, use_priority=True)
-        other_node.complete_external_task(task.id, "w2")
+        [task] = other_node.external_task_service.fetch_and_lock(
+            "w2", {"invoice": 60_000}, use_priority=True
+        )
+        other_node.external_task_service.complete(task.id, "w2")
         [user_task] = other_node.tasks(process_instance_id=ended)
         other_node.complete_task(user_task.id)
-        [task] = other_node.fetch_and_lock("w2", {"invoice": 60_000}, use_priority=True)
+        [task] = other_node.external_task_service.fetch_and_lock(
+            "w2", {"invoice": 60_000}, use_priority=True
+        )
         assert task.process_instance_id == taken
 
     _stale_candidates(monkeypatch, engine, other_node_works)
 
-    locked = engine.fetch_and_lock("w1", {"invoice": 60_000}, max_tasks=5)
+    locked = engine.external_task_service.fetch_and_lock("w1", {"invoice": 60_000}, max_tasks=5)
 
     assert [t.process_instance_id for t in locked] == [kept]
-    assert engine.process_instance(ended).ended  # type: ignore[union-attr]
+    assert engine.runtime_service.process_instance(ended).ended  # type: ignore[union-attr]

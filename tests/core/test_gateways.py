@@ -31,8 +31,8 @@ def test_exclusive_gateway_without_a_true_condition_fails_and_writes_nothing(
     engine.deploy(bpmn("exclusive_gateway_no_match.bpmn"))
     with pytest.raises(ProcessEngineError, match="'gw'"):
         engine.start_process_instance("exclusiveNoMatch", {"approved": None})
-    assert engine.historic_process_instances() == []
-    assert engine.historic_variable_instances() == []
+    assert engine.history_service.historic_process_instances() == []
+    assert engine.history_service.historic_variable_instances() == []
     assert engine.verify().problems == []
 
 
@@ -41,30 +41,32 @@ def test_parallel_gateway_forks_into_concurrent_executions_and_joins(engine: Eng
     pi = engine.start_process_instance("parallelForkJoin")
 
     assert open_task_names(engine, pi.id) == ["Bill", "Ship"]
-    assert engine.get_variable(pi.id, "logged") is True
-    executions = engine.executions(pi.id)
+    assert engine.runtime_service.get_variable(pi.id, "logged") is True
+    executions = engine.runtime_service.executions(pi.id)
     root = next(e for e in executions if e.id == pi.id)
     children = [e for e in executions if e.parent_id == pi.id]
     assert (root.is_active, root.activity_id) == (False, None)
     assert len(children) == 3 and all(c.is_concurrent and not c.is_scope for c in children)
     waiting = [c for c in children if c.activity_id == "join"]
     assert len(waiting) == 1 and not waiting[0].is_active  # the "log" branch waits at the join
-    tree = engine.activity_instance_tree(pi.id)
+    tree = engine.runtime_service.activity_instance_tree(pi.id)
     assert sorted(c.activity_id for c in tree.child_activity_instances) == ["bill", "join", "ship"]
 
     engine.complete_task(task_named(engine, pi.id, "Ship"))
     assert open_task_names(engine, pi.id) == ["Bill"]
-    assert len(engine.executions(pi.id)) == 4
+    assert len(engine.runtime_service.executions(pi.id)) == 4
 
     engine.complete_task(task_named(engine, pi.id, "Bill"))
     assert open_task_names(engine, pi.id) == ["Archive"]
     # the tree is compacted again: one execution, the process instance itself
-    assert [(e.id, e.activity_id) for e in engine.executions(pi.id)] == [(pi.id, "archive")]
+    assert [(e.id, e.activity_id) for e in engine.runtime_service.executions(pi.id)] == [
+        (pi.id, "archive")
+    ]
     joins = [a for a in history_activities(engine, pi.id) if a[0] == "join"]
     assert joins == [("join", "parallelGateway", True)] * 3
 
     engine.complete_task(task_named(engine, pi.id, "Archive"))
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
     assert "TokenWaitingAtJoin" in event_types(engine, pi.id)
 
 
@@ -87,7 +89,7 @@ def test_inclusive_gateway_forks_on_every_true_condition_and_joins_only_those(
         assert "Send" not in open_task_names(engine, pi.id)
     engine.complete_task(task_named(engine, pi.id, expected[-1]))
     assert open_task_names(engine, pi.id) == ["Send"]
-    assert [e.activity_id for e in engine.executions(pi.id)] == ["send"]
+    assert [e.activity_id for e in engine.runtime_service.executions(pi.id)] == ["send"]
 
 
 def test_conditional_sequence_flows_leave_an_activity_on_every_true_condition(
@@ -101,9 +103,9 @@ def test_conditional_sequence_flows_leave_an_activity_on_every_true_condition(
     assert open_task_names(engine, neither.id) == ["Other"]
 
     engine.complete_task(task_named(engine, both.id, "Red"))
-    assert not engine.process_instance(both.id).ended  # type: ignore[union-attr]
+    assert not engine.runtime_service.process_instance(both.id).ended  # type: ignore[union-attr]
     engine.complete_task(task_named(engine, both.id, "Big"))
-    historic = engine.historic_process_instance(both.id)
+    historic = engine.history_service.historic_process_instance(both.id)
     assert (historic.state, historic.end_activity_id) == ("COMPLETED", "endBig")
 
 
@@ -115,13 +117,15 @@ def test_joining_tokens_leave_their_local_variables_behind(engine: Engine) -> No
     tasks = engine.tasks(process_instance_id=pi)
     assert len(tasks) == 2
     for number, task in enumerate(tasks, start=2):
-        engine.set_variables(task.execution_id, {"shared": number}, local=True)
+        engine.runtime_service.set_variables(task.execution_id, {"shared": number}, local=True)
     for task in tasks:
         engine.complete_task(task.id)  # the second used to fail on ACT_RU_VARIABLE's unique key
     assert open_task_names(engine, pi) == ["Archive"]
-    assert engine.get_variables(pi) == {"logged": True, "shared": 1}
+    assert engine.runtime_service.get_variables(pi) == {"logged": True, "shared": 1}
     states = sorted(
-        (v.name, v.state) for v in engine.historic_variable_instances(pi) if v.name == "shared"
+        (v.name, v.state)
+        for v in engine.history_service.historic_variable_instances(pi)
+        if v.name == "shared"
     )
     assert states == [("shared", "CREATED"), ("shared", "DELETED"), ("shared", "DELETED")]
     assert engine.verify().problems == []
@@ -155,10 +159,10 @@ def test_a_token_folded_into_its_scope_hands_over_a_variable_of_the_same_name(
     engine.deploy(FORK_WITHOUT_JOIN)
     pi = engine.start_process_instance("forkWithoutJoin", {"shared": 1}).id
     a = task_named(engine, pi, "A")
-    b = engine.task(task_named(engine, pi, "B"))
-    engine.set_variables(b.execution_id, {"shared": 2, "own": "b"}, local=True)
+    b = engine.task_service.task(task_named(engine, pi, "B"))
+    engine.runtime_service.set_variables(b.execution_id, {"shared": 2, "own": "b"}, local=True)
     engine.complete_task(a)  # B's token is the last one: it is folded into the instance
     assert open_task_names(engine, pi) == ["B"]
-    assert engine.get_variables(pi, local=True) == {"shared": 2, "own": "b"}
-    assert [e.id for e in engine.executions(pi)] == [pi]
+    assert engine.runtime_service.get_variables(pi, local=True) == {"shared": 2, "own": "b"}
+    assert [e.id for e in engine.runtime_service.executions(pi)] == [pi]
     assert engine.verify().problems == []

@@ -30,7 +30,7 @@ def stored_level(url: str) -> list[tuple[object, ...]]:
 def run_instance(engine: Engine) -> str:
     engine.deploy(bpmn("pass_through_activities.bpmn"))
     pi = engine.start_process_instance("passThrough", {"n": 1})
-    engine.set_variables(pi.id, {"n": 2})
+    engine.runtime_service.set_variables(pi.id, {"n": 2})
     return pi.id
 
 
@@ -40,7 +40,7 @@ def test_a_new_database_keeps_history_at_camundas_default_audit(
     with Engine(db_url, clock=clock) as engine:
         assert engine.history_level == "audit"
         pi = run_instance(engine)
-        assert [v.value for v in engine.historic_variable_instances(pi)] == [2]
+        assert [v.value for v in engine.history_service.historic_variable_instances(pi)] == [2]
         assert engine.verify().problems == []
     assert stored_level(db_url) == [("historyLevel", "2")]  # Camunda's row and number
     assert sql_rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(0,)]
@@ -53,7 +53,7 @@ def test_a_database_keeps_the_level_it_was_opened_with_first(
         pi = run_instance(engine)
     with Engine(db_url, clock=clock) as engine:  # no level asked: the recorded one
         assert engine.history_level == "full"
-        engine.set_variables(pi, {"n": 3})
+        engine.runtime_service.set_variables(pi, {"n": 3})
     assert sql_rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(3,)]
 
 
@@ -100,7 +100,7 @@ def test_raising_audit_to_full_fills_the_past_as_full_would_have_written_it(
                 if level is None:  # written at the default, audit: raise it now
                     assert engine.history_level == "audit"
                     assert capture(engine)["ACT_HI_DETAIL"] == {}
-                    report = engine.set_history_level("full")
+                    report = engine.history_service.set_history_level("full")
                     assert report.events > 0
                     assert engine.history_level == "full"
                 tables = capture(engine)
@@ -121,10 +121,10 @@ def test_lowering_the_level_drops_the_rows_above_it_and_later_commands_follow(
 ) -> None:
     with Engine(db_url, clock=clock, history_level="full") as engine:
         pi = run_instance(engine)
-        engine.set_history_level("activity")
+        engine.history_service.set_history_level("activity")
         assert sql_rows(db_url, "select count(*) from ACT_HI_VARINST") == [(0,)]
         assert sql_rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(0,)]
-        engine.set_variables(pi, {"n": 4})
+        engine.runtime_service.set_variables(pi, {"n": 4})
         assert sql_rows(db_url, "select count(*) from ACT_HI_VARINST") == [(0,)]
         assert engine.events(pi)[-1].type == "VariableSet"  # the log keeps every change
         assert engine.verify().problems == []
@@ -139,8 +139,8 @@ def test_an_async_follower_switches_level_with_the_rebuild(
         pi = run_instance(engine)
         engine.flush_history()
         assert sql_rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(0,)]
-        engine.set_history_level("full")
-        engine.set_variables(pi, {"n": 5})
+        engine.history_service.set_history_level("full")
+        engine.runtime_service.set_variables(pi, {"n": 5})
         engine.flush_history()
         assert sql_rows(db_url, "select count(*) from ACT_HI_DETAIL") == [(3,)]
         assert engine.verify().problems == []

@@ -52,11 +52,11 @@ def test_removal_time_is_the_end_plus_the_time_to_live(
     five = kept.start_process_instance("five")
     default = kept.start_process_instance("default")
 
-    end = kept.historic_process_instance(five.id).end_time
+    end = kept.history_service.historic_process_instance(five.id).end_time
     assert end is not None
     removal = _removal(db_url, five.id)
     assert removal == (end + timedelta(days=5)).replace(tzinfo=None)
-    default_end = kept.historic_process_instance(default.id).end_time
+    default_end = kept.history_service.historic_process_instance(default.id).end_time
     assert default_end is not None  # the engine's default below, 30 days
     assert _removal(db_url, default.id) == (default_end + timedelta(days=30)).replace(tzinfo=None)
 
@@ -66,17 +66,17 @@ def test_cleanup_removes_what_is_due_and_only_that(kept: Engine, clock: Controll
     default = kept.start_process_instance("default")
 
     clock.advance(days=4)
-    assert kept.cleanup_history().removed == 0
+    assert kept.history_service.cleanup_history().removed == 0
     clock.advance(days=2)
-    report = kept.cleanup_history(batch_size=1)
+    report = kept.history_service.cleanup_history(batch_size=1)
 
     assert report.removed == 1
-    remaining = {i.id for i in kept.historic_process_instances()}
+    remaining = {i.id for i in kept.history_service.historic_process_instances()}
     assert five.id not in remaining and default.id in remaining
     assert kept.events(five.id)  # the log keeps every event
     assert kept.verify().ok  # the removal is in the log: a rebuild leaves it removed
-    kept.rebuild("history")
-    assert five.id not in {i.id for i in kept.historic_process_instances()}
+    kept.audit_service.rebuild("history")
+    assert five.id not in {i.id for i in kept.history_service.historic_process_instances()}
 
 
 def test_without_a_time_to_live_history_is_kept(db_url: str, clock: ControllableClock) -> None:
@@ -85,8 +85,8 @@ def test_without_a_time_to_live_history_is_kept(db_url: str, clock: Controllable
         instance = engine.start_process_instance("forever")
         clock.advance(days=10_000)
 
-        assert engine.cleanup_history().removed == 0
-        assert engine.historic_process_instance(instance.id).end_time is not None
+        assert engine.history_service.cleanup_history().removed == 0
+        assert engine.history_service.historic_process_instance(instance.id).end_time is not None
 
 
 def test_a_negative_time_to_live_is_refused(db_url: str) -> None:
@@ -109,7 +109,9 @@ def test_cleanup_with_asynchronous_history_ends_and_removes(
         started = [engine.start_process_instance("five").id for _ in range(3)]
         clock.advance(days=6)
 
-        report = engine.cleanup_history(batch_size=2)
+        report = engine.history_service.cleanup_history(batch_size=2)
 
         assert report.removed == 3
-        assert not {i.id for i in engine.historic_process_instances()} & set(started)
+        assert not {i.id for i in engine.history_service.historic_process_instances()} & set(
+            started
+        )

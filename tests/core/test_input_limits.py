@@ -107,7 +107,7 @@ def _task(engine: Engine) -> str:
 
 def _locked(engine: Engine, worker: str = "w1") -> str:
     engine.start_process_instance("ext")
-    [task] = engine.fetch_and_lock(worker, {"work": 60_000})
+    [task] = engine.external_task_service.fetch_and_lock(worker, {"work": 60_000})
     return task.id
 
 
@@ -117,7 +117,7 @@ def _locked(engine: Engine, worker: str = "w1") -> str:
 def test_a_business_key_up_to_255_characters_is_kept(engine: Engine, models: None) -> None:
     key = "k" * MAX_BUSINESS_KEY
     instance = engine.start_process_instance("straight", business_key=key)
-    assert engine.historic_process_instance(instance.id).business_key == key
+    assert engine.history_service.historic_process_instance(instance.id).business_key == key
 
 
 @pytest.mark.parametrize(
@@ -140,7 +140,7 @@ def test_a_business_key_the_column_cannot_hold_is_refused(
 def test_variable_names_up_to_255_characters_are_kept(engine: Engine, models: None) -> None:
     name = "n" * MAX_VARIABLE_NAME
     instance = engine.start_process_instance("wait", {name: 1})
-    assert engine.get_variables(instance.id) == {name: 1}
+    assert engine.runtime_service.get_variables(instance.id) == {name: 1}
 
 
 @pytest.mark.parametrize(
@@ -159,7 +159,7 @@ def test_a_variable_name_the_column_cannot_hold_is_refused(
 
 def test_string_values_up_to_4000_characters_are_kept(engine: Engine, models: None) -> None:
     instance = engine.start_process_instance("wait", {"s": "x" * MAX_TEXT})
-    assert engine.get_variable(instance.id, "s") == "x" * MAX_TEXT
+    assert engine.runtime_service.get_variable(instance.id, "s") == "x" * MAX_TEXT
 
 
 @pytest.mark.parametrize(
@@ -183,9 +183,9 @@ def test_a_string_value_the_column_cannot_hold_is_refused(
 def test_user_ids_up_to_255_characters_are_kept(engine: Engine, models: None) -> None:
     task_id = _task(engine)
     engine.claim(task_id, "u" * MAX_USER_ID)
-    assert engine.task(task_id).assignee == "u" * MAX_USER_ID
-    engine.set_assignee(task_id, "v" * MAX_USER_ID)
-    assert engine.task(task_id).assignee == "v" * MAX_USER_ID
+    assert engine.task_service.task(task_id).assignee == "u" * MAX_USER_ID
+    engine.task_service.set_assignee(task_id, "v" * MAX_USER_ID)
+    assert engine.task_service.task(task_id).assignee == "v" * MAX_USER_ID
 
 
 def test_user_ids_the_columns_cannot_hold_are_refused(
@@ -194,15 +194,18 @@ def test_user_ids_the_columns_cannot_hold_are_refused(
     task_id = _task(engine)
     too_long = "u" * (MAX_USER_ID + 1)
     refused(lambda: engine.claim(task_id, too_long), "userId", "255")
-    refused(lambda: engine.set_assignee(task_id, too_long), "userId", "255")
+    refused(lambda: engine.task_service.set_assignee(task_id, too_long), "userId", "255")
     refused(lambda: engine.claim(task_id, "kermit\x00"), "userId", "NUL")
-    assert engine.task(task_id).assignee is None
+    assert engine.task_service.task(task_id).assignee is None
 
 
 def test_delete_reasons_up_to_4000_characters_are_kept(engine: Engine, models: None) -> None:
     instance = engine.start_process_instance("wait")
-    engine.delete_process_instance(instance.id, "r" * MAX_DELETE_REASON)
-    assert engine.historic_process_instance(instance.id).delete_reason == "r" * MAX_DELETE_REASON
+    engine.runtime_service.delete_process_instance(instance.id, "r" * MAX_DELETE_REASON)
+    assert (
+        engine.history_service.historic_process_instance(instance.id).delete_reason
+        == "r" * MAX_DELETE_REASON
+    )
 
 
 def test_a_delete_reason_the_column_cannot_hold_is_refused(
@@ -210,12 +213,18 @@ def test_a_delete_reason_the_column_cannot_hold_is_refused(
 ) -> None:
     instance = engine.start_process_instance("wait")
     refused(
-        lambda: engine.delete_process_instance(instance.id, "r" * (MAX_DELETE_REASON + 1)),
+        lambda: engine.runtime_service.delete_process_instance(
+            instance.id, "r" * (MAX_DELETE_REASON + 1)
+        ),
         "deleteReason",
         "4000",
     )
-    refused(lambda: engine.delete_process_instance(instance.id, "\x00"), "deleteReason", "NUL")
-    assert engine.process_instance(instance.id) is not None
+    refused(
+        lambda: engine.runtime_service.delete_process_instance(instance.id, "\x00"),
+        "deleteReason",
+        "NUL",
+    )
+    assert engine.runtime_service.process_instance(instance.id) is not None
 
 
 # -- external tasks -------------------------------------------------------------------------------
@@ -224,8 +233,8 @@ def test_a_delete_reason_the_column_cannot_hold_is_refused(
 def test_a_worker_id_up_to_255_characters_locks_and_completes(engine: Engine, models: None) -> None:
     worker = "w" * MAX_WORKER_ID
     task_id = _locked(engine, worker)
-    engine.complete_external_task(task_id, worker)
-    assert engine.external_tasks(external_task_id=task_id) == []
+    engine.external_task_service.complete(task_id, worker)
+    assert engine.external_task_service.external_tasks(external_task_id=task_id) == []
 
 
 def test_a_worker_id_the_column_cannot_hold_is_refused(
@@ -233,17 +242,19 @@ def test_a_worker_id_the_column_cannot_hold_is_refused(
 ) -> None:
     task_id = _locked(engine)
     refused(
-        lambda: engine.complete_external_task(task_id, "w" * (MAX_WORKER_ID + 1)), "workerId", "255"
+        lambda: engine.external_task_service.complete(task_id, "w" * (MAX_WORKER_ID + 1)),
+        "workerId",
+        "255",
     )
-    refused(lambda: engine.complete_external_task(task_id, "w1\x00"), "workerId", "NUL")
+    refused(lambda: engine.external_task_service.complete(task_id, "w1\x00"), "workerId", "NUL")
 
 
 def test_an_error_message_is_cut_to_666_characters_as_camunda_does(
     engine: Engine, models: None
 ) -> None:
     task_id = _locked(engine)
-    engine.handle_external_task_failure(task_id, "w1", "e" * 5000, retries=1)
-    [task] = engine.external_tasks(external_task_id=task_id)
+    engine.external_task_service.handle_failure(task_id, "w1", "e" * 5000, retries=1)
+    [task] = engine.external_task_service.external_tasks(external_task_id=task_id)
     assert task.error_message == "e" * MAX_ERROR_MESSAGE
 
 
@@ -251,14 +262,20 @@ def test_failure_input_the_tables_cannot_hold_is_refused(
     engine: Engine, models: None, refused: Callable[..., InvalidValue]
 ) -> None:
     task_id = _locked(engine)
-    fail = engine.handle_external_task_failure
+    fail = engine.external_task_service.handle_failure
     refused(lambda: fail(task_id, "w1", "boom\x00"), "errorMessage", "NUL")
     refused(lambda: fail(task_id, "w1", "boom", error_details="at\x00"), "errorDetails", "NUL")
     refused(lambda: fail(task_id, "w1", "boom", retries=2**31), "retries", "2147483647")
     refused(lambda: fail(task_id, "w1", "boom", retry_timeout=10**17), "retryTimeout", "9999")
-    refused(lambda: engine.extend_lock(task_id, "w1", 10**17), "newDuration", "9999")
     refused(
-        lambda: engine.handle_external_task_bpmn_error(task_id, "w1", "E" * 256), "errorCode", "255"
+        lambda: engine.external_task_service.extend_lock(task_id, "w1", 10**17),
+        "newDuration",
+        "9999",
+    )
+    refused(
+        lambda: engine.external_task_service.handle_bpmn_error(task_id, "w1", "E" * 256),
+        "errorCode",
+        "255",
     )
 
 
@@ -290,7 +307,7 @@ def test_typed_values_of_their_type_are_kept(
     engine: Engine, models: None, value: TypedValue, expected: Any
 ) -> None:
     instance = engine.start_process_instance("wait", {"v": value})
-    assert engine.get_variable(instance.id, "v") == expected
+    assert engine.runtime_service.get_variable(instance.id, "v") == expected
 
 
 @pytest.mark.parametrize(
@@ -337,7 +354,7 @@ def _nested(depth: int) -> Any:
 
 def test_json_nested_up_to_the_limit_is_kept(engine: Engine, models: None) -> None:
     instance = engine.start_process_instance("wait", {"deep": _nested(MAX_JSON_NESTING)})
-    assert engine.get_variable(instance.id, "deep") == _nested(MAX_JSON_NESTING)
+    assert engine.runtime_service.get_variable(instance.id, "deep") == _nested(MAX_JSON_NESTING)
 
 
 @pytest.mark.parametrize(
@@ -379,10 +396,12 @@ def test_the_variable_limit_counts_every_map_of_a_command(
     engine.complete_task(task_id, {"a": 1, "b": 2, "c": 3})
     ext_id = _locked(engine)
     refused(
-        lambda: engine.complete_external_task(ext_id, "w1", {"a": 1, "b": 2}, {"c": 3, "d": 4}),
+        lambda: engine.external_task_service.complete(
+            ext_id, "w1", {"a": 1, "b": 2}, {"c": 3, "d": 4}
+        ),
         "at most 3",
     )
-    engine.complete_external_task(ext_id, "w1", {"a": 1, "b": 2}, {"c": 3})
+    engine.external_task_service.complete(ext_id, "w1", {"a": 1, "b": 2}, {"c": 3})
 
 
 # -- the pure checks ------------------------------------------------------------------------------
@@ -440,8 +459,8 @@ def test_with_async_history_a_refused_start_leaves_the_follower_nothing_to_choke
                 engine.start_process_instance("straight", business_key=key)
         instance = engine.start_process_instance("straight", business_key="k" * MAX_BUSINESS_KEY)
         engine.flush_history()
-        assert engine.history_lag() == 0
-        assert engine.historic_process_instance(instance.id).end_time is not None
+        assert engine.history_service.history_lag() == 0
+        assert engine.history_service.historic_process_instance(instance.id).end_time is not None
 
 
 @pytest.mark.parametrize(
@@ -450,7 +469,7 @@ def test_with_async_history_a_refused_start_leaves_the_follower_nothing_to_choke
         (lambda e: e.claim("task\x00id", "kermit"), ("taskId", "NUL")),
         (lambda e: e.complete_task("task\x00id"), ("taskId", "NUL")),
         (lambda e: e.start_process_instance("straight\x00"), ("key", "NUL")),
-        (lambda e: e.set_variables("exec\x00", {"a": 1}), ("executionId", "NUL")),
+        (lambda e: e.runtime_service.set_variables("exec\x00", {"a": 1}), ("executionId", "NUL")),
     ],
 )
 def test_an_id_with_a_nul_character_is_refused_before_any_query(

@@ -37,7 +37,7 @@ def test_inputs_are_local_to_the_activity_and_outputs_land_outside(engine: Engin
     engine.deploy(process(chain(MAPPED_TASK)))
     pi = engine.start_process_instance("p", {"amount": 21, "owner": "bob"})
     (task,) = engine.tasks(process_instance_id=pi.id)
-    assert engine.get_variables(task.execution_id, local=True) == {
+    assert engine.runtime_service.get_variables(task.execution_id, local=True) == {
         "greeting": "hello",
         "doubled": 42,
         "nothing": None,
@@ -45,10 +45,10 @@ def test_inputs_are_local_to_the_activity_and_outputs_land_outside(engine: Engin
         "limits": {"low": "1", "high": 21},
         "scripted": 22,
     }
-    assert engine.get_variables(pi.id) == {"amount": 21, "owner": "bob"}
+    assert engine.runtime_service.get_variables(pi.id) == {"amount": 21, "owner": "bob"}
     engine.complete_task(task.id, {"decision": "yes"})
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
-    final = {v.name: v.value for v in engine.historic_variable_instances(pi.id)}
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
+    final = {v.name: v.value for v in engine.history_service.historic_variable_instances(pi.id)}
     assert final["verdict"] == "approved"
     assert "greeting" in final  # the inputs were local variables of the task's execution
     assert engine.verify().problems == []
@@ -67,7 +67,7 @@ def test_a_cancelled_activity_maps_no_outputs(engine: Engine, clock: Controllabl
     clock.advance(hours=1)
     assert engine.run_due_jobs() == 1
     assert [t.task_definition_key for t in engine.tasks(process_instance_id=pi.id)] == ["escalate"]
-    assert "verdict" not in engine.get_variables(pi.id)
+    assert "verdict" not in engine.runtime_service.get_variables(pi.id)
     assert engine.verify().problems == []
 
 
@@ -87,7 +87,9 @@ def test_python_script_values_run_only_where_scripts_are_allowed(tmp_path: Path)
             scripting.deploy(mapped)
             pi = scripting.start_process_instance("p", {"items": [1, 2, 3]})
             (task,) = scripting.tasks(process_instance_id=pi.id)
-            assert scripting.get_variables(task.execution_id, local=True) == {"total": 6}
+            assert scripting.runtime_service.get_variables(task.execution_id, local=True) == {
+                "total": 6
+            }
 
 
 @pytest.mark.parametrize(

@@ -72,7 +72,7 @@ def test_a_lease_keeps_other_executors_off_until_it_expires(server_url: str) -> 
     with Engine(server_url, clock=clock) as engine:
         engine.deploy(ASYNC_CHAIN)
         pi = engine.start_process_instance("batch")
-        (job,) = engine.jobs(process_instance_id=pi.id)
+        (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     db = sa.create_engine(server_url)
     now = clock.now()
     try:
@@ -102,7 +102,7 @@ def test_acquisition_by_priority_takes_the_highest_priority_first(server_url: st
         engine.deploy(urgent)
         engine.start_process_instance("batch")
         late = engine.start_process_instance("urgent")
-        (urgent_job,) = engine.jobs(process_instance_id=late.id)
+        (urgent_job,) = engine.management_service.jobs(process_instance_id=late.id)
         assert urgent_job.priority == 10
     db = sa.create_engine(server_url)
     now, until = clock.now(), clock.now() + timedelta(minutes=5)
@@ -121,13 +121,15 @@ def test_the_executor_runs_due_jobs_in_the_background(server_url: str) -> None:
     with Engine(server_url, job_executor=True, job_executor_settings=FAST) as engine:
         engine.deploy(ASYNC_CHAIN)
         ids = [engine.start_process_instance("batch").id for _ in range(20)]
-        wait_until(lambda: engine.jobs() == [], "the jobs to run")
+        wait_until(lambda: engine.management_service.jobs() == [], "the jobs to run")
         counts = executed_per_job(engine, ids)
         assert len(counts) == 20 and set(counts.values()) == {1}
-        assert all(engine.historic_process_instance(i).state == "COMPLETED" for i in ids)
-        health = engine.job_executor_health()
+        assert all(
+            engine.history_service.historic_process_instance(i).state == "COMPLETED" for i in ids
+        )
+        health = engine.management_service.job_executor_health()
         assert health is not None and health.running and health.jobs_run >= 20
-    assert engine.job_executor_health() is not None
+    assert engine.management_service.job_executor_health() is not None
 
 
 def test_a_failing_job_is_retried_by_the_executor_until_an_incident(server_url: str) -> None:
@@ -137,10 +139,13 @@ def test_a_failing_job_is_retried_by_the_executor_until_an_incident(server_url: 
     with Engine(server_url, job_executor=True, job_executor_settings=FAST) as engine:
         engine.deploy(model)
         pi = engine.start_process_instance("batch")
-        wait_until(lambda: engine.incidents(process_instance_id=pi.id) != [], "the incident")
-        (job,) = engine.jobs(process_instance_id=pi.id)
+        wait_until(
+            lambda: engine.runtime_service.incidents(process_instance_id=pi.id) != [],
+            "the incident",
+        )
+        (job,) = engine.management_service.jobs(process_instance_id=pi.id)
         assert job.retries == 0 and job.exception_message
-        health = engine.job_executor_health()
+        health = engine.management_service.job_executor_health()
         assert health is not None and health.jobs_failed == 3
 
 
@@ -153,7 +158,7 @@ _WORKER = textwrap.dedent(
     settings = JobExecutorSettings(threads=2, wait=0.02, max_wait=0.2)
     with Engine(sys.argv[1], job_executor=True, job_executor_settings=settings) as engine:
         end = time.monotonic() + float(sys.argv[2])
-        while engine.jobs() and time.monotonic() < end:
+        while engine.management_service.jobs() and time.monotonic() < end:
             time.sleep(0.1)
     """
 )
@@ -171,7 +176,7 @@ def test_executors_in_threads_and_processes_run_each_job_exactly_once(server_url
     ]
     engines = [Engine(server_url, job_executor=True, job_executor_settings=FAST) for _ in range(2)]
     try:
-        wait_until(lambda: engines[0].jobs() == [], "every job to run")
+        wait_until(lambda: engines[0].management_service.jobs() == [], "every job to run")
     finally:
         for engine in engines:
             engine.close()
@@ -181,7 +186,7 @@ def test_executors_in_threads_and_processes_run_each_job_exactly_once(server_url
         counts = executed_per_job(engine, ids)
         assert len(counts) == JOBS
         assert set(counts.values()) == {1}, Counter(counts.values())
-        assert engine.historic_process_instances(finished=False) == []
+        assert engine.history_service.historic_process_instances(finished=False) == []
         assert all(w.returncode == 0 for w in workers)
 
 
@@ -214,7 +219,7 @@ def test_stopping_gives_back_leases_not_started_and_runs_nothing_new(server_url:
         finish.set()
         stopping.join(DEADLINE)
         assert not stopping.is_alive() and len(ran) == 1
-        owners = {job.id: job.lock_owner for job in engine.jobs()}
+        owners = {job.id: job.lock_owner for job in engine.management_service.jobs()}
         assert owners == {ran[0]: executor.owner, **{j: None for j in owners if j != ran[0]}}
         assert len(owners) == 2
 
@@ -251,7 +256,9 @@ def test_stopping_finishes_the_running_job_and_gives_back_the_waiting_lease(
     engine.start_job_executor(one_worker)
     assert started.wait(DEADLINE), "the first job never started"
     # One job runs; the other is leased and waits for the one worker.
-    wait_until(lambda: all(j.lock_owner for j in engine.jobs()), "the second lease")
+    wait_until(
+        lambda: all(j.lock_owner for j in engine.management_service.jobs()), "the second lease"
+    )
     executor = engine._job_executor
     assert executor is not None
     stopping = threading.Thread(target=engine.close)
@@ -264,7 +271,9 @@ def test_stopping_finishes_the_running_job_and_gives_back_the_waiting_lease(
     release.set()
     stopping.join(DEADLINE)
     with Engine(server_url) as after:
-        left = after.jobs()
+        left = after.management_service.jobs()
         assert len(left) == 1 and left[0].lock_owner is None  # given back, not run
         done = {first, second} - {left[0].process_instance_id}
-        assert [after.historic_process_instance(i).state for i in done] == ["COMPLETED"]
+        assert [after.history_service.historic_process_instance(i).state for i in done] == [
+            "COMPLETED"
+        ]

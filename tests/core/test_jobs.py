@@ -61,7 +61,7 @@ def test_a_timer_date_fires_at_its_date(engine: Engine, clock: ControllableClock
         )
     )
     pi = engine.start_process_instance("p")
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert (job.handler_type, job.handler_configuration) == ("timer-intermediate-transition", "at")
     assert job.due_date == datetime(2026, 3, 2, 10, tzinfo=UTC)
     assert job.job_type == "timer"
@@ -86,12 +86,12 @@ def test_a_cron_cycle_on_a_boundary_fires_at_each_match(
         )
     )
     pi = engine.start_process_instance("p")
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert job.due_date == datetime(2026, 3, 1, 18, tzinfo=UTC)
     assert job.repeat == "0 0 18 * * ?"
     clock.set(datetime(2026, 3, 1, 18, tzinfo=UTC))
     engine.run_due_jobs()
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert job.due_date == datetime(2026, 3, 2, 18, tzinfo=UTC)
     clock.set(datetime(2026, 3, 2, 18, 30, tzinfo=UTC))
     engine.run_due_jobs()
@@ -118,7 +118,7 @@ def test_a_boundary_timer_on_a_subprocess_interrupts_everything_inside(
     clock.advance(days=1)
     assert engine.run_due_jobs() == 1
     assert [t.task_definition_key for t in engine.tasks(process_instance_id=pi.id)] == ["escalated"]
-    tree = engine.activity_instance_tree(pi.id)
+    tree = engine.runtime_service.activity_instance_tree(pi.id)
     assert [c.activity_id for c in tree.child_activity_instances] == ["escalated"]
     assert engine.verify().problems == []
 
@@ -136,17 +136,17 @@ def test_async_before_commits_the_start_and_the_job_runs_the_task(engine: Engine
     )
     pi = engine.start_process_instance("p")
     assert calls == []
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert (job.handler_type, job.handler_configuration) == (
         "async-continuation",
         "transition-create-scope",
     )
     assert (job.job_type, job.retries, job.priority, job.due_date) == ("message", 3, 7, None)
     assert job.exclusive is True
-    assert [e.activity_id for e in engine.executions(pi.id)] == ["pay"]
-    engine.execute_job(job.id)
+    assert [e.activity_id for e in engine.runtime_service.executions(pi.id)] == ["pay"]
+    engine.management_service.execute_job(job.id)
     assert calls == ["charged"]
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
 
 
 def test_async_after_on_a_parallel_gateway_makes_one_job_per_flow(engine: Engine) -> None:
@@ -160,7 +160,9 @@ def test_async_after_on_a_parallel_gateway_makes_one_job_per_flow(engine: Engine
         )
     )
     pi = engine.start_process_instance("p")
-    configurations = sorted(j.handler_configuration for j in engine.jobs(process_instance_id=pi.id))
+    configurations = sorted(
+        j.handler_configuration for j in engine.management_service.jobs(process_instance_id=pi.id)
+    )
     assert configurations == [
         "transition-notify-listener-take$toA",
         "transition-notify-listener-take$toB",
@@ -179,11 +181,11 @@ def test_async_after_an_end_event_ends_the_instance_in_the_job(engine: Engine) -
         )
     )
     pi = engine.start_process_instance("p")
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert job.handler_configuration == "activity-end"
     assert pi.ended is False
-    engine.execute_job(job.id)
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    engine.management_service.execute_job(job.id)
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
 
 
 def test_a_failing_job_loses_its_work_and_a_retry_then_opens_an_incident(
@@ -202,39 +204,39 @@ def test_a_failing_job_loses_its_work_and_a_retry_then_opens_an_incident(
         )
     )
     pi = engine.start_process_instance("p")
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     with pytest.raises(JobFailure, match="the payment service is down") as caught:
-        engine.execute_job(job.id)
+        engine.management_service.execute_job(job.id)
     assert caught.value.failed_activity_id == "charge"
     # The script before the failing delegate ran in the job too: rolled back with it.
-    assert "noted" not in engine.get_variables(pi.id)
-    job = engine.job(job.id)
+    assert "noted" not in engine.runtime_service.get_variables(pi.id)
+    job = engine.management_service.job(job.id)
     assert (job.retries, job.failed_activity_id) == (2, "charge")
     assert "the payment service is down" in (job.exception_message or "")
-    trace = engine.job_stacktrace(job.id)
+    trace = engine.management_service.job_stacktrace(job.id)
     assert trace is not None and "ValueError: the payment service is down" in trace
-    assert engine.incidents(process_instance_id=pi.id) == []
+    assert engine.runtime_service.incidents(process_instance_id=pi.id) == []
     assert engine.run_due_jobs() == 2  # no retry cycle: retried at once, twice more
     assert boom.calls == 3
-    job = engine.job(job.id)
+    job = engine.management_service.job(job.id)
     assert job.retries == 0
-    assert engine.jobs(process_instance_id=pi.id, executable=True) == []
-    (incident,) = engine.incidents(process_instance_id=pi.id)
+    assert engine.management_service.jobs(process_instance_id=pi.id, executable=True) == []
+    (incident,) = engine.runtime_service.incidents(process_instance_id=pi.id)
     assert (incident.incident_type, incident.configuration) == ("failedJob", job.id)
     assert (incident.activity_id, incident.failed_activity_id) == ("note", "charge")
     with pytest.raises(Rejected, match="set the retries"):
-        engine.resolve_incident(incident.id)
+        engine.runtime_service.resolve_incident(incident.id)
     boom.left = 0
-    engine.set_job_retries(job.id, 1)
-    assert engine.incidents(process_instance_id=pi.id) == []
-    (historic,) = engine.historic_incidents(process_instance_id=pi.id)
+    engine.management_service.set_job_retries(job.id, 1)
+    assert engine.runtime_service.incidents(process_instance_id=pi.id) == []
+    (historic,) = engine.history_service.historic_incidents(process_instance_id=pi.id)
     assert historic.resolved and historic.end_time is not None
     engine.run_due_jobs()
     assert boom.calls == 4
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
     states = [
         (log.creation_log, log.failure_log, log.success_log)
-        for log in engine.historic_job_logs(job_id=job.id)
+        for log in engine.history_service.historic_job_logs(job_id=job.id)
     ]
     assert states == [(True, False, False)] + [(False, True, False)] * 3 + [(False, False, True)]
     assert engine.verify().problems == []
@@ -254,16 +256,16 @@ def test_a_retry_cycle_sets_the_retries_and_the_waits(
         )
     )
     pi = engine.start_process_instance("p")
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert job.retries == 4
     assert engine.run_due_jobs() == 1
-    job = engine.job(job.id)
+    job = engine.management_service.job(job.id)
     assert (job.retries, job.due_date) == (3, clock.now() + timedelta(minutes=10))
     clock.advance(minutes=9)
     assert engine.run_due_jobs() == 0
     clock.advance(minutes=1)
     assert engine.run_due_jobs() == 1
-    assert engine.job(job.id).retries == 2
+    assert engine.management_service.job(job.id).retries == 2
 
 
 def test_setting_retries_to_zero_opens_an_incident_and_a_due_date_can_be_moved(
@@ -278,20 +280,20 @@ def test_setting_retries_to_zero_opens_an_incident_and_a_due_date_can_be_moved(
         )
     )
     pi = engine.start_process_instance("p")
-    (job,) = engine.jobs(process_instance_id=pi.id)
-    engine.set_job_retries(job.id, 0)
-    (incident,) = engine.incidents(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
+    engine.management_service.set_job_retries(job.id, 0)
+    (incident,) = engine.runtime_service.incidents(process_instance_id=pi.id)
     assert incident.configuration == job.id
-    engine.set_job_retries(job.id, 3)
-    assert engine.incidents() == []
+    engine.management_service.set_job_retries(job.id, 3)
+    assert engine.runtime_service.incidents() == []
     with pytest.raises(Rejected, match="non-negative"):
-        engine.set_job_retries(job.id, -1)
-    engine.set_job_due_date(job.id, clock.now() + timedelta(hours=1))
+        engine.management_service.set_job_retries(job.id, -1)
+    engine.management_service.set_job_due_date(job.id, clock.now() + timedelta(hours=1))
     clock.advance(hours=1)
     assert engine.run_due_jobs() == 1
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
     with pytest.raises(NotFound):
-        engine.execute_job(job.id)
+        engine.management_service.execute_job(job.id)
 
 
 def test_deleting_the_instance_deletes_its_jobs_and_incidents(full_engine: Engine) -> None:
@@ -307,10 +309,10 @@ def test_deleting_the_instance_deletes_its_jobs_and_incidents(full_engine: Engin
     )
     pi = engine.start_process_instance("p")
     engine.run_due_jobs()
-    assert len(engine.incidents(process_instance_id=pi.id)) == 1
-    engine.delete_process_instance(pi.id, reason="cancelled by the customer")
-    assert engine.jobs() == [] and engine.incidents() == []
-    (historic,) = engine.historic_incidents(process_instance_id=pi.id)
+    assert len(engine.runtime_service.incidents(process_instance_id=pi.id)) == 1
+    engine.runtime_service.delete_process_instance(pi.id, reason="cancelled by the customer")
+    assert engine.management_service.jobs() == [] and engine.runtime_service.incidents() == []
+    (historic,) = engine.history_service.historic_incidents(process_instance_id=pi.id)
     assert historic.deleted
     assert engine.verify().problems == []
 
@@ -332,7 +334,7 @@ def test_replay_of_a_timer_instance_equals_the_live_state(
         clock.advance(hours=1)
         engine.run_due_jobs()
     assert len(engine.tasks(process_instance_id=pi.id, task_definition_key="ping")) == 3
-    assert engine.jobs(process_instance_id=pi.id) == []  # the count ran out
+    assert engine.management_service.jobs(process_instance_id=pi.id) == []  # the count ran out
     state = engine.replay(pi.id)
     assert len([a for a in state.activity_instances.values() if a.activity_id == "ping"]) == 3
     assert engine.verify().problems == []
@@ -351,17 +353,17 @@ def test_a_timer_start_event_starts_an_instance_at_each_firing(
     engine: Engine, clock: ControllableClock
 ) -> None:
     deployment = engine.deploy(NIGHTLY)
-    (job,) = engine.jobs()
+    (job,) = engine.management_service.jobs()
     assert (job.handler_type, job.handler_configuration) == ("timer-start-event", "nightly")
     assert job.process_instance_id is None and job.execution_id is None
     assert job.process_definition_id == deployment.process_definitions[0].id
     assert job.due_date == datetime(2026, 3, 2, 2, tzinfo=UTC)
     clock.set(datetime(2026, 3, 2, 2, tzinfo=UTC))
     assert engine.run_due_jobs() == 1
-    (started,) = engine.historic_process_instances()
+    (started,) = engine.history_service.historic_process_instances()
     assert started.start_activity_id == "atTwo"
     assert [t.task_definition_key for t in engine.tasks()] == ["check"]
-    (job,) = engine.jobs()
+    (job,) = engine.management_service.jobs()
     assert job.due_date == datetime(2026, 3, 3, 2, tzinfo=UTC)
     assert engine.verify().problems == []
 
@@ -370,19 +372,19 @@ def test_a_new_version_replaces_the_start_timer_and_deletion_removes_it(
     engine: Engine, clock: ControllableClock
 ) -> None:
     first = engine.deploy(NIGHTLY)
-    (old,) = engine.jobs()
+    (old,) = engine.management_service.jobs()
     second = engine.deploy(NIGHTLY.replace("0 0 2 * * ?", "0 30 3 * * ?"))
-    (new,) = engine.jobs()
+    (new,) = engine.management_service.jobs()
     assert new.id != old.id
     assert new.process_definition_id == second.process_definitions[0].id
     assert new.due_date == datetime(2026, 3, 2, 3, 30, tzinfo=UTC)
-    engine.delete_deployment(second.id)
+    engine.repository_service.delete_deployment(second.id)
     # Camunda: the version before the deleted latest one runs on its timer again
-    (restored,) = engine.jobs()
+    (restored,) = engine.management_service.jobs()
     assert restored.process_definition_id == first.process_definitions[0].id
     assert restored.due_date == datetime(2026, 3, 2, 2, tzinfo=UTC)
-    engine.delete_deployment(first.id)
-    assert engine.jobs() == []
+    engine.repository_service.delete_deployment(first.id)
+    assert engine.management_service.jobs() == []
     assert engine.verify().problems == []
 
 
@@ -403,16 +405,16 @@ def test_a_failing_start_timer_opens_an_incident_logged_until_new_retries_resolv
     definition_id = deployment.process_definitions[0].id
     clock.advance(hours=1)
     assert engine.run_due_jobs() == 3
-    (job,) = engine.jobs()
+    (job,) = engine.management_service.jobs()
     assert job.retries == 0 and "missing" in (job.exception_message or "")
-    assert "missing" in (engine.job_stacktrace(job.id) or "")
-    assert engine.historic_process_instances() == []
-    (incident,) = engine.incidents()
+    assert "missing" in (engine.management_service.job_stacktrace(job.id) or "")
+    assert engine.history_service.historic_process_instances() == []
+    (incident,) = engine.runtime_service.incidents()
     assert (incident.incident_type, incident.configuration) == ("failedJob", job.id)
     assert (incident.process_definition_id, incident.process_instance_id) == (definition_id, None)
     assert incident.activity_id == "t" and "missing" in (incident.incident_message or "")
     assert incident.job_definition_id == job.job_definition_id
-    log = engine.historic_job_logs(job_id=job.id)
+    log = engine.history_service.historic_job_logs(job_id=job.id)
     assert [(entry.creation_log, entry.failure_log, entry.job_retries) for entry in log] == [
         (True, False, 3),
         (False, True, 3),
@@ -422,22 +424,24 @@ def test_a_failing_start_timer_opens_an_incident_logged_until_new_retries_resolv
     assert {entry.job_definition_type for entry in log} == {"timer-start-event"}
     assert {entry.process_definition_id for entry in log} == {definition_id}
 
-    engine.set_job_retries(job.id, 1)  # resolves the incident
-    assert engine.incidents() == []
-    (historic,) = engine.historic_incidents()
+    engine.management_service.set_job_retries(job.id, 1)  # resolves the incident
+    assert engine.runtime_service.incidents() == []
+    (historic,) = engine.history_service.historic_incidents()
     assert historic.resolved and historic.end_time is not None
-    engine.set_job_due_date(job.id, None)
+    engine.management_service.set_job_due_date(job.id, None)
     with pytest.raises(JobFailure):
-        engine.execute_job(job.id)
-    assert engine.job(job.id).retries == 0
-    (again,) = engine.incidents()
+        engine.management_service.execute_job(job.id)
+    assert engine.management_service.job(job.id).retries == 0
+    (again,) = engine.runtime_service.incidents()
     assert again.id != incident.id
 
-    engine.delete_deployment(deployment.id)  # the job goes, its incident is deleted
-    assert engine.incidents() == [] and engine.jobs() == []
-    states = {(i.id, i.resolved, i.deleted) for i in engine.historic_incidents()}
+    engine.repository_service.delete_deployment(
+        deployment.id
+    )  # the job goes, its incident is deleted
+    assert engine.runtime_service.incidents() == [] and engine.management_service.jobs() == []
+    states = {(i.id, i.resolved, i.deleted) for i in engine.history_service.historic_incidents()}
     assert states == {(incident.id, True, False), (again.id, False, True)}
-    assert engine.historic_job_logs(job_id=job.id)[-1].deletion_log
+    assert engine.history_service.historic_job_logs(job_id=job.id)[-1].deletion_log
     assert engine.verify().problems == []
 
 
@@ -449,19 +453,20 @@ def test_an_external_task_out_of_retries_opens_an_incident_until_it_gets_more(
         process(chain('<serviceTask id="bill" camunda:type="external" camunda:topic="billing"/>'))
     )
     pi = engine.start_process_instance("p")
-    (task,) = engine.fetch_and_lock("worker", {"billing": 60_000})
-    engine.handle_external_task_failure(task.id, "worker", "printer on fire", retries=0)
-    (incident,) = engine.incidents(process_instance_id=pi.id)
+    (task,) = engine.external_task_service.fetch_and_lock("worker", {"billing": 60_000})
+    engine.external_task_service.handle_failure(task.id, "worker", "printer on fire", retries=0)
+    (incident,) = engine.runtime_service.incidents(process_instance_id=pi.id)
     assert (incident.incident_type, incident.configuration) == ("failedExternalTask", task.id)
     assert (incident.activity_id, incident.incident_message) == ("bill", "printer on fire")
-    engine.set_external_task_retries(task.id, 2)
-    assert engine.incidents() == []
-    engine.set_external_task_retries(task.id, 0)
-    assert len(engine.incidents()) == 1
-    engine.delete_process_instance(pi.id)
-    assert engine.incidents() == []
+    engine.external_task_service.set_retries(task.id, 2)
+    assert engine.runtime_service.incidents() == []
+    engine.external_task_service.set_retries(task.id, 0)
+    assert len(engine.runtime_service.incidents()) == 1
+    engine.runtime_service.delete_process_instance(pi.id)
+    assert engine.runtime_service.incidents() == []
     states = sorted(
-        (h.resolved, h.deleted) for h in engine.historic_incidents(process_instance_id=pi.id)
+        (h.resolved, h.deleted)
+        for h in engine.history_service.historic_incidents(process_instance_id=pi.id)
     )
     assert states == [(False, True), (True, False)]
     assert engine.verify().problems == []
@@ -479,7 +484,8 @@ def test_a_deployment_declares_its_job_definitions_and_jobs_name_them(engine: En
         )
     )
     declared = {
-        (d.activity_id, d.job_type, d.job_configuration): d.id for d in engine.job_definitions()
+        (d.activity_id, d.job_type, d.job_configuration): d.id
+        for d in engine.management_service.job_definitions()
     }
     assert set(declared) == {
         ("work", "async-continuation", "async-before"),
@@ -487,13 +493,13 @@ def test_a_deployment_declares_its_job_definitions_and_jobs_name_them(engine: En
         ("wait", "timer-intermediate-transition", "CYCLE: R2/PT1H"),
     }
     pi = engine.start_process_instance("p")
-    (before,) = engine.jobs(process_instance_id=pi.id)
+    (before,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert before.job_definition_id == declared["work", "async-continuation", "async-before"]
-    engine.execute_job(before.id)
-    (after,) = engine.jobs(process_instance_id=pi.id)
+    engine.management_service.execute_job(before.id)
+    (after,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert after.job_definition_id == declared["work", "async-continuation", "async-after"]
-    engine.delete_deployment(deployment.id, cascade=True)
-    assert engine.job_definitions() == []
+    engine.repository_service.delete_deployment(deployment.id, cascade=True)
+    assert engine.management_service.job_definitions() == []
 
 
 def test_the_activity_tree_shows_waiting_continuations_and_incidents(engine: Engine) -> None:
@@ -512,17 +518,19 @@ def test_the_activity_tree_shows_waiting_continuations_and_incidents(engine: Eng
         )
     )
     pi = engine.start_process_instance("p")
-    tree = engine.activity_instance_tree(pi.id)
+    tree = engine.runtime_service.activity_instance_tree(pi.id)
     (waiting,) = tree.child_transition_instances
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert (waiting.activity_id, waiting.activity_type) == ("a", "scriptTask")
     assert waiting.execution_id == job.execution_id and waiting.parent_activity_instance_id == pi.id
     assert [c.activity_id for c in tree.child_activity_instances] == ["b"]
     engine.run_due_jobs()
-    (task,) = engine.fetch_and_lock("w", {"t": 60_000})
-    engine.handle_external_task_failure(task.id, "w", "down", retries=0)
-    incidents = {i.configuration: i.id for i in engine.incidents(process_instance_id=pi.id)}
-    tree = engine.activity_instance_tree(pi.id)
+    (task,) = engine.external_task_service.fetch_and_lock("w", {"t": 60_000})
+    engine.external_task_service.handle_failure(task.id, "w", "down", retries=0)
+    incidents = {
+        i.configuration: i.id for i in engine.runtime_service.incidents(process_instance_id=pi.id)
+    }
+    tree = engine.runtime_service.activity_instance_tree(pi.id)
     assert tree.child_transition_instances[0].incident_ids == [incidents[job.id]]
     assert tree.child_activity_instances[0].incident_ids == [incidents[task.id]]
 
@@ -530,25 +538,25 @@ def test_the_activity_tree_shows_waiting_continuations_and_incidents(engine: Eng
 def test_a_suspended_job_is_not_run_until_activated(engine: Engine) -> None:
     engine.deploy(process(chain('<manualTask id="m" camunda:asyncBefore="true"/>')))
     pi = engine.start_process_instance("p")
-    (job,) = engine.jobs(process_instance_id=pi.id)
-    engine.suspend_job(job.id)
-    assert engine.job(job.id).suspended
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
+    engine.management_service.suspend_job(job.id)
+    assert engine.management_service.job(job.id).suspended
     assert engine.run_due_jobs() == 0
     with pytest.raises(Rejected, match="suspended"):
-        engine.execute_job(job.id)
-    engine.activate_job(job.id)
+        engine.management_service.execute_job(job.id)
+    engine.management_service.activate_job(job.id)
     assert engine.run_due_jobs() == 1
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
     assert engine.verify().problems == []
 
 
 def test_a_job_s_priority_can_be_changed(engine: Engine) -> None:
     engine.deploy(process(chain('<task id="later" camunda:asyncBefore="true"/>')))
     pi = engine.start_process_instance("p")
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert job.priority == 0
-    engine.set_job_priority(job.id, 2**40)
-    assert engine.job(job.id).priority == 2**40
+    engine.management_service.set_job_priority(job.id, 2**40)
+    assert engine.management_service.job(job.id).priority == 2**40
     with pytest.raises(InvalidValue, match="priority must be between"):
-        engine.set_job_priority(job.id, 2**63)
+        engine.management_service.set_job_priority(job.id, 2**63)
     assert engine.verify().problems == []

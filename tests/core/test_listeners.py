@@ -46,7 +46,7 @@ def test_execution_listeners_run_at_start_end_and_take(engine: Engine) -> None:
     )
     pi = engine.start_process_instance("p")
     assert recorder.calls == [("s", "start"), ("s", "take"), ("work", "end"), ("e", "end")]
-    variables = {v.name: v.value for v in engine.historic_variable_instances(pi.id)}
+    variables = {v.name: v.value for v in engine.history_service.historic_variable_instances(pi.id)}
     assert variables == {"started": True}
     assert engine.verify().problems == []
 
@@ -77,7 +77,7 @@ def test_task_listeners_run_at_create_assignment_complete_and_delete(engine: Eng
     )
     pi = engine.start_process_instance("p")
     (review,) = engine.tasks(process_instance_id=pi.id)
-    engine.set_assignee(review.id, "bob")
+    engine.task_service.set_assignee(review.id, "bob")
     engine.complete_task(review.id)
     assert seen == [
         ("create", "review", "ada"),
@@ -86,11 +86,11 @@ def test_task_listeners_run_at_create_assignment_complete_and_delete(engine: Eng
         ("complete", "review", "bob"),
     ]
     (sign,) = engine.tasks(process_instance_id=pi.id)
-    assert engine.get_task_variables(sign.id, local=True) == {"stamp": 1}
+    assert engine.task_service.get_variables(sign.id, local=True) == {"stamp": 1}
     engine.start_process_instance("p")
     seen.clear()
     other = engine.start_process_instance("p")
-    engine.delete_process_instance(other.id)
+    engine.runtime_service.delete_process_instance(other.id)
     assert [event for event, _key, _who in seen] == ["create", "assignment", "delete"]
 
 
@@ -107,7 +107,7 @@ def test_an_end_listener_runs_when_its_activity_is_cancelled(engine: Engine) -> 
         )
     )
     pi = engine.start_process_instance("p")
-    engine.delete_process_instance(pi.id)
+    engine.runtime_service.delete_process_instance(pi.id)
     assert recorder.calls == [("wait", "end")]
 
 
@@ -127,7 +127,7 @@ def test_a_failing_listener_fails_the_command_naming_it(engine: Engine) -> None:
     )
     with pytest.raises(ProcessEngineError, match="the start listener of 'work' failed: ValueError"):
         engine.start_process_instance("p")
-    assert engine.historic_process_instances() == []
+    assert engine.history_service.historic_process_instances() == []
 
 
 @pytest.mark.parametrize(

@@ -41,19 +41,19 @@ def task_keys(engine: Engine, instance_id: str) -> list[str]:
 def test_a_catch_event_waits_for_its_message_and_the_message_moves_it_on(engine: Engine) -> None:
     engine.deploy(CATCH)
     pi = engine.start_process_instance("p", business_key="order-1")
-    (sub,) = engine.event_subscriptions(process_instance_id=pi.id)
+    (sub,) = engine.runtime_service.event_subscriptions(process_instance_id=pi.id)
     assert (sub.event_type, sub.event_name) == ("message", "paymentReceived")
     assert sub.activity_id == "wait"
     assert sub.execution_id == pi.id
 
-    (result,) = engine.correlate_message(
+    (result,) = engine.runtime_service.correlate_message(
         "paymentReceived", business_key="order-1", variables={"amount": 42}
     )
     assert (result.result_type, result.process_instance_id) == ("Execution", pi.id)
     assert result.variables["amount"] == 42
     assert task_keys(engine, pi.id) == ["ship"]
-    assert engine.event_subscriptions() == []
-    assert engine.get_variables(pi.id)["amount"] == 42
+    assert engine.runtime_service.event_subscriptions() == []
+    assert engine.runtime_service.get_variables(pi.id)["amount"] == 42
     events = [e.type for e in engine.events(pi.id)]
     assert events.index("EventSubscriptionCreated") < events.index("MessageCorrelated")
     assert engine.verify().problems == []
@@ -64,13 +64,13 @@ def test_no_match_and_more_than_one_match_are_refused_and_change_nothing(engine:
     first = engine.start_process_instance("p", business_key="a")
     second = engine.start_process_instance("p", business_key="b")
     with pytest.raises(MismatchingMessageCorrelation, match="No process definition or execution"):
-        engine.correlate_message("paymentReceived", business_key="c")
+        engine.runtime_service.correlate_message("paymentReceived", business_key="c")
     with pytest.raises(MismatchingMessageCorrelation, match="2 executions match"):
-        engine.correlate_message("paymentReceived")
+        engine.runtime_service.correlate_message("paymentReceived")
     with pytest.raises(MismatchingMessageCorrelation):
-        engine.correlate_message("noSuchMessage")
-    assert len(engine.event_subscriptions(event_name="paymentReceived")) == 2
-    results = engine.correlate_message("paymentReceived", all=True)
+        engine.runtime_service.correlate_message("noSuchMessage")
+    assert len(engine.runtime_service.event_subscriptions(event_name="paymentReceived")) == 2
+    results = engine.runtime_service.correlate_message("paymentReceived", all=True)
     assert sorted(r.process_instance_id for r in results) == sorted([first.id, second.id])
     assert task_keys(engine, first.id) == task_keys(engine, second.id) == ["ship"]
 
@@ -81,17 +81,21 @@ def test_correlation_keys_match_process_variables_and_local_keys_the_waiting_exe
     engine.deploy(CATCH)
     a = engine.start_process_instance("p", variables={"customer": "ada", "tier": 1})
     b = engine.start_process_instance("p", variables={"customer": "bob", "tier": 1})
-    (result,) = engine.correlate_message(
+    (result,) = engine.runtime_service.correlate_message(
         "paymentReceived", correlation_keys={"customer": "bob", "tier": 1}
     )
     assert result.process_instance_id == b.id
     assert task_keys(engine, a.id) == []
     with pytest.raises(MismatchingMessageCorrelation):
-        engine.correlate_message("paymentReceived", correlation_keys={"customer": "carl"})
+        engine.runtime_service.correlate_message(
+            "paymentReceived", correlation_keys={"customer": "carl"}
+        )
     with pytest.raises(MismatchingMessageCorrelation):
-        engine.correlate_message("paymentReceived", local_correlation_keys={"customer": "carl"})
+        engine.runtime_service.correlate_message(
+            "paymentReceived", local_correlation_keys={"customer": "carl"}
+        )
     # the catch event waits on the instance's own execution: its variables are local there
-    (local,) = engine.correlate_message(
+    (local,) = engine.runtime_service.correlate_message(
         "paymentReceived", local_correlation_keys={"customer": "ada"}
     )
     assert local.process_instance_id == a.id
@@ -109,8 +113,8 @@ def test_a_message_name_expression_is_resolved_when_the_event_subscribes(engine:
         )
     )
     pi = engine.start_process_instance("p", variables={"orderId": 7})
-    assert [s.event_name for s in engine.event_subscriptions()] == ["order-7"]
-    engine.correlate_message("order-7")
+    assert [s.event_name for s in engine.runtime_service.event_subscriptions()] == ["order-7"]
+    engine.runtime_service.correlate_message("order-7")
     assert task_keys(engine, pi.id) == ["ship"]
 
 
@@ -119,13 +123,15 @@ def test_a_receive_task_with_a_message_waits_for_it(engine: Engine) -> None:
         model(chain('<receiveTask id="receive" messageRef="Payment"/>', '<userTask id="ship"/>'))
     )
     pi = engine.start_process_instance("p")
-    (sub,) = engine.event_subscriptions()
+    (sub,) = engine.runtime_service.event_subscriptions()
     assert sub.activity_id == "receive"
-    engine.message_event_received("paymentReceived", sub.execution_id, {"paid": True})
+    engine.runtime_service.message_event_received(
+        "paymentReceived", sub.execution_id, {"paid": True}
+    )
     assert task_keys(engine, pi.id) == ["ship"]
-    assert engine.get_variables(pi.id)["paid"] is True
+    assert engine.runtime_service.get_variables(pi.id)["paid"] is True
     with pytest.raises(Rejected, match="does not have a subscription"):
-        engine.message_event_received("paymentReceived", pi.id)
+        engine.runtime_service.message_event_received("paymentReceived", pi.id)
 
 
 BOUNDARY = """
@@ -147,14 +153,14 @@ BOUNDARY = """
 def test_an_interrupting_message_boundary_event_cancels_its_activity(engine: Engine) -> None:
     engine.deploy(model(BOUNDARY.format(cancel="true")))
     pi = engine.start_process_instance("p")
-    (sub,) = engine.event_subscriptions(process_instance_id=pi.id)
+    (sub,) = engine.runtime_service.event_subscriptions(process_instance_id=pi.id)
     assert sub.activity_id == "onCancel"
-    engine.correlate_message("orderCanceled")
+    engine.runtime_service.correlate_message("orderCanceled")
     assert task_keys(engine, pi.id) == ["taskAfterMessage"]
-    assert engine.event_subscriptions() == []
+    assert engine.runtime_service.event_subscriptions() == []
     (task,) = engine.tasks(process_instance_id=pi.id)
     engine.complete_task(task.id)
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
     assert engine.verify().problems == []
 
 
@@ -164,9 +170,9 @@ def test_completing_the_activity_removes_its_boundary_subscription(engine: Engin
     (task,) = engine.tasks(process_instance_id=pi.id)
     engine.complete_task(task.id)
     assert task_keys(engine, pi.id) == ["taskAfterTask"]
-    assert engine.event_subscriptions() == []
+    assert engine.runtime_service.event_subscriptions() == []
     with pytest.raises(MismatchingMessageCorrelation):
-        engine.correlate_message("orderCanceled")
+        engine.runtime_service.correlate_message("orderCanceled")
 
 
 def test_a_non_interrupting_message_boundary_event_fires_beside_its_activity(
@@ -174,23 +180,23 @@ def test_a_non_interrupting_message_boundary_event_fires_beside_its_activity(
 ) -> None:
     engine.deploy(model(BOUNDARY.format(cancel="false")))
     pi = engine.start_process_instance("p")
-    engine.correlate_message("orderCanceled")
-    engine.correlate_message("orderCanceled")  # still subscribed: fires again
+    engine.runtime_service.correlate_message("orderCanceled")
+    engine.runtime_service.correlate_message("orderCanceled")  # still subscribed: fires again
     assert task_keys(engine, pi.id) == ["task", "taskAfterMessage", "taskAfterMessage"]
     (task,) = engine.tasks(process_instance_id=pi.id, task_definition_key="task")
     engine.complete_task(task.id)
-    assert engine.event_subscriptions() == []
+    assert engine.runtime_service.event_subscriptions() == []
     for task in engine.tasks(process_instance_id=pi.id):
         engine.complete_task(task.id)
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
     assert engine.verify().problems == []
 
 
 def test_deleting_the_instance_removes_its_subscriptions(engine: Engine) -> None:
     engine.deploy(CATCH)
     pi = engine.start_process_instance("p")
-    engine.delete_process_instance(pi.id)
-    assert engine.event_subscriptions() == []
+    engine.runtime_service.delete_process_instance(pi.id)
+    assert engine.runtime_service.event_subscriptions() == []
 
 
 def test_message_throw_and_end_events_work_as_service_tasks(engine: Engine) -> None:
@@ -212,10 +218,10 @@ def test_message_throw_and_end_events_work_as_service_tasks(engine: Engine) -> N
     )
     pi = engine.start_process_instance("p", variables={"n": 3})
     assert sent == [3]
-    (locked,) = engine.fetch_and_lock("worker", {"mail": 1000})
+    (locked,) = engine.external_task_service.fetch_and_lock("worker", {"mail": 1000})
     assert locked.activity_id == "done"
-    engine.complete_external_task(locked.id, "worker")
-    historic = engine.historic_process_instance(pi.id)
+    engine.external_task_service.complete(locked.id, "worker")
+    historic = engine.history_service.historic_process_instance(pi.id)
     assert (historic.state, historic.end_activity_id) == ("COMPLETED", "done")
     types = {a.activity_id: a.activity_type for a in engine.historic_activity_instances(pi.id)}
     assert types["notify"] == "intermediateMessageThrowEvent"
@@ -238,7 +244,7 @@ def test_a_message_that_is_not_declared_is_refused_at_deploy(
             model(chain(f'<intermediateCatchEvent id="wait">{definition}</intermediateCatchEvent>'))
         )
     assert refused.value.problems[0].element_id == "wait"
-    assert engine.process_definitions() == []
+    assert engine.repository_service.process_definitions() == []
 
 
 STARTS = model(
@@ -257,26 +263,28 @@ def test_a_message_start_event_starts_an_instance_with_the_messages_key_and_vari
 ) -> None:
     deployment = engine.deploy(STARTS)
     definition_id = deployment.process_definitions[0].id
-    starts = engine.event_subscriptions(event_type="message")
+    starts = engine.runtime_service.event_subscriptions(event_type="message")
     assert sorted((s.event_name, s.activity_id) for s in starts) == [
         ("orderCanceled", "byCancel"),
         ("paymentReceived", "byPayment"),
     ]
     assert {(s.execution_id, s.process_instance_id) for s in starts} == {(None, None)}
-    (result,) = engine.correlate_message(
+    (result,) = engine.runtime_service.correlate_message(
         "orderCanceled", business_key="order-7", variables={"reason": "late"}
     )
     assert (result.result_type, result.execution_id) == ("ProcessDefinition", None)
     assert result.definition_id == definition_id
-    started = engine.historic_process_instance(result.process_instance_id)
+    started = engine.history_service.historic_process_instance(result.process_instance_id)
     assert (started.business_key, started.start_activity_id) == ("order-7", "byCancel")
-    assert engine.get_variables(result.process_instance_id) == {"reason": "late"}
+    assert engine.runtime_service.get_variables(result.process_instance_id) == {"reason": "late"}
     assert task_keys(engine, result.process_instance_id) == ["handle"]
     with pytest.raises(Rejected, match="no none start event: it starts by one of its messages"):
         engine.start_process_instance("orders")
     # correlation keys name variables a new instance does not have: no start
     with pytest.raises(MismatchingMessageCorrelation):
-        engine.correlate_message("orderCanceled", correlation_keys={"reason": "late"})
+        engine.runtime_service.correlate_message(
+            "orderCanceled", correlation_keys={"reason": "late"}
+        )
     assert engine.verify().problems == []
 
 
@@ -287,8 +295,8 @@ def test_a_message_reaching_a_start_and_a_waiting_catch_is_ambiguous_unless_all(
     engine.deploy(CATCH)
     waiting = engine.start_process_instance("p")
     with pytest.raises(MismatchingMessageCorrelation, match="2 executions match"):
-        engine.correlate_message("paymentReceived")
-    results = engine.correlate_message("paymentReceived", all=True)
+        engine.runtime_service.correlate_message("paymentReceived")
+    results = engine.runtime_service.correlate_message("paymentReceived", all=True)
     assert sorted(r.result_type for r in results) == ["Execution", "ProcessDefinition"]
     assert task_keys(engine, waiting.id) == ["ship"]
 
@@ -298,18 +306,18 @@ def test_a_new_version_takes_over_the_message_and_deleting_it_gives_it_back(
 ) -> None:
     first = engine.deploy(STARTS)
     second = engine.deploy(STARTS.replace('id="handle"', 'id="handle" name="v2"'))
-    starts = engine.event_subscriptions(event_name="paymentReceived")
+    starts = engine.runtime_service.event_subscriptions(event_name="paymentReceived")
     assert len(starts) == 1
-    (result,) = engine.correlate_message("paymentReceived")
+    (result,) = engine.runtime_service.correlate_message("paymentReceived")
     assert result.definition_id == second.process_definitions[0].id
-    engine.delete_deployment(second.id, cascade=True)
+    engine.repository_service.delete_deployment(second.id, cascade=True)
     # Camunda: the version before the deleted latest one starts on its messages again
-    (back,) = engine.event_subscriptions(event_name="paymentReceived")
-    (result,) = engine.correlate_message("paymentReceived")
+    (back,) = engine.runtime_service.event_subscriptions(event_name="paymentReceived")
+    (result,) = engine.runtime_service.correlate_message("paymentReceived")
     assert result.definition_id == first.process_definitions[0].id
-    engine.delete_deployment(first.id, cascade=True)
-    assert engine.event_subscriptions(event_name="paymentReceived") == []
-    assert back.id not in {s.id for s in engine.event_subscriptions()}
+    engine.repository_service.delete_deployment(first.id, cascade=True)
+    assert engine.runtime_service.event_subscriptions(event_name="paymentReceived") == []
+    assert back.id not in {s.id for s in engine.runtime_service.event_subscriptions()}
     assert engine.verify().problems == []
 
 
@@ -322,7 +330,7 @@ def test_a_single_message_start_is_the_initial_start_of_its_process(engine: Engi
         )
     )
     pi = engine.start_process_instance("single")
-    assert engine.historic_process_instance(pi.id).start_activity_id == "s"
+    assert engine.history_service.historic_process_instance(pi.id).start_activity_id == "s"
 
 
 @pytest.mark.parametrize(
@@ -350,11 +358,11 @@ def test_message_starts_that_cannot_work_are_refused_at_deploy(
 ) -> None:
     with pytest.raises(ModelError, match=problem):
         engine.deploy(model(body))
-    assert engine.process_definitions() == []
+    assert engine.repository_service.process_definitions() == []
 
 
 def test_two_processes_cannot_start_on_the_same_message(engine: Engine) -> None:
     engine.deploy(STARTS)
     with pytest.raises(Rejected, match="already is a message event subscription"):
         engine.deploy(STARTS.replace('id="orders"', 'id="otherOrders"'))
-    assert [d.key for d in engine.process_definitions()] == ["orders"]
+    assert [d.key for d in engine.repository_service.process_definitions()] == ["orders"]

@@ -29,12 +29,12 @@ def test_a_sequential_collection_runs_one_item_after_the_other(engine: Engine) -
     for _ in range(3):
         (task,) = engine.tasks(process_instance_id=pi.id, task_definition_key="review")
         seen.append(task.assignee)
-        locals_ = engine.get_variables(task.execution_id, local=True)
+        locals_ = engine.runtime_service.get_variables(task.execution_id, local=True)
         assert locals_["nrOfInstances"] == 3 and locals_["loopCounter"] == len(seen) - 1
         engine.complete_task(task.id)
     assert seen == ["ada", "bob", "cy"]
     assert [t.task_definition_key for t in engine.tasks(process_instance_id=pi.id)] == ["after"]
-    tree = engine.activity_instance_tree(pi.id)
+    tree = engine.runtime_service.activity_instance_tree(pi.id)
     assert [c.activity_id for c in tree.child_activity_instances] == ["after"]
     assert engine.verify().problems == []
 
@@ -59,7 +59,7 @@ def test_a_boundary_timer_on_the_body_cancels_every_instance(
     )
     pi = engine.start_process_instance("p", {"reviewers": ["ada", "bob", "cy", "dan"]})
     assert len(engine.tasks(process_instance_id=pi.id)) == 4
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert job.activity_id == "late"
     clock.advance(hours=1)
     assert engine.run_due_jobs() == 1
@@ -83,7 +83,7 @@ def test_a_collection_that_is_not_a_list_is_refused_naming_the_activity(engine: 
     engine.deploy(process(chain(SEQUENTIAL)))
     with pytest.raises(ProcessEngineError, match="camunda:collection of multi-instance activity"):
         engine.start_process_instance("p", {"reviewers": "ada"})
-    assert engine.historic_process_instances() == []
+    assert engine.history_service.historic_process_instances() == []
 
 
 def test_a_multi_instance_activity_needs_a_cardinality_or_a_collection(engine: Engine) -> None:
@@ -95,7 +95,7 @@ def test_the_activity_tree_shows_the_body_and_its_instances(engine: Engine) -> N
     parallel = mi_task('camunda:collection="reviewers" camunda:elementVariable="reviewer">')
     engine.deploy(process(chain(parallel)))
     pi = engine.start_process_instance("p", {"reviewers": ["ada", "bob"]})
-    tree = engine.activity_instance_tree(pi.id)
+    tree = engine.runtime_service.activity_instance_tree(pi.id)
     (body,) = tree.child_activity_instances
     assert (body.activity_id, body.activity_type) == (
         "review#multiInstanceBody",

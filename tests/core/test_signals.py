@@ -43,7 +43,7 @@ def test_a_thrown_signal_reaches_every_waiting_instance(engine: Engine) -> None:
     engine.deploy(CATCH)
     engine.deploy(THROW)
     catchers = [engine.start_process_instance("catcher").id for _ in range(3)]
-    subscriptions = engine.event_subscriptions(event_type="signal")
+    subscriptions = engine.runtime_service.event_subscriptions(event_type="signal")
     assert sorted(s.process_instance_id for s in subscriptions) == sorted(catchers)
     thrower = engine.start_process_instance("thrower")
     assert task_keys(engine, thrower.id) == ["raised"]
@@ -52,31 +52,31 @@ def test_a_thrown_signal_reaches_every_waiting_instance(engine: Engine) -> None:
         received = [e.type for e in engine.events(catcher)]
         assert "SignalReceived" in received
     assert "SignalThrown" in [e.type for e in engine.events(thrower.id)]
-    assert engine.event_subscriptions() == []
+    assert engine.runtime_service.event_subscriptions() == []
     assert engine.verify().problems == []
 
 
 def test_engine_signal_broadcasts_with_variables_and_no_receiver_is_no_error(
     engine: Engine,
 ) -> None:
-    engine.signal("alert")  # nobody waits: nothing happens
+    engine.runtime_service.signal("alert")  # nobody waits: nothing happens
     engine.deploy(CATCH)
     pi = engine.start_process_instance("catcher")
-    engine.signal("alert", {"level": 3})
+    engine.runtime_service.signal("alert", {"level": 3})
     assert task_keys(engine, pi.id) == ["after"]
-    assert engine.get_variables(pi.id) == {"level": 3}
+    assert engine.runtime_service.get_variables(pi.id) == {"level": 3}
 
 
 def test_a_signal_to_one_execution_reaches_only_its_subscription(engine: Engine) -> None:
     engine.deploy(CATCH)
     first = engine.start_process_instance("catcher")
     second = engine.start_process_instance("catcher")
-    (sub,) = engine.event_subscriptions(process_instance_id=first.id)
-    engine.signal("alert", execution_id=sub.execution_id)
+    (sub,) = engine.runtime_service.event_subscriptions(process_instance_id=first.id)
+    engine.runtime_service.signal("alert", execution_id=sub.execution_id)
     assert task_keys(engine, first.id) == ["after"]
     assert task_keys(engine, second.id) == []
     with pytest.raises(Rejected, match="does not have a subscription to a signal event"):
-        engine.signal("other", execution_id=second.id)
+        engine.runtime_service.signal("other", execution_id=second.id)
 
 
 def test_signal_boundary_events_interrupt_or_fire_beside(engine: Engine) -> None:
@@ -94,10 +94,10 @@ def test_signal_boundary_events_interrupt_or_fire_beside(engine: Engine) -> None
     engine.deploy(model(body.format(cancel="false"), "beside"))
     interrupted = engine.start_process_instance("interrupted")
     beside = engine.start_process_instance("beside")
-    engine.signal("alert")
+    engine.runtime_service.signal("alert")
     assert task_keys(engine, interrupted.id) == ["handle"]
     assert task_keys(engine, beside.id) == ["handle", "work"]
-    engine.signal("alert")  # the non-interrupting one still waits
+    engine.runtime_service.signal("alert")  # the non-interrupting one still waits
     assert task_keys(engine, beside.id) == ["handle", "handle", "work"]
     assert engine.verify().problems == []
 
@@ -116,7 +116,7 @@ def test_a_signal_start_event_starts_an_instance_of_every_definition_waiting(
         )
     engine.deploy(THROW)
     thrower = engine.start_process_instance("thrower")
-    started = [i for i in engine.historic_process_instances() if i.id != thrower.id]
+    started = [i for i in engine.history_service.historic_process_instances() if i.id != thrower.id]
     assert sorted(i.process_definition_key for i in started) == ["first", "second"]
     assert {i.start_activity_id for i in started} == {"onAlert"}
     assert engine.verify().problems == []
@@ -143,7 +143,7 @@ def test_a_signal_end_event_and_an_expression_name(engine: Engine) -> None:
     north = engine.start_process_instance("regional", {"region": "north"})
     south = engine.start_process_instance("regional", {"region": "south"})
     announcer = engine.start_process_instance("announcer", {"region": "north"})
-    assert engine.historic_process_instance(announcer.id).end_activity_id == "done"
+    assert engine.history_service.historic_process_instance(announcer.id).end_activity_id == "done"
     assert task_keys(engine, north.id) == ["after"]
     assert task_keys(engine, south.id) == []
 
@@ -158,8 +158,8 @@ def test_signals_that_throw_each_other_forever_are_stopped(engine: Engine) -> No
         )
     )
     with pytest.raises(ProcessEngineError, match="form a loop"):
-        engine.signal("alert")
-    assert engine.historic_process_instances() == []
+        engine.runtime_service.signal("alert")
+    assert engine.history_service.historic_process_instances() == []
 
 
 def test_a_signal_that_is_not_declared_is_refused_at_deploy(engine: Engine) -> None:

@@ -43,7 +43,7 @@ def test_instances_with_large_variables_do_not_grow_the_cache_past_its_budget(
         assert retained < budget + 6 * MB, retained
         # An evicted state is read back from the log when a command needs it.
         first = started[0]
-        assert engine.get_variable(first, "big")["n"] == 0
+        assert engine.runtime_service.get_variable(first, "big")["n"] == 0
         task = engine.tasks(process_instance_id=first)[0]
         engine.complete_task(task.id)
 
@@ -57,7 +57,7 @@ def test_a_state_larger_than_an_eighth_of_the_budget_is_not_kept(tmp_path: Path)
         ).id
         assert small in engine._repository.cache
         assert large not in engine._repository.cache
-        assert engine.get_variable(large, "big") == ["y" * MB]
+        assert engine.runtime_service.get_variable(large, "big") == ["y" * MB]
 
 
 def test_the_size_estimate_counts_variable_values() -> None:
@@ -66,7 +66,7 @@ def test_the_size_estimate_counts_variable_values() -> None:
         pi = engine.start_process_instance("userTaskAssignment", START_VARIABLES).id
         before = engine._repository.cache.peek(pi)
         assert before is not None
-        engine.set_variables(pi, {"note": {"text": "z" * 100_000}})
+        engine.runtime_service.set_variables(pi, {"note": {"text": "z" * 100_000}})
         after = engine._repository.cache.peek(pi)
         assert after is not None
         assert after.size - before.size >= 100_000  # sizes as measured when each was cached

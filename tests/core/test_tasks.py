@@ -28,14 +28,14 @@ def test_pass_through_activities_complete_at_once_and_the_user_task_waits(engine
         ("throw", "intermediateNoneThrowEvent", True),
         ("wait", "userTask", False),
     ]
-    executions = engine.executions(pi.id)
+    executions = engine.runtime_service.executions(pi.id)
     assert [(e.id, e.activity_id, e.is_active) for e in executions] == [(pi.id, "wait", True)]
 
     engine.complete_task(engine.tasks(process_instance_id=pi.id)[0].id)
 
-    assert engine.process_instance(pi.id).ended  # type: ignore[union-attr]
-    assert engine.executions(pi.id) == []
-    historic = engine.historic_process_instance(pi.id)
+    assert engine.runtime_service.process_instance(pi.id).ended  # type: ignore[union-attr]
+    assert engine.runtime_service.executions(pi.id) == []
+    historic = engine.history_service.historic_process_instance(pi.id)
     assert (historic.state, historic.end_activity_id, historic.business_key) == (
         "COMPLETED",
         "end",
@@ -85,7 +85,7 @@ def test_user_task_takes_assignment_dates_priority_and_form_from_the_model(
 
     # candidate queries only see unassigned tasks, as in Camunda
     assert engine.tasks(candidate_group="management") == []
-    engine.set_assignee(task.id, None)
+    engine.task_service.set_assignee(task.id, None)
     assert [t.id for t in engine.tasks(candidate_group="management")] == [task.id]
     assert [t.id for t in engine.tasks(candidate_user="gonzo")] == [task.id]
     assert engine.tasks(candidate_user="piggy") == []
@@ -98,7 +98,7 @@ def test_user_task_takes_assignment_dates_priority_and_form_from_the_model(
     [approve] = engine.tasks(process_instance_id=pi.id)
     assert approve.name == "Approve" and approve.assignee is None
 
-    [review] = engine.historic_task_instances(pi.id)[:1]
+    [review] = engine.history_service.historic_task_instances(pi.id)[:1]
     assert (review.assignee, review.delete_reason, review.task_state, review.duration) == (
         "kermit",
         "completed",
@@ -113,7 +113,7 @@ def test_an_expression_that_cannot_be_evaluated_rejects_the_command(engine: Engi
     engine.deploy(bpmn("user_task_assignment.bpmn"))
     with pytest.raises(ProcessEngineError, match=r"'review'.*Cannot resolve identifier"):
         engine.start_process_instance("userTaskAssignment", {"initiator": "x"})
-    assert engine.historic_process_instances() == []
+    assert engine.history_service.historic_process_instances() == []
 
 
 class Pricing:
@@ -140,7 +140,7 @@ def test_service_tasks_call_registered_delegates_and_record_their_results(engine
     pi = engine.start_process_instance("serviceDelegates", {"quantity": 4})
 
     assert calls == [f"charge {pi.id}", "notify total=10.0"]
-    assert engine.get_variables_typed(pi.id) == {
+    assert engine.runtime_service.get_variables_typed(pi.id) == {
         "charged": (True, "Boolean"),
         "quantity": (4, "Integer"),
         "total": (10.0, "Double"),
@@ -170,7 +170,7 @@ def test_a_failing_delegate_rejects_the_whole_command_and_writes_only_the_audit_
     with pytest.raises(ProcessEngineError, match="payment provider down"):
         engine.start_process_instance("serviceDelegates", {"quantity": 1})
 
-    assert engine.historic_process_instances() == []
+    assert engine.history_service.historic_process_instances() == []
     assert engine.tasks() == []
     assert engine.verify().problems == []
 
@@ -189,16 +189,16 @@ def test_juel_script_result_lands_in_a_long_variable_and_receive_task_waits(
     engine.deploy(bpmn("script_task_juel.bpmn"))
     pi = engine.start_process_instance("juelScripts", {"amount": 21})
 
-    assert engine.get_variables_typed(pi.id)["doubled"] == (42, "Long")
-    assert isinstance(engine.get_variable(pi.id, "doubled"), Long)
-    [execution] = engine.executions(pi.id)
+    assert engine.runtime_service.get_variables_typed(pi.id)["doubled"] == (42, "Long")
+    assert isinstance(engine.runtime_service.get_variable(pi.id, "doubled"), Long)
+    [execution] = engine.runtime_service.executions(pi.id)
     assert execution.activity_id == "wait"
     assert engine.tasks(process_instance_id=pi.id) == []
 
-    engine.trigger(execution.id, {"confirmed": "yes"})
+    engine.runtime_service.trigger(execution.id, {"confirmed": "yes"})
 
-    assert engine.process_instance(pi.id).ended  # type: ignore[union-attr]
-    assert engine.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.runtime_service.process_instance(pi.id).ended  # type: ignore[union-attr]
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
     assert ("wait", "receiveTask", True) in history_activities(engine, pi.id)
 
 
@@ -210,7 +210,7 @@ def test_triggering_an_execution_that_is_not_in_a_receive_task_is_refused(
     from flowledger.core import Rejected
 
     with pytest.raises(Rejected, match="receive task"):
-        engine.trigger(pi.id)
+        engine.runtime_service.trigger(pi.id)
 
 
 def test_python_scripts_are_refused_at_deploy_unless_the_engine_allows_them(
@@ -218,13 +218,15 @@ def test_python_scripts_are_refused_at_deploy_unless_the_engine_allows_them(
 ) -> None:
     with pytest.raises(ModelError, match=r"'compute'.*allow_scripts=True"):
         engine.deploy(bpmn("script_task_python.bpmn"))
-    assert engine.process_definitions() == []
+    assert engine.repository_service.process_definitions() == []
 
     with Engine(db_url, clock=clock, allow_scripts=True) as scripting:
         scripting.deploy(bpmn("script_task_python.bpmn"))
         pi = scripting.start_process_instance("pythonScript", {"prices": [1, 2, 3.5]})
-        assert scripting.process_instance(pi.id).ended  # type: ignore[union-attr]
-        values = {v.name: v.value for v in scripting.historic_variable_instances(pi.id)}
+        assert scripting.runtime_service.process_instance(pi.id).ended  # type: ignore[union-attr]
+        values = {
+            v.name: v.value for v in scripting.history_service.historic_variable_instances(pi.id)
+        }
         assert values == {"prices": [1, 2, 3.5], "count": 3, "total": 13.0}
 
 
@@ -242,8 +244,8 @@ def test_a_thousand_iteration_loop_runs_in_one_command(engine: Engine) -> None:
     engine.deploy(bpmn("loop_many_iterations.bpmn"))
     pi = engine.start_process_instance("loop", {"n": 1000})
 
-    assert engine.process_instance(pi.id).ended  # type: ignore[union-attr]
-    [i] = [v for v in engine.historic_variable_instances(pi.id) if v.name == "i"]
+    assert engine.runtime_service.process_instance(pi.id).ended  # type: ignore[union-attr]
+    [i] = [v for v in engine.history_service.historic_variable_instances(pi.id) if v.name == "i"]
     assert (i.value, i.type) == (1000, "Long")
     assert (
         sum(1 for a in engine.historic_activity_instances(pi.id) if a.activity_id == "inc") == 1000
@@ -271,9 +273,9 @@ def test_form_keys_of_tasks_another_engine_created(db_url: str, engine: Engine) 
     engine.deploy({"form_steps.bpmn": FORM_STEPS})
     pi = engine.start_process_instance("formSteps")
     (first,) = engine.tasks(process_instance_id=pi.id)
-    assert engine.task_form_keys({first.id: pi.id}) == {first.id: "app:first"}
+    assert engine.task_service.form_keys({first.id: pi.id}) == {first.id: "app:first"}
     with Engine(db_url) as other:
         other.complete_task(first.id)
     (second,) = engine.tasks(process_instance_id=pi.id)
-    assert engine.task_form_keys({second.id: pi.id}) == {second.id: "app:second"}
-    assert engine.task_form_keys({"no-such-task": pi.id}) == {"no-such-task": None}
+    assert engine.task_service.form_keys({second.id: pi.id}) == {second.id: "app:second"}
+    assert engine.task_service.form_keys({"no-such-task": pi.id}) == {"no-such-task": None}

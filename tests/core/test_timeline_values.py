@@ -24,7 +24,11 @@ def test_dates_bytes_and_json_read_as_in_the_replay_view(engine: Engine) -> None
         },
     )
 
-    (started,) = [e for e in engine.timeline(instance.id) if e.what.startswith("instance started")]
+    (started,) = [
+        e
+        for e in engine.audit_service.timeline(instance.id)
+        if e.what.startswith("instance started")
+    ]
 
     assert started.variables["due"] == "2026-12-24T09:30:00.000+00:00"
     assert started.variables["scan"] == "<3 bytes>"

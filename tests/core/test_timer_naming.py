@@ -60,10 +60,10 @@ def test_a_timer_expression_giving_a_bad_value_names_its_event_in_the_incident(
     engine.deploy(broken_timer("${delay}", async_before=True))
     instance = engine.start_process_instance("p", variables={"delay": "PT5X"})
     for _ in range(3):  # Camunda's default: three tries, then an incident
-        (job,) = engine.jobs(process_instance_id=instance.id)
+        (job,) = engine.management_service.jobs(process_instance_id=instance.id)
         with pytest.raises(JobFailure, match=r"'Timer_Broken'.*'PT5X'"):
-            engine.execute_job(job.id)
-    (incident,) = engine.incidents(process_instance_id=instance.id)
+            engine.management_service.execute_job(job.id)
+    (incident,) = engine.runtime_service.incidents(process_instance_id=instance.id)
     assert incident.activity_id == "Timer_Broken"
     assert incident.incident_message is not None
     assert "Timer_Broken" in incident.incident_message

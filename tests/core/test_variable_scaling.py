@@ -212,14 +212,16 @@ def test_lookups_answer_as_a_scan_would_while_tokens_fork_and_join(engine: Engin
     tasks = engine.tasks(process_instance_id=pi.id)
     assert sorted(t.name or "" for t in tasks) == ["Bill", "Ship"]
     for task in tasks:
-        engine.set_variables(task.execution_id, {"branch": task.name, "step": 2}, local=True)
-        engine.set_task_variables(task.id, {"note": task.name, "amount": 9}, local=True)
+        engine.runtime_service.set_variables(
+            task.execution_id, {"branch": task.name, "step": 2}, local=True
+        )
+        engine.task_service.set_variables(task.id, {"note": task.name, "amount": 9}, local=True)
         _assert_answers_as_a_scan(engine.replay(pi.id), model)
     for task in tasks:
         engine.complete_task(task.id, {"amount": 7})
         _assert_answers_as_a_scan(engine.replay(pi.id), model)
     assert open_task_names(engine, pi.id) == ["Archive"]
-    assert engine.get_variables(pi.id)["amount"] == 7
+    assert engine.runtime_service.get_variables(pi.id)["amount"] == 7
 
 
 def test_the_index_is_derived_never_stored_or_compared(engine: Engine) -> None:

@@ -72,7 +72,7 @@ def test_an_edited_commit_breaks_its_instance_chain(
 def test_an_unknown_instance_or_an_anchor_is_refused(engine: Engine, two: tuple[str, str]) -> None:
     with pytest.raises(NotFound):
         engine.verify(instance="no-such-instance")
-    deployment = engine.process_definitions()[0].deployment_id
+    deployment = engine.repository_service.process_definitions()[0].deployment_id
     with pytest.raises(NotFound, match="deployment"):
         engine.verify(instance=deployment)
     with pytest.raises(InvalidValue, match="whole log"):

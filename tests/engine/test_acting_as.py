@@ -27,7 +27,7 @@ def test_commands_of_a_view_record_its_actor_unless_the_call_names_one(
     started = alice.start_process_instance("passThrough", command_id="start")
     task = task_named(engine, started.id, "Wait here")
     alice.claim(task, "bob", command_id="claim", actor="bob")
-    engine.unclaim(task, command_id="unclaim")
+    engine.task_service.unclaim(task, command_id="unclaim")
     with pytest.raises(NotFound):
         alice.complete_task("missing", command_id="refused")
     alice.complete_task(task, command_id="complete")
@@ -44,8 +44,10 @@ def test_an_external_task_worker_is_the_actor_unless_a_view_names_one(
     engine.deploy(bpmn("external_task.bpmn"))
     first = engine.start_process_instance("externalInvoice", {"priority": 1}).id
     second = engine.start_process_instance("externalInvoice", {"priority": 1}).id
-    [own] = engine.fetch_and_lock("worker-1", {"invoice": 60_000}, command_id="own")
-    [viewed] = engine.acting_as("service-account").fetch_and_lock(
+    [own] = engine.external_task_service.fetch_and_lock(
+        "worker-1", {"invoice": 60_000}, command_id="own"
+    )
+    [viewed] = engine.acting_as("service-account").external_task_service.fetch_and_lock(
         "worker-2", {"invoice": 60_000}, command_id="viewed"
     )
     assert {own.process_instance_id, viewed.process_instance_id} == {first, second}

@@ -133,7 +133,7 @@ def test_waiting_commands_commit_in_one_group_and_see_each_other(
     assert completions.count(None) == 1
     (refused,) = [e for e in completions if e is not None]
     assert isinstance(refused, NotFound)
-    finished = fl.historic_process_instances(process_instance_id=first.id)
+    finished = fl.history_service.historic_process_instances(process_instance_id=first.id)
     assert [h.end_time is not None for h in finished] == [True]
     started = {r.id for r in results[:WAITERS]}
     assert len(started) == WAITERS
@@ -156,7 +156,7 @@ def test_a_command_failing_in_a_group_leaves_the_others_committed(
     _, errors = run_grouped(fl, gate, calls)
     assert isinstance(errors[1], NotFound) and "no-such-task" in str(errors[1])
     assert [e for i, e in enumerate(errors) if i != 1] == [None, None, None]
-    assert len(fl.historic_process_instances()) == 4  # three started, the holder's
+    assert len(fl.history_service.historic_process_instances()) == 4  # three started, the holder's
     assert fl.verify().problems == []
 
 
@@ -166,7 +166,7 @@ def test_a_command_run_from_inside_a_command_is_refused_not_deadlocked(tmp_path:
     fl.register_delegate("gate", lambda execution: fl.start_process_instance("gated"))
     with pytest.raises(Exception, match="inside another command"):
         fl.start_process_instance("gated")
-    assert fl.historic_process_instances() == []
+    assert fl.history_service.historic_process_instances() == []
     fl.close()
 
 
@@ -183,7 +183,9 @@ def test_reading_an_activity_tree_does_not_wait_for_a_command_in_flight(
         while gate.hold.is_set():  # the completion holds the writer, inside its transaction
             threading.Event().wait(0.001)
         read: list[Any] = []
-        reader = threading.Thread(target=lambda: read.append(fl.activity_instance_tree(waiting.id)))
+        reader = threading.Thread(
+            target=lambda: read.append(fl.runtime_service.activity_instance_tree(waiting.id))
+        )
         reader.start()
         reader.join(timeout=10)  # a bound only: the read must not wait for the command
         assert not reader.is_alive(), "the activity tree waited for a command in flight"
@@ -221,6 +223,6 @@ def test_a_large_decision_steps_out_of_the_write_transaction(
         gate.release.set()
         deciding.join(timeout=30)
     (large,) = started
-    assert len(fl.get_variables(large.id)) == 2_500
+    assert len(fl.runtime_service.get_variables(large.id)) == 2_500
     assert [t.task_definition_key for t in fl.tasks(process_instance_id=large.id)] == ["review"]
     assert fl.verify().problems == []

@@ -98,7 +98,9 @@ def fetch_until_empty(url: str, worker: str, threads: int) -> list[str]:
         got: list[str] = []
         empty = 0
         while empty < 3:  # a fetch that lost every race answers empty too: ask again
-            locked = engine.fetch_and_lock(f"{worker}-{t}", {"invoice": 600_000}, max_tasks=2)
+            locked = engine.external_task_service.fetch_and_lock(
+                f"{worker}-{t}", {"invoice": 600_000}, max_tasks=2
+            )
             got += [task.id for task in locked]
             empty = 0 if locked else empty + 1
         return got
@@ -244,7 +246,7 @@ def test_commands_racing_on_one_instance_are_decided_again_and_lose_nothing(
     with Engine(db_url) as engine:
         for pi in instances:
             assert [t.name for t in engine.tasks(process_instance_id=pi)] == ["Archive"]
-            assert engine.get_variable(pi, "approvedBy") in ("Ship", "Bill")
+            assert engine.runtime_service.get_variable(pi, "approvedBy") in ("Ship", "Bill")
         assert engine.verify().problems == []
 
 
@@ -294,7 +296,9 @@ def test_an_external_task_is_locked_by_one_worker_however_many_fetch_at_once(
             for i in range(30)
         ]
         all_tasks = {
-            t.id for pi in instances for t in engine.external_tasks(process_instance_id=pi)
+            t.id
+            for pi in instances
+            for t in engine.external_task_service.external_tasks(process_instance_id=pi)
         }
     with processes(PROCESSES) as pool:
         running = [
@@ -307,7 +311,7 @@ def test_an_external_task_is_locked_by_one_worker_however_many_fetch_at_once(
     assert set(handed) == all_tasks
     with Engine(db_url) as engine:
         for pi in instances:
-            (task,) = engine.external_tasks(process_instance_id=pi)
+            (task,) = engine.external_task_service.external_tasks(process_instance_id=pi)
             assert task.worker_id is not None
         assert all(
             [e.type for e in engine.events(pi)].count("ExternalTaskLocked") == 1 for pi in instances
@@ -408,7 +412,9 @@ def test_a_cascading_deletion_and_a_command_on_its_instance_in_flight_together(
             with db.connect() as blocker, blocker.begin():
                 # Hold the log head so that both line up behind it, the deletion first.
                 blocker.execute(sa.text("UPDATE log_head SET last_position = last_position"))
-                deleted = th.submit(deleting.delete_deployment, deployment.id, cascade=True)
+                deleted = th.submit(
+                    deleting.repository_service.delete_deployment, deployment.id, cascade=True
+                )
                 wait_until_waiting_for(blocker, db)
                 completed = th.submit(completing.complete_task, ship)
                 wait_until_waiting_for(blocker, db, waiting=2)
@@ -416,8 +422,8 @@ def test_a_cascading_deletion_and_a_command_on_its_instance_in_flight_together(
             problem = completed.exception(timeout=60)
         assert problem is None or isinstance(problem, NotFound), problem
         with Engine(db_url) as engine:
-            assert engine.deployment(deployment.id) is None
-            assert engine.process_instance(pi) is None
+            assert engine.repository_service.deployment(deployment.id) is None
+            assert engine.runtime_service.process_instance(pi) is None
             assert engine.verify().problems == []
     finally:
         db.dispose()

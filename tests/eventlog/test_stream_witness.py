@@ -124,7 +124,7 @@ def test_a_stream_whose_last_commit_was_deleted_refuses_commands(
         assert "flowledger verify" in str(refused.value)
         assert log_position(sql) == head  # nothing written
         serving.complete_task(task_of(serving, b))  # a stream nobody touched works on
-        instance = serving.process_instance(b)
+        instance = serving.runtime_service.process_instance(b)
         assert instance is not None and instance.ended
     finally:
         if restarted:
@@ -191,8 +191,8 @@ def test_a_byte_edit_is_noticed_when_the_stream_is_next_read_from_the_log(
         assert "does not match its hash" in str(refused.value)
         # Reads that need the state say the same, not an internal error.
         with pytest.raises(CorruptStream):
-            restarted.task_form_keys({task_of(restarted, a): a})
-        assert restarted.task_form_keys({task_of(restarted, b): b}) == {
+            restarted.task_service.form_keys({task_of(restarted, a): a})
+        assert restarted.task_service.form_keys({task_of(restarted, b): b}) == {
             task_of(restarted, b): "embedded:app:pay.html"
         }
 
@@ -375,7 +375,7 @@ def test_a_model_edited_in_its_deployment_stream_is_not_run(
             restarted.start_process_instance("claim")
         assert refused.value.stream_id == deployment
         assert "does not match its hash" in str(refused.value)
-        assert restarted.historic_process_instances() == []
+        assert restarted.history_service.historic_process_instances() == []
 
 
 def test_an_append_recreating_a_stream_whose_commits_were_deleted_is_refused(db_url: str) -> None:

@@ -68,7 +68,7 @@ def scenario(engine: Engine, clock: ControllableClock) -> Scenario:
     engine.complete_task(engine.tasks(process_instance_id=done)[0].id)
     clock.advance(seconds=10)
     engine.complete_task(engine.tasks(process_instance_id=open_)[0].id, {"approved": True})
-    assert engine.historic_process_instance(done).state == "COMPLETED"
+    assert engine.history_service.historic_process_instance(done).state == "COMPLETED"
     assert [t.task_definition_key for t in engine.tasks(process_instance_id=open_)] == ["pay"]
     assert engine.verify().problems == []
     return Scenario(done, open_)

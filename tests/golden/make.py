@@ -74,16 +74,16 @@ def play(engine: Engine, clock: ControllableClock) -> None:
     engine.complete_task(waiting.id)
     (waiting,) = engine.tasks(process_instance_id=pending.id)
     engine.claim(waiting.id, "gonzo")
-    engine.suspend_process_instance(pending.id)
+    engine.runtime_service.suspend_process_instance(pending.id)
 
     invoice = engine.start_process_instance("externalInvoice", {"priority": 10})
-    (locked,) = engine.fetch_and_lock("worker-1", {"invoice": 60_000})
-    engine.handle_external_task_failure(
+    (locked,) = engine.external_task_service.fetch_and_lock("worker-1", {"invoice": 60_000})
+    engine.external_task_service.handle_failure(
         locked.id, "worker-1", "printer on fire", retries=1, retry_timeout=1000
     )
     clock.advance(seconds=2)
-    (locked,) = engine.fetch_and_lock("worker-2", {"invoice": 60_000})
-    engine.complete_external_task(locked.id, "worker-2", {"invoiceId": "INV-9"})
+    (locked,) = engine.external_task_service.fetch_and_lock("worker-2", {"invoice": 60_000})
+    engine.external_task_service.complete(locked.id, "worker-2", {"invoiceId": "INV-9"})
     del invoice
 
     booking = engine.start_process_instance("timersAndAsync", {"guests": 2})
@@ -96,14 +96,16 @@ def play(engine: Engine, clock: ControllableClock) -> None:
     engine.run_due_jobs()
 
     order = engine.start_process_instance("orderMessages", {"orderId": "7"}, business_key="O-7")
-    engine.correlate_message("orderPaid", business_key="O-7", variables={"paidAt": "noon"})
-    engine.correlate_message("order-7-changed", process_instance_id=order.id)
+    engine.runtime_service.correlate_message(
+        "orderPaid", business_key="O-7", variables={"paidAt": "noon"}
+    )
+    engine.runtime_service.correlate_message("order-7-changed", process_instance_id=order.id)
     for t in engine.tasks(process_instance_id=order.id):
         engine.complete_task(t.id)
 
     caller = engine.start_process_instance("restCaller", {"input": [1, 2, 3]})
     engine.start_process_instance("restSignalCatch")
-    engine.signal("restAlert", {"level": 3})
+    engine.runtime_service.signal("restAlert", {"level": 3})
 
     engine.start_process_instance("errorOnServiceTask", {"card": "4111"})
     engine.start_process_instance("restJobs", {"divisor": "nothing"})  # fails into an incident
@@ -112,8 +114,8 @@ def play(engine: Engine, clock: ControllableClock) -> None:
         clock.advance(minutes=10)
 
     doomed = engine.start_process_instance("userTaskAssignment", review(1))
-    engine.delete_process_instance(doomed.id, "entered by mistake")
-    engine.set_variables(
+    engine.runtime_service.delete_process_instance(doomed.id, "entered by mistake")
+    engine.runtime_service.set_variables(
         caller.id, {"ratio": 0.25, "when": datetime(2026, 1, 2, tzinfo=UTC), "blob": b"\x00\x01"}
     )
 
@@ -171,7 +173,7 @@ def main(name: str) -> None:
     try:
         with Engine(url, clock=clock, history_level="full") as engine:
             play(engine, clock)
-            engine.export_log(target)
+            engine.audit_service.export_log(target)
             facts = expected(engine, url)
             assert engine.verify().ok
     finally:

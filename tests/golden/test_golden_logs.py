@@ -58,7 +58,7 @@ def test_a_golden_log_replays_to_the_same_states_and_tables(golden: Path, db_url
     expected = json.loads(golden.with_name(f"{golden.stem}.expected.json").read_text())
 
     with Engine(db_url, history_level="full") as engine:
-        engine.import_package(golden)
+        engine.audit_service.import_package(golden)
         states = {
             stream: msgspec.to_builtins(engine.replay(stream)) for stream in expected["states"]
         }

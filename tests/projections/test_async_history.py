@@ -302,8 +302,8 @@ def test_close_stops_and_reaps_the_child_and_leaves_no_lag(urls: Callable[[], st
         db.dispose()
     # the next engine (async again) continues from the checkpoint with nothing to do
     with Engine(url, clock=clock, history_mode="async") as again:
-        assert again.history_lag() == 0
-        assert again.historic_process_instance(pi).state == "ACTIVE"
+        assert again.history_service.history_lag() == 0
+        assert again.history_service.historic_process_instance(pi).state == "ACTIVE"
         assert again.verify().problems == []
 
 
@@ -366,11 +366,11 @@ def test_two_async_engines_on_one_database_share_one_checkpoint(urls: Callable[[
         pi = few_commands(one, clock)
         for i in range(6):
             node = (one, two)[i % 2]
-            node.set_variables(pi, {f"v{i}": i, "last": node is one})
+            node.runtime_service.set_variables(pi, {f"v{i}": i, "last": node is one})
             clock.advance(seconds=1)
         two.complete_task(task_named(two, pi, "Approve"))
-        wait_until(lambda: two.history_lag() == 0, "a child to project the log")
-        assert two.historic_process_instance(pi).state == "COMPLETED"
+        wait_until(lambda: two.history_service.history_lag() == 0, "a child to project the log")
+        assert two.history_service.historic_process_instance(pi).state == "COMPLETED"
     with Engine(url, clock=clock) as inline:
         assert inline.verify().problems == []
 
@@ -396,7 +396,7 @@ def test_an_inline_engine_finishes_history_an_async_run_left_and_drops_the_check
         clock.advance(seconds=1)
         crashed.complete_task(task_named(crashed, done, "Approve"))
         clock.advance(seconds=1)
-        lag = crashed.history_lag()
+        lag = crashed.history_service.history_lag()
         assert lag > 0
         assert checkpoint_row(crashed) is not None
         # ... and this process never closes it: the next engine finds the lag in the database,
@@ -405,9 +405,9 @@ def test_an_inline_engine_finishes_history_an_async_run_left_and_drops_the_check
 
         with Engine(url, clock=clock) as inline:
             assert checkpoint_row(inline) is None
-            assert inline.history_lag() == 0
-            assert inline.historic_process_instance(pi).state == "ACTIVE"
-            assert inline.historic_process_instance(done).state == "COMPLETED"
+            assert inline.history_service.history_lag() == 0
+            assert inline.history_service.historic_process_instance(pi).state == "ACTIVE"
+            assert inline.history_service.historic_process_instance(done).state == "COMPLETED"
             assert inline.verify().problems == []
             inline.complete_task(task_named(inline, pi, "Review order Y"))
             assert inline.verify().problems == []

@@ -68,10 +68,10 @@ def test_a_passing_error_is_raised_and_moves_nothing(
         with pytest.raises(ProcessEngineError, match="server closed the connection"):
             engine.flush_history()
         assert engine.history_health().follower != "failed"
-        assert engine.history_lag() > 0
+        assert engine.history_service.history_lag() > 0
         engine.flush_history()  # the same batch, once the database is back
-        assert engine.history_lag() == 0
-        assert engine.historic_process_instance(pi).state == "ACTIVE"
+        assert engine.history_service.history_lag() == 0
+        assert engine.history_service.historic_process_instance(pi).state == "ACTIVE"
 
 
 def test_a_commit_that_cannot_be_projected_stops_history_right_before_it(url: str) -> None:
@@ -85,8 +85,8 @@ def test_a_commit_that_cannot_be_projected_stops_history_right_before_it(url: st
         with pytest.raises(ProcessEngineError, match=f"position {position} .*stream poisoned"):
             engine.flush_history()
         # Everything before the commit is in history; nothing after it.
-        assert engine.historic_process_instance(before).state == "ACTIVE"
-        assert engine.historic_process_instances(process_instance_id=after) == []
+        assert engine.history_service.historic_process_instance(before).state == "ACTIVE"
+        assert engine.history_service.historic_process_instances(process_instance_id=after) == []
         health = engine.history_health()
         assert (health.status, health.follower) == ("DOWN", "failed")
         assert health.position == position - 1
@@ -127,7 +127,7 @@ def test_verify_compares_history_as_far_as_the_follower_got(url: str) -> None:
         started(engine, "projected")
         engine.flush_history()
         started(engine, "not yet")  # as if committed by another process after the catch-up
-        assert engine.history_lag() > 0
+        assert engine.history_service.history_lag() > 0
         with engine.reading() as conn:
             report = engine._audit.verify_on(conn, None, None)
         assert report.problems == []

@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from flowledger import migrations
 from flowledger.core import events as ev
 from flowledger.core.state import InstanceState
+from flowledger.engine.commands import lookups
 from flowledger.projections.changes import (
     ChangeSet,
     MemoryRowStore,
@@ -314,7 +315,7 @@ def test_an_incident_is_a_root_incident_until_resolved(projected: Projected) -> 
         "JOB_DEF_ID_": "jobdef-1",
     }
     with projected.db.connect() as conn:
-        assert queries.instance_of_incident(conn, "inc-1") == PI
+        assert lookups.instance_of_incident(conn, "inc-1") == PI
         assert [i.id for i in job_queries.incidents(conn, configuration="job-1")] == ["inc-1"]
         assert job_queries.incidents(conn, incident_type="failedExternalTask") == []
 
@@ -382,8 +383,8 @@ def test_job_lists_and_the_executors_due_jobs(projected: Projected) -> None:
         assert queries.due_jobs(conn, at(120), 10) == [("job-1", PI), ("timer-soon", PI)]
         assert queries.due_jobs(conn, at(120), 1) == [("job-1", PI)]
         assert queries.due_jobs(conn, at(9000), 10)[-1] == ("timer-late", PI)
-        assert queries.instance_of_job(conn, "timer-late") == PI
-        assert queries.instance_of_job(conn, "no-such-job") is None
+        assert lookups.instance_of_job(conn, "timer-late") == PI
+        assert lookups.instance_of_job(conn, "no-such-job") is None
         with pytest.raises(ValueError, match="executable"):
             job_queries.jobs(conn, executable=True)
     # A suspended job is not due (the executor would skip it too).

@@ -35,7 +35,7 @@ def _back_to_before_the_revision(url: str) -> None:
 def test_applying_a_revision_rebuilds_the_projection_it_invalidates(db_url: str) -> None:
     with Engine(db_url) as engine:
         engine.deploy(bpmn("rest_repo_straight.bpmn"))
-        key = engine.process_definitions()[0].key
+        key = engine.repository_service.process_definitions()[0].key
         done = engine.start_process_instance(key)
         assert engine.migration_rebuild is None  # a new database has nothing to rebuild
         produced = len(engine.events(done.id))

@@ -72,9 +72,9 @@ def test_a_users_task_work_is_logged_with_camundas_types(
     _tick(clock)
     kermit.claim(task.id, "kermit")
     _tick(clock)
-    kermit.set_assignee(task.id, "gonzo")
+    kermit.task_service.set_assignee(task.id, "gonzo")
     _tick(clock)
-    kermit.set_variables(started.id, {"a": 1, "b": 2})
+    kermit.runtime_service.set_variables(started.id, {"a": 1, "b": 2})
     _tick(clock)
     completed_at = clock.now()
     kermit.complete_task(task.id)
@@ -131,13 +131,15 @@ def test_below_level_full_nothing_is_logged(engine: Engine) -> None:
 def test_repository_operations(full: Engine, clock: ControllableClock) -> None:
     admin = full.acting_as("admin", via="cli")
     deployment = admin.deploy(bpmn("rest_repo_straight.bpmn"), name="straight")
-    definition = next(d for d in full.process_definitions() if d.key == KEY)
+    definition = next(d for d in full.repository_service.process_definitions() if d.key == KEY)
     _tick(clock)
-    admin.suspend_process_definition(definition_id=definition.id)
+    admin.repository_service.suspend_process_definition(definition_id=definition.id)
     _tick(clock)
-    admin.activate_process_definition(definition_id=definition.id, include_instances=True)
+    admin.repository_service.activate_process_definition(
+        definition_id=definition.id, include_instances=True
+    )
     _tick(clock)
-    admin.delete_deployment(deployment.id, cascade=True)
+    admin.repository_service.delete_deployment(deployment.id, cascade=True)
 
     assert summary(full, DEPLOYMENT_ID_=deployment.id) == [
         ("Create", "Deployment", "duplicateFilterEnabled", None, "false"),
@@ -166,11 +168,11 @@ def test_operations_on_an_instance_and_its_history(full: Engine, clock: Controll
     operator = full.acting_as("operator")
     started = operator.start_process_instance(KEY)
     _tick(clock)
-    operator.suspend_process_instance(started.id)
+    operator.runtime_service.suspend_process_instance(started.id)
     _tick(clock)
-    operator.activate_process_instance(started.id)
+    operator.runtime_service.activate_process_instance(started.id)
     _tick(clock)
-    operator.delete_process_instance(started.id, reason="not needed")
+    operator.runtime_service.delete_process_instance(started.id, reason="not needed")
     assert summary(full, PROC_INST_ID_=started.id) == [
         ("Create", "ProcessInstance", None, None, None),
         ("Suspend", "ProcessInstance", "suspensionState", None, "suspended"),
@@ -182,7 +184,7 @@ def test_operations_on_an_instance_and_its_history(full: Engine, clock: Controll
     # Deleting the instance's history keeps its entries, and is an operation of its own
     # (naming no instance: Camunda's call takes a list).
     _tick(clock)
-    operator.delete_historic_process_instance(started.id)
+    operator.history_service.delete_historic_process_instance(started.id)
     assert len(summary(full, PROC_INST_ID_=started.id)) == 4
     assert sorted(summary(full, OPERATION_TYPE_="DeleteHistory")) == [
         ("DeleteHistory", "ProcessInstance", "async", None, "false"),
@@ -201,10 +203,10 @@ def test_history_cleanup_removes_the_entries_of_the_instances_it_removes(
         engine.deploy(bpmn(MODEL))
         kermit = engine.acting_as("kermit")
         done = kermit.start_process_instance(KEY)
-        kermit.delete_process_instance(done.id)
+        kermit.runtime_service.delete_process_instance(done.id)
         running = kermit.start_process_instance(KEY)
         clock.advance(days=2)
-        assert kermit.cleanup_history().removed == 1
+        assert kermit.history_service.cleanup_history().removed == 1
         assert summary(engine, PROC_INST_ID_=done.id) == []
         assert summary(engine, OPERATION_TYPE_="DeleteHistory") == []  # not a user's deletion
         assert summary(engine, PROC_INST_ID_=running.id) == [
@@ -219,9 +221,9 @@ def test_claim_unclaim_and_unchanged_assignees(full: Engine, clock: Controllable
     [task] = full.tasks(process_instance_id=started.id)
     kermit.claim(task.id, "kermit")
     _tick(clock)
-    kermit.set_assignee(task.id, "kermit")  # no change: no entry, as in Camunda
+    kermit.task_service.set_assignee(task.id, "kermit")  # no change: no entry, as in Camunda
     _tick(clock)
-    kermit.unclaim(task.id)  # engine-rest's unclaim is setAssignee(null): an Assign
+    kermit.task_service.unclaim(task.id)  # engine-rest's unclaim is setAssignee(null): an Assign
     assert summary(full, TASK_ID_=task.id) == [
         ("Claim", "Task", "assignee", None, "kermit"),
         ("Assign", "Task", "assignee", "kermit", None),
@@ -234,15 +236,15 @@ def test_job_operations(full: Engine, clock: ControllableClock) -> None:
     full.deploy(bpmn("timers_and_async.bpmn"))
     operator = full.acting_as("operator")
     started = full.start_process_instance("timersAndAsync")
-    [job] = full.jobs(process_instance_id=started.id)
+    [job] = full.management_service.jobs(process_instance_id=started.id)
     due = datetime(2030, 1, 2, 3, 4, 5, 678_000, tzinfo=UTC)
     for change in (
-        lambda: operator.set_job_retries(job.id, 5),
-        lambda: operator.set_job_priority(job.id, 42),
-        lambda: operator.set_job_due_date(job.id, due),
-        lambda: operator.suspend_job(job.id),
-        lambda: operator.activate_job(job.id),
-        lambda: operator.execute_job(job.id),
+        lambda: operator.management_service.set_job_retries(job.id, 5),
+        lambda: operator.management_service.set_job_priority(job.id, 42),
+        lambda: operator.management_service.set_job_due_date(job.id, due),
+        lambda: operator.management_service.suspend_job(job.id),
+        lambda: operator.management_service.activate_job(job.id),
+        lambda: operator.management_service.execute_job(job.id),
     ):
         _tick(clock)
         change()
@@ -345,7 +347,7 @@ def test_instances_started_by_another_operation_are_not_operations_of_their_own(
 
     # Deleting the caller deletes its called instance: one operation, the caller's.
     _tick(clock)
-    kermit.delete_process_instance(caller.id)
+    kermit.runtime_service.delete_process_instance(caller.id)
     deletions = entries(full, OPERATION_TYPE_="Delete")
     assert [r["PROC_INST_ID_"] for r in deletions] == [caller.id]
     assert summary(full, PROC_INST_ID_=called) == []
@@ -353,7 +355,7 @@ def test_instances_started_by_another_operation_are_not_operations_of_their_own(
     _tick(clock)
     second = kermit.start_process_instance("restCaller")
     [called_again] = instances_of(full, "restCalled", SUPER_PROCESS_INSTANCE_ID_=second.id)
-    kermit.delete_process_instance(called_again)
+    kermit.runtime_service.delete_process_instance(called_again)
     assert summary(full, PROC_INST_ID_=called_again) == [
         ("Delete", "ProcessInstance", None, None, None)
     ]
@@ -371,8 +373,10 @@ LONG = f"""<?xml version="1.0" encoding="UTF-8"?>
 
 def test_a_definitions_operations_name_its_key_and_deployment(full: Engine) -> None:
     deployment = full.deploy(LONG)
-    [definition] = [d for d in full.process_definitions() if d.key == LONG_KEY]
-    full.acting_as("admin").suspend_process_definition(definition_id=definition.id)
+    [definition] = [d for d in full.repository_service.process_definitions() if d.key == LONG_KEY]
+    full.acting_as("admin").repository_service.suspend_process_definition(
+        definition_id=definition.id
+    )
     [row, _include] = entries(full, PROC_DEF_ID_=definition.id)
     assert (row["PROC_DEF_KEY_"], row["DEPLOYMENT_ID_"]) == (LONG_KEY, deployment.id)
 
@@ -382,15 +386,15 @@ def test_operations_on_a_start_timer_job(full: Engine, clock: ControllableClock)
     the job, its definition and its deployment, like an instance job's."""
     full.register_delegate("booker", lambda execution: None)
     deployment = full.deploy(bpmn("timers_and_async.bpmn"))
-    [job] = [j for j in full.jobs() if j.process_instance_id is None]
+    [job] = [j for j in full.management_service.jobs() if j.process_instance_id is None]
     operator = full.acting_as("operator")
     due = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
     _tick(clock)
-    operator.set_job_retries(job.id, 7)
+    operator.management_service.set_job_retries(job.id, 7)
     _tick(clock)
-    operator.set_job_due_date(job.id, due)
+    operator.management_service.set_job_due_date(job.id, due)
     _tick(clock)
-    operator.execute_job(job.id)
+    operator.management_service.execute_job(job.id)
     assert summary(full, JOB_ID_=job.id) == [
         ("SetJobRetries", "Job", "retries", str(job.retries), "7"),
         ("SetDueDate", "Job", "duedate", None, str(calendar.timegm(due.utctimetuple()) * 1000)),

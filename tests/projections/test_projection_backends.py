@@ -646,7 +646,9 @@ class ProjectionContract:
         sign = flow.tasks(process_instance_id=instance)[0].id
         with Engine(url, clock=clock) as other:
             # both engines now hold the forked state: the later writer must detect the conflict
-            assert other.activity_instance_tree(instance) == flow.activity_instance_tree(instance)
+            assert other.runtime_service.activity_instance_tree(
+                instance
+            ) == flow.activity_instance_tree(instance)
             barrier = threading.Barrier(2)
 
             def complete(step: int) -> None:
@@ -654,7 +656,7 @@ class ProjectionContract:
                 if step == 0:
                     flow.complete_task(sign)
                 else:
-                    other.complete_external_task(locked.id, "worker-1")
+                    other.external_task_service.complete(locked.id, "worker-1")
 
             with ThreadPoolExecutor(2) as pool:
                 list(pool.map(complete, (0, 1)))
@@ -685,13 +687,13 @@ class ProjectionContract:
         flow.deploy(MODEL, "orders")
         instance = flow.start_process_instance("order", {"approved": True}).id
         with Engine(url, clock=clock) as other:
-            before = other.activity_instance_tree(instance)
+            before = other.runtime_service.activity_instance_tree(instance)
             assert [a.activity_id for a in before.child_activity_instances] == ["review"]
             flow.complete_task(flow.tasks(process_instance_id=instance)[0].id)
             assert [t.task_definition_key for t in other.tasks(process_instance_id=instance)] == [
                 "sign"
             ]
-            after = other.activity_instance_tree(instance)
+            after = other.runtime_service.activity_instance_tree(instance)
             assert sorted(a.activity_id for a in after.child_activity_instances) == [
                 "charge",
                 "sign",

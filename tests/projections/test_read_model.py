@@ -73,8 +73,8 @@ def populated(full_engine: Engine, clock: ControllableClock) -> Engine:
     # what users did (the user operation log): at different moments, by different users
     for i, task in enumerate(engine.tasks()):
         clock.advance(seconds=5)
-        engine.acting_as(f"user{i % 2}").set_assignee(task.id, f"user{i}")
-    engine.fetch_and_lock("worker", {"topic-0": 60_000}, max_tasks=1)
+        engine.acting_as(f"user{i % 2}").task_service.set_assignee(task.id, f"user{i}")
+    engine.external_task_service.fetch_and_lock("worker", {"topic-0": 60_000}, max_tasks=1)
     _add_jobs_and_incidents(engine, clock)
     _add_subscriptions(engine, clock)
     _add_decisions(engine, clock)
@@ -111,14 +111,14 @@ def _add_jobs_and_incidents(engine: Engine, clock: ControllableClock) -> None:
     for divisor in (None, None, None, 2, 5):
         clock.advance(seconds=2)
         engine.start_process_instance("restJobs", {} if divisor is None else {"divisor": divisor})
-    for job in engine.jobs():
+    for job in engine.management_service.jobs():
         clock.advance(seconds=1)
         with contextlib.suppress(JobFailure):
-            engine.execute_job(job.id)
-    failed = engine.jobs(with_exception=True)
-    engine.set_job_retries(failed[0].id, 0)
-    engine.set_job_retries(failed[1].id, 0)
-    engine.set_job_retries(failed[1].id, 2)
+            engine.management_service.execute_job(job.id)
+    failed = engine.management_service.jobs(with_exception=True)
+    engine.management_service.set_job_retries(failed[0].id, 0)
+    engine.management_service.set_job_retries(failed[1].id, 0)
+    engine.management_service.set_job_retries(failed[1].id, 2)
 
 
 @pytest.mark.parametrize("name", sorted(SEARCHES))

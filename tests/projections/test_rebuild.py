@@ -135,7 +135,9 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     fozzie = flow.acting_as("fozzie")  # a user's commands: the user operation log
     fozzie.claim(review, "fozzie")
     tick()
-    fozzie.set_task_variables(review, {"note": "checked", "blob": b"task-local"}, local=True)
+    fozzie.task_service.set_variables(
+        review, {"note": "checked", "blob": b"task-local"}, local=True
+    )
     tick()
     flow.set_variables(a, {"blob": b"\x02new bytes", "doc": {"a": 2}, "ratio": 2.5})
     tick()
@@ -410,8 +412,10 @@ def test_rebuild_restores_tampered_tables(engine: Engine, workload: Workload) ->
     assert_same_tables(before, capture(engine))
     assert engine.verify().problems == []
     # commands find their rows again: the external task row was gone before the rebuild
-    [locked] = engine.external_tasks(process_instance_id=workload.locked_external)
-    engine.complete_external_task(locked.id, "worker-3")
+    [locked] = engine.external_task_service.external_tasks(
+        process_instance_id=workload.locked_external
+    )
+    engine.external_task_service.complete(locked.id, "worker-3")
     assert engine.verify().problems == []
 
 
@@ -424,13 +428,17 @@ def test_the_engine_keeps_working_after_a_rebuild(
 
     engine.claim(approve, "kermit")
     engine.complete_task(approve, {"blob": b"\x04after rebuild"})
-    [locked] = engine.external_tasks(process_instance_id=workload.locked_external)
-    engine.complete_external_task(locked.id, "worker-3")
+    [locked] = engine.external_task_service.external_tasks(
+        process_instance_id=workload.locked_external
+    )
+    engine.external_task_service.complete(locked.id, "worker-3")
 
-    instance = engine.historic_process_instance(workload.open_approve)
+    instance = engine.history_service.historic_process_instance(workload.open_approve)
     assert (instance.state, instance.end_activity_id) == ("COMPLETED", "end")
     [approved] = [
-        t for t in engine.historic_task_instances(workload.open_approve) if t.name == "Approve"
+        t
+        for t in engine.history_service.historic_task_instances(workload.open_approve)
+        if t.name == "Approve"
     ]
     assert (approved.assignee, approved.delete_reason) == ("kermit", "completed")
     assert engine.tasks(process_instance_id=workload.locked_external)
@@ -469,7 +477,7 @@ def test_a_byte_array_recreated_within_a_later_batch_keeps_its_revision(
     # bytes -> bytes (REV_ 2): the live run ends with REV_ 2 on both byte-array rows
     for value in (b"\x02", "text", b"\x03", b"\x04"):
         clock.advance(seconds=1)
-        engine.set_variables(pi, {"blob": value})
+        engine.runtime_service.set_variables(pi, {"blob": value})
     before = capture(engine)
     blobs = before[ACT_GE_BYTEARRAY.name]
     [runtime] = [
@@ -523,7 +531,9 @@ def test_a_replayer_projects_the_live_tables_whatever_states_it_keeps(
     for round_ in range(3):  # commits of three instances, interleaved
         for instance in workload.running[:3]:
             clock.advance(seconds=1)
-            engine.set_variables(instance, {"round": round_, "data": bytes([round_])})
+            engine.runtime_service.set_variables(
+                instance, {"round": round_, "data": bytes([round_])}
+            )
     live = capture(engine)
 
     memory, loads = replay_into_memory(engine, keep)

@@ -63,13 +63,13 @@ def test_a_rebuild_swaps_in_tables_equal_to_the_log_and_keeps_the_old_rows(
 ) -> None:
     tasks_before = _count(db_url, "ACT_HI_TASKINST")
 
-    report = busy.rebuild(batch_events=40)
+    report = busy.audit_service.rebuild(batch_events=40)
 
     assert report.resumed_from == 0 and "ACT_RU_TASK" in report.tables
     assert busy.verify().ok
     assert _count(db_url, "ACT_HI_TASKINST") == tasks_before
     assert _count(db_url, "old_act_hi_taskinst") == tasks_before
-    assert "old_act_hi_taskinst" in busy.drop_old_tables()
+    assert "old_act_hi_taskinst" in busy.audit_service.drop_old_tables()
     assert "old_act_hi_taskinst" not in sa.inspect(sa.create_engine(db_url)).get_table_names()
 
 
@@ -82,7 +82,7 @@ def test_an_edited_row_is_reported_and_a_rebuild_repairs_it(busy: Engine, db_url
         sql.dispose()
     assert any("ACT_HI_TASKINST" in p for p in busy.verify().problems)
 
-    busy.rebuild("history")
+    busy.audit_service.rebuild("history")
 
     assert busy.verify().ok
 
@@ -100,10 +100,10 @@ def test_an_interrupted_rebuild_goes_on_from_its_checkpoint(busy: Engine, db_url
             raise Interrupted  # as a Ctrl-C or a killed process would, after a batch committed
 
     with pytest.raises(Interrupted):
-        busy.rebuild(batch_events=30, progress=stop_after_the_first_batch)
+        busy.audit_service.rebuild(batch_events=30, progress=stop_after_the_first_batch)
     _work(busy, 3)  # commands go on between the two runs
 
-    report = busy.rebuild(batch_events=30)
+    report = busy.audit_service.rebuild(batch_events=30)
 
     assert report.resumed_from == seen[0] > 0
     assert busy.verify().ok
@@ -114,9 +114,9 @@ def test_a_different_rebuild_discards_an_unfinished_one(busy: Engine) -> None:
         raise Interrupted
 
     with pytest.raises(Interrupted):
-        busy.rebuild("runtime", batch_events=30, progress=interrupt)
+        busy.audit_service.rebuild("runtime", batch_events=30, progress=interrupt)
 
-    report = busy.rebuild("history", batch_events=30)
+    report = busy.audit_service.rebuild("history", batch_events=30)
 
     assert report.resumed_from == 0
     assert busy.verify().ok
@@ -142,7 +142,7 @@ def test_no_command_is_lost_while_a_rebuild_runs(busy: Engine, db_url: str) -> N
     try:
         while len(started) < 3:
             threading.Event().wait(0.01)
-        busy.rebuild(batch_events=25)
+        busy.audit_service.rebuild(batch_events=25)
         while len(started) < 6:
             threading.Event().wait(0.01)
     finally:
@@ -151,7 +151,7 @@ def test_no_command_is_lost_while_a_rebuild_runs(busy: Engine, db_url: str) -> N
 
     assert not errors, errors
     assert busy.verify().ok
-    found = {i.id for i in busy.historic_process_instances()}
+    found = {i.id for i in busy.history_service.historic_process_instances()}
     assert set(started) <= found
 
 
@@ -159,7 +159,7 @@ def test_raising_the_history_level_by_rebuild_fills_the_past(busy: Engine, db_ur
     assert busy.history_level == "audit"
     assert _count(db_url, "ACT_HI_DETAIL") == 0
 
-    busy.rebuild("history", history_level="full")
+    busy.audit_service.rebuild("history", history_level="full")
 
     assert busy.history_level == "full"
     assert _count(db_url, "ACT_HI_DETAIL") > 0
@@ -170,14 +170,14 @@ def test_an_unknown_projection_is_refused(busy: Engine) -> None:
     from flowledger.core.errors import InvalidValue
 
     with pytest.raises(InvalidValue, match="projection 'everything'"):
-        busy.rebuild("everything")
+        busy.audit_service.rebuild("everything")
 
 
 def test_a_history_level_with_a_runtime_rebuild_is_refused(busy: Engine) -> None:
     from flowledger.core.errors import InvalidValue
 
     with pytest.raises(InvalidValue, match="history level applies to the history tables"):
-        busy.rebuild("runtime", history_level="full")
+        busy.audit_service.rebuild("runtime", history_level="full")
     assert busy.history_level == "audit"
 
 
@@ -207,9 +207,11 @@ def test_a_rebuild_leaves_the_tables_as_the_migrations_made_them(busy: Engine, d
     finished = _start(busy, 99)
     while tasks := busy.tasks(process_instance_id=finished):
         busy.complete_task(tasks[0].id, {"reviewed": 1})
-    busy.delete_historic_process_instance(finished)  # a purge: the shadow indexes it
+    busy.history_service.delete_historic_process_instance(
+        finished
+    )  # a purge: the shadow indexes it
 
-    busy.rebuild(batch_events=40)
+    busy.audit_service.rebuild(batch_events=40)
 
     assert _schema(db_url) == before
     tables = sa.inspect(sa.create_engine(db_url)).get_table_names()

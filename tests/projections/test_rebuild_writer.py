@@ -32,7 +32,7 @@ def _work(engine: Engine, count: int, first: int = 0) -> None:
         if n % 3 == 0:  # to its end, then its history deleted: the writer purges by instance
             while tasks := engine.tasks(process_instance_id=instance):
                 engine.complete_task(tasks[0].id, {"reviewed": n})
-            engine.delete_historic_process_instance(instance)
+            engine.history_service.delete_historic_process_instance(instance)
 
 
 @pytest.fixture
@@ -66,7 +66,9 @@ def test_a_rebuild_through_its_writer_process_equals_the_log(
     instances_before = sql_rows(db_url, "SELECT COUNT(*) FROM ACT_HI_PROCINST")
     seen: list[tuple[int, int]] = []
 
-    report = busy.rebuild(batch_events=40, progress=lambda done, total: seen.append((done, total)))
+    report = busy.audit_service.rebuild(
+        batch_events=40, progress=lambda done, total: seen.append((done, total))
+    )
 
     assert len(writers) == 1
     assert report.events > 40 and report.resumed_from == 0
@@ -88,10 +90,10 @@ def test_an_interrupted_rebuild_goes_on_from_what_its_writer_committed(
             raise Interrupted
 
     with pytest.raises(Interrupted):
-        busy.rebuild(batch_events=30, progress=stop_after_the_first_batch)
+        busy.audit_service.rebuild(batch_events=30, progress=stop_after_the_first_batch)
     _work(busy, 3, first=100)
 
-    report = busy.rebuild(batch_events=30)
+    report = busy.audit_service.rebuild(batch_events=30)
 
     assert report.resumed_from == seen[0] > 0
     assert busy.verify().ok
@@ -111,10 +113,10 @@ def test_a_writer_process_that_dies_is_reported_and_the_rebuild_goes_on_later(
         caplog.at_level(logging.ERROR, logger="flowledger.engine.rebuild"),
         pytest.raises(ProcessEngineError, match="writer process stopped"),
     ):
-        busy.rebuild(batch_events=30, progress=kill_the_writer)
+        busy.audit_service.rebuild(batch_events=30, progress=kill_the_writer)
 
     assert any("writer process stopped" in r.getMessage() for r in caplog.records)
-    report = busy.rebuild(batch_events=30)
+    report = busy.audit_service.rebuild(batch_events=30)
     assert report.resumed_from == seen[0] > 0
     assert busy.verify().ok
 
@@ -131,9 +133,9 @@ def test_a_writer_that_cannot_write_says_why(
             sql.dispose()
 
     with pytest.raises(ProcessEngineError, match="checkpoint is gone"):
-        busy.rebuild(batch_events=30, progress=drop_the_checkpoint)
+        busy.audit_service.rebuild(batch_events=30, progress=drop_the_checkpoint)
 
-    busy.rebuild(batch_events=30)  # starts afresh
+    busy.audit_service.rebuild(batch_events=30)  # starts afresh
     assert busy.verify().ok
 
 
@@ -146,7 +148,7 @@ def test_without_a_writer_process_the_rebuild_writes_itself(
     monkeypatch.setattr(sys, "executable", "/nonexistent/python")
 
     with caplog.at_level(logging.WARNING, logger="flowledger.engine.rebuild"):
-        busy.rebuild(batch_events=40)
+        busy.audit_service.rebuild(batch_events=40)
 
     assert not writers
     assert any("no writer process" in r.getMessage() for r in caplog.records)
@@ -165,7 +167,7 @@ def test_a_writer_that_cannot_start_leaves_the_writing_to_the_rebuild(
     monkeypatch.setattr(ShadowWriter, "start", staticmethod(broken))
 
     with caplog.at_level(logging.WARNING, logger="flowledger.engine.rebuild"):
-        report = busy.rebuild(batch_events=40)
+        report = busy.audit_service.rebuild(batch_events=40)
 
     assert any(
         "no writer process" in r.getMessage() and "NO_SUCH_TABLE" in r.getMessage()

@@ -84,11 +84,13 @@ def _run(engine: Engine, actor: str = "kermit") -> str:
     """An instance with a decision, variables changed (details, one in a byte array), a task
     completed by a user (an operation log entry) and a job; it ends with the job."""
     instance = engine.start_process_instance("p", variables=DINNER)
-    engine.set_variables(instance.id, {"guestCount": 6, "notes": {"allergies": ["nuts"] * 50}})
+    engine.runtime_service.set_variables(
+        instance.id, {"guestCount": 6, "notes": {"allergies": ["nuts"] * 50}}
+    )
     (task,) = engine.tasks(process_instance_id=instance.id)
     engine.acting_as(actor).complete_task(task.id)
-    (job,) = engine.jobs(process_instance_id=instance.id)
-    engine.execute_job(job.id)
+    (job,) = engine.management_service.jobs(process_instance_id=instance.id)
+    engine.management_service.execute_job(job.id)
     return instance.id
 
 
@@ -101,7 +103,7 @@ def test_every_history_row_of_an_ended_instance_has_its_removal_time(
 ) -> None:
     instance_id = _run(full)
     running = full.start_process_instance("p", variables=DINNER)
-    end = full.historic_process_instance(instance_id).end_time
+    end = full.history_service.historic_process_instance(instance_id).end_time
     assert end is not None
     removal = _naive(end + timedelta(days=TTL_DAYS))
 
@@ -115,7 +117,7 @@ def test_every_history_row_of_an_ended_instance_has_its_removal_time(
 
     # A rebuild from the log writes the same removal times, row for row.
     assert full.verify().ok
-    full.rebuild("history")
+    full.audit_service.rebuild("history")
     assert _rows(db_url, instance_id) == rows
 
 
@@ -125,11 +127,11 @@ def test_cleanup_leaves_no_row_of_the_instance_behind(
     instance_id = _run(full)
     second = _run(full, "gonzo")
     clock.advance(days=TTL_DAYS - 1)
-    assert full.cleanup_history().removed == 0
+    assert full.history_service.cleanup_history().removed == 0
     assert all(_rows(db_url, instance_id).values())
     clock.advance(days=2)
 
-    assert full.cleanup_history().removed == 2
+    assert full.history_service.cleanup_history().removed == 2
     for gone in (instance_id, second):
         left = {t: len(r) for t, r in _rows(db_url, gone).items() if r}
         assert left == {}
@@ -140,11 +142,11 @@ def test_an_instance_deleted_by_a_user_is_stamped_whole_with_what_its_deletion_l
     full: Engine, db_url: str
 ) -> None:
     instance = full.start_process_instance("p", variables=DINNER)
-    full.set_variables(instance.id, {"notes": {"allergies": ["nuts"] * 50}})
+    full.runtime_service.set_variables(instance.id, {"notes": {"allergies": ["nuts"] * 50}})
     (task,) = full.tasks(process_instance_id=instance.id)
     full.complete_task(task.id)  # it waits for its job now
-    full.acting_as("kermit").delete_process_instance(instance.id, "not needed")
-    end = full.historic_process_instance(instance.id).end_time
+    full.acting_as("kermit").runtime_service.delete_process_instance(instance.id, "not needed")
+    end = full.history_service.historic_process_instance(instance.id).end_time
     assert end is not None
 
     rows = _rows(db_url, instance.id)
@@ -175,13 +177,17 @@ def _hierarchy(engine: Engine, db_url: str) -> tuple[str, str, dict[str, list[di
     root waits for its user task."""
     engine.deploy({"root.bpmn": CALLER})
     root = engine.start_process_instance("root", variables=DINNER).id
-    (called,) = [h.id for h in engine.historic_process_instances(process_definition_key="p")]
-    engine.set_variables(called, {"guestCount": 6, "notes": {"allergies": ["nuts"] * 50}})
+    (called,) = [
+        h.id for h in engine.history_service.historic_process_instances(process_definition_key="p")
+    ]
+    engine.runtime_service.set_variables(
+        called, {"guestCount": 6, "notes": {"allergies": ["nuts"] * 50}}
+    )
     (task,) = engine.tasks(process_instance_id=called)
     engine.acting_as("kermit").complete_task(task.id)
-    (job,) = engine.jobs(process_instance_id=called)
-    engine.execute_job(job.id)
-    assert engine.historic_process_instance(called).end_time is not None
+    (job,) = engine.management_service.jobs(process_instance_id=called)
+    engine.management_service.execute_job(job.id)
+    assert engine.history_service.historic_process_instance(called).end_time is not None
     return root, called, _both(db_url, root, called)
 
 
@@ -200,7 +206,7 @@ def test_a_called_instance_carries_its_roots_removal_time(
     clock.advance(days=1)
     (task,) = full.tasks(process_instance_id=root)
     full.complete_task(task.id)
-    end = full.historic_process_instance(root).end_time
+    end = full.history_service.historic_process_instance(root).end_time
     assert end is not None
     removal = _naive(end + timedelta(days=ROOT_TTL_DAYS))
     rows = _both(db_url, root, called)
@@ -209,7 +215,7 @@ def test_a_called_instance_carries_its_roots_removal_time(
     assert stamped == {table: {removal} for table in INSTANCE_COLUMN}
 
     assert full.verify().ok
-    full.rebuild("history")
+    full.audit_service.rebuild("history")
     assert _both(db_url, root, called) == rows
 
 
@@ -220,12 +226,12 @@ def test_cleanup_removes_a_hierarchy_whole_at_its_roots_removal_time(
     (task,) = full.tasks(process_instance_id=root)
     full.complete_task(task.id)
     clock.advance(days=ROOT_TTL_DAYS - 1)
-    assert full.cleanup_history().removed == 0
+    assert full.history_service.cleanup_history().removed == 0
     kept = _rows(db_url, called)  # past its own time to live, kept with its root
     assert all(kept[t] for t in ("ACT_HI_PROCINST", "ACT_HI_TASKINST", "ACT_HI_DECINST"))
     clock.advance(days=2)
 
-    assert full.cleanup_history().removed == 2
+    assert full.history_service.cleanup_history().removed == 2
     assert {t: len(r) for t, r in _both(db_url, root, called).items() if r} == {}
     assert full.verify().ok
 
@@ -235,15 +241,17 @@ def test_a_root_deleted_while_its_called_instance_runs_stamps_both(
 ) -> None:
     full.deploy({"root.bpmn": CALLER})
     root = full.start_process_instance("root", variables=DINNER).id
-    (called,) = [h.id for h in full.historic_process_instances(process_definition_key="p")]
-    full.delete_process_instance(root, "not needed")
-    end = full.historic_process_instance(root).end_time
+    (called,) = [
+        h.id for h in full.history_service.historic_process_instances(process_definition_key="p")
+    ]
+    full.runtime_service.delete_process_instance(root, "not needed")
+    end = full.history_service.historic_process_instance(root).end_time
     assert end is not None
     rows = _both(db_url, root, called)
     stamped = {r["REMOVAL_TIME_"] for found in rows.values() for r in found}
     assert stamped == {_naive(end + timedelta(days=ROOT_TTL_DAYS))}
     assert full.verify().ok
-    full.rebuild("history")
+    full.audit_service.rebuild("history")
     assert _both(db_url, root, called) == rows
 
 
@@ -255,7 +263,7 @@ def test_strategy_start_writes_the_roots_start_plus_its_time_to_live_on_every_ro
     ) as engine:
         engine.deploy({"dish.dmn": dish(), "p.bpmn": MODEL})
         root, called, rows = _hierarchy(engine, db_url)
-        started = engine.historic_process_instance(root).start_time
+        started = engine.history_service.historic_process_instance(root).start_time
         removal = _naive(started + timedelta(days=ROOT_TTL_DAYS))
         # As written, before the root ends; the called instance's rows carry its root's.
         assert all(rows.values()), {t: len(r) for t, r in rows.items()}
@@ -269,7 +277,7 @@ def test_strategy_start_writes_the_roots_start_plus_its_time_to_live_on_every_ro
         assert engine.verify().ok
     # The log holds what the strategy decided: an engine set otherwise rebuilds the same.
     with Engine(db_url, clock=clock, history_level="full") as other:
-        other.rebuild("history")
+        other.audit_service.rebuild("history")
         assert _both(db_url, root, called) == rows
         assert other.verify().ok
 

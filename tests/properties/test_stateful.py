@@ -45,7 +45,7 @@ from tests.properties.models import (
 )
 
 KEYS = ("proc0", "proc1", "proc2")
-# Where Engine.trigger (runtimeService.signal) moves a waiting token on.
+# Where runtime_service.trigger (runtimeService.signal) moves a waiting token on.
 TRIGGERABLE = ("receiveTask", "intermediateMessageCatch", "intermediateSignalCatch")
 WORKERS = ("w1", "w2")
 USERS = ("alice", "bob", "carol")
@@ -281,10 +281,12 @@ class EngineMachine(RuleBasedStateMachine):
         pid, task_id = data.draw(st.sampled_from(self.open_tasks()), label="task")
         assignee = self.live(pid).tasks[task_id].assignee
         if action == "unclaim":
-            self.command(pid, lambda: self.engine.unclaim(task_id), may_fail=False)
+            self.command(pid, lambda: self.engine.task_service.unclaim(task_id), may_fail=False)
             expected = None
         elif action == "set_assignee":
-            self.command(pid, lambda: self.engine.set_assignee(task_id, user), may_fail=False)
+            self.command(
+                pid, lambda: self.engine.task_service.set_assignee(task_id, user), may_fail=False
+            )
             expected = user
         else:
             claimer = user or USERS[0]
@@ -314,14 +316,18 @@ class EngineMachine(RuleBasedStateMachine):
         action: Callable[[], object]
         if scope == "task" and state.tasks:
             task_id = data.draw(st.sampled_from(list(state.tasks)), label="task")
-            action = partial(engine.set_task_variables, task_id, values, local=local)
+            action = partial(engine.task_service.set_variables, task_id, values, local=local)
         else:
             execution_id = data.draw(st.sampled_from(list(state.executions)), label="execution")
             if scope == "remove":
                 names = sorted({v.name for v in state.variables.values()} - {"x", "n"})
-                action = partial(engine.remove_variables, execution_id, names, local=local)
+                action = partial(
+                    engine.runtime_service.remove_variables, execution_id, names, local=local
+                )
             else:
-                action = partial(engine.set_variables, execution_id, values, local=local)
+                action = partial(
+                    engine.runtime_service.set_variables, execution_id, values, local=local
+                )
         self.command(pid, action, may_fail=False)
 
     # -- external tasks --------------------------------------------------------------------
@@ -341,7 +347,9 @@ class EngineMachine(RuleBasedStateMachine):
             and (x.lock_expiration is None or x.lock_expiration <= now)
             and (x.retries is None or x.retries > 0)
         }
-        locked = self.engine.fetch_and_lock(worker, {TOPIC: lock_ms}, max_tasks)
+        locked = self.engine.external_task_service.fetch_and_lock(
+            worker, {TOPIC: lock_ms}, max_tasks
+        )
         self.changed()
         self.touched.update(task.process_instance_id for task in locked)
         self.written.update(task.process_instance_id for task in locked)
@@ -379,13 +387,17 @@ class EngineMachine(RuleBasedStateMachine):
         worker = data.draw(st.sampled_from([owner, owner, *WORKERS]), label="worker")
         engine = self.engine
         actions: dict[str, Callable[[], object]] = {
-            "complete": lambda: engine.complete_external_task(ext_id, worker, values),
-            "failure": lambda: engine.handle_external_task_failure(
+            "complete": lambda: engine.external_task_service.complete(ext_id, worker, values),
+            "failure": lambda: engine.external_task_service.handle_failure(
                 ext_id, worker, "boom", retries=retries, retry_timeout=retry_timeout
             ),
-            "bpmnError": lambda: engine.handle_external_task_bpmn_error(ext_id, worker, code),
-            "extend": lambda: engine.extend_lock(ext_id, worker, retry_timeout or 1),
-            "unlock": lambda: engine.unlock(ext_id),
+            "bpmnError": lambda: engine.external_task_service.handle_bpmn_error(
+                ext_id, worker, code
+            ),
+            "extend": lambda: engine.external_task_service.extend_lock(
+                ext_id, worker, retry_timeout or 1
+            ),
+            "unlock": lambda: engine.external_task_service.unlock(ext_id),
         }
         now = self.clock.now()
         lock = self.live(pid).external_tasks[ext_id].lock_expiration
@@ -413,7 +425,9 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(data=st.data(), values=variables)
     def trigger(self, data: st.DataObject, values: dict[str, object]) -> None:
         pid, execution_id = data.draw(st.sampled_from(self.waiting_receives()), label="receive")
-        self.command(pid, lambda: self.engine.trigger(execution_id, values), may_fail=False)
+        self.command(
+            pid, lambda: self.engine.runtime_service.trigger(execution_id, values), may_fail=False
+        )
 
     @rule(message=st.sampled_from(MESSAGES), all_=st.booleans(), values=variables)
     def correlate_message(self, message: str, all_: bool, values: dict[str, object]) -> None:
@@ -428,7 +442,9 @@ class EngineMachine(RuleBasedStateMachine):
         self.touched.update(waiting)
         ok = self.command(
             None,
-            lambda: self.engine.correlate_message(message, variables=values, all=all_),
+            lambda: self.engine.runtime_service.correlate_message(
+                message, variables=values, all=all_
+            ),
             may_fail=True,
         )
         assert ok == (len(waiting) == 1 or (all_ and len(waiting) > 0)), (message, waiting)
@@ -444,14 +460,20 @@ class EngineMachine(RuleBasedStateMachine):
             if any(sub.event_name == signal for sub in s.subscriptions.values())
         ]
         self.touched.update(waiting)
-        self.command(None, lambda: self.engine.signal(signal, values), may_fail=False)
+        self.command(
+            None, lambda: self.engine.runtime_service.signal(signal, values), may_fail=False
+        )
         self.written.update(waiting)
 
     @precondition(lambda self: any(True for _ in self.active()))
     @rule(data=st.data())
     def delete_instance(self, data: st.DataObject) -> None:
         pid, _state = data.draw(st.sampled_from(list(self.active())), label="instance")
-        self.command(pid, lambda: self.engine.delete_process_instance(pid, "test"), may_fail=False)
+        self.command(
+            pid,
+            lambda: self.engine.runtime_service.delete_process_instance(pid, "test"),
+            may_fail=False,
+        )
         state = self.live(pid)
         assert state.status == "EXTERNALLY_TERMINATED"
         assert not state.tasks and not state.external_tasks and not state.executions
@@ -470,19 +492,19 @@ class EngineMachine(RuleBasedStateMachine):
         engine = self.engine
         action: Callable[[], object]
         if kind == "invalid value" and not state.ended:
-            action = partial(engine.set_variables, pid, {name: value})
+            action = partial(engine.runtime_service.set_variables, pid, {name: value})
         elif kind == "not a receive task" and not state.ended:
             waiting = {e for p, e in self.waiting_receives() if p == pid}
             others = [e for e in state.executions if e not in waiting]
             if not others:
                 return
             execution_id = data.draw(st.sampled_from(others), label="execution")
-            action = partial(engine.trigger, execution_id)
+            action = partial(engine.runtime_service.trigger, execution_id)
         elif kind == "stale task" and self.gone_tasks:
             task_id = data.draw(st.sampled_from(self.gone_tasks), label="task")
             action = partial(engine.complete_task, task_id)
         elif state.ended:
-            action = partial(engine.set_variables, pid, {"s": 1})
+            action = partial(engine.runtime_service.set_variables, pid, {"s": 1})
         else:
             return
         assert not self.command(pid, action, may_fail=True), f"{kind}: not refused"
@@ -496,7 +518,9 @@ class EngineMachine(RuleBasedStateMachine):
     def execute_job(self, data: st.DataObject) -> None:
         """A job runs now, due or not (an operator's executeJob)."""
         pid, job_id = data.draw(st.sampled_from(self.jobs()), label="job")
-        self.command(pid, lambda: self.engine.execute_job(job_id), may_fail=False)
+        self.command(
+            pid, lambda: self.engine.management_service.execute_job(job_id), may_fail=False
+        )
 
     @rule()
     def run_due_jobs(self) -> None:
@@ -575,12 +599,12 @@ class EngineMachine(RuleBasedStateMachine):
         }, f"instance {pid}: open user tasks differ from the live state"
         externals = {
             (x.id, x.activity_id, x.worker_id, x.retries)
-            for x in engine.external_tasks(process_instance_id=pid)
+            for x in engine.external_task_service.external_tasks(process_instance_id=pid)
         }
         assert externals == {
             (x.id, x.activity_id, x.worker_id, x.retries) for x in state.external_tasks.values()
         }, f"instance {pid}: external tasks differ from the live state"
-        assert {e.id for e in engine.executions(pid)} == set(state.executions)
+        assert {e.id for e in engine.runtime_service.executions(pid)} == set(state.executions)
         if state.ended:
             return
         for ai in state.activity_instances.values():
@@ -738,9 +762,9 @@ def test_fetch_and_lock_with_a_long_variable(fresh_engine: Engine) -> None:
     to fail with TypeError while writing the command log)."""
     fresh_engine.deploy(LONG_BEFORE_EXTERNAL)
     pid = fresh_engine.start_process_instance("proc0", {"x": 3, "n": 0}).id
-    [task] = fresh_engine.fetch_and_lock("w1", {TOPIC: 1000}, 2)
+    [task] = fresh_engine.external_task_service.fetch_and_lock("w1", {TOPIC: 1000}, 2)
     assert task.variables == {"x": 3, "n": 1}
-    fresh_engine.complete_external_task(task.id, "w1")
+    fresh_engine.external_task_service.complete(task.id, "w1")
     assert fresh_engine.replay(pid).status == "COMPLETED"
     assert fresh_engine.verify().problems == []
 
@@ -752,7 +776,7 @@ def test_non_finite_double_survives_replay(fresh_engine: Engine, value: float) -
     fresh_engine.deploy(RECEIVE_ONLY)
     pid = fresh_engine.start_process_instance("proc0").id
     with contextlib.suppress(FlowledgerError):  # refusing the value would be fine too
-        fresh_engine.set_variables(pid, {"d": value})
+        fresh_engine.runtime_service.set_variables(pid, {"d": value})
     live = fresh_engine._repository.cache.get(pid)
     if live is not None:  # compared as bytes: nan != nan
         assert encode_state(fresh_engine.replay(pid)) == encode_state(live.state)
@@ -829,7 +853,7 @@ def test_a_second_node_fetches_a_task_the_first_created(two_nodes: tuple[Engine,
     a, b = two_nodes
     a.deploy(RECEIVE_THEN_EXTERNAL)
     pid = a.start_process_instance("proc0").id
-    b.set_variables(pid, {"s": 1})  # node B caches the instance
-    a.trigger(pid)  # node A moves it on to the external task: B's cache is stale
-    assert len(b.external_tasks(process_instance_id=pid)) == 1
-    assert len(b.fetch_and_lock("w1", {TOPIC: 1000}, 1)) == 1
+    b.runtime_service.set_variables(pid, {"s": 1})  # node B caches the instance
+    a.runtime_service.trigger(pid)  # node A moves it on to the external task: B's cache is stale
+    assert len(b.external_task_service.external_tasks(process_instance_id=pid)) == 1
+    assert len(b.external_task_service.fetch_and_lock("w1", {TOPIC: 1000}, 1)) == 1

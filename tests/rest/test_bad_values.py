@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from flowledger.core.limits import MAX_JSON_NESTING, MAX_LIST_FILTER, MAX_VARIABLES_PER_COMMAND
-from flowledger.projections.search.runtime import ProcessInstanceQuery
+from flowledger.projections.queries.runtime import ProcessInstanceQuery
 from flowledger.rest.errors import RestError
 from flowledger.rest.params import query_from_params
 from flowledger.rest.variables import VariableValueDto, check_decoded_size
@@ -118,8 +118,8 @@ def test_a_claim_by_a_user_id_the_column_cannot_hold_is_refused(
     rest: LiveServer, models: None
 ) -> None:
     instance = rest.engine.start_process_instance("restPiWait")
-    execution = rest.engine.executions(instance.id)[-1].id
-    rest.engine.trigger(execution)
+    execution = rest.engine.runtime_service.executions(instance.id)[-1].id
+    rest.engine.runtime_service.trigger(execution)
     [task] = rest.engine.tasks(process_instance_id=instance.id)
     claim = f"/task/{task.id}/claim"
     refused(rest, lambda: rest.client.post(claim, json={"userId": "u" * 256}), "userId", "255")

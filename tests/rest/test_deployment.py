@@ -10,7 +10,6 @@ from typing import Any
 import httpx
 import pytest
 
-from flowledger import Engine
 from flowledger.rest.formats import format_date
 from tests.support import BPMN_DIR
 
@@ -116,7 +115,9 @@ def test_create_answers_the_deployment_with_its_definitions(rest: LiveServer) ->
     assert definition["suspended"] is False
     assert definition["startableInTasklist"] is True
     # The engine knows the definition: it can start it.
-    assert [d.id for d in rest.engine.process_definitions(key)] == [definition_id]
+    assert [d.id for d in rest.engine.repository_service.process_definitions(key)] == [
+        definition_id
+    ]
 
 
 def test_a_resource_that_is_not_bpmn_is_deployed_without_definitions(rest: LiveServer) -> None:
@@ -430,13 +431,7 @@ def test_a_resource_of_another_deployment_is_404(rest: LiveServer) -> None:
 
 # -- DELETE /deployment/{id} ----------------------------------------------------------------------
 
-needs_delete = pytest.mark.skipif(
-    not hasattr(Engine, "delete_deployment"),
-    reason="Engine.delete_deployment(deployment_id, *, cascade=False) is not in core/engine.py yet",
-)
 
-
-@needs_delete
 def test_delete_removes_the_deployment_and_its_definitions(rest: LiveServer) -> None:
     key = unique("deleted").replace("-", "_")
     body = created(rest, [("review.bpmn", review_model(key))])
@@ -447,10 +442,9 @@ def test_delete_removes_the_deployment_and_its_definitions(rest: LiveServer) -> 
     assert response.content == b""
     assert rest.client.get(f"/deployment/{body['id']}").status_code == 404
     assert rest.client.get(f"/process-definition/key/{key}").status_code == 404
-    assert rest.engine.process_definitions(key) == []
+    assert rest.engine.repository_service.process_definitions(key) == []
 
 
-@needs_delete
 def test_delete_without_cascade_keeps_a_deployment_with_running_instances(
     rest: LiveServer,
 ) -> None:
@@ -468,7 +462,6 @@ def test_delete_without_cascade_keeps_a_deployment_with_running_instances(
     assert rest.engine.tasks(process_instance_id=instance.id)
 
 
-@needs_delete
 def test_delete_with_cascade_removes_running_instances(rest: LiveServer) -> None:
     key = unique("cascade").replace("-", "_")
     body = created(rest, [("review.bpmn", review_model(key))])
@@ -488,7 +481,6 @@ def test_delete_an_unknown_deployment_is_404(rest: LiveServer) -> None:
     assert "no-such-deployment" in response.json()["message"]
 
 
-@needs_delete
 def test_delete_twice_is_404_the_second_time(rest: LiveServer) -> None:
     body = created(rest, [("a.txt", b"a")])
 

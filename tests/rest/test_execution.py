@@ -34,7 +34,11 @@ def nested(rest: LiveServer, variables: dict[str, Any] | None = None) -> views.P
 
 
 def token_at(rest: LiveServer, instance_id: str, activity_id: str) -> str:
-    return next(e.id for e in rest.engine.executions(instance_id) if e.activity_id == activity_id)
+    return next(
+        e.id
+        for e in rest.engine.runtime_service.executions(instance_id)
+        if e.activity_id == activity_id
+    )
 
 
 def ids(response: Any) -> list[str]:
@@ -53,7 +57,7 @@ def test_list_answers_the_executions_of_an_instance(rest: LiveServer) -> None:
     found = response.json()
     assert all(set(dto) == EXECUTION_FIELDS for dto in found)
     assert sorted(d["id"] for d in found) == sorted(
-        e.id for e in rest.engine.executions(instance.id)
+        e.id for e in rest.engine.runtime_service.executions(instance.id)
     )
     assert len(found) == 4
     assert all(d["processInstanceId"] == instance.id for d in found)
@@ -93,7 +97,7 @@ def test_list_filters(rest: LiveServer) -> None:
 def test_variable_filters_local_and_of_the_process(rest: LiveServer) -> None:
     instance = nested(rest, {"region": "north"})
     at_a = token_at(rest, instance.id, "checkA")
-    rest.engine.set_variables(at_a, {"mine": 7}, local=True)
+    rest.engine.runtime_service.set_variables(at_a, {"mine": 7}, local=True)
     get = rest.client.get
     base = {"processInstanceId": instance.id}
     # `variables` are the execution's own; the instance's are not the tokens' own.
@@ -111,7 +115,7 @@ def test_variable_filters_local_and_of_the_process(rest: LiveServer) -> None:
 def test_sorting_paging_and_counting(rest: LiveServer) -> None:
     instance = nested(rest)
     base = {"processInstanceId": instance.id}
-    every = sorted(e.id for e in rest.engine.executions(instance.id))
+    every = sorted(e.id for e in rest.engine.runtime_service.executions(instance.id))
     page = rest.client.get(
         "/execution",
         params={
@@ -203,7 +207,7 @@ def test_signal_moves_a_receive_task_on_with_its_variables(rest: LiveServer) -> 
     assert response.content == b""
     [task] = rest.engine.tasks(process_instance_id=instance.id)
     assert task.task_definition_key == "review"
-    assert rest.engine.get_variables(instance.id) == {"approved": True}
+    assert rest.engine.runtime_service.get_variables(instance.id) == {"approved": True}
 
 
 @pytest.mark.usefixtures("models")
@@ -258,7 +262,7 @@ def test_local_variables_of_an_execution(rest: LiveServer) -> None:
     # Only the execution's own variables, not the instance's it can see.
     assert listed.json() == {"score": {"value": 3, "type": "Short", "valueInfo": {}}}
     assert rest.client.get(f"{base}/score").json() == {"value": 3, "type": "Short", "valueInfo": {}}
-    assert rest.engine.get_variables(instance.id) == {"shared": "yes"}
+    assert rest.engine.runtime_service.get_variables(instance.id) == {"shared": "yes"}
     assert rest.client.delete(f"{base}/score").status_code == 204
     assert rest.client.get(base).json() == {}
 
@@ -267,12 +271,12 @@ def test_local_variables_of_an_execution(rest: LiveServer) -> None:
 def test_post_local_modifications_and_deletions(rest: LiveServer) -> None:
     instance = nested(rest)
     at_b = token_at(rest, instance.id, "checkB")
-    rest.engine.set_variables(at_b, {"old": 1}, local=True)
+    rest.engine.runtime_service.set_variables(at_b, {"old": 1}, local=True)
     body = {"modifications": {"note": {"value": "hi"}}, "deletions": ["old"]}
     response = rest.client.post(f"/execution/{at_b}/localVariables", json=body)
     assert response.status_code == 204
-    assert rest.engine.get_variables(at_b, local=True) == {"note": "hi"}
-    assert "note" not in rest.engine.get_variables(instance.id)
+    assert rest.engine.runtime_service.get_variables(at_b, local=True) == {"note": "hi"}
+    assert "note" not in rest.engine.runtime_service.get_variables(instance.id)
 
 
 @pytest.mark.usefixtures("models")
@@ -298,7 +302,9 @@ def test_local_variable_errors(rest: LiveServer) -> None:
 def test_binary_data_of_a_local_variable(rest: LiveServer) -> None:
     instance = nested(rest)
     at_a = token_at(rest, instance.id, "checkA")
-    rest.engine.set_variables(at_a, {"blob": b"\x00data\xff", "text": "t"}, local=True)
+    rest.engine.runtime_service.set_variables(
+        at_a, {"blob": b"\x00data\xff", "text": "t"}, local=True
+    )
     response = rest.client.get(f"/execution/{at_a}/localVariables/blob/data")
     assert response.status_code == 200
     assert response.content == b"\x00data\xff"

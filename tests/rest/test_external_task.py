@@ -81,7 +81,7 @@ def start(
     instance = rest.engine.start_process_instance(
         key, {"topic": topic, **variables}, business_key=business_key
     )
-    (task,) = rest.engine.external_tasks(process_instance_id=instance.id)
+    (task,) = rest.engine.external_task_service.external_tasks(process_instance_id=instance.id)
     return task.id
 
 
@@ -442,9 +442,11 @@ def test_a_task_deleted_by_another_node_while_it_was_locked_is_left_out(
     kept = start(rest, topic)
     # a failure report gives both error details, which the answer reads after the lock
     for task_id in (doomed, kept):
-        locked_now = rest.engine.fetch_and_lock("w", {topic: 60_000}, task_ids=[task_id])
+        locked_now = rest.engine.external_task_service.fetch_and_lock(
+            "w", {topic: 60_000}, task_ids=[task_id]
+        )
         assert [t.id for t in locked_now] == [task_id]
-        rest.engine.handle_external_task_failure(
+        rest.engine.external_task_service.handle_failure(
             task_id, "w", "boom", error_details="trace", retries=1, retry_timeout=0
         )
     doomed_instance = instance_of(rest, doomed)
@@ -452,7 +454,7 @@ def test_a_task_deleted_by_another_node_while_it_was_locked_is_left_out(
 
     def deleted_meanwhile(engine: Engine, task_id: str) -> str | None:
         if task_id == doomed:
-            rest.engine.delete_process_instance(doomed_instance, "by another node")
+            rest.engine.runtime_service.delete_process_instance(doomed_instance, "by another node")
         return real(engine, task_id)
 
     monkeypatch.setattr(Engine, "external_task_error_details", deleted_meanwhile)
@@ -478,7 +480,7 @@ def test_complete_continues_the_process_with_the_variables(rest: LiveServer, top
     assert response.status_code == 204
     assert response.content == b""
     assert open_user_tasks(rest, task_id, instance_id) == ["After work"]
-    assert rest.engine.get_variables(instance_id)["charged"] is True
+    assert rest.engine.runtime_service.get_variables(instance_id)["charged"] is True
     assert rest.client.get(f"/external-task/{task_id}").status_code == 404
 
 
@@ -557,7 +559,7 @@ def test_failure_sets_the_variables_it_carries(rest: LiveServer, topic: str) -> 
         },
     )
     assert response.status_code == 204, response.text
-    assert rest.engine.get_variables(instance_id)["attempts"] == 1
+    assert rest.engine.runtime_service.get_variables(instance_id)["attempts"] == 1
     again = locked(rest, "w", topic)
     assert again["variables"]["attempts"] == {"value": 1, "type": "Integer", "valueInfo": {}}
     assert again["variables"]["lastError"]["value"] == "timeout"
@@ -603,7 +605,7 @@ def test_bpmn_error_takes_the_boundary_path(rest: LiveServer, topic: str) -> Non
     )
     assert response.status_code == 204
     assert open_user_tasks(rest, task_id, instance_id) == ["Fix it"]
-    assert rest.engine.get_variables(instance_id)["reason"] == "card"
+    assert rest.engine.runtime_service.get_variables(instance_id)["reason"] == "card"
 
 
 def test_bpmn_error_needs_an_error_code(rest: LiveServer, topic: str) -> None:

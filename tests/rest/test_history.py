@@ -332,17 +332,17 @@ def world(rest: LiveServer, clock: ControllableClock) -> World:
         "order-2",
     ).id
     task_b = only_task(engine, b)
-    engine.set_task_variables(task_b, {"flag": "urgent"}, local=True)
+    engine.task_service.set_variables(task_b, {"flag": "urgent"}, local=True)
     clock.set(T0.replace(hour=12))
     engine.complete_task(task_a, {"approved": True})
-    engine.set_variables(b, {"customer": "Globex Corp", "note": "temporary"})
-    engine.remove_variables(b, ["note"])
+    engine.runtime_service.set_variables(b, {"customer": "Globex Corp", "note": "temporary"})
+    engine.runtime_service.remove_variables(b, ["note"])
     clock.set(T0.replace(hour=13))
     c = engine.start_process_instance(
         "restHistOrder", {"reviewer": "fozzie", "priority": 50, "due": None}, "order-3"
     ).id
     task_c = only_task(engine, c)
-    engine.delete_process_instance(c, "cancelled by test")
+    engine.runtime_service.delete_process_instance(c, "cancelled by test")
     return World(a, b, c, task_a, task_b, task_c)
 
 
@@ -584,7 +584,7 @@ def test_delete_historic_process_instance(rest: LiveServer, world: World) -> Non
     instance = engine.start_process_instance(
         "restHistOrder", {"reviewer": "gonzo", "priority": 1, "due": None}, "scratch"
     ).id
-    engine.delete_process_instance(instance, "done with it")
+    engine.runtime_service.delete_process_instance(instance, "done with it")
     assert rest.client.get(f"/history/process-instance/{instance}").status_code == 200
 
     response = rest.client.delete(f"/history/process-instance/{instance}")

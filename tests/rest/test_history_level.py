@@ -32,6 +32,6 @@ def test_a_default_server_keeps_audit_history(tmp_path: Path) -> None:
         assert details.status_code == 200
         assert details.json() == []
 
-        engine.set_history_level("full")
+        engine.history_service.set_history_level("full")
         details = rest.client.get("/history/detail", params={"processInstanceId": pi.id}).json()
         assert [(d["variableName"], d["value"]) for d in details] == [("n", 1), ("n", 2)]

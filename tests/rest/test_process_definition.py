@@ -252,7 +252,7 @@ def test_a_tenant_is_unknown(rest: LiveServer) -> None:
     for response in (one, xml, start):
         assert response.status_code == 404
         assert "acme" in response.json()["message"]
-    assert rest.engine.historic_process_instances(process_definition_key=key) == []
+    assert rest.engine.history_service.historic_process_instances(process_definition_key=key) == []
 
 
 def test_xml_is_the_deployed_resource(rest: LiveServer) -> None:
@@ -306,7 +306,10 @@ def test_start_by_key_as_pycamunda_sends_it(rest: LiveServer) -> None:
     # The engine runs it: both parallel tasks wait, the variables are set.
     tasks = rest.engine.tasks(process_instance_id=body["id"])
     assert sorted(t.task_definition_key for t in tasks) == ["read", "sign"]
-    assert rest.engine.get_variables(body["id"]) == {"amount": 42, "customer": "ACME"}
+    assert rest.engine.runtime_service.get_variables(body["id"]) == {
+        "amount": 42,
+        "customer": "ACME",
+    }
 
 
 def test_start_by_id_starts_that_version(rest: LiveServer) -> None:
@@ -318,7 +321,7 @@ def test_start_by_id_starts_that_version(rest: LiveServer) -> None:
 
     assert response.status_code == 200, response.text
     assert response.json()["definitionId"] == first["id"]
-    instance = rest.engine.process_instance(response.json()["id"])
+    instance = rest.engine.runtime_service.process_instance(response.json()["id"])
     assert instance is not None
     assert instance.definition_id == first["id"]
 
@@ -359,7 +362,7 @@ def test_an_instance_that_ends_at_once_answers_ended_with_its_variables(
     body = response.json()
     assert body["ended"] is True
     assert body["variables"] == {"size": {"value": 3, "type": "Long", "valueInfo": {}}}
-    [historic] = rest.engine.historic_process_instances(process_definition_key=key)
+    [historic] = rest.engine.history_service.historic_process_instances(process_definition_key=key)
     assert historic.state == "COMPLETED"
 
 
@@ -392,7 +395,7 @@ def test_start_refuses_invalid_bodies(rest: LiveServer, body: dict[str, Any], na
 
     assert response.status_code == 400, response.text
     assert named in response.json()["message"]
-    assert rest.engine.historic_process_instances(process_definition_key=key) == []
+    assert rest.engine.history_service.historic_process_instances(process_definition_key=key) == []
 
 
 def test_start_refuses_a_body_that_is_not_json(rest: LiveServer) -> None:
@@ -406,7 +409,7 @@ def test_start_refuses_a_body_that_is_not_json(rest: LiveServer) -> None:
     )
 
     assert response.status_code == 400
-    assert rest.engine.historic_process_instances(process_definition_key=key) == []
+    assert rest.engine.history_service.historic_process_instances(process_definition_key=key) == []
 
 
 # -- statistics -----------------------------------------------------------------------------------
@@ -473,7 +476,7 @@ def test_statistics_count_failed_jobs_and_incidents(rest: LiveServer) -> None:
     for _ in range(2):
         rest.engine.start_process_instance(key)
     rest.engine.run_due_jobs()  # both fail three times: out of retries, an incident each
-    (definition,) = rest.engine.process_definitions(key)
+    (definition,) = rest.engine.repository_service.process_definitions(key)
 
     both = {"failedJobs": "true", "incidents": "true"}
     listed = rest.client.get("/process-definition/statistics", params=both).json()

@@ -60,7 +60,7 @@ def test_list_answers_camunda_process_instance_dtos(rest: LiveServer) -> None:
     assert response.status_code == 200
     [dto] = response.json()
     assert set(dto) == INSTANCE_FIELDS
-    definition = rest.engine.process_instance(instance_id)
+    definition = rest.engine.runtime_service.process_instance(instance_id)
     assert definition is not None
     assert dto == {
         "links": [],
@@ -94,11 +94,13 @@ def test_list_filters_by_ids_keys_and_definition(rest: LiveServer) -> None:
     assert set(ids(get("/process-instance", params=not_in))) == {first, second}
     like = {"businessKeyLike": bk[:-2] + "%"}
     assert set(ids(get("/process-instance", params=like))) == {first, second, other}
-    definition = rest.engine.process_instance(other)
+    definition = rest.engine.runtime_service.process_instance(other)
     assert definition is not None
     by_definition = {"businessKey": bk, "processDefinitionId": definition.definition_id}
     assert ids(get("/process-instance", params=by_definition)) == [other]
-    deployment_id = rest.engine.process_definitions("embeddedSubprocess")[0].deployment_id
+    deployment_id = rest.engine.repository_service.process_definitions("embeddedSubprocess")[
+        0
+    ].deployment_id
     by_deployment = {"businessKey": bk, "deploymentId": deployment_id}
     assert ids(get("/process-instance", params=by_deployment)) == [other]
 
@@ -135,7 +137,7 @@ def test_activity_id_in_finds_instances_waiting_there(rest: LiveServer) -> None:
     bk = key()
     waiting = start(rest, bk)
     reviewing = start(rest, bk)
-    rest.engine.trigger(reviewing)
+    rest.engine.runtime_service.trigger(reviewing)
     nested = rest.engine.start_process_instance("embeddedSubprocess", {}, bk).id
     get = rest.client.get
     assert ids(get("/process-instance", params={"businessKey": bk, "activityIdIn": "review"})) == [
@@ -304,7 +306,7 @@ def test_get_unknown_or_ended_instance_is_404(rest: LiveServer) -> None:
     assert response.json()["type"] == "InvalidRequestException"
     assert "no-such-instance" in response.json()["message"]
     instance_id = start(rest, key())
-    rest.engine.delete_process_instance(instance_id)
+    rest.engine.runtime_service.delete_process_instance(instance_id)
     assert rest.client.get(f"/process-instance/{instance_id}").status_code == 404
 
 
@@ -319,7 +321,7 @@ def test_delete_ends_the_instance(rest: LiveServer) -> None:
     assert response.status_code == 204
     assert response.content == b""
     assert rest.client.get(f"/process-instance/{instance_id}").status_code == 404
-    assert rest.engine.executions(instance_id) == []
+    assert rest.engine.runtime_service.executions(instance_id) == []
     assert rest.client.get("/process-instance/count", params={"businessKey": bk}).json() == {
         "count": 0
     }
@@ -405,9 +407,9 @@ def test_a_waiting_continuation_is_a_transition_instance_with_its_incident(
 </definitions>"""
     )
     instance = rest.engine.start_process_instance("asyncTree")
-    (job,) = rest.engine.jobs(process_instance_id=instance.id)
-    rest.engine.set_job_retries(job.id, 0)
-    (incident,) = rest.engine.incidents(process_instance_id=instance.id)
+    (job,) = rest.engine.management_service.jobs(process_instance_id=instance.id)
+    rest.engine.management_service.set_job_retries(job.id, 0)
+    (incident,) = rest.engine.runtime_service.incidents(process_instance_id=instance.id)
     root = rest.client.get(f"/process-instance/{instance.id}/activity-instances").json()
     assert root["childActivityInstances"] == []
     (transition,) = root["childTransitionInstances"]
@@ -496,12 +498,12 @@ def test_put_and_delete_one_variable(rest: LiveServer) -> None:
     path = f"/process-instance/{instance_id}/variables/amount"
     response = rest.client.put(path, json={"value": "42", "type": "Long", "valueInfo": None})
     assert response.status_code == 204
-    assert rest.engine.get_variables_typed(instance_id)["amount"] == (42, "Long")
+    assert rest.engine.runtime_service.get_variables_typed(instance_id)["amount"] == (42, "Long")
     untyped = rest.client.put(path, json={"value": 2.5})
     assert untyped.status_code == 204
-    assert rest.engine.get_variables_typed(instance_id)["amount"] == (2.5, "Double")
+    assert rest.engine.runtime_service.get_variables_typed(instance_id)["amount"] == (2.5, "Double")
     assert rest.client.delete(path).status_code == 204
-    assert "amount" not in rest.engine.get_variables(instance_id)
+    assert "amount" not in rest.engine.runtime_service.get_variables(instance_id)
     # Deleting what is not there is no error, as in Camunda.
     assert rest.client.delete(path).status_code == 204
 
@@ -516,7 +518,7 @@ def test_put_invalid_value_is_400_and_changes_nothing(rest: LiveServer) -> None:
     assert rest.client.put(path, json={"value": 1, "type": "NoSuchType"}).status_code == 400
     assert rest.client.put(path, json={"value": [1]}).status_code == 204  # a list is Json
     assert rest.client.put(path, json="not an object").status_code == 400
-    assert rest.engine.get_variables_typed(instance_id)["amount"] == ([1], "Json")
+    assert rest.engine.runtime_service.get_variables_typed(instance_id)["amount"] == ([1], "Json")
 
 
 @pytest.mark.usefixtures("models")
@@ -528,7 +530,7 @@ def test_post_modifications_and_deletions(rest: LiveServer) -> None:
     }
     response = rest.client.post(f"/process-instance/{instance_id}/variables", json=body)
     assert response.status_code == 204
-    assert rest.engine.get_variables(instance_id) == {"keep": 2, "new": True}
+    assert rest.engine.runtime_service.get_variables(instance_id) == {"keep": 2, "new": True}
 
 
 @pytest.mark.usefixtures("models")
@@ -540,7 +542,7 @@ def test_post_with_an_invalid_modification_writes_nothing(rest: LiveServer) -> N
     }
     response = rest.client.post(f"/process-instance/{instance_id}/variables", json=body)
     assert response.status_code == 400
-    assert rest.engine.get_variables(instance_id) == {"old": "x"}
+    assert rest.engine.runtime_service.get_variables(instance_id) == {"old": "x"}
 
 
 @pytest.mark.usefixtures("models")
@@ -572,7 +574,7 @@ def test_nul_characters_are_refused_not_a_database_error(rest: LiveServer) -> No
     assert rest.client.post("/process-instance/count", json=body).status_code == 400
     put = rest.client.put(f"/process-instance/{instance_id}/variables/word", json={"value": "\x00"})
     assert put.status_code == 400
-    assert "word" not in rest.engine.get_variables(instance_id)
+    assert "word" not in rest.engine.runtime_service.get_variables(instance_id)
     assert rest.client.get("/process-instance/a%00b").status_code == 404
     assert rest.client.get("/process-instance/a%00b/variables").status_code == 404
     assert rest.client.delete("/process-instance/a%00b").status_code == 404

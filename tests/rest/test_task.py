@@ -281,7 +281,7 @@ def test_task_id_and_activity_instance_filters(
     both = rest.client.get("/task", params={"taskIdIn": f"{filter_tasks['A']},{task_id}"})
     assert sorted(letters(both.json(), filter_tasks)) == ["A", "B"]
     task = rest.client.get(f"/task/{task_id}").json()
-    tree = rest.engine.activity_instance_tree(task["processInstanceId"])
+    tree = rest.engine.runtime_service.activity_instance_tree(task["processInstanceId"])
     [activity_instance] = [a.id for a in tree.child_activity_instances if a.activity_id == "work"]
     found = rest.client.get("/task", params={"activityInstanceIdIn": activity_instance}).json()
     assert [t["id"] for t in found] == [task_id]
@@ -446,7 +446,7 @@ def test_complete_moves_the_instance_on_and_stores_the_variables(
     assert rest.client.get(f"/task/{task_id}").status_code == 404
     [following] = rest.client.get("/task", params={"processInstanceId": instance_id}).json()
     assert following["taskDefinitionKey"] == "serve"
-    assert rest.engine.get_variables(instance_id)["dish"] == "soup"
+    assert rest.engine.runtime_service.get_variables(instance_id)["dish"] == "soup"
 
 
 def test_complete_with_variables_in_return_answers_the_instance_variables(
@@ -472,7 +472,7 @@ def test_complete_with_variables_in_return_answers_the_instance_variables(
     assert variables["tip"] == {"value": 2.5, "type": "Double", "valueInfo": {}}
     assert variables["dish"]["value"] == "soup"
     assert variables["table"]["value"] == 4
-    assert rest.engine.process_instance(instance_id).ended  # type: ignore[union-attr]
+    assert rest.engine.runtime_service.process_instance(instance_id).ended  # type: ignore[union-attr]
 
 
 def test_complete_unknown_task_is_a_404(rest: LiveServer) -> None:
@@ -499,7 +499,7 @@ def test_submit_form_completes_the_task(rest: LiveServer, steps: None) -> None:
     response = rest.client.post(f"/task/{task_id}/submit-form", json=body)
     assert response.status_code == 204
     assert rest.client.get(f"/task/{task_id}").status_code == 404
-    assert rest.engine.get_variables(instance_id)["approved"] is True
+    assert rest.engine.runtime_service.get_variables(instance_id)["approved"] is True
     assert rest.client.post("/task/no-such-task/submit-form", json={}).status_code == 404
     assert_invalid(
         rest.client.post(f"/task/{task_id}/submit-form", json={"variables": {"x": 5}}), "x"
@@ -563,7 +563,7 @@ def test_pycamunda_lists_claims_and_completes_a_task(rest: LiveServer, steps: No
     complete.add_variable("dish", "soup")
     variables = complete()
     assert variables["dish"].value == "soup"
-    assert rest.engine.get_variables(instance_id) == {"dish": "soup"}
+    assert rest.engine.runtime_service.get_variables(instance_id) == {"dish": "soup"}
 
 
 # -- identity links -----------------------------------------------------------------------------
@@ -620,7 +620,7 @@ def test_task_variables_see_the_instance_and_local_variables_only_the_task(
     local = rest.client.get(f"/task/{task_id}/localVariables").json()
     assert local == {"note": {"value": "no salt", "type": "String", "valueInfo": {}}}
     # A non-local write lands on the instance; a local one stays on the task.
-    assert rest.engine.get_variables(instance_id) == {"dish": "soup", "table": 4}
+    assert rest.engine.runtime_service.get_variables(instance_id) == {"dish": "soup", "table": 4}
 
 
 def test_one_task_variable_get_and_delete(rest: LiveServer, steps: None) -> None:
@@ -630,7 +630,7 @@ def test_one_task_variable_get_and_delete(rest: LiveServer, steps: None) -> None
     assert one.json() == {"value": 4, "type": "Integer", "valueInfo": {}}
     assert_invalid(rest.client.get(f"/task/{task_id}/localVariables/table"), "table", status=404)
     assert rest.client.delete(f"/task/{task_id}/variables/table").status_code == 204
-    assert "table" not in rest.engine.get_variables(instance_id)
+    assert "table" not in rest.engine.runtime_service.get_variables(instance_id)
     assert_invalid(rest.client.get(f"/task/{task_id}/variables/table"), "table", status=404)
 
 
@@ -640,7 +640,7 @@ def test_local_variable_delete_leaves_instance_variables(rest: LiveServer, steps
     assert rest.client.get(f"/task/{task_id}/variables/table").json()["value"] == 9
     assert rest.client.delete(f"/task/{task_id}/localVariables/table").status_code == 204
     assert rest.client.get(f"/task/{task_id}/variables/table").json()["value"] == 4
-    assert rest.engine.get_variables(instance_id) == {"table": 4}
+    assert rest.engine.runtime_service.get_variables(instance_id) == {"table": 4}
 
 
 def test_post_variables_applies_modifications_then_deletions(rest: LiveServer, steps: None) -> None:
@@ -650,7 +650,11 @@ def test_post_variables_applies_modifications_then_deletions(rest: LiveServer, s
         "deletions": ["old"],
     }
     assert rest.client.post(f"/task/{task_id}/variables", json=body).status_code == 204
-    assert rest.engine.get_variables(instance_id) == {"dish": "soup", "guests": 3, "table": 4}
+    assert rest.engine.runtime_service.get_variables(instance_id) == {
+        "dish": "soup",
+        "guests": 3,
+        "table": 4,
+    }
     local = {"modifications": {"note": {"value": "window seat"}}}
     assert rest.client.post(f"/task/{task_id}/localVariables", json=local).status_code == 204
     assert set(rest.client.get(f"/task/{task_id}/localVariables").json()) == {"note"}

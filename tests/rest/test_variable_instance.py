@@ -130,15 +130,15 @@ def test_values_of_every_type(rest: LiveServer) -> None:
 @pytest.mark.usefixtures("models")
 def test_filters_by_name_scope_and_activity_instance(rest: LiveServer) -> None:
     instance = rest.engine.start_process_instance("embeddedSubprocess", {"top": 1}, "vi-scopes")
-    tokens = {e.activity_id: e for e in rest.engine.executions(instance.id)}
+    tokens = {e.activity_id: e for e in rest.engine.runtime_service.executions(instance.id)}
     at_a = tokens["checkA"]
-    rest.engine.set_variables(at_a.id, {"tokenVar": "a"}, local=True)
+    rest.engine.runtime_service.set_variables(at_a.id, {"tokenVar": "a"}, local=True)
     [task] = [
         t
         for t in rest.engine.tasks(process_instance_id=instance.id)
         if t.task_definition_key == "checkB"
     ]
-    rest.engine.set_task_variables(task.id, {"taskVar": "b"}, local=True)
+    rest.engine.task_service.set_variables(task.id, {"taskVar": "b"}, local=True)
     everything = listed(rest, instance.id, sortBy="variableName", sortOrder="asc")
     assert names(everything) == ["taskVar", "tokenVar", "top"]
     by_name = {v["name"]: v for v in everything}
@@ -282,7 +282,7 @@ def test_binary_data(rest: LiveServer) -> None:
 def test_removed_variables_disappear(rest: LiveServer) -> None:
     instance = start(rest, {"gone": 1, "stays": 2})
     gone_id = next(v["id"] for v in listed(rest, instance.id) if v["name"] == "gone")
-    rest.engine.remove_variables(instance.id, ["gone"])
+    rest.engine.runtime_service.remove_variables(instance.id, ["gone"])
     assert names(listed(rest, instance.id)) == ["stays"]
     assert rest.client.get(f"/variable-instance/{gone_id}").status_code == 404
 

@@ -310,7 +310,7 @@ def test_populated_database_row_counts_only_what_the_run_added(
         shutil.copyfile(cached, path)
         with Engine(f"sqlite:///{path}") as engine:
             assert engine.history_level == level
-            assert len(engine.historic_process_instances(finished=True)) == finished
+            assert len(engine.history_service.historic_process_instances(finished=True)) == finished
     if PEER_MISSING is None:
         peer_db = cache_dir / f"{populated.peer_key(finished, active)}.db"
         with closing(sqlite3.connect(peer_db)) as conn:
@@ -546,7 +546,7 @@ def test_shipped_models_deploy(tmp_path: Path) -> None:
     with Engine(f"sqlite:///{tmp_path / 'models.db'}") as engine:
         for name in ("linear10", "usertask_gateway", "parallel", "mi50"):
             engine.deploy(MODELS_DIR / f"{name}.bpmn")
-        assert len(engine.process_definitions()) == 4
+        assert len(engine.repository_service.process_definitions()) == 4
 
 
 def test_the_decision_benchmark_table_decides_one_rule_per_input() -> None:

@@ -47,9 +47,9 @@ def test_an_option_after_the_subcommand_wins_over_one_before_it(
     main(["--db", a, "deploy", str(INVOICE), "--db", b, "--json"])
 
     with Engine(b) as engine:
-        assert [d.version for d in engine.process_definitions()] == [1, 2]
+        assert [d.version for d in engine.repository_service.process_definitions()] == [1, 2]
     with Engine(a) as engine:
-        assert engine.process_definitions() == []
+        assert engine.repository_service.process_definitions() == []
 
 
 def test_without_db_the_environment_applies(
@@ -61,7 +61,7 @@ def test_without_db_the_environment_applies(
     main(["deploy", str(INVOICE)])
 
     with Engine(url) as engine:
-        assert [d.key for d in engine.process_definitions()] == ["invoice"]
+        assert [d.key for d in engine.repository_service.process_definitions()] == ["invoice"]
 
 
 def test_json_and_allow_scripts_go_on_either_side(
@@ -111,7 +111,7 @@ def test_deploy_with_db_after_the_subcommand_writes_that_database(
 
     assert "invoice version 1" in capsys.readouterr().out
     with Engine(url) as engine:
-        assert [d.key for d in engine.process_definitions()] == ["invoice"]
+        assert [d.key for d in engine.repository_service.process_definitions()] == ["invoice"]
 
 
 def test_output_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:

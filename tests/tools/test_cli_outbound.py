@@ -46,7 +46,7 @@ def test_a_connector_model_is_refused_unless_the_connector_is_enabled(
         ["--db", db, "--connector", "http", "--http-allow", "api.example.com", "deploy", str(model)]
     )
     with Engine(db) as engine:
-        assert [d.key for d in engine.process_definitions()] == ["calling"]
+        assert [d.key for d in engine.repository_service.process_definitions()] == ["calling"]
 
 
 def test_the_outbound_settings_reach_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -152,7 +152,7 @@ ENGINE_SCRIPT = textwrap.dedent(
             engine.complete_task(task.id, {"approved": True})
         engine.flush_history()
         health = engine.history_health()
-        history = engine.historic_process_instances()
+        history = engine.history_service.historic_process_instances()
         print(len(history), history[0].business_key, health.mode, health.follower, health.lag)
     """
 )

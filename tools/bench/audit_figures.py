@@ -86,9 +86,9 @@ def _child(operation: str, path: str) -> None:
             report = engine.verify()
             found["problems"] = len(report.problems)
         elif operation == "head":
-            engine.head()
+            engine.audit_service.head()
         elif operation == "rebuild":
-            report_ = engine.rebuild()
+            report_ = engine.audit_service.rebuild()
             found["rows_written"] = report_.rows_written
         else:
             found.update(_replay(engine))
@@ -112,7 +112,7 @@ def _replay(engine: Any) -> dict[str, Any]:
     engine.deploy({"long.bpmn": LONG_MODEL})
     instance = engine.start_process_instance("long", {"n": 0})
     for i in range(LONG_INSTANCE_COMMANDS):
-        engine.set_variables(instance.id, {f"v{j}": i for j in range(10)})
+        engine.runtime_service.set_variables(instance.id, {f"v{j}": i for j in range(10)})
     recorded = engine.events(instance.id)
     figures: dict[str, Any] = {"instance_events": len(recorded)}
     for name, position in (
@@ -122,11 +122,11 @@ def _replay(engine: Any) -> dict[str, Any]:
         times = []
         for _ in range(5):
             started = time.perf_counter()
-            engine.state_at(instance.id, position=position)
+            engine.audit_service.state_at(instance.id, position=position)
             times.append(time.perf_counter() - started)
         figures[f"state_at_{name}_ms"] = round(statistics.median(times) * 1000, 1)
     started = time.perf_counter()
-    engine.timeline(instance.id)
+    engine.audit_service.timeline(instance.id)
     figures["timeline_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return figures
 

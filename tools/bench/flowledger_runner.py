@@ -204,7 +204,7 @@ def wait_for_history(engine: Engine, finished: int) -> float:
         flush()
         return time.perf_counter() - started
     deadline = started + HISTORY_CATCH_UP_TIMEOUT_S
-    while len(engine.historic_process_instances(finished=True)) < finished:
+    while len(engine.history_service.historic_process_instances(finished=True)) < finished:
         if time.perf_counter() > deadline:
             raise BenchError(
                 f"asynchronous history did not reach {finished} finished instances within "

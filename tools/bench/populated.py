@@ -3,7 +3,7 @@
 flowledger: the cold-start database (`cold_start.ensure_database`: N finished + M active
 `usertask_gateway` instances, history at `cold_start.COLD_HISTORY_LEVEL`), and for each other
 history level a copy whose history was rebuilt at that level from the log
-(`Engine.set_history_level`). The durable peer: a SQLite file of N + M workflow rows in
+(`history_service.set_history_level`). The durable peer: a SQLite file of N + M workflow rows in
 SpiffWorkflow's JSON (finished and waiting `usertask_gateway` workflows as its serializer writes
 them, active ones spread as in flowledger's). All are cached in the cache directory and never
 written again: every run works on a copy.
@@ -103,7 +103,7 @@ def set_history_level(path: Path, level: str) -> None:
     url = f"sqlite:///{path}"
     if callable(getattr(Engine, "set_history_level", None)):
         with Engine(url, sqlite_synchronous="OFF") as engine:
-            engine.set_history_level(level)
+            engine.history_service.set_history_level(level)
         return
     # An engine from before the level was recorded: one opened at `level` rebuilds at it.
     with Engine(url, sqlite_synchronous="OFF", history_level=level) as engine:

@@ -1,0 +1,122 @@
+"""flowledger's AuditService: the log as evidence. Recorded events, an instance's state at any
+position or moment, its timeline and the causes of an event; verification of log, states and
+tables against each other and the log's anchor; audit packages; rebuilds of the tables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from flowledger.core import audit_trail, views
+from flowledger.core.errors import InvalidValue
+from flowledger.core.state import InstanceState
+from flowledger.engine.audit.inspection import PointInTime
+from flowledger.engine.services.base import Service
+
+
+class AuditService(Service):
+    def events(self, process_instance_id: str) -> list[views.RecordedEvent]:
+        """Every recorded event of an instance (or deployment) stream, in order."""
+        return self._parts.audit.events(process_instance_id)
+
+    def replay(self, process_instance_id: str, until_position: int | None = None) -> InstanceState:
+        """The instance's state as it was right after the event at `until_position` (or now)."""
+        return self._parts.audit.replay(process_instance_id, until_position)
+
+    def state_at(
+        self,
+        process_instance_id: str,
+        *,
+        position: int | None = None,
+        moment: datetime | None = None,
+    ) -> PointInTime:
+        """The instance as it was after its last event at or before `position` (a log position)
+        or recorded at or before `moment`: the state, and where and when that event is. A
+        point beyond the log's end or before the instance began is refused (InvalidValue)."""
+        return self._parts.inspection.state_at(
+            process_instance_id, position=position, moment=moment
+        )
+
+    def timeline(self, process_instance_id: str) -> list[audit_trail.TimelineEntry]:
+        """What happened to the instance, step by step: when, at which activity, who did it
+        (actor and channel) and which variables changed. Read from the log, so it is complete
+        at every history level."""
+        return self._parts.inspection.timeline(process_instance_id)
+
+    def why(self, process_instance_id: str, position: int) -> list[audit_trail.Cause]:
+        """The command that wrote the event at `position`, then the command that created what
+        that one acted on (the task, job, subscription, ...), back to the instance's start."""
+        return self._parts.inspection.why(process_instance_id, position)
+
+    def verify(
+        self,
+        *,
+        expect_anchor: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        instance: str | None = None,
+    ) -> views.VerificationReport:
+        """Check the hash chains and the command log, replay every instance, rebuild every
+        projection into temporary tables and compare with the live state and tables. An empty
+        `problems` list means all agree; `anchor` is the digest of the log as read.
+
+        `expect_anchor`: an anchor an earlier `verify` reported (`POSITION:DIGEST`, kept
+        outside the database); the log up to that position must still digest to it.
+        `progress(commits done, commits in the log)` is called as the log is read.
+
+        `instance`: only that instance, quickly: its chain, its commands, its replay against
+        the state served, and its rows against a rebuild of its own commits (and its
+        deployment's). The log-wide checks (gaps, anchor) need the whole log."""
+        if instance is not None:
+            if expect_anchor is not None:
+                raise InvalidValue("an anchor covers the whole log: verify it without instance")
+            return self._parts.audit.verify_instance(instance)
+        return self._parts.audit.verify(expect_anchor, progress)
+
+    def export_instance(self, process_instance_id: str, path: str | Path) -> views.PackageSummary:
+        """Write the instance's audit package to `path`: its commits (and those of the instances
+        it called and of their deployments) with hashes and chain heads, their commands, the
+        definition files and this engine's version."""
+        return self._parts.packages.export(process_instance_id, Path(path))
+
+    def export_log(self, path: str | Path) -> views.PackageSummary:
+        """Write the whole log (every stream, every command) as one audit package: a backup
+        that loads into a fresh database of any kind, hashes intact."""
+        return self._parts.packages.export_log(Path(path))
+
+    def import_package(self, path: str | Path) -> views.PackageSummary:
+        """Load an audit package after checking every hash in it (nothing is written when one
+        fails), then rebuild the tables: the instance replays, shows its history and verifies
+        here as where it was exported. The log must end before the package's first position
+        (a fresh database); InvalidValue says what is wrong otherwise."""
+        return self._parts.packages.load(Path(path))
+
+    def head(self, progress: Callable[[int, int], None] | None = None) -> views.LogHead:
+        """The log's anchor now (`POSITION:DIGEST`): kept outside the database, a later
+        `verify(expect_anchor=...)` proves nothing up to it was rewritten since."""
+        return self._parts.audit.head(progress)
+
+    def rebuild(
+        self,
+        projection: str = "all",
+        *,
+        history_level: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        batch_events: int = 20_000,
+    ) -> views.RebuildReport:
+        """Rebuild the `runtime`, `history` or `all` projection tables from the log while
+        commands go on: into shadow tables in checkpointed batches (an interrupted rebuild goes
+        on from its checkpoint when run again with the same options), then swapped in, with the
+        commits that arrived meanwhile, in one transaction. The replaced rows stay in
+        `old_<table>` tables until `drop_old_tables()`. With `history_level`, history is built
+        at that level and the level recorded: raising it fills history for the past."""
+        return self._parts.rebuild.run(projection, history_level, progress, batch_events)
+
+    def drop_old_tables(self) -> list[str]:
+        """Drop the `old_<table>` copies the last rebuild kept; the names dropped."""
+        return self._parts.rebuild.drop_old()
+
+    def rebuild_projections(self) -> views.RebuildReport:
+        """Rewrite every ACT_* table from the log, in one transaction: for a schema change, or
+        tables someone edited by hand. Commands wait until it is done."""
+        return self._parts.audit.rebuild_projections()

@@ -1,0 +1,148 @@
+"""Camunda's TaskService: open user tasks, their assignment and completion, and their
+variables (the task's own, and those it sees from its execution)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from flowledger.core import commands as cmd
+from flowledger.core import views
+from flowledger.core.errors import NotFound
+from flowledger.core.variables import StoredValue, from_stored
+from flowledger.engine.services.base import Caller, EngineParts, Service
+from flowledger.engine.services.runtime import RuntimeService
+from flowledger.projections.queries import reads
+
+
+class TaskService(Service):
+    def __init__(self, parts: EngineParts, caller: Caller, runtime: RuntimeService) -> None:
+        super().__init__(parts, caller)
+        self._runtime = runtime  # the variables a task sees from its execution
+
+    def tasks(self, **filters: Any) -> list[views.Task]:
+        """Open user tasks. Filters: process_instance_id, assignee, candidate_user,
+        candidate_group, candidate_groups, task_definition_key, name, unassigned, task_id,
+        include_assigned_tasks."""
+        with self._parts.db.read() as conn:
+            return reads.tasks(conn, **filters)
+
+    def task(self, task_id: str) -> views.Task:
+        found = self.tasks(task_id=task_id)
+        if not found:
+            raise NotFound("Task", task_id)
+        return found[0]
+
+    def form_keys(self, tasks: Mapping[str, str]) -> dict[str, str | None]:
+        """Task id -> its `camunda:formKey` as evaluated when the task was created, for open tasks
+        given as {task id: process instance id}. No table holds it (Camunda resolves it from the
+        definition on request): it is in the instance's state, cached for active instances."""
+        streams = self._parts.streams
+        wanted: dict[str, list[str]] = {}
+        for task_id, instance_id in tasks.items():
+            wanted.setdefault(instance_id, []).append(task_id)
+        keys: dict[str, str | None] = {}
+        # Not under the engine lock (a task list would wait for a commit group): a command may
+        # evolve a state we hold in place, but a task's form key never changes once it exists,
+        # and one lookup in the task map sees the task either open or gone.
+        stale: dict[str, list[str]] = {}
+        for instance_id, task_ids in wanted.items():
+            # A cached state holding the task answers without a query, however old it is: the
+            # list came from the task table, and a task's form key never changes.
+            cached = streams.cache.peek(instance_id)
+            open_tasks = cached.state.tasks if cached is not None else {}
+            # One lookup per task: a command may be ending one of them meanwhile.
+            found = {t: task for t in task_ids if (task := open_tasks.get(t)) is not None}
+            if len(found) == len(task_ids):
+                keys.update((t, task.form_key) for t, task in found.items())
+            else:
+                stale[instance_id] = task_ids
+        if not stale:
+            return keys
+        with self._parts.db.read() as conn:
+            for instance_id, task_ids in stale.items():
+                loaded = streams.load_fresh(conn, instance_id)
+                open_tasks = loaded.state.tasks if loaded is not None else {}
+                for task_id in task_ids:
+                    task = open_tasks.get(task_id)
+                    keys[task_id] = task.form_key if task is not None else None
+        return keys
+
+    def complete(
+        self,
+        task_id: str,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        command = cmd.CompleteTask(task_id=task_id, variables=dict(variables or {}))
+        self._run(command, command_id, actor)
+
+    def claim(
+        self, task_id: str, user_id: str, *, command_id: str | None = None, actor: str | None = None
+    ) -> None:
+        self._run(cmd.ClaimTask(task_id=task_id, user_id=user_id), command_id, actor)
+
+    def unclaim(
+        self, task_id: str, *, command_id: str | None = None, actor: str | None = None
+    ) -> None:
+        self._run(cmd.UnclaimTask(task_id=task_id), command_id, actor)
+
+    def set_assignee(
+        self,
+        task_id: str,
+        user_id: str | None,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        self._run(cmd.SetAssignee(task_id=task_id, user_id=user_id), command_id, actor)
+
+    # -- variables -------------------------------------------------------------------------
+
+    def set_variables(
+        self,
+        task_id: str,
+        variables: Mapping[str, Any],
+        *,
+        local: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        command = cmd.SetVariables(task_id=task_id, variables=dict(variables), local=local)
+        self._run(command, command_id, actor)
+
+    def remove_variables(
+        self,
+        task_id: str,
+        names: Sequence[str],
+        *,
+        local: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Camunda's taskService.removeVariables / removeVariablesLocal. `local` removes the
+        task's own variables only; otherwise each name goes where the task sees it: the task's
+        own variable, else the innermost execution scope above the task that has it. Names
+        that are not there are ignored, as in Camunda."""
+        command = cmd.RemoveVariables(task_id=task_id, names=list(names), local=local)
+        self._run(command, command_id, actor)
+
+    def get_variable_values(self, task_id: str, *, local: bool = False) -> dict[str, StoredValue]:
+        """Variables of a task as stored: its own (task-local) ones, and unless `local` those
+        visible from its execution underneath."""
+        with self._parts.db.read() as conn:
+            task = reads.tasks(conn, task_id=task_id)
+            if not task:
+                raise NotFound("Task", task_id)
+            own = {n: v for n, v, _e, _t in reads.variable_rows(conn, task_id=task_id)}
+        if local:
+            return dict(sorted(own.items()))
+        merged = self._runtime.get_variable_values(task[0].execution_id)
+        merged.update(own)
+        return dict(sorted(merged.items()))
+
+    def get_variables(self, task_id: str, *, local: bool = False) -> dict[str, Any]:
+        values = self.get_variable_values(task_id, local=local)
+        return {n: from_stored(v) for n, v in values.items()}
