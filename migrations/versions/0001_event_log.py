@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.dialects import mysql
+
+from flowledger.migrations.ddl import BLOB, LONG_TEXT, TIMESTAMP
 
 revision = "0001_event_log"
 down_revision = None
@@ -17,9 +18,6 @@ branch_labels = None
 depends_on = None
 
 _position = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
-_timestamp = sa.DateTime().with_variant(mysql.DATETIME(fsp=3), "mysql", "mariadb")
-_long_text = sa.Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb")
-_blob = sa.LargeBinary().with_variant(mysql.LONGBLOB(), "mysql", "mariadb")
 
 # One row per event, for auditors who query single events in plain SQL.
 _EVENTS_VIEW = {
@@ -77,12 +75,12 @@ def upgrade() -> None:
         sa.Column("stream_id", sa.String(64), nullable=False),
         sa.Column("first_version", sa.Integer, nullable=False),
         sa.Column("last_version", sa.Integer, nullable=False),
-        sa.Column("events", _long_text, nullable=False),
+        sa.Column("events", LONG_TEXT, nullable=False),
         sa.Column("command_id", sa.String(64), nullable=False),
         sa.Column("command_type", sa.String(64), nullable=False),
         sa.Column("actor", sa.String(255)),
         sa.Column("causation_position", sa.BigInteger),
-        sa.Column("recorded_at", _timestamp, nullable=False),
+        sa.Column("recorded_at", TIMESTAMP, nullable=False),
         sa.Column("prev_hash", sa.String(64)),
         sa.Column("hash", sa.String(64), nullable=False),
         sa.UniqueConstraint("stream_id", "first_version", name="uq_event_log_stream_version"),
@@ -91,14 +89,14 @@ def upgrade() -> None:
         "command_log",
         sa.Column("command_id", sa.String(64), primary_key=True),
         sa.Column("command_type", sa.String(64), nullable=False),
-        sa.Column("payload", _long_text, nullable=False),
+        sa.Column("payload", LONG_TEXT, nullable=False),
         sa.Column("status", sa.String(16), nullable=False),
         sa.Column("reason", sa.Text),
-        sa.Column("result", _long_text),
+        sa.Column("result", LONG_TEXT),
         sa.Column("first_position", sa.BigInteger),
         sa.Column("last_position", sa.BigInteger),
         sa.Column("actor", sa.String(255)),
-        sa.Column("received_at", _timestamp, nullable=False),
+        sa.Column("received_at", TIMESTAMP, nullable=False),
     )
     log_head = op.create_table(
         "log_head",
@@ -112,8 +110,8 @@ def upgrade() -> None:
         sa.Column("version", sa.Integer, nullable=False),
         sa.Column("position", sa.BigInteger, nullable=False),
         sa.Column("state_schema", sa.Integer, nullable=False),
-        sa.Column("state", _blob, nullable=False),
-        sa.Column("created_at", _timestamp, nullable=False),
+        sa.Column("state", BLOB, nullable=False),
+        sa.Column("created_at", TIMESTAMP, nullable=False),
     )
     op.create_table(
         "projection_checkpoint",
@@ -121,7 +119,7 @@ def upgrade() -> None:
         sa.Column("position", sa.BigInteger, nullable=False),
         sa.Column("schema_version", sa.Integer, nullable=False),
         sa.Column("status", sa.String(16), nullable=False),
-        sa.Column("updated_at", _timestamp, nullable=False),
+        sa.Column("updated_at", TIMESTAMP, nullable=False),
     )
     dialect = op.get_bind().dialect.name
     op.execute(_EVENTS_VIEW["mysql" if dialect == "mariadb" else dialect])

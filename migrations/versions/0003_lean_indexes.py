@@ -16,8 +16,7 @@ Create Date: 2026-12-02
 
 from __future__ import annotations
 
-from alembic import op
-from sqlalchemy.sql.elements import quoted_name
+from flowledger.migrations.ddl import IndexSpec, create_indexes, drop_indexes
 
 revision = "0003_lean_indexes"
 down_revision = "0002_act_tables"
@@ -25,7 +24,7 @@ branch_labels = None
 depends_on = None
 
 # (index, table, columns) exactly as 0002 created them, so downgrade restores them.
-_DROPPED: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+_DROPPED: tuple[IndexSpec, ...] = (
     ("ACT_IDX_EXE_SUPER", "ACT_RU_EXECUTION", ("SUPER_EXEC_",)),
     ("ACT_IDX_EXE_PARENT", "ACT_RU_EXECUTION", ("PARENT_ID_",)),
     ("ACT_IDX_TASK_EXEC", "ACT_RU_TASK", ("EXECUTION_ID_",)),
@@ -64,15 +63,9 @@ _DROPPED: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 
-def _name(name: str) -> quoted_name:
-    return quoted_name(name, False)
-
-
 def upgrade() -> None:
-    for index, table, _columns in _DROPPED:
-        op.drop_index(_name(index), table_name=_name(table))
+    drop_indexes(_DROPPED)
 
 
 def downgrade() -> None:
-    for index, table, columns in _DROPPED:
-        op.create_index(_name(index), _name(table), [_name(c) for c in columns])
+    create_indexes(_DROPPED)

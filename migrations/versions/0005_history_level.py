@@ -16,36 +16,23 @@ Create Date: 2026-12-03
 
 from __future__ import annotations
 
-from typing import Any
-
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.sql.elements import quoted_name
+
+from flowledger.migrations.ddl import column, create_table, drop_table
 
 revision = "0005_history_level"
 down_revision = "0004_checkpoint_detail"
 branch_labels = None
 depends_on = None
 
-_MYSQL: dict[str, Any] = {
-    f"{dialect}_{option}": value
-    for dialect in ("mysql", "mariadb")
-    for option, value in (("engine", "InnoDB"), ("charset", "utf8mb4"), ("collate", "utf8mb4_bin"))
-}
-
-
-def _name(text: str) -> quoted_name:
-    return quoted_name(text, False)
-
 
 def upgrade() -> None:
-    table = op.create_table(
-        _name("ACT_GE_PROPERTY"),
-        sa.Column(_name("NAME_"), sa.String(64), primary_key=True),
-        sa.Column(_name("VALUE_"), sa.String(300)),
-        sa.Column(_name("REV_"), sa.Integer),
-        quote=False,
-        **_MYSQL,
+    table = create_table(
+        "ACT_GE_PROPERTY",
+        column("NAME_", sa.String(64), primary_key=True),
+        column("VALUE_", sa.String(300)),
+        column("REV_", sa.Integer),
     )
     conn = op.get_bind()
     written = conn.execute(sa.text("SELECT 1 FROM event_log LIMIT 1")).first()
@@ -54,4 +41,4 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.drop_table(_name("ACT_GE_PROPERTY"))
+    drop_table("ACT_GE_PROPERTY")

@@ -38,20 +38,16 @@ Create Date: 2026-12-03
 
 from __future__ import annotations
 
-import sqlalchemy as sa
-from alembic import op
-from sqlalchemy.sql.elements import TextClause, quoted_name
+from flowledger.migrations.ddl import IndexSpec, create_indexes, drop_indexes
 
 revision = "0006_list_indexes"
 down_revision = "0005_history_level"
 branch_labels = None
 depends_on = None
 
-Index = tuple[str, str, tuple[str, ...]]
-
 # (index, table, columns) as revision 0002 created them: recreated below under the same name,
 # with the columns their lists order by (or read) after Camunda's.
-_WIDENED: tuple[Index, ...] = (
+_WIDENED: tuple[IndexSpec, ...] = (
     ("ACT_IDX_HI_PRO_INST_END", "ACT_HI_PROCINST", ("END_TIME_",)),
     ("ACT_IDX_HI_PRO_INST_PROC_DEF_KEY", "ACT_HI_PROCINST", ("PROC_DEF_KEY_",)),
     ("ACT_IDX_TASK_ASSIGNEE", "ACT_RU_TASK", ("ASSIGNEE_",)),
@@ -61,7 +57,7 @@ _WIDENED: tuple[Index, ...] = (
 
 # (index, table, columns), each with the list it serves. Lists read newest first have their
 # sorted column descending; their ties stay ascending, as `Search.then` orders them.
-_LISTS: tuple[Index, ...] = (
+_LISTS: tuple[IndexSpec, ...] = (
     # /history/process-instance by startTime, finished or not (END_TIME_ answers the filter
     # from the index); not Camunda's ACT_IDX_HI_PRO_INST_PROC_TIME (START_TIME_, END_TIME_),
     # whose END_TIME_ would come between the start time and the id.
@@ -88,30 +84,11 @@ _LISTS: tuple[Index, ...] = (
 )
 
 
-def _name(name: str) -> quoted_name:
-    return quoted_name(name, False)
-
-
-def _column(spec: str) -> quoted_name | TextClause:
-    """A column of an index, `NAME_` or `NAME_ DESC` (unquoted either way)."""
-    return sa.text(spec) if spec.endswith(" DESC") else _name(spec)
-
-
-def _create(indexes: tuple[Index, ...]) -> None:
-    for index, table, columns in indexes:
-        op.create_index(_name(index), _name(table), [_column(c) for c in columns])
-
-
-def _drop(indexes: tuple[Index, ...]) -> None:
-    for index, table, _columns in indexes:
-        op.drop_index(_name(index), table_name=_name(table))
-
-
 def upgrade() -> None:
-    _drop(_WIDENED)
-    _create(_LISTS)
+    drop_indexes(_WIDENED)
+    create_indexes(_LISTS)
 
 
 def downgrade() -> None:
-    _drop(_LISTS)
-    _create(_WIDENED)
+    drop_indexes(_LISTS)
+    create_indexes(_WIDENED)

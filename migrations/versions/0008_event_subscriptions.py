@@ -16,84 +16,42 @@ Create Date: 2026-12-04
 
 from __future__ import annotations
 
-from typing import Any
-
 import sqlalchemy as sa
-from alembic import op
-from sqlalchemy.dialects import mysql
-from sqlalchemy.sql.elements import quoted_name
+
+from flowledger.migrations.ddl import TIMESTAMP, column, create_index, create_table, drop_table
 
 revision = "0008_event_subscriptions"
 down_revision = "0007_jobs_incidents"
 branch_labels = None
 depends_on = None
 
-# Frozen history, as revision 0002: every definition spelled out here, never imported from
+# Frozen history, as revision 0002: every table spelled out here, never imported from
 # `projections.tables`; identifiers unquoted; no foreign keys.
 
-_timestamp = sa.DateTime().with_variant(mysql.DATETIME(fsp=3), "mysql", "mariadb")
-_bool = sa.Boolean(create_constraint=False)
 _v64 = sa.String(64)
 _v255 = sa.String(255)
 _v4000 = sa.String(4000)
 
-_TABLE_OPTIONS: dict[str, Any] = {
-    f"{dialect}_{option}": value
-    for dialect in ("mysql", "mariadb")
-    for option, value in (("engine", "InnoDB"), ("charset", "utf8mb4"), ("collate", "utf8mb4_bin"))
-}
-
-
-def _name(name: str) -> quoted_name:
-    """An identifier rendered unquoted on every dialect."""
-    return quoted_name(name, False)
-
-
-def _column(
-    name: str,
-    type_: Any,
-    *,
-    nullable: bool = True,
-    primary_key: bool = False,
-    server_default: Any = None,
-) -> sa.Column[Any]:
-    return sa.Column(
-        _name(name),
-        type_,
-        nullable=nullable and not primary_key,
-        primary_key=primary_key,
-        server_default=server_default,
-        quote=False,
-    )
-
-
-def _table(name: str, *columns: sa.Column[Any]) -> None:
-    op.create_table(_name(name), *columns, quote=False, **_TABLE_OPTIONS)
-
-
-def _index(name: str, table: str, *columns: str) -> None:
-    op.create_index(_name(name), _name(table), [_name(c) for c in columns])
-
 
 def upgrade() -> None:
-    _table(
+    create_table(
         "ACT_RU_EVENT_SUBSCR",
-        _column("ID_", _v64, primary_key=True),
-        _column("REV_", sa.Integer),
-        _column("EVENT_TYPE_", _v255, nullable=False),
-        _column("EVENT_NAME_", _v255),
-        _column("EXECUTION_ID_", _v64),
-        _column("PROC_INST_ID_", _v64),
-        _column("ACTIVITY_ID_", _v255),
-        _column("CONFIGURATION_", _v255),
-        _column("CREATED_", _timestamp, nullable=False),
-        _column("TENANT_ID_", _v64),
-        _column("ACT_INST_ID_", _v64),
+        column("ID_", _v64, primary_key=True),
+        column("REV_", sa.Integer),
+        column("EVENT_TYPE_", _v255, nullable=False),
+        column("EVENT_NAME_", _v255),
+        column("EXECUTION_ID_", _v64),
+        column("PROC_INST_ID_", _v64),
+        column("ACTIVITY_ID_", _v255),
+        column("CONFIGURATION_", _v255),
+        column("CREATED_", TIMESTAMP, nullable=False),
+        column("TENANT_ID_", _v64),
+        column("ACT_INST_ID_", _v64),
     )
-    _index("ACT_IDX_EVENT_SUBSCR", "ACT_RU_EVENT_SUBSCR", "EXECUTION_ID_")
-    _index("ACT_IDX_EVENT_SUBSCR_EVT_NAME", "ACT_RU_EVENT_SUBSCR", "EVENT_NAME_")
-    _index("ACT_IDX_EVENT_SUBSCR_PROCINST", "ACT_RU_EVENT_SUBSCR", "PROC_INST_ID_")
+    create_index("ACT_IDX_EVENT_SUBSCR", "ACT_RU_EVENT_SUBSCR", "EXECUTION_ID_")
+    create_index("ACT_IDX_EVENT_SUBSCR_EVT_NAME", "ACT_RU_EVENT_SUBSCR", "EVENT_NAME_")
+    create_index("ACT_IDX_EVENT_SUBSCR_PROCINST", "ACT_RU_EVENT_SUBSCR", "PROC_INST_ID_")
 
 
 def downgrade() -> None:
-    op.drop_table(_name("ACT_RU_EVENT_SUBSCR"))
+    drop_table("ACT_RU_EVENT_SUBSCR")

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.dialects import mysql
+
+from flowledger.migrations.ddl import LONG_TEXT, TIMESTAMP
 
 revision = "0010_log_imports"
 down_revision = "0009_command_channel"
 branch_labels = None
 depends_on = None
-
-_timestamp = sa.DateTime().with_variant(mysql.DATETIME(fsp=3), "mysql", "mariadb")
-_long_text = sa.Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb")
 
 
 def upgrade() -> None:
@@ -32,8 +30,8 @@ def upgrade() -> None:
         sa.Column("source_engine_version", sa.String(64), nullable=False),
         sa.Column("first_position", sa.BigInteger, nullable=False),
         sa.Column("last_position", sa.BigInteger, nullable=False),
-        sa.Column("gaps", _long_text, nullable=False),
-        sa.Column("imported_at", _timestamp, nullable=False),
+        sa.Column("gaps", LONG_TEXT, nullable=False),
+        sa.Column("imported_at", TIMESTAMP, nullable=False),
     )
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.sql.elements import quoted_name
+
+from flowledger.migrations.ddl import column, unquoted
 
 revision = "0011_instance_event_count"
 down_revision = "0010_log_imports"
@@ -25,11 +26,8 @@ invalidates = ("history",)
 
 
 def upgrade() -> None:
-    op.add_column(
-        quoted_name("ACT_HI_PROCINST", False),
-        sa.Column(quoted_name("EVENT_COUNT_", False), sa.BigInteger, quote=False),
-    )
+    op.add_column(unquoted("ACT_HI_PROCINST"), column("EVENT_COUNT_", sa.BigInteger))
 
 
 def downgrade() -> None:
-    op.drop_column(quoted_name("ACT_HI_PROCINST", False), quoted_name("EVENT_COUNT_", False))
+    op.drop_column(unquoted("ACT_HI_PROCINST"), unquoted("EVENT_COUNT_"))

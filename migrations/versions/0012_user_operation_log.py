@@ -13,12 +13,9 @@ Create Date: 2026-12-04
 
 from __future__ import annotations
 
-from typing import Any
-
 import sqlalchemy as sa
-from alembic import op
-from sqlalchemy.dialects import mysql
-from sqlalchemy.sql.elements import quoted_name
+
+from flowledger.migrations.ddl import TIMESTAMP, column, create_index, create_table, drop_table
 
 revision = "0012_user_operation_log"
 down_revision = "0011_instance_event_count"
@@ -30,87 +27,48 @@ depends_on = None
 invalidates = ("history",)
 invalidates_from_level = 3
 
-# Frozen history, as revision 0002: every definition spelled out here, never imported from
+# Frozen history, as revision 0002: every table spelled out here, never imported from
 # `projections.tables`; identifiers unquoted; no foreign keys.
 
-_timestamp = sa.DateTime().with_variant(mysql.DATETIME(fsp=3), "mysql", "mariadb")
-_bool = sa.Boolean(create_constraint=False)
 _v64 = sa.String(64)
 _v255 = sa.String(255)
 _v4000 = sa.String(4000)
 _v30 = sa.String(30)
 
-_TABLE_OPTIONS: dict[str, Any] = {
-    f"{dialect}_{option}": value
-    for dialect in ("mysql", "mariadb")
-    for option, value in (("engine", "InnoDB"), ("charset", "utf8mb4"), ("collate", "utf8mb4_bin"))
-}
-
-
-def _name(name: str) -> quoted_name:
-    """An identifier rendered unquoted on every dialect."""
-    return quoted_name(name, False)
-
-
-def _column(
-    name: str,
-    type_: Any,
-    *,
-    nullable: bool = True,
-    primary_key: bool = False,
-    server_default: Any = None,
-) -> sa.Column[Any]:
-    return sa.Column(
-        _name(name),
-        type_,
-        nullable=nullable and not primary_key,
-        primary_key=primary_key,
-        server_default=server_default,
-        quote=False,
-    )
-
-
-def _table(name: str, *columns: sa.Column[Any]) -> None:
-    op.create_table(_name(name), *columns, quote=False, **_TABLE_OPTIONS)
-
-
-def _index(name: str, table: str, *columns: str) -> None:
-    op.create_index(_name(name), _name(table), [_name(c) for c in columns])
-
 
 def upgrade() -> None:
-    _table(
+    create_table(
         "ACT_HI_OP_LOG",
-        _column("ID_", _v64, primary_key=True),
-        _column("DEPLOYMENT_ID_", _v64),
-        _column("PROC_DEF_ID_", _v64),
-        _column("PROC_DEF_KEY_", _v255),
-        _column("ROOT_PROC_INST_ID_", _v64),
-        _column("PROC_INST_ID_", _v64),
-        _column("EXECUTION_ID_", _v64),
-        _column("CASE_DEF_ID_", _v64),
-        _column("CASE_INST_ID_", _v64),
-        _column("CASE_EXECUTION_ID_", _v64),
-        _column("TASK_ID_", _v64),
-        _column("JOB_ID_", _v64),
-        _column("JOB_DEF_ID_", _v64),
-        _column("BATCH_ID_", _v64),
-        _column("USER_ID_", _v255),
-        _column("TIMESTAMP_", _timestamp, nullable=False),
-        _column("OPERATION_TYPE_", _v64),
-        _column("OPERATION_ID_", _v64),
-        _column("ENTITY_TYPE_", _v30),
-        _column("PROPERTY_", _v64),
-        _column("ORG_VALUE_", _v4000),
-        _column("NEW_VALUE_", _v4000),
-        _column("TENANT_ID_", _v64),
-        _column("REMOVAL_TIME_", _timestamp),
-        _column("CATEGORY_", _v64),
-        _column("EXTERNAL_TASK_ID_", _v64),
-        _column("ANNOTATION_", _v4000),
+        column("ID_", _v64, primary_key=True),
+        column("DEPLOYMENT_ID_", _v64),
+        column("PROC_DEF_ID_", _v64),
+        column("PROC_DEF_KEY_", _v255),
+        column("ROOT_PROC_INST_ID_", _v64),
+        column("PROC_INST_ID_", _v64),
+        column("EXECUTION_ID_", _v64),
+        column("CASE_DEF_ID_", _v64),
+        column("CASE_INST_ID_", _v64),
+        column("CASE_EXECUTION_ID_", _v64),
+        column("TASK_ID_", _v64),
+        column("JOB_ID_", _v64),
+        column("JOB_DEF_ID_", _v64),
+        column("BATCH_ID_", _v64),
+        column("USER_ID_", _v255),
+        column("TIMESTAMP_", TIMESTAMP, nullable=False),
+        column("OPERATION_TYPE_", _v64),
+        column("OPERATION_ID_", _v64),
+        column("ENTITY_TYPE_", _v30),
+        column("PROPERTY_", _v64),
+        column("ORG_VALUE_", _v4000),
+        column("NEW_VALUE_", _v4000),
+        column("TENANT_ID_", _v64),
+        column("REMOVAL_TIME_", TIMESTAMP),
+        column("CATEGORY_", _v64),
+        column("EXTERNAL_TASK_ID_", _v64),
+        column("ANNOTATION_", _v4000),
     )
-    for name, column in _INDEXES:
-        _index(name, "ACT_HI_OP_LOG", column)
+    for index, indexed in _INDEXES:
+        create_index(index, "ACT_HI_OP_LOG", indexed)
 
 
 _INDEXES = (
@@ -127,4 +85,4 @@ _INDEXES = (
 
 
 def downgrade() -> None:
-    op.drop_table(_name("ACT_HI_OP_LOG"))
+    drop_table("ACT_HI_OP_LOG")

@@ -15,149 +15,115 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from alembic import op
-from sqlalchemy.dialects import mysql
-from sqlalchemy.sql.elements import quoted_name
+
+from flowledger.migrations.ddl import (
+    DOUBLE,
+    TIMESTAMP,
+    column,
+    create_index,
+    create_table,
+    drop_table,
+)
 
 revision = "0013_decisions"
 down_revision = "0012_user_operation_log"
 branch_labels = None
 depends_on = None
 
-# Frozen history, as revision 0002: every definition spelled out here, never imported from
+# Frozen history, as revision 0002: every table spelled out here, never imported from
 # `projections.tables`; identifiers unquoted; no foreign keys.
 
-_timestamp = sa.DateTime().with_variant(mysql.DATETIME(fsp=3), "mysql", "mariadb")
-_bool = sa.Boolean(create_constraint=False)
 _v64 = sa.String(64)
 _v255 = sa.String(255)
 _v4000 = sa.String(4000)
 _v100 = sa.String(100)
-_double: sa.Double[float] = sa.Double()
-
-_TABLE_OPTIONS: dict[str, Any] = {
-    f"{dialect}_{option}": value
-    for dialect in ("mysql", "mariadb")
-    for option, value in (("engine", "InnoDB"), ("charset", "utf8mb4"), ("collate", "utf8mb4_bin"))
-}
-
-
-def _name(name: str) -> quoted_name:
-    """An identifier rendered unquoted on every dialect."""
-    return quoted_name(name, False)
-
-
-def _column(
-    name: str,
-    type_: Any,
-    *,
-    nullable: bool = True,
-    primary_key: bool = False,
-    server_default: Any = None,
-) -> sa.Column[Any]:
-    return sa.Column(
-        _name(name),
-        type_,
-        nullable=nullable and not primary_key,
-        primary_key=primary_key,
-        server_default=server_default,
-        quote=False,
-    )
-
-
-def _table(name: str, *columns: sa.Column[Any]) -> None:
-    op.create_table(_name(name), *columns, quote=False, **_TABLE_OPTIONS)
-
-
-def _index(name: str, table: str, *columns: str) -> None:
-    op.create_index(_name(name), _name(table), [_name(c) for c in columns])
 
 
 def _definition_columns() -> list[sa.Column[Any]]:
     return [
-        _column("ID_", _v64, primary_key=True),
-        _column("REV_", sa.Integer),
-        _column("CATEGORY_", _v255),
-        _column("NAME_", _v255),
-        _column("KEY_", _v255, nullable=False),
-        _column("VERSION_", sa.Integer, nullable=False),
-        _column("DEPLOYMENT_ID_", _v64),
-        _column("RESOURCE_NAME_", _v4000),
-        _column("DGRM_RESOURCE_NAME_", _v4000),
+        column("ID_", _v64, primary_key=True),
+        column("REV_", sa.Integer),
+        column("CATEGORY_", _v255),
+        column("NAME_", _v255),
+        column("KEY_", _v255, nullable=False),
+        column("VERSION_", sa.Integer, nullable=False),
+        column("DEPLOYMENT_ID_", _v64),
+        column("RESOURCE_NAME_", _v4000),
+        column("DGRM_RESOURCE_NAME_", _v4000),
     ]
 
 
 def _value_columns() -> list[sa.Column[Any]]:
     return [
-        _column("VAR_TYPE_", _v100),
-        _column("BYTEARRAY_ID_", _v64),
-        _column("DOUBLE_", _double),
-        _column("LONG_", sa.BigInteger),
-        _column("TEXT_", _v4000),
-        _column("TEXT2_", _v4000),
-        _column("TENANT_ID_", _v64),
-        _column("CREATE_TIME_", _timestamp),
-        _column("ROOT_PROC_INST_ID_", _v64),
-        _column("REMOVAL_TIME_", _timestamp),
+        column("VAR_TYPE_", _v100),
+        column("BYTEARRAY_ID_", _v64),
+        column("DOUBLE_", DOUBLE),
+        column("LONG_", sa.BigInteger),
+        column("TEXT_", _v4000),
+        column("TEXT2_", _v4000),
+        column("TENANT_ID_", _v64),
+        column("CREATE_TIME_", TIMESTAMP),
+        column("ROOT_PROC_INST_ID_", _v64),
+        column("REMOVAL_TIME_", TIMESTAMP),
     ]
 
 
 def upgrade() -> None:
-    _table(
+    create_table(
         "ACT_RE_DECISION_DEF",
         *_definition_columns(),
-        _column("DEC_REQ_ID_", _v64),
-        _column("DEC_REQ_KEY_", _v255),
-        _column("TENANT_ID_", _v64),
-        _column("HISTORY_TTL_", sa.Integer),
-        _column("VERSION_TAG_", _v64),
+        column("DEC_REQ_ID_", _v64),
+        column("DEC_REQ_KEY_", _v255),
+        column("TENANT_ID_", _v64),
+        column("HISTORY_TTL_", sa.Integer),
+        column("VERSION_TAG_", _v64),
     )
-    _table("ACT_RE_DECISION_REQ_DEF", *_definition_columns(), _column("TENANT_ID_", _v64))
-    _table(
+    create_table("ACT_RE_DECISION_REQ_DEF", *_definition_columns(), column("TENANT_ID_", _v64))
+    create_table(
         "ACT_HI_DECINST",
-        _column("ID_", _v64, primary_key=True),
-        _column("DEC_DEF_ID_", _v64, nullable=False),
-        _column("DEC_DEF_KEY_", _v255, nullable=False),
-        _column("DEC_DEF_NAME_", _v255),
-        _column("PROC_DEF_KEY_", _v255),
-        _column("PROC_DEF_ID_", _v64),
-        _column("PROC_INST_ID_", _v64),
-        _column("CASE_DEF_KEY_", _v255),
-        _column("CASE_DEF_ID_", _v64),
-        _column("CASE_INST_ID_", _v64),
-        _column("ACT_INST_ID_", _v64),
-        _column("ACT_ID_", _v255),
-        _column("EVAL_TIME_", _timestamp, nullable=False),
-        _column("REMOVAL_TIME_", _timestamp),
-        _column("COLLECT_VALUE_", _double),
-        _column("USER_ID_", _v255),
-        _column("ROOT_DEC_INST_ID_", _v64),
-        _column("ROOT_PROC_INST_ID_", _v64),
-        _column("DEC_REQ_ID_", _v64),
-        _column("DEC_REQ_KEY_", _v255),
-        _column("TENANT_ID_", _v64),
+        column("ID_", _v64, primary_key=True),
+        column("DEC_DEF_ID_", _v64, nullable=False),
+        column("DEC_DEF_KEY_", _v255, nullable=False),
+        column("DEC_DEF_NAME_", _v255),
+        column("PROC_DEF_KEY_", _v255),
+        column("PROC_DEF_ID_", _v64),
+        column("PROC_INST_ID_", _v64),
+        column("CASE_DEF_KEY_", _v255),
+        column("CASE_DEF_ID_", _v64),
+        column("CASE_INST_ID_", _v64),
+        column("ACT_INST_ID_", _v64),
+        column("ACT_ID_", _v255),
+        column("EVAL_TIME_", TIMESTAMP, nullable=False),
+        column("REMOVAL_TIME_", TIMESTAMP),
+        column("COLLECT_VALUE_", DOUBLE),
+        column("USER_ID_", _v255),
+        column("ROOT_DEC_INST_ID_", _v64),
+        column("ROOT_PROC_INST_ID_", _v64),
+        column("DEC_REQ_ID_", _v64),
+        column("DEC_REQ_KEY_", _v255),
+        column("TENANT_ID_", _v64),
     )
-    _table(
+    create_table(
         "ACT_HI_DEC_IN",
-        _column("ID_", _v64, primary_key=True),
-        _column("DEC_INST_ID_", _v64, nullable=False),
-        _column("CLAUSE_ID_", _v64),
-        _column("CLAUSE_NAME_", _v255),
+        column("ID_", _v64, primary_key=True),
+        column("DEC_INST_ID_", _v64, nullable=False),
+        column("CLAUSE_ID_", _v64),
+        column("CLAUSE_NAME_", _v255),
         *_value_columns(),
     )
-    _table(
+    create_table(
         "ACT_HI_DEC_OUT",
-        _column("ID_", _v64, primary_key=True),
-        _column("DEC_INST_ID_", _v64, nullable=False),
-        _column("CLAUSE_ID_", _v64),
-        _column("CLAUSE_NAME_", _v255),
-        _column("RULE_ID_", _v64),
-        _column("RULE_ORDER_", sa.Integer),
-        _column("VAR_NAME_", _v255),
+        column("ID_", _v64, primary_key=True),
+        column("DEC_INST_ID_", _v64, nullable=False),
+        column("CLAUSE_ID_", _v64),
+        column("CLAUSE_NAME_", _v255),
+        column("RULE_ID_", _v64),
+        column("RULE_ORDER_", sa.Integer),
+        column("VAR_NAME_", _v255),
         *_value_columns(),
     )
     for name, table, *columns in _INDEXES:
-        _index(name, table, *columns)
+        create_index(name, table, *columns)
 
 
 _INDEXES = (
@@ -188,4 +154,4 @@ _TABLES = (
 
 def downgrade() -> None:
     for table in _TABLES:
-        op.drop_table(_name(table))
+        drop_table(table)

@@ -15,21 +15,20 @@ Create Date: 2026-12-06
 
 from __future__ import annotations
 
-from alembic import op
-from sqlalchemy.sql.elements import quoted_name
+from flowledger.migrations.ddl import create_index, drop_index
 
 revision = "0015_hierarchy_removal_time"
 down_revision = "0014_stream_heads"
 branch_labels = None
 depends_on = None
 
-_INDEX = quoted_name("ACT_IDX_HI_PRO_INST_ROOT_PI", False)
-_TABLE = quoted_name("ACT_HI_PROCINST", False)
+_INDEX = "ACT_IDX_HI_PRO_INST_ROOT_PI"
+_TABLE = "ACT_HI_PROCINST"
 
 
 def upgrade() -> None:
-    op.create_index(_INDEX, _TABLE, [quoted_name("ROOT_PROC_INST_ID_", False)])
+    create_index(_INDEX, _TABLE, "ROOT_PROC_INST_ID_")
 
 
 def downgrade() -> None:
-    op.drop_index(_INDEX, table_name=_TABLE)
+    drop_index(_INDEX, _TABLE)
