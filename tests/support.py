@@ -32,13 +32,8 @@ CONFORMANCE_DIR = Path(
         Path(__file__).resolve().parents[2] / "shared" / "conformance",
     )
 )
-# Camunda's REST contract and reference notes, beside the project like the conformance models.
-REFERENCE_DIR = Path(
-    os.environ.get(
-        "FLOWLEDGER_REFERENCE_DIR",
-        Path(__file__).resolve().parents[2] / "shared" / "reference",
-    )
-)
+# The part of Camunda's REST contract the REST tests read, kept in the repository (README there).
+REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
 BPMN_DIR = Path(__file__).resolve().parent / "bpmn"
 
 

@@ -22,7 +22,6 @@ import typing
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -241,10 +240,7 @@ def _inner_struct(t: msgspec.inspect.Type) -> msgspec.inspect.StructType | None:
 @cache
 def _reference_queries() -> dict[tuple[str, str], dict[str, str]]:
     """Camunda's documented query parameters per (METHOD, path shape), with their kind."""
-    path = Path(REFERENCE_SPEC)
-    if not path.is_file():
-        return {}
-    spec = json.loads(path.read_text())
+    spec = json.loads(REFERENCE_SPEC.read_text())
     found: dict[tuple[str, str], dict[str, str]] = {}
     for route, item in spec["paths"].items():
         for method, operation in item.items():
