@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,3 +39,33 @@ def full_engine(db_url: str, clock: ControllableClock) -> Iterator[Engine]:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     drop_pooled_databases()
+
+
+# Names a test module uses when it runs on the selected database itself rather than on a
+# throwaway SQLite of its own (or on none).
+_SELECTS_DATABASE = ("selected_kind", "fresh_database", "SERVER_URLS", "require(", "KINDS")
+
+
+def _module_selects_database(path: Path, seen: dict[Path, bool]) -> bool:
+    if path not in seen:
+        text = path.read_text(encoding="utf-8")
+        seen[path] = any(name in text for name in _SELECTS_DATABASE)
+    return seen[path]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With FLOWLEDGER_DATABASE_TESTS_ONLY=1 (CI's PostgreSQL and MariaDB passes), leave out the
+    tests that never touch the selected database: they ran, identically, on the SQLite pass."""
+    if os.environ.get("FLOWLEDGER_DATABASE_TESTS_ONLY") != "1" or selected_kind() == "sqlite":
+        return
+    seen: dict[Path, bool] = {}
+    keep, skip = [], []
+    for item in items:
+        uses = "db_url" in getattr(item, "fixturenames", ())
+        if uses or _module_selects_database(item.path, seen):
+            keep.append(item)
+        else:
+            skip.append(item)
+    if skip:
+        config.hook.pytest_deselected(items=skip)
+        items[:] = keep
