@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Set
 from functools import partial
 from typing import Any
 
+from . import element_kinds as kinds
 from . import events as ev
 from .behaviors import behavior_for
 from .behaviors.base import refuse_trigger
@@ -335,7 +336,11 @@ class Flow:
         """A token reached the end of a path: an end event, or an activity with no outgoing flow."""
         execution = self.executions[execution_id]
         body = self.model.activities.get(activity.scope_id)
-        if execution.is_concurrent and body is not None and body.type == "multiInstanceBody":
+        if (
+            execution.is_concurrent
+            and body is not None
+            and body.type == kinds.MULTI_INSTANCE_BODY.type
+        ):
             behavior = behavior_for(body)
             assert isinstance(behavior, MultiInstanceBody)
             behavior.instance_ended(self, execution_id, body)

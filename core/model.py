@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import CodeType
 
+from . import element_kinds as kinds
 from .expressions import Expression
 from .timers import TimerDefinition
 
@@ -336,7 +337,7 @@ class ProcessModel:
     def start_timer(self) -> Activity | None:
         """The process's timer start event, if it starts on a timer."""
         start = self.activities.get(self.start_events.get(self.id, ""))
-        return start if start is not None and start.type == "startTimerEvent" else None
+        return start if start is not None and start.type == kinds.START_TIMER_EVENT.type else None
 
     def activity(self, activity_id: str) -> Activity:
         return self.activities[activity_id]

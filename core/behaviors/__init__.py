@@ -1,14 +1,16 @@
 """Behaviours of BPMN element families, one module each, looked up by Camunda activity type.
 
 Each behaviour has the lifecycle of `base.Behavior` (execute, leave, cancel, trigger) and reaches
-the flow only through `operations.FlowOperations`. Adding an element type touches its family's
-module and this registry (and the parser's tag table, `core.parsing.elements`).
+the flow only through `operations.FlowOperations`. Adding an element kind touches the table of
+kinds (`core.element_kinds`), its family's module here and this registry, one behaviour per kind.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .. import element_kinds as kinds
+from ..element_kinds import ElementKind
 from ..model import Activity
 from .base import Behavior
 from .calls import CallActivity
@@ -33,43 +35,45 @@ from .multi_instance import MultiInstanceBody
 from .subprocess import EmbeddedSubprocess
 from .tasks import PassThrough, ScriptTask, ServiceTask, UserTask
 
-REGISTRY: Mapping[str, Behavior] = {
-    "startEvent": PassThrough(),
-    "startTimerEvent": PassThrough(),
-    "messageStartEvent": PassThrough(),
-    "intermediateNoneThrowEvent": PassThrough(),
-    "task": PassThrough(),
-    "manualTask": PassThrough(),
-    "noneEndEvent": NoneEndEvent(),
-    "terminateEndEvent": TerminateEndEvent(),
-    "errorEndEvent": ErrorEndEvent(),
-    "boundaryError": BoundaryEvent(),
-    "boundaryTimer": BoundaryEvent(),
-    "intermediateTimer": IntermediateTimer(),
-    "userTask": UserTask(),
-    "serviceTask": ServiceTask(),
-    "sendTask": ServiceTask(),
-    "businessRuleTask": BusinessRuleTask(),
-    "scriptTask": ScriptTask(),
-    "receiveTask": MessageReceiveTask(),
-    "intermediateMessageCatch": IntermediateCatch(),
-    "intermediateSignalCatch": IntermediateCatch(),
-    "boundaryMessage": BoundaryEvent(),
-    "boundarySignal": BoundaryEvent(),
-    "intermediateSignalThrow": SignalThrowEvent(),
-    "signalEndEvent": SignalEndEvent(),
-    "signalStartEvent": PassThrough(),
-    "errorStartEvent": PassThrough(),
-    "intermediateMessageThrowEvent": MessageThrowEvent(),
-    "messageEndEvent": MessageEndEvent(),
-    "exclusiveGateway": ExclusiveGateway(),
-    "parallelGateway": ParallelGateway(),
-    "inclusiveGateway": InclusiveGateway(),
-    "eventBasedGateway": EventBasedGateway(),
-    "subProcess": EmbeddedSubprocess(),
-    "callActivity": CallActivity(),
-    "multiInstanceBody": MultiInstanceBody(),
+BEHAVIORS: Mapping[ElementKind, Behavior] = {
+    kinds.TASK: PassThrough(),
+    kinds.MANUAL_TASK: PassThrough(),
+    kinds.USER_TASK: UserTask(),
+    kinds.SERVICE_TASK: ServiceTask(),
+    kinds.SEND_TASK: ServiceTask(),
+    kinds.BUSINESS_RULE_TASK: BusinessRuleTask(),
+    kinds.SCRIPT_TASK: ScriptTask(),
+    kinds.RECEIVE_TASK: MessageReceiveTask(),
+    kinds.CALL_ACTIVITY: CallActivity(),
+    kinds.EXCLUSIVE_GATEWAY: ExclusiveGateway(),
+    kinds.PARALLEL_GATEWAY: ParallelGateway(),
+    kinds.INCLUSIVE_GATEWAY: InclusiveGateway(),
+    kinds.EVENT_BASED_GATEWAY: EventBasedGateway(),
+    kinds.SUB_PROCESS: EmbeddedSubprocess(),
+    kinds.MULTI_INSTANCE_BODY: MultiInstanceBody(),
+    kinds.START_EVENT: PassThrough(),
+    kinds.START_TIMER_EVENT: PassThrough(),
+    kinds.MESSAGE_START_EVENT: PassThrough(),
+    kinds.SIGNAL_START_EVENT: PassThrough(),
+    kinds.ERROR_START_EVENT: PassThrough(),
+    kinds.NONE_END_EVENT: NoneEndEvent(),
+    kinds.ERROR_END_EVENT: ErrorEndEvent(),
+    kinds.TERMINATE_END_EVENT: TerminateEndEvent(),
+    kinds.MESSAGE_END_EVENT: MessageEndEvent(),
+    kinds.SIGNAL_END_EVENT: SignalEndEvent(),
+    kinds.NONE_THROW_EVENT: PassThrough(),
+    kinds.MESSAGE_THROW_EVENT: MessageThrowEvent(),
+    kinds.SIGNAL_THROW_EVENT: SignalThrowEvent(),
+    kinds.MESSAGE_CATCH_EVENT: IntermediateCatch(),
+    kinds.SIGNAL_CATCH_EVENT: IntermediateCatch(),
+    kinds.TIMER_CATCH_EVENT: IntermediateTimer(),
+    kinds.BOUNDARY_ERROR: BoundaryEvent(),
+    kinds.BOUNDARY_MESSAGE: BoundaryEvent(),
+    kinds.BOUNDARY_SIGNAL: BoundaryEvent(),
+    kinds.BOUNDARY_TIMER: BoundaryEvent(),
 }
+# By activity type, as an activity names its kind.
+REGISTRY: Mapping[str, Behavior] = {kind.type: behavior for kind, behavior in BEHAVIORS.items()}
 
 
 def behavior_for(activity: Activity) -> Behavior:

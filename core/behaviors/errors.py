@@ -8,6 +8,7 @@ flow, and the boundary event entered once the work already queued is done.
 
 from __future__ import annotations
 
+from .. import element_kinds as kinds
 from .. import events as ev
 from ..errors import ProcessEngineError
 from ..model import Activity, ErrorEventDefinition, EventSpec, ProcessModel
@@ -49,7 +50,8 @@ def _matching_event_subprocess(
     catch_all: Activity | None = None
     for esp in model.event_subprocesses(scope_id):
         start = model.activities[model.start_events[esp.id]]
-        definition = _error_definition(start) if start.type == "errorStartEvent" else None
+        error_start = start.type == kinds.ERROR_START_EVENT.type
+        definition = _error_definition(start) if error_start else None
         if definition is None:
             continue
         if definition.error_code is None:

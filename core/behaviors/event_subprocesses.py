@@ -12,6 +12,7 @@ Decide-side; every change is an emitted event.
 
 from __future__ import annotations
 
+from .. import element_kinds as kinds
 from ..model import Activity, EventSpec
 from .jobs import drop_jobs, schedule_timer, timer_of
 from .operations import FlowOperations
@@ -30,10 +31,14 @@ def arm(flow: FlowOperations, scope_execution_id: str, scope_id: str) -> None:
             subscribe(flow, scope_execution_id, start, ai)
 
 
+# The start events an event subprocess is armed with (an error start is thrown to, not armed).
+_TRIGGERED_STARTS = kinds.types_of(
+    kinds.MESSAGE_START_EVENT, kinds.SIGNAL_START_EVENT, kinds.START_TIMER_EVENT
+)
+
+
 def is_event_subprocess_start(flow: FlowOperations, event: Activity) -> bool:
-    return event.type in ("messageStartEvent", "signalStartEvent", "startTimerEvent") and (
-        flow.model.is_event_subprocess(event.scope_id)
-    )
+    return event.type in _TRIGGERED_STARTS and flow.model.is_event_subprocess(event.scope_id)
 
 
 def interrupting(start: Activity) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from .. import element_kinds as kinds
 from .. import events as ev
 from ..errors import ProcessEngineError
 from ..ids import derived_id
@@ -36,16 +37,16 @@ AFTER_TAKE = "transition-notify-listener-take$"  # + the id of the flow to take
 # The job definitions' configurations of continuations (ACT_RU_JOBDEF.JOB_CONFIGURATION_).
 ASYNC_BEFORE, ASYNC_AFTER = "async-before", "async-after"
 _TIMER_HANDLERS = {
-    "boundaryTimer": TIMER_TRANSITION,
-    "intermediateTimer": TIMER_INTERMEDIATE,
-    "startTimerEvent": TIMER_START,
+    kinds.BOUNDARY_TIMER.type: TIMER_TRANSITION,
+    kinds.TIMER_CATCH_EVENT.type: TIMER_INTERMEDIATE,
+    kinds.START_TIMER_EVENT.type: TIMER_START,
 }
 
 
 def timer_handler(model: ProcessModel, event: Activity) -> str:
     """The handler type of the timer of `event`: a start timer in an event subprocess starts
     that subprocess, not an instance."""
-    if event.type == "startTimerEvent" and event.scope_id != model.id:
+    if event.type == kinds.START_TIMER_EVENT.type and event.scope_id != model.id:
         return TIMER_EVENT_SUBPROCESS
     return _TIMER_HANDLERS[event.type]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from lxml import etree
 
+from .. import element_kinds as kinds
 from ..expressions import Expression
 from ..model import CallActivitySpec, VariableMapping
 from .context import CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns
@@ -22,11 +23,11 @@ def parse_call_activity(ctx: ParseContext, el: etree._Element) -> ParsedElement:
     called = (el.get("calledElement") or "").strip()
     if not called:
         ctx.problem("a call activity needs a calledElement (the key of the process it calls)", el)
-        return ParsedElement("callActivity")
+        return ParsedElement(kinds.CALL_ACTIVITY.type)
     expression = ctx.expression(called, el, f"calledElement of '{node_id}'")
     bound = read_binding(ctx, el, "calledElement", node_id)
     if bound is None:
-        return ParsedElement("callActivity")
+        return ParsedElement(kinds.CALL_ACTIVITY.type)
     binding, version, version_tag = bound
     for attribute in ("variableMappingClass", "variableMappingDelegateExpression", "caseRef"):
         if ctx.camunda(el, attribute) or el.get(attribute):
@@ -35,9 +36,9 @@ def parse_call_activity(ctx: ParseContext, el: etree._Element) -> ParsedElement:
     inputs = tuple(_mappings(ctx, extensions, "in"))
     outputs = tuple(_mappings(ctx, extensions, "out"))
     if expression is None:
-        return ParsedElement("callActivity")
+        return ParsedElement(kinds.CALL_ACTIVITY.type)
     spec = CallActivitySpec(expression, binding, version, version_tag, inputs, outputs)
-    return ParsedElement("callActivity", spec)
+    return ParsedElement(kinds.CALL_ACTIVITY.type, spec)
 
 
 def read_binding(

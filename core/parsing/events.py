@@ -1,9 +1,11 @@
-"""Element parsers of events: the event kinds (start, end, intermediate throw, boundary) and, apart
-from them, the event definitions they may carry (error, terminate, timer, message, signal).
+"""Element parsers of events: the event elements (start, end, intermediate throw and catch,
+boundary) and, apart from them, the event definitions they may carry (error, terminate, timer,
+message, signal).
 
-A definition lists the event kinds it may appear on with Camunda's activity type for each; a new
-definition (timer, message, signal) is one more entry in `EVENT_DEFINITIONS`, no kind changes.
-Pure: reports unsupported combinations on the context.
+Which event carries which definition, as which Camunda activity type, is the table of element
+kinds' (`core.element_kinds`); here is how each definition is read (`EVENT_DEFINITIONS`) and how
+problems name each event element (`EVENT_KINDS`). A new definition is its kinds in that table
+plus its reader here. Pure: reports unsupported combinations on the context.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from .. import element_kinds as kinds
 from ..model import (
     ErrorEventDefinition,
     EventDefinition,
@@ -35,29 +38,38 @@ from .tasks import service_spec
 class EventKind:
     """One BPMN event element, whatever definition it carries."""
 
+    tag: str
     plural: str  # how problems name it: "end events"
     article: str  # "a " where the problem reads "with a <definition>"
     catching: bool  # waits for its trigger (start, catch, boundary) rather than throwing
     none_type: str | None  # Camunda's activity type without a definition; None: one is required
-    attached: bool = False  # sits on another activity (attachedToRef)
+
+
+def _event_kind(tag: str, plural: str, article: str, catching: bool) -> EventKind:
+    none = kinds.none_event(tag)
+    return EventKind(tag, plural, article, catching, none.type if none else None)
 
 
 EVENT_KINDS: Mapping[str, EventKind] = {
-    "startEvent": EventKind("start events", "a ", True, "startEvent"),
-    "endEvent": EventKind("end events", "a ", False, "noneEndEvent"),
-    "intermediateThrowEvent": EventKind(
-        "intermediate throw events", "a ", False, "intermediateNoneThrowEvent"
-    ),
-    "intermediateCatchEvent": EventKind("intermediate catch events", "a ", True, None),
-    "boundaryEvent": EventKind("boundary events", "", True, None, attached=True),
+    kind.tag: kind
+    for kind in (
+        _event_kind(kinds.START_EVENT_TAG, "start events", "a ", True),
+        _event_kind(kinds.END_EVENT_TAG, "end events", "a ", False),
+        _event_kind(kinds.THROW_EVENT_TAG, "intermediate throw events", "a ", False),
+        _event_kind(kinds.CATCH_EVENT_TAG, "intermediate catch events", "a ", True),
+        _event_kind(kinds.BOUNDARY_EVENT_TAG, "boundary events", "", True),
+    )
 }
+
+DefinitionReader = Callable[[ParseContext, etree._Element, EventKind], EventDefinition]
 
 
 @dataclass(frozen=True, slots=True)
 class DefinitionKind:
-    """One event definition: how to read it, and on which event kinds it runs as what type."""
+    """One event definition: how to read it, and on which event elements it runs as what type
+    (from the table of element kinds)."""
 
-    parse: Callable[[ParseContext, etree._Element, EventKind], EventDefinition]
+    parse: DefinitionReader
     activity_types: Mapping[str, str]  # event tag -> Camunda's activity type
 
 
@@ -96,52 +108,18 @@ def _signal(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefi
     return read_signal(ctx, el) or SignalEventDefinition("")
 
 
-EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
-    "errorEventDefinition": DefinitionKind(
-        _error,
-        {
-            "startEvent": "errorStartEvent",
-            "endEvent": "errorEndEvent",
-            "boundaryEvent": "boundaryError",
-        },
-    ),
-    "terminateEventDefinition": DefinitionKind(_terminate, {"endEvent": "terminateEndEvent"}),
-    "messageEventDefinition": DefinitionKind(
-        _message,
-        {
-            "startEvent": "messageStartEvent",
-            "intermediateCatchEvent": "intermediateMessageCatch",
-            "boundaryEvent": "boundaryMessage",
-            "intermediateThrowEvent": "intermediateMessageThrowEvent",
-            "endEvent": "messageEndEvent",
-        },
-    ),
-    "signalEventDefinition": DefinitionKind(
-        _signal,
-        {
-            "startEvent": "signalStartEvent",
-            "intermediateCatchEvent": "intermediateSignalCatch",
-            "boundaryEvent": "boundarySignal",
-            "intermediateThrowEvent": "intermediateSignalThrow",
-            "endEvent": "signalEndEvent",
-        },
-    ),
-    "timerEventDefinition": DefinitionKind(
-        _timer,
-        {
-            "startEvent": "startTimerEvent",
-            "intermediateCatchEvent": "intermediateTimer",
-            "boundaryEvent": "boundaryTimer",
-        },
-    ),
+# How each event definition is read; where it may appear, the table of element kinds says.
+_READERS: Mapping[str, DefinitionReader] = {
+    kinds.ERROR: _error,
+    kinds.TERMINATE: _terminate,
+    kinds.MESSAGE: _message,
+    kinds.SIGNAL: _signal,
+    kinds.TIMER: _timer,
 }
-
-
-def event_activity_types(tag: str) -> tuple[str, ...]:
-    """Every activity type an event of this kind may get: none, or one per definition."""
-    none_type = EVENT_KINDS[tag].none_type
-    carried = [d.activity_types[tag] for d in EVENT_DEFINITIONS.values() if tag in d.activity_types]
-    return (*([none_type] if none_type else []), *carried)
+EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
+    definition: DefinitionKind(read, kinds.carrying(definition))
+    for definition, read in _READERS.items()
+}
 
 
 def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
@@ -167,12 +145,12 @@ def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
         if service is not None:
             return ParsedElement(activity_type or tag, service)
     spec = EventSpec(definition)
-    if tag == "startEvent":
+    if tag == kinds.START_EVENT_TAG:
         # Only an event subprocess's start event may be non-interrupting (the process checks).
         interrupting = (el.get("isInterrupting") or "true").strip().lower() != "false"
         initiator = (ctx.camunda(el, "initiator") or "").strip() or None
         spec = EventSpec(definition, cancel_activity=interrupting, initiator=initiator)
-    if kind.attached:
+    if tag == kinds.BOUNDARY_EVENT_TAG:
         cancel = (el.get("cancelActivity") or "true").lower() != "false"
         spec = EventSpec(
             definition, attached_to=el.get("attachedToRef") or "", cancel_activity=cancel
@@ -183,7 +161,7 @@ def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
 def check_timers(ctx: ParseContext, event: etree._Element) -> None:
     """The timer definitions of `event`, each as Camunda would read it."""
     for definition in event:
-        if ns(definition) == BPMN and local(definition) == "timerEventDefinition":
+        if ns(definition) == BPMN and local(definition) == kinds.TIMER:
             check_timer(ctx, definition)
 
 

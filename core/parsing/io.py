@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from lxml import etree
 
+from .. import element_kinds as kinds
 from ..model import InputOutput, MappedValue, Parameter
 from .context import CAMUNDA_NAMESPACES, ParseContext, local, ns
 from .scripts import python_code
 
 # Where Camunda refuses a mapping (BpmnParse: "camunda:inputOutput mapping unsupported for
 # element type ...").
-UNSUPPORTED_ON = ("startEvent", "boundaryEvent")
+UNSUPPORTED_ON = (kinds.START_EVENT_TAG, kinds.BOUNDARY_EVENT_TAG)
 
 
 def _camunda_children(el: etree._Element, name: str) -> list[etree._Element]:
@@ -30,11 +31,11 @@ def read_input_output(
     if not found:
         return None
     if local(node) in UNSUPPORTED_ON or (
-        local(node) == "subProcess" and (node.get("triggeredByEvent") or "") == "true"
+        local(node) == kinds.SUB_PROCESS.tag and (node.get("triggeredByEvent") or "") == "true"
     ):
         ctx.problem(
             f"camunda:inputOutput mapping is not supported on a {local(node)}"
-            + (" that is an event subprocess" if local(node) == "subProcess" else ""),
+            + (" that is an event subprocess" if local(node) == kinds.SUB_PROCESS.tag else ""),
             found[0],
         )
         return None

@@ -13,11 +13,12 @@ from dataclasses import dataclass, replace
 
 from lxml import etree
 
+from .. import element_kinds as kinds
 from ..model import Activity, EventSpec, MultiInstanceSpec, SequenceFlow
 from .context import BPMN, ParseContext, local, ns
 
-BODY_SUFFIX = "#multiInstanceBody"
-BODY_TYPE = "multiInstanceBody"  # the one activity type no element parses to: the rewiring's
+BODY_TYPE = kinds.MULTI_INSTANCE_BODY.type  # the one activity type no element parses to
+BODY_SUFFIX = f"#{BODY_TYPE}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,4 +152,4 @@ def rewire(
 
 
 def _keeps_scope(activity: Activity) -> bool:
-    return activity.io is not None or activity.type == "subProcess"
+    return activity.io is not None or activity.type == kinds.SUB_PROCESS.type

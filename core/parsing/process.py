@@ -11,6 +11,7 @@ from types import MappingProxyType
 
 from lxml import etree
 
+from .. import element_kinds as kinds
 from ..limits import MAX_HISTORY_TTL_DAYS
 from ..model import (
     Activity,
@@ -74,9 +75,20 @@ def _history_ttl(text: str | None) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-START_TYPES = frozenset(
-    ("startEvent", "startTimerEvent", "messageStartEvent", "signalStartEvent", "errorStartEvent")
+START_TYPES = kinds.types_of(*kinds.of_tag(kinds.START_EVENT_TAG))
+# What an event-based gateway may lead to, besides a receive task with a message.
+_GATEWAY_CATCHES = kinds.types_of(
+    kinds.MESSAGE_CATCH_EVENT, kinds.SIGNAL_CATCH_EVENT, kinds.TIMER_CATCH_EVENT
 )
+# The start events of an event subprocess.
+_TRIGGERED_STARTS = kinds.types_of(
+    kinds.MESSAGE_START_EVENT,
+    kinds.SIGNAL_START_EVENT,
+    kinds.START_TIMER_EVENT,
+    kinds.ERROR_START_EVENT,
+)
+# Where a camunda:connector may stand.
+_SERVICE_TAGS = (kinds.SERVICE_TASK.tag, kinds.SEND_TASK.tag, kinds.BUSINESS_RULE_TASK.tag)
 
 
 def _no_connector(ctx: ParseContext, extensions: etree._Element) -> None:
@@ -328,9 +340,8 @@ class ProcessBuilder:
         """Camunda's rules: an event-based gateway leads by unconditional flows to message,
         signal or timer catch events (or receive tasks with a message) that no other flow
         enters."""
-        catching = ("intermediateMessageCatch", "intermediateSignalCatch", "intermediateTimer")
         for gateway in self.activities.values():
-            if gateway.type != "eventBasedGateway":
+            if gateway.type != kinds.EVENT_BASED_GATEWAY.type:
                 continue
             el = self.nodes[gateway.id][0]
             if len(gateway.outgoing) < 2:
@@ -349,8 +360,8 @@ class ProcessBuilder:
                     )
                 if target is None:
                     continue
-                waits = target.type in catching or (
-                    target.type == "receiveTask"
+                waits = target.type in _GATEWAY_CATCHES or (
+                    target.type == kinds.RECEIVE_TASK.type
                     and isinstance(target.spec, ReceiveTaskSpec)
                     and target.spec.message is not None
                 )
@@ -378,7 +389,7 @@ class ProcessBuilder:
             return
         for start in in_scope:
             spec = start.spec
-            if start.type == "errorStartEvent":
+            if start.type == kinds.ERROR_START_EVENT.type:
                 self.ctx.problem(
                     "an error start event is only allowed in an event subprocess",
                     self.nodes[start.id][0],
@@ -395,9 +406,10 @@ class ProcessBuilder:
                     self.nodes[start.id][0],
                     start.id,
                 )
-        nones = [a.id for a in in_scope if a.type == "startEvent"]
-        timers = [a for a in in_scope if a.type == "startTimerEvent"]
-        messages = [a for a in in_scope if a.type in ("messageStartEvent", "signalStartEvent")]
+        nones = [a.id for a in in_scope if a.type == kinds.START_EVENT.type]
+        timers = [a for a in in_scope if a.type == kinds.START_TIMER_EVENT.type]
+        named = kinds.types_of(kinds.MESSAGE_START_EVENT, kinds.SIGNAL_START_EVENT)
+        messages = [a for a in in_scope if a.type in named]
         el = self.el if scope_id == self.process_id else self.nodes[scope_id][0]
         kind = "process" if scope_id == self.process_id else "subprocess"
         if (timers or messages) and kind == "subprocess":
@@ -446,9 +458,8 @@ class ProcessBuilder:
         el = self.nodes[scope_id][0]
         if esp.incoming or esp.outgoing:
             self.ctx.problem("an event subprocess cannot have sequence flows in or out", el)
-        kinds = ("messageStartEvent", "signalStartEvent", "startTimerEvent", "errorStartEvent")
         starts = [a for a in in_scope if a.type in START_TYPES]
-        if len(starts) != 1 or starts[0].type not in kinds:
+        if len(starts) != 1 or starts[0].type not in _TRIGGERED_STARTS:
             self.ctx.problem(
                 "an event subprocess needs exactly one start event, with a message, signal, "
                 "timer or error event definition",
@@ -458,7 +469,7 @@ class ProcessBuilder:
         start = starts[0]
         start_spec = start.spec
         assert isinstance(start_spec, EventSpec)
-        if start.type == "errorStartEvent" and not start_spec.cancel_activity:
+        if start.type == kinds.ERROR_START_EVENT.type and not start_spec.cancel_activity:
             self.ctx.problem(
                 "an error event subprocess always interrupts its scope: its start event cannot "
                 'be isInterrupting="false"',
@@ -515,11 +526,11 @@ class ProcessBuilder:
                 self._check_extensions(child, node_id)
                 io = read_input_output(ctx, child, el)
                 listeners = read_listeners(ctx, child, "executionListener", EXECUTION_EVENTS)
-                if local(el) != "userTask":
+                if local(el) != kinds.USER_TASK.tag:
                     _no_task_listeners(ctx, child)
-                if local(el) != "callActivity":
+                if local(el) != kinds.CALL_ACTIVITY.tag:
                     _no_call_mappings(ctx, child)
-                if local(el) not in ("serviceTask", "sendTask", "businessRuleTask"):
+                if local(el) not in _SERVICE_TAGS:
                     _no_connector(ctx, child)
         default_flow = el.get("default")
         if default_flow is not None and default_flow not in outgoing:

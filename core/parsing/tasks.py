@@ -10,6 +10,7 @@ import re
 
 from lxml import etree
 
+from .. import element_kinds as kinds
 from ..expressions import Expression
 from ..model import (
     MAP_DECISION_RESULTS,
@@ -80,18 +81,19 @@ def parse_user_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
         description=description,
         task_listeners=read_listeners(ctx, extension_elements(el), "taskListener", TASK_EVENTS),
     )
-    return ParsedElement("userTask", spec)
+    return ParsedElement(kinds.USER_TASK.type, spec)
 
 
 def parse_service_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
     """Service, send and business rule tasks: a delegate, an expression or an external task; a
     business rule task may evaluate a decision instead."""
     tag = local(el)
-    if tag == "businessRuleTask" and ctx.camunda(el, "decisionRef") is not None:
+    (kind,) = kinds.of_tag(tag)
+    if kind == kinds.BUSINESS_RULE_TASK and ctx.camunda(el, "decisionRef") is not None:
         node_id = el.get("id") or ""
         result_variable = ctx.camunda(el, "resultVariable")
-        return ParsedElement(tag, decision_spec(ctx, el, node_id, result_variable))
-    return ParsedElement(tag, service_spec(ctx, el, tag))
+        return ParsedElement(kind.type, decision_spec(ctx, el, node_id, result_variable))
+    return ParsedElement(kind.type, service_spec(ctx, el, tag))
 
 
 def decision_spec(
@@ -229,7 +231,7 @@ def _connector(ctx: ParseContext, el: etree._Element) -> ServiceTaskSpec | None:
 
 
 def parse_script_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
-    return ParsedElement("scriptTask", _script_spec(ctx, el))
+    return ParsedElement(kinds.SCRIPT_TASK.type, _script_spec(ctx, el))
 
 
 def _script_spec(ctx: ParseContext, el: etree._Element) -> ScriptTaskSpec | None:
@@ -270,5 +272,5 @@ def _script_spec(ctx: ParseContext, el: etree._Element) -> ScriptTaskSpec | None
 def parse_receive_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
     """A receive task waits for its message (messageRef) or, with none, for a trigger."""
     if not el.get("messageRef"):
-        return ParsedElement("receiveTask", ReceiveTaskSpec())
-    return ParsedElement("receiveTask", ReceiveTaskSpec(read_message(ctx, el)))
+        return ParsedElement(kinds.RECEIVE_TASK.type, ReceiveTaskSpec())
+    return ParsedElement(kinds.RECEIVE_TASK.type, ReceiveTaskSpec(read_message(ctx, el)))
