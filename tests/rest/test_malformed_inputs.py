@@ -310,7 +310,7 @@ class Target:
 
     def renew(self) -> None:
         engine = self.rest.engine
-        if not self.ids or engine.deployment(self.ids["deployment"]) is None:
+        if not self.ids or engine.repository_service.deployment(self.ids["deployment"]) is None:
             # the first time, or an accepted input deleted the deployment
             deployment = engine.deploy(FUZZ_TARGET, name="malformed")
             definition = deployment.process_definitions[0]
@@ -320,7 +320,7 @@ class Target:
             definition_id=self.ids["process-definition"], variables={"amount": 42}
         )
         task = engine.tasks(process_instance_id=instance.id)[0]
-        external = engine.external_tasks(process_instance_id=instance.id)[0]
+        external = engine.external_task_service.external_tasks(process_instance_id=instance.id)[0]
         client = self.rest.client
         variable = client.get("/variable-instance", params={"processInstanceIdIn": instance.id})
         activity = client.get(

@@ -140,7 +140,7 @@ def target(rest: LiveServer) -> Target:
     definition = deployment.process_definitions[0]
     instance = engine.start_process_instance(definition.key, {"amount": 42})
     task = engine.tasks(process_instance_id=instance.id)[0]
-    external = engine.external_tasks(process_instance_id=instance.id)[0]
+    external = engine.external_task_service.external_tasks(process_instance_id=instance.id)[0]
     [decision] = engine.deploy([("dish.dmn", dish())], name="fuzz").decision_definitions
     return Target(
         deployment_id=deployment.id,
