@@ -10,6 +10,7 @@ from __future__ import annotations
 from flowledger.core import commands as cmd
 from flowledger.core.clock import Clock
 from flowledger.core.errors import JobFailure, NotFound
+from flowledger.engine.commands import lookups
 from flowledger.engine.commands.bus import VIA_JOB_EXECUTOR, CommandBus
 from flowledger.engine.storage.connections import Connections
 from flowledger.engine.workers.job_executor import (
@@ -17,7 +18,6 @@ from flowledger.engine.workers.job_executor import (
     JobExecutorHealth,
     JobExecutorSettings,
 )
-from flowledger.projections.queries import reads
 
 
 def failure_command(failure: JobFailure) -> cmd.HandleJobFailure:
@@ -59,7 +59,7 @@ class JobRuns:
         ran = 0
         while ran < max_jobs:
             with self._db.read() as conn:
-                due = reads.due_jobs(conn, self._clock.now(), min(max_jobs - ran, 1000))
+                due = lookups.due_jobs(conn, self._clock.now(), min(max_jobs - ran, 1000))
             if not due:
                 return ran
             for job_id, _instance in due:
