@@ -373,8 +373,8 @@ def test_history_deletion_in_async_history_mode(async_engine: Engine) -> None:
     kept = finished_order(flow, "C-3")
     assert count(flow, ACT_HI_PROCINST, ID_=unseen) == 0
 
-    flow.delete_historic_process_instance(flushed)
-    flow.delete_historic_process_instance(unseen)
+    flow.history_service.delete_historic_process_instance(flushed)
+    flow.history_service.delete_historic_process_instance(unseen)
     flow.flush_history()
 
     for pid in (flushed, unseen):
@@ -389,7 +389,7 @@ def test_cascade_in_async_history_mode(async_engine: Engine) -> None:
     deployment = flow.deploy(bpmn("user_task_assignment.bpmn"))
     done = finished_order(flow, "A-1")
     running = flow.start_process_instance("userTaskAssignment", order_variables("B-2")).id
-    flow.delete_deployment(deployment.id, cascade=True)
+    flow.repository_service.delete_deployment(deployment.id, cascade=True)
     flow.flush_history()
     for pid in (done, running):
         assert set(rows_of_instance(flow, pid).values()) == {0}

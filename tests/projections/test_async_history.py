@@ -159,7 +159,7 @@ def few_commands(flow: Engine, clock: ControllableClock) -> str:
     }
     pi = flow.start_process_instance("userTaskAssignment", variables, "Z-9").id
     clock.advance(seconds=1)
-    flow.set_variables(pi, {"blob": b"\x02", "count": 3})
+    flow.runtime_service.set_variables(pi, {"blob": b"\x02", "count": 3})
     clock.advance(seconds=1)
     flow.complete_task(task_named(flow, pi, "Review order Z-9"), {"approved": True})
     clock.advance(seconds=1)
@@ -177,7 +177,7 @@ def test_async_history_equals_inline_history_and_a_rebuild(urls: Callable[[], st
     with Engine(urls(), clock=async_clock, history_mode="async") as flow:
         work = run_mixed_workload(flow, async_clock)
         flow.flush_history()
-        assert flow.history_lag() == 0
+        assert flow.history_service.history_lag() == 0
         tables = capture(flow)
 
         assert masked(tables) == masked(inline_tables)
@@ -186,7 +186,9 @@ def test_async_history_equals_inline_history_and_a_rebuild(urls: Callable[[], st
         report = flow.rebuild_projections()
         assert report.events == log_counts(flow)[1]
         assert_same_tables(tables, capture(flow))
-        assert flow.history_lag() == 0  # the rebuild moved the checkpoint to the log end
+        assert (
+            flow.history_service.history_lag() == 0
+        )  # the rebuild moved the checkpoint to the log end
 
 
 @pytest.mark.usefixtures("paused")
@@ -195,25 +197,25 @@ def test_history_waits_for_the_follower_and_flush_brings_it_up_to_date(
 ) -> None:
     clock = new_clock()
     with Engine(urls(), clock=clock, history_mode="async") as flow:
-        assert flow.history_lag() == 0
+        assert flow.history_service.history_lag() == 0
         pi = few_commands(flow, clock)
 
         # the runtime is current, history not written yet: every event is still to project
         assert flow.tasks(process_instance_id=pi)
-        assert flow.history_lag() == log_counts(flow)[1] > 0
-        assert flow.historic_process_instances() == []
+        assert flow.history_service.history_lag() == log_counts(flow)[1] > 0
+        assert flow.history_service.historic_process_instances() == []
         assert all(not rows for rows in history_of(capture(flow)).values())
 
         flow.flush_history()
 
-        assert flow.history_lag() == 0
-        assert flow.historic_process_instance(pi).state == "ACTIVE"
-        assert [t.name for t in flow.historic_task_instances(pi)] == [
+        assert flow.history_service.history_lag() == 0
+        assert flow.history_service.historic_process_instance(pi).state == "ACTIVE"
+        assert [t.name for t in flow.history_service.historic_task_instances(pi)] == [
             "Review order Z-9",
             "Approve",
         ]
         flow.flush_history()  # nothing left: a no-op
-        assert flow.history_lag() == 0
+        assert flow.history_service.history_lag() == 0
 
 
 @pytest.mark.usefixtures("paused")
@@ -221,11 +223,11 @@ def test_verify_flushes_history_first(urls: Callable[[], str]) -> None:
     clock = new_clock()
     with Engine(urls(), clock=clock, history_mode="async") as flow:
         few_commands(flow, clock)
-        assert flow.history_lag() > 0
+        assert flow.history_service.history_lag() > 0
 
         assert flow.verify().problems == []
 
-        assert flow.history_lag() == 0
+        assert flow.history_service.history_lag() == 0
 
 
 def test_the_child_process_catches_up_by_itself(urls: Callable[[], str]) -> None:
@@ -236,17 +238,17 @@ def test_the_child_process_catches_up_by_itself(urls: Callable[[], str]) -> None
         freeze(child, url)
         try:
             pi = few_commands(flow, clock)
-            assert flow.history_lag() > 0  # the only follower is stopped
+            assert flow.history_service.history_lag() > 0  # the only follower is stopped
         finally:
             os.kill(child.pid, signal.SIGCONT)
 
-        wait_until(lambda: flow.history_lag() == 0, "the child to project the log")
+        wait_until(lambda: flow.history_service.history_lag() == 0, "the child to project the log")
 
         checkpoint = checkpoint_row(flow)
         assert checkpoint is not None
         # stamped by the child's wall clock, not by this engine's controlled clock
         assert checkpoint["updated_at"] < START.replace(tzinfo=None)
-        assert flow.historic_process_instance(pi).state == "ACTIVE"
+        assert flow.history_service.historic_process_instance(pi).state == "ACTIVE"
         assert flow.verify().problems == []
 
 
@@ -341,7 +343,7 @@ def test_the_child_projects_at_the_engine_history_level(urls: Callable[[], str])
     clock = new_clock()
     with Engine(urls(), clock=clock, history_mode="async", history_level="activity") as flow:
         pi = few_commands(flow, clock)
-        wait_until(lambda: flow.history_lag() == 0, "the child to project the log")
+        wait_until(lambda: flow.history_service.history_lag() == 0, "the child to project the log")
 
         history = history_of(capture(flow))
         assert sorted(a["ACT_ID_"] for a in history[ACT_HI_ACTINST.name].values()) == [
@@ -350,7 +352,7 @@ def test_the_child_projects_at_the_engine_history_level(urls: Callable[[], str])
             "start",
         ]
         assert history[ACT_HI_VARINST.name] == {} and history[ACT_HI_DETAIL.name] == {}
-        assert flow.historic_process_instance(pi).state == "ACTIVE"
+        assert flow.history_service.historic_process_instance(pi).state == "ACTIVE"
         assert flow.verify().problems == []
 
 
@@ -430,7 +432,7 @@ def test_a_follower_never_writes_a_stale_batch(urls: Callable[[], str]) -> None:
     url = urls()
     with Engine(url, clock=clock, history_mode="async") as flow:
         few_commands(flow, clock)
-        lag = flow.history_lag()
+        lag = flow.history_service.history_lag()
         db = create_database(url)
         try:
             store = EventStore(db.dialect.name)
@@ -458,7 +460,7 @@ def test_a_follower_never_writes_a_stale_batch(urls: Callable[[], str]) -> None:
 
             assert write(second, whole) is False  # the checkpoint moved: nothing written
             assert history_of(capture(flow)) == history
-            assert flow.history_lag() == lag - small.events
+            assert flow.history_service.history_lag() == lag - small.events
 
             # both prepare the same remaining range; whichever writes second writes nothing
             with db.connect() as conn, conn.begin():
@@ -479,7 +481,7 @@ def test_a_follower_never_writes_a_stale_batch(urls: Callable[[], str]) -> None:
             assert history_of(capture(flow)) == history
         finally:
             db.dispose()
-        assert flow.history_lag() == 0
+        assert flow.history_service.history_lag() == 0
         assert flow.verify().problems == []
 
 
@@ -522,7 +524,7 @@ def test_a_rebuild_and_a_follower_batch_prepared_before_it(
         flow.start_process_instance("exclusiveDefault", {"amount": 5})
         flow.flush_history()
         flow.start_process_instance("exclusiveDefault", {"amount": 7})
-        assert flow.history_lag() > 0
+        assert flow.history_service.history_lag() > 0
         db = create_database(url)
         try:
             store = EventStore(db.dialect.name)
@@ -579,7 +581,7 @@ def test_a_rebuild_and_a_follower_batch_prepared_before_it(
 
         assert isinstance(outcome["rebuild"], views.RebuildReport), outcome["rebuild"]
         assert outcome["write"] is False  # the rebuild moved the checkpoint: a stale batch
-        assert flow.history_lag() == 0
+        assert flow.history_service.history_lag() == 0
         assert flow.verify().problems == []
 
 
@@ -600,9 +602,9 @@ def test_in_memory_sqlite_follows_in_a_thread() -> None:
 
     with flow._db.lock:  # the thread cannot move meanwhile
         pi = few_commands(flow, clock)
-        assert flow.history_lag() > 0
+        assert flow.history_service.history_lag() > 0
     wait_until(lambda: locked(flow.history_lag) == 0, "the history thread to project the log")
-    assert locked(lambda: flow.historic_process_instance(pi).state) == "ACTIVE"
+    assert locked(lambda: flow.history_service.historic_process_instance(pi).state) == "ACTIVE"
     assert flow.verify().problems == []
 
     flow.close()
@@ -641,7 +643,7 @@ def test_a_read_during_a_history_batch_neither_fails_nor_loses_history(
         monkeypatch.setattr(SqlRowStore, "run", staticmethod(run))
         wait_until(lambda: worker.error is None, "the history thread to recover")
         flow.flush_history()
-        history = flow.historic_process_instances(process_instance_id=pi)
+        history = flow.history_service.historic_process_instances(process_instance_id=pi)
         problems = flow.verify().problems
 
         assert (read_error, [t.name for t in tasks]) == (None, ["Approve"])
@@ -665,11 +667,11 @@ def test_a_byte_array_recreated_between_two_flushes_keeps_its_revision(
     with Engine(urls(), clock=clock, history_mode="async") as flow:
         flow.deploy(bpmn("exclusive_gateway_default_flow.bpmn"))
         pi = flow.start_process_instance("exclusiveDefault", {"amount": 5, "blob": b"\x01"}).id
-        flow.set_variables(pi, {"blob": b"\x02"})  # history byte array: REV_ 2
+        flow.runtime_service.set_variables(pi, {"blob": b"\x02"})  # history byte array: REV_ 2
         flow.flush_history()
         for value in ("text", b"\x03", b"\x04"):  # deleted, re-created (REV_ 1), updated (2)
             clock.advance(seconds=1)
-            flow.set_variables(pi, {"blob": value})
+            flow.runtime_service.set_variables(pi, {"blob": value})
 
         assert flow.verify().problems == []
 
@@ -707,7 +709,7 @@ def test_a_byte_array_recreated_within_one_command_matches_inline_history(
         flow.deploy(RETYPE)
         pi = flow.start_process_instance("retype", {"blob": b"\x01"}).id
         flow.flush_history()
-        flow.set_variables(pi, {"blob": b"\x02"})  # bumps the history byte array
+        flow.runtime_service.set_variables(pi, {"blob": b"\x02"})  # bumps the history byte array
         # one command: the variable becomes text (row deleted), then bytes (row re-created)
         flow.complete_task(task_named(flow, pi, "Wait"))
 
@@ -726,7 +728,7 @@ def test_byte_array_revisions_match_inline_when_flushed_after_every_command(
         for value in (b"\x02", "text", b"\x03", b"\x04"):
             flow.flush_history()
             clock.advance(seconds=1)
-            flow.set_variables(pi, {"blob": value})
+            flow.runtime_service.set_variables(pi, {"blob": value})
         flow.flush_history()
         tables = capture(flow)
         [var] = [v for v in tables[ACT_RU_VARIABLE.name].values() if v["NAME_"] == "blob"]

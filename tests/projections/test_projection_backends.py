@@ -191,11 +191,11 @@ class ProjectionContract:
         clock.advance(milliseconds=1111)
         flow.complete_task(review, {"approved": True, "text": "updated"})
         clock.advance(milliseconds=500)
-        [locked] = flow.fetch_and_lock("worker-1", {"payments": 30_000})
+        [locked] = flow.external_task_service.fetch_and_lock("worker-1", {"payments": 30_000})
         assert locked.process_instance_id == done
-        flow.set_variables(done, LONG_VARIABLES)
+        flow.runtime_service.set_variables(done, LONG_VARIABLES)
         clock.advance(milliseconds=2020)
-        flow.complete_external_task(locked.id, "worker-1")
+        flow.external_task_service.complete(locked.id, "worker-1")
         clock.advance(milliseconds=3003)
         flow.complete_task(flow.tasks(process_instance_id=done)[0].id)
         clock.advance(milliseconds=777)
@@ -203,9 +203,9 @@ class ProjectionContract:
         flow.complete_task(flow.tasks(process_instance_id=middle)[0].id, {"approved": True})
         clock.advance(milliseconds=100)
         locked_at = clock.now()
-        [locked] = flow.fetch_and_lock("worker-2", {"payments": 45_000})
+        [locked] = flow.external_task_service.fetch_and_lock("worker-2", {"payments": 45_000})
         assert locked.process_instance_id == middle
-        flow.set_variables(middle, LONG_VARIABLES)
+        flow.runtime_service.set_variables(middle, LONG_VARIABLES)
         clock.advance(milliseconds=250)
 
         started["rejected"] = clock.now()
@@ -642,13 +642,13 @@ class ProjectionContract:
         flow.deploy(MODEL, "orders")
         instance = flow.start_process_instance("order", {"approved": True}).id
         flow.complete_task(flow.tasks(process_instance_id=instance)[0].id)
-        [locked] = flow.fetch_and_lock("worker-1", {"payments": 30_000})
+        [locked] = flow.external_task_service.fetch_and_lock("worker-1", {"payments": 30_000})
         sign = flow.tasks(process_instance_id=instance)[0].id
         with Engine(url, clock=clock) as other:
             # both engines now hold the forked state: the later writer must detect the conflict
             assert other.runtime_service.activity_instance_tree(
                 instance
-            ) == flow.activity_instance_tree(instance)
+            ) == flow.runtime_service.activity_instance_tree(instance)
             barrier = threading.Barrier(2)
 
             def complete(step: int) -> None:
@@ -704,7 +704,7 @@ class ProjectionContract:
         flow.deploy(MODEL, "orders")
         instance = flow.start_process_instance("order", {"approved": True, **LONG_VARIABLES}).id
         flow.complete_task(flow.tasks(process_instance_id=instance)[0].id)
-        [locked] = flow.fetch_and_lock("worker-1", {"payments": 30_000})
+        [locked] = flow.external_task_service.fetch_and_lock("worker-1", {"payments": 30_000})
         assert locked.variables["five"] == 5
         assert locked.variables["big"] == 2**40
 

@@ -130,7 +130,7 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     a = flow.start_process_instance("userTaskAssignment", order_variables("A-1"), "A-1").id
     tick()
     review = task_named(flow, a, "Review order A-1")
-    flow.set_assignee(review, None)
+    flow.task_service.set_assignee(review, None)
     tick()
     fozzie = flow.acting_as("fozzie")  # a user's commands: the user operation log
     fozzie.claim(review, "fozzie")
@@ -139,9 +139,9 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
         review, {"note": "checked", "blob": b"task-local"}, local=True
     )
     tick()
-    flow.set_variables(a, {"blob": b"\x02new bytes", "doc": {"a": 2}, "ratio": 2.5})
+    flow.runtime_service.set_variables(a, {"blob": b"\x02new bytes", "doc": {"a": 2}, "ratio": 2.5})
     tick()
-    flow.remove_variables(a, ["nothing"])
+    flow.runtime_service.remove_variables(a, ["nothing"])
     tick()
     fozzie.complete_task(review, {"approved": True, "big": TypedValue("Long", 5)})
     tick()
@@ -151,7 +151,7 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     tick()
     flow.complete_task(task_named(flow, b, "Review order B-2"))
     tick()
-    flow.unclaim(task_named(flow, b, "Approve"))
+    flow.task_service.unclaim(task_named(flow, b, "Approve"))
     tick()
     flow.complete_task(task_named(flow, b, "Approve"), {"blob": b"\x03final"})
     tick()
@@ -194,24 +194,26 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     # external tasks: failure and retry, completion, BPMN error, a lock still held
     i = flow.start_process_instance("externalInvoice", {"priority": 5, "amount": 30}).id
     tick()
-    [fetched] = flow.fetch_and_lock("worker-1", {"invoice": 60_000})
+    [fetched] = flow.external_task_service.fetch_and_lock("worker-1", {"invoice": 60_000})
     tick()
-    flow.handle_external_task_failure(
+    flow.external_task_service.handle_failure(
         fetched.id, "worker-1", "timeout", error_details="stack", retries=2, retry_timeout=1000
     )
     clock.advance(seconds=2)
-    [fetched] = flow.fetch_and_lock("worker-2", {"invoice": 60_000})
+    [fetched] = flow.external_task_service.fetch_and_lock("worker-2", {"invoice": 60_000})
     tick()
-    flow.extend_lock(fetched.id, "worker-2", 120_000)
+    flow.external_task_service.extend_lock(fetched.id, "worker-2", 120_000)
     tick()
-    flow.complete_external_task(fetched.id, "worker-2", {"invoiceNo": "INV-1", "pdf": b"%PDF"})
+    flow.external_task_service.complete(
+        fetched.id, "worker-2", {"invoiceNo": "INV-1", "pdf": b"%PDF"}
+    )
     tick()
     running.append(i)  # Check invoice
     j = flow.start_process_instance("externalInvoice", {"priority": 9, "amount": 10}).id
     tick()
-    [fetched] = flow.fetch_and_lock("worker-1", {"invoice": 60_000})
+    [fetched] = flow.external_task_service.fetch_and_lock("worker-1", {"invoice": 60_000})
     tick()
-    flow.handle_external_task_bpmn_error(
+    flow.external_task_service.handle_bpmn_error(
         fetched.id, "worker-1", "REJECTED", "no customer", {"reason": "unknown"}
     )
     tick()
@@ -220,7 +222,7 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     completed.append(j)
     k = flow.start_process_instance("externalInvoice", {"priority": 1, "amount": 99}).id
     tick()
-    [fetched] = flow.fetch_and_lock("worker-3", {"invoice": 60_000})
+    [fetched] = flow.external_task_service.fetch_and_lock("worker-3", {"invoice": 60_000})
     assert fetched.process_instance_id == k
     tick()
     running.append(k)
@@ -228,13 +230,13 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     # deleted instances: one fresh, one half-way through a parallel flow
     m = flow.start_process_instance("userTaskAssignment", order_variables("M-3"), "M-3").id
     tick()
-    flow.delete_process_instance(m, "no longer needed")
+    flow.runtime_service.delete_process_instance(m, "no longer needed")
     tick()
     n = flow.start_process_instance("parallelForkJoin").id
     tick()
     flow.complete_task(task_named(flow, n, "Bill"))
     tick()
-    flow.delete_process_instance(n, "cancelled by customer")
+    flow.runtime_service.delete_process_instance(n, "cancelled by customer")
     tick()
     deleted.extend([m, n])
 
@@ -244,7 +246,7 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     tick()
     flow.run_due_jobs()  # fails: 1 retry left, due again in 5 minutes
     tick()
-    flow.set_variables(p, {"fail": False})
+    flow.runtime_service.set_variables(p, {"fail": False})
     clock.advance(minutes=5)
     flow.run_due_jobs()  # books
     tick()
@@ -274,9 +276,11 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     m = flow.start_process_instance("orderMessages", {"orderId": "o-9"}, "order-9").id
     waiting = flow.start_process_instance("orderMessages", {"orderId": "o-10"}, "order-10").id
     tick()
-    flow.correlate_message("orderPaid", business_key="order-9", variables={"paidAt": "noon"})
+    flow.runtime_service.correlate_message(
+        "orderPaid", business_key="order-9", variables={"paidAt": "noon"}
+    )
     tick()
-    flow.correlate_message("order-o-9-changed")
+    flow.runtime_service.correlate_message("order-o-9-changed")
     running.extend([m, waiting])
     # decisions: a business rule task (a DRG: the required decision recorded too, a list input
     # kept in a byte array), and a decision evaluated over the API
