@@ -259,7 +259,7 @@ def test_stopping_finishes_the_running_job_and_gives_back_the_waiting_lease(
     wait_until(
         lambda: all(j.lock_owner for j in engine.management_service.jobs()), "the second lease"
     )
-    executor = engine._job_executor
+    executor = engine._parts.jobs.executor
     assert executor is not None
     stopping = threading.Thread(target=engine.close)
     stopping.start()

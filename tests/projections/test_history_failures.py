@@ -129,11 +129,11 @@ def test_verify_compares_history_as_far_as_the_follower_got(url: str) -> None:
         started(engine, "not yet")  # as if committed by another process after the catch-up
         assert engine.history_service.history_lag() > 0
         with engine.reading() as conn:
-            report = engine._audit.verify_on(conn, None, None)
+            report = engine._parts.audit.verify_on(conn, None, None)
         assert report.problems == []
 
         with engine.reading() as conn:  # what the follower did write is still checked
             conn.execute(sa.text("UPDATE ACT_HI_PROCINST SET BUSINESS_KEY_ = 'forged'"))
             conn.commit()
-            report = engine._audit.verify_on(conn, None, None)
+            report = engine._parts.audit.verify_on(conn, None, None)
         assert any("ACT_HI_PROCINST" in p for p in report.problems), report.problems
