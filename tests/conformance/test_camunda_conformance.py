@@ -65,7 +65,7 @@ def test_row_01_diverging_exclusive_gateway(engine: Engine) -> None:
         assert task.name == f"Task {i}"
         assert task.task_definition_key == f"theTask{i}"
         assert task.process_instance_id == pi.id
-        engine.delete_process_instance(pi.id, "testing deletion")
+        engine.runtime_service.delete_process_instance(pi.id, "testing deletion")
         assert_deleted(engine, pi.id, "testing deletion")
     assert engine.tasks() == []
     assert_verified(engine)
@@ -75,7 +75,7 @@ def test_row_02_default_sequence_flow(engine: Engine) -> None:
     deploy(engine, "gateway_ExclusiveGatewayTest.testDefaultSequenceFlow")
     first = engine.start_process_instance("exclusiveGwDefaultSequenceFlow", {"input": 1})
     assert single_task(engine).name == "Input is one"
-    engine.delete_process_instance(first.id, None)
+    engine.runtime_service.delete_process_instance(first.id, None)
     assert_deleted(engine, first.id, None)
 
     second = engine.start_process_instance("exclusiveGwDefaultSequenceFlow", {"input": 5})
@@ -96,7 +96,7 @@ def test_row_03_loop_with_many_iterations(engine: Engine) -> None:
     assert pi.ended
     assert_process_ended(engine, pi.id, "EndEvent_1")
     # i = 0, then `i++` runs until i > numOfIterations.
-    variables = {v.name: v for v in engine.historic_variable_instances(pi.id)}
+    variables = {v.name: v for v in engine.history_service.historic_variable_instances(pi.id)}
     assert variables["i"].value == iterations + 1
     assert variables["i"].type == "Long"
     increments = historic_activity_ids(engine, pi.id).count("ManualTask_1")
@@ -147,7 +147,7 @@ def test_row_06_nested_fork_join(engine: Engine) -> None:
     pid = engine.start_process_instance("nestedForkJoin").id
 
     def children() -> int:
-        return len(engine.activity_instance_tree(pid).child_activity_instances)
+        return len(engine.runtime_service.activity_instance_tree(pid).child_activity_instances)
 
     tasks = by_name(engine.tasks())
     assert [t.name for t in tasks] == ["Task 0"]
@@ -191,7 +191,7 @@ def test_row_07_diverging_inclusive_gateway(engine: Engine) -> None:
         expected = [f"Task {n}" for n in (1, 2, 3) if i <= n]
         assert len(tasks) == 4 - i
         assert names(tasks) == expected
-        engine.delete_process_instance(pi.id, "testing deletion")
+        engine.runtime_service.delete_process_instance(pi.id, "testing deletion")
         assert_deleted(engine, pi.id, "testing deletion")
     assert_verified(engine)
 
@@ -221,12 +221,14 @@ def test_row_09_event_based_gateway(engine: Engine) -> None:
     removes both others and `afterMessage` is active."""
     deploy(engine, "gateway_EventBasedGatewayTest.testCatchSignalAndMessageAndTimer")
     pi = engine.start_process_instance("catchSignal")
-    subscriptions = {(s.event_type, s.event_name) for s in engine.event_subscriptions()}
+    subscriptions = {
+        (s.event_type, s.event_name) for s in engine.runtime_service.event_subscriptions()
+    }
     assert subscriptions == {("message", "newInvoice"), ("signal", "alert")}
-    assert len(engine.jobs(process_instance_id=pi.id)) == 1
-    engine.correlate_message("newInvoice")
-    assert engine.event_subscriptions() == []
-    assert engine.jobs(process_instance_id=pi.id) == []
+    assert len(engine.management_service.jobs(process_instance_id=pi.id)) == 1
+    engine.runtime_service.correlate_message("newInvoice")
+    assert engine.runtime_service.event_subscriptions() == []
+    assert engine.management_service.jobs(process_instance_id=pi.id) == []
     assert single_task(engine, pi.id).name == "afterMessage"
     assert_verified(engine)
 
@@ -236,10 +238,10 @@ def test_row_10_multiple_boundary_timers(engine: Engine, clock: ControllableCloc
     PT1H, PT3H) -> 3 jobs; at +1h05s only PT1H fires, all jobs gone, "Third Task" active."""
     deploy(engine, "event_timer_BoundaryTimerEventTest.testMultipleTimersOnUserTask")
     pi = engine.start_process_instance("multipleTimersOnUserTask")
-    assert len(engine.jobs(process_instance_id=pi.id)) == 3
+    assert len(engine.management_service.jobs(process_instance_id=pi.id)) == 3
     clock.advance(hours=1, seconds=5)
     assert engine.run_due_jobs() == 1
-    assert engine.jobs(process_instance_id=pi.id) == []
+    assert engine.management_service.jobs(process_instance_id=pi.id) == []
     assert single_task(engine, pi.id).name == "Third Task"
     assert_verified(engine)
 
@@ -253,7 +255,7 @@ def test_row_11_non_interrupting_timer_cycle(engine: Engine, clock: Controllable
     def fired() -> int:
         return len(engine.tasks(process_instance_id=pi.id, task_definition_key="timerFiredTask"))
 
-    assert len(engine.jobs(process_instance_id=pi.id)) == 1
+    assert len(engine.management_service.jobs(process_instance_id=pi.id)) == 1
     clock.advance(hours=1)
     engine.run_due_jobs()
     assert fired() == 1
@@ -262,7 +264,7 @@ def test_row_11_non_interrupting_timer_cycle(engine: Engine, clock: Controllable
     assert fired() == 2
     (task,) = engine.tasks(process_instance_id=pi.id, task_definition_key="task")
     engine.complete_task(task.id)
-    assert engine.jobs(process_instance_id=pi.id) == []
+    assert engine.management_service.jobs(process_instance_id=pi.id) == []
     clock.advance(hours=1)
     assert engine.run_due_jobs() == 0
     assert fired() == 2
@@ -273,9 +275,9 @@ def test_row_12_intermediate_timer(engine: Engine, clock: ControllableClock) -> 
     """event_timer_IntermediateTimerEventTest.testCatchingTimerEvent: PT5M catch -> 1 job; after
     the clock passes it and jobs run, the instance ended."""
     deploy(engine, "event_timer_IntermediateTimerEventTest.testCatchingTimerEvent")
-    (definition,) = engine.process_definitions()
+    (definition,) = engine.repository_service.process_definitions()
     pi = engine.start_process_instance(definition.key)
-    (job,) = engine.jobs(process_instance_id=pi.id)
+    (job,) = engine.management_service.jobs(process_instance_id=pi.id)
     assert job.due_date == clock.now() + timedelta(minutes=5)
     clock.advance(minutes=4)
     assert engine.run_due_jobs() == 0
@@ -289,16 +291,16 @@ def test_row_13_start_timer_cycle_with_limit(engine: Engine, clock: Controllable
     """event_timer_StartTimerEventTest.testCycleWithLimitStartTimerEvent: `R2/PT5M` start: after
     deploy 1 job, 0 instances; +5 min -> 1 instance + new job; +5 min -> 2 instances, 0 jobs."""
     deploy(engine, "event_timer_StartTimerEventTest.testCycleWithLimitStartTimerEvent")
-    assert len(engine.jobs()) == 1
-    assert engine.historic_process_instances() == []
+    assert len(engine.management_service.jobs()) == 1
+    assert engine.history_service.historic_process_instances() == []
     clock.advance(minutes=5)
     assert engine.run_due_jobs() == 1
-    assert len(engine.historic_process_instances()) == 1
-    assert len(engine.jobs()) == 1
+    assert len(engine.history_service.historic_process_instances()) == 1
+    assert len(engine.management_service.jobs()) == 1
     clock.advance(minutes=5)
     assert engine.run_due_jobs() == 1
-    assert len(engine.historic_process_instances()) == 2
-    assert engine.jobs() == []
+    assert len(engine.history_service.historic_process_instances()) == 2
+    assert engine.management_service.jobs() == []
     assert_verified(engine)
 
 
@@ -307,9 +309,9 @@ def test_row_14_message_start_event(engine: Engine) -> None:
     `newInvoiceMessage` starts an instance with 1 task; start by key also works; completing the
     task ends it."""
     deploy(engine, "event_message_MessageStartEventTest.testSingleMessageStartEvent")
-    (subscription,) = engine.event_subscriptions()
+    (subscription,) = engine.runtime_service.event_subscriptions()
     assert (subscription.event_name, subscription.execution_id) == ("newInvoiceMessage", None)
-    (result,) = engine.correlate_message("newInvoiceMessage")
+    (result,) = engine.runtime_service.correlate_message("newInvoiceMessage")
     by_message = result.process_instance_id
     assert single_task(engine, by_message).task_definition_key == "task"
     by_key = engine.start_process_instance("singleMessageStartEvent")
@@ -317,7 +319,9 @@ def test_row_14_message_start_event(engine: Engine) -> None:
     for instance_id in (by_message, by_key.id):
         engine.complete_task(single_task(engine, instance_id).id)
         assert_process_ended(engine, instance_id)
-    assert len(engine.event_subscriptions()) == 1  # the definition's subscription stays
+    assert (
+        len(engine.runtime_service.event_subscriptions()) == 1
+    )  # the definition's subscription stays
     assert_verified(engine)
 
 
@@ -326,12 +330,12 @@ def test_row_15_intermediate_message_event(engine: Engine) -> None:
     `messageCatch` with one subscription; the message leads to the user task."""
     deploy(engine, "event_message_MessageIntermediateEventTest.testSingleIntermediateMessageEvent")
     pi = engine.start_process_instance("process")
-    assert [e.activity_id for e in engine.executions(pi.id)] == ["messageCatch"]
-    (subscription,) = engine.event_subscriptions(process_instance_id=pi.id)
+    assert [e.activity_id for e in engine.runtime_service.executions(pi.id)] == ["messageCatch"]
+    (subscription,) = engine.runtime_service.event_subscriptions(process_instance_id=pi.id)
     assert (subscription.event_type, subscription.event_name) == ("message", "newInvoiceMessage")
-    engine.message_event_received("newInvoiceMessage", subscription.execution_id)
+    engine.runtime_service.message_event_received("newInvoiceMessage", subscription.execution_id)
     assert single_task(engine, pi.id).task_definition_key == "task"
-    assert engine.event_subscriptions() == []
+    assert engine.runtime_service.event_subscriptions() == []
     engine.complete_task(single_task(engine, pi.id).id)
     assert_process_ended(engine, pi.id)
     assert_verified(engine)
@@ -344,17 +348,17 @@ def test_row_16_boundary_message_event(engine: Engine) -> None:
     deploy(engine, "event_message_MessageBoundaryEventTest.testSingleBoundaryMessageEvent")
     by_message = engine.start_process_instance("process")
     assert single_task(engine, by_message.id).task_definition_key == "task"
-    (subscription,) = engine.event_subscriptions(process_instance_id=by_message.id)
+    (subscription,) = engine.runtime_service.event_subscriptions(process_instance_id=by_message.id)
     assert subscription.activity_id == "messageBoundary"
-    engine.correlate_message("messageName", process_instance_id=by_message.id)
+    engine.runtime_service.correlate_message("messageName", process_instance_id=by_message.id)
     assert single_task(engine, by_message.id).task_definition_key == "taskAfterMessage"
-    assert engine.event_subscriptions(process_instance_id=by_message.id) == []
+    assert engine.runtime_service.event_subscriptions(process_instance_id=by_message.id) == []
     engine.complete_task(single_task(engine, by_message.id).id)
     assert_process_ended(engine, by_message.id)
 
     by_task = engine.start_process_instance("process")
     engine.complete_task(single_task(engine, by_task.id).id)
-    assert engine.event_subscriptions(process_instance_id=by_task.id) == []
+    assert engine.runtime_service.event_subscriptions(process_instance_id=by_task.id) == []
     assert single_task(engine, by_task.id).task_definition_key == "taskAfterTask"
     engine.complete_task(single_task(engine, by_task.id).id)
     assert_process_ended(engine, by_task.id)
@@ -369,17 +373,17 @@ def test_row_17_interrupting_message_event_subprocess(engine: Engine) -> None:
         engine, "event_message_MessageEventSubprocessTest.testInterruptingUnderProcessDefinition"
     )
     quiet = engine.start_process_instance("process")
-    (subscription,) = engine.event_subscriptions(process_instance_id=quiet.id)
+    (subscription,) = engine.runtime_service.event_subscriptions(process_instance_id=quiet.id)
     assert subscription.event_name == "newMessage"
     engine.complete_task(single_task(engine, quiet.id).id)
     assert_process_ended(engine, quiet.id)
-    assert engine.event_subscriptions() == []
+    assert engine.runtime_service.event_subscriptions() == []
 
     interrupted = engine.start_process_instance("process")
-    engine.correlate_message("newMessage")
+    engine.runtime_service.correlate_message("newMessage")
     task = single_task(engine, interrupted.id)
     assert task.task_definition_key == "eventSubProcessTask"
-    assert engine.event_subscriptions() == []
+    assert engine.runtime_service.event_subscriptions() == []
     engine.complete_task(task.id)
     assert_process_ended(engine, interrupted.id)
     assert_verified(engine)
@@ -394,14 +398,14 @@ def test_row_18_non_interrupting_message_event_subprocess(engine: Engine) -> Non
     deploy(engine, model_name)
     for order in (("task", "eventSubProcessTask"), ("eventSubProcessTask", "task")):
         pi = engine.start_process_instance("process")
-        engine.correlate_message("newMessage", process_instance_id=pi.id)
+        engine.runtime_service.correlate_message("newMessage", process_instance_id=pi.id)
         tasks = {t.task_definition_key: t for t in engine.tasks(process_instance_id=pi.id)}
         assert sorted(tasks) == ["eventSubProcessTask", "task"]
         engine.complete_task(tasks[order[0]].id)
         assert historic_state(engine, pi.id) == "ACTIVE"
         engine.complete_task(tasks[order[1]].id)
         assert_process_ended(engine, pi.id)
-    assert engine.event_subscriptions() == []
+    assert engine.runtime_service.event_subscriptions() == []
     assert_verified(engine)
 
 
@@ -412,10 +416,10 @@ def test_row_19_signal_broadcast(engine: Engine) -> None:
     deploy(engine, "event_signal_SignalEventTests.catchAlertSignal")
     deploy(engine, "event_signal_SignalEventTests.throwAlertSignal")
     catching = engine.start_process_instance("catchSignal")
-    (subscription,) = engine.event_subscriptions()
+    (subscription,) = engine.runtime_service.event_subscriptions()
     assert (subscription.event_type, subscription.event_name) == ("signal", "alert")
     throwing = engine.start_process_instance("throwSignal")
-    assert engine.event_subscriptions() == []
+    assert engine.runtime_service.event_subscriptions() == []
     assert_process_ended(engine, catching.id)
     assert_process_ended(engine, throwing.id)
     assert_verified(engine)
@@ -435,7 +439,9 @@ def test_row_20_boundary_error_on_embedded_subprocess(engine: Engine) -> None:
     task = single_task(engine)
     assert task.name == "task after catching the error"
     assert task.task_definition_key == "taskAfterErrorCatch"
-    assert child_activity_ids(engine.activity_instance_tree(pi.id)) == ["taskAfterErrorCatch"]
+    assert child_activity_ids(engine.runtime_service.activity_instance_tree(pi.id)) == [
+        "taskAfterErrorCatch"
+    ]
     history = historic_activity_ids(engine, pi.id)
     assert "subprocessEnd" in history
     assert "catchError" in history
@@ -449,10 +455,10 @@ def test_row_20_boundary_error_on_embedded_subprocess(engine: Engine) -> None:
 def test_row_21_error_code_and_message_variables(engine: Engine) -> None:
     deploy(engine, "event_error_ErrorEndEventTest.testError")
     pi = engine.start_process_instance("testError")
-    variables = engine.get_variables(pi.id)
+    variables = engine.runtime_service.get_variables(pi.id)
     assert variables.get("errorCode") == "123"
     assert variables.get("errorMessage") is None
-    assert engine.get_variables_typed(pi.id)["errorCode"] == ("123", "String")
+    assert engine.runtime_service.get_variables_typed(pi.id)["errorCode"] == ("123", "String")
 
     task = single_task(engine, pi.id)
     assert task.task_definition_key == "task"
@@ -485,7 +491,7 @@ def test_row_24_terminate_end_event_ends_process(engine: Engine) -> None:
     deploy(engine, "event_end_TerminateEndEventTest.testProcessTerminate")
     pi = engine.start_process_instance("terminateEndEventExample")
     # The process instance and its two concurrent children.
-    assert len(engine.executions(pi.id)) == 3
+    assert len(engine.runtime_service.executions(pi.id)) == 3
     assert sorted(t.task_definition_key for t in engine.tasks(process_instance_id=pi.id)) == [
         "preNormalTerminateTask",
         "preTerminateTask",
@@ -498,7 +504,9 @@ def test_row_24_terminate_end_event_ends_process(engine: Engine) -> None:
     assert_process_ended(engine, pi.id, "EndEvent_2")
     history = historic_activity_ids(engine, pi.id)
     assert "EndEvent_1" not in history
-    tasks = {t.task_definition_key: t for t in engine.historic_task_instances(pi.id)}
+    tasks = {
+        t.task_definition_key: t for t in engine.history_service.historic_task_instances(pi.id)
+    }
     assert tasks["preNormalTerminateTask"].end_time is not None
     assert_verified(engine)
 
@@ -507,13 +515,15 @@ def test_row_25_terminate_end_event_in_subprocess(engine: Engine) -> None:
     deploy(engine, "event_end_TerminateEndEventTest.testTerminateInSubProcess")
     pi = engine.start_process_instance("terminateEndEventExample")
     # The terminate end event ended only the subprocess; the parent went on to EndEvent_3.
-    assert len(engine.executions(pi.id)) == 1
-    running = engine.process_instance(pi.id)
+    assert len(engine.runtime_service.executions(pi.id)) == 1
+    running = engine.runtime_service.process_instance(pi.id)
     assert running is not None and not running.ended
     history = historic_activity_ids(engine, pi.id)
     assert "EndEvent_1" in history
     assert "EndEvent_3" in history
-    assert child_activity_ids(engine.activity_instance_tree(pi.id)) == ["preNormalEnd"]
+    assert child_activity_ids(engine.runtime_service.activity_instance_tree(pi.id)) == [
+        "preNormalEnd"
+    ]
 
     task = engine.tasks(process_instance_id=pi.id, task_definition_key="preNormalEnd")
     assert len(task) == 1
@@ -529,7 +539,7 @@ def test_row_26_simple_subprocess(engine: Engine) -> None:
     assert task.name == "Task in subprocess"
 
     # Three levels: the process instance -> subProcess -> subProcessTask.
-    root = engine.activity_instance_tree(pi.id)
+    root = engine.runtime_service.activity_instance_tree(pi.id)
     assert root.id == pi.id
     assert root.activity_type == "processDefinition"
     assert len(root.child_activity_instances) == 1
@@ -551,7 +561,7 @@ def test_row_26_root_activity_instance_is_the_definition(engine: Engine) -> None
     """testSimpleSubProcess: `assertEquals(pi.getProcessDefinitionId(), root.getActivityId())`."""
     deploy(engine, "subprocess_SubProcessTest.testSimpleSubProcess")
     pi = engine.start_process_instance("simpleSubProcess")
-    root = engine.activity_instance_tree(pi.id)
+    root = engine.runtime_service.activity_instance_tree(pi.id)
     assert root.activity_id == pi.definition_id
 
 
@@ -567,7 +577,7 @@ def test_row_27_call_simple_subprocess(engine: Engine) -> None:
     pi = engine.start_process_instance("callSimpleSubProcess")
     engine.complete_task(single_task(engine, pi.id).id)
     assert engine.tasks(process_instance_id=pi.id) == []
-    (called,) = [i for i in engine.historic_process_instances() if i.id != pi.id]
+    (called,) = [i for i in engine.history_service.historic_process_instances() if i.id != pi.id]
     task = single_task(engine, called.id)
     assert task.name == "Task in subprocess"
     engine.complete_task(task.id)
@@ -591,22 +601,32 @@ def test_row_28_call_activity_data_input_output(engine: Engine) -> None:
 
     def called_task() -> Task:
         (called,) = [
-            i for i in engine.historic_process_instances() if i.id != pi.id and i.state == "ACTIVE"
+            i
+            for i in engine.history_service.historic_process_instances()
+            if i.id != pi.id and i.state == "ACTIVE"
         ]
         return single_task(engine, called.id)
 
     task = called_task()
-    assert engine.get_variable(task.execution_id, "subVariable") == "Hello from the super process."
-    engine.set_variables(task.execution_id, {"subVariable": "Hello from sub process."})
-    assert engine.get_variable(pi.id, "superVariable") == "Hello from the super process."
+    assert (
+        engine.runtime_service.get_variable(task.execution_id, "subVariable")
+        == "Hello from the super process."
+    )
+    engine.runtime_service.set_variables(
+        task.execution_id, {"subVariable": "Hello from sub process."}
+    )
+    assert (
+        engine.runtime_service.get_variable(pi.id, "superVariable")
+        == "Hello from the super process."
+    )
     engine.complete_task(task.id)
-    assert engine.get_variable(pi.id, "superVariable") == "Hello from sub process."
-    engine.set_variables(pi.id, {"x": 5})
+    assert engine.runtime_service.get_variable(pi.id, "superVariable") == "Hello from sub process."
+    engine.runtime_service.set_variables(pi.id, {"x": 5})
     engine.complete_task(single_task(engine, pi.id).id)
     task = called_task()
-    assert engine.get_variable(task.execution_id, "y") == 10
+    assert engine.runtime_service.get_variable(task.execution_id, "y") == 10
     engine.complete_task(task.id)
-    assert engine.get_variable(pi.id, "z") == 15
+    assert engine.runtime_service.get_variable(pi.id, "z") == 15
     engine.complete_task(single_task(engine, pi.id).id)
     assert_process_ended(engine, pi.id)
     assert_verified(engine)
@@ -748,7 +768,7 @@ def test_row_41_multiple_candidate_groups(engine: Engine) -> None:
 
     engine.complete_task(task.id)
     assert_process_ended(engine, pi.id, "theEnd")
-    (historic,) = engine.historic_task_instances(pi.id)
+    (historic,) = engine.history_service.historic_task_instances(pi.id)
     assert historic.assignee == "gonzo"
     assert historic.end_time is not None
     assert_verified(engine)
@@ -779,7 +799,7 @@ def test_row_42_candidate_groups_and_assignee_extensions(engine: Engine) -> None
     for pi in (groups_pi, assignee_pi):
         engine.complete_task(single_task(engine, pi.id).id)
         assert_process_ended(engine, pi.id, "theEnd")
-    (historic,) = engine.historic_task_instances(assignee_pi.id)
+    (historic,) = engine.history_service.historic_task_instances(assignee_pi.id)
     assert historic.assignee == "kermit"
     assert_verified(engine)
 
@@ -790,19 +810,19 @@ def test_row_43_script_result_to_process_variable(engine: Engine) -> None:
         "setScriptResultToProcessVariable",
         {"echo": "hello", "existingProcessVariableName": "one"},
     )
-    variables = engine.get_variables(pi.id)
+    variables = engine.runtime_service.get_variables(pi.id)
     assert variables["existingProcessVariableName"] == "hello"
     assert variables["newProcessVariableName"] == pi.id
     # The third script has no result variable: nothing else is written.
     assert sorted(variables) == ["echo", "existingProcessVariableName", "newProcessVariableName"]
-    typed = engine.get_variables_typed(pi.id)
+    typed = engine.runtime_service.get_variables_typed(pi.id)
     assert typed["existingProcessVariableName"] == ("hello", "String")
 
     task = single_task(engine, pi.id)
     assert task.name == "keep-alive task"
     engine.complete_task(task.id)
     assert_process_ended(engine, pi.id, "theEnd")
-    historic = {v.name: v.value for v in engine.historic_variable_instances(pi.id)}
+    historic = {v.name: v.value for v in engine.history_service.historic_variable_instances(pi.id)}
     assert historic["existingProcessVariableName"] == "hello"
     assert historic["newProcessVariableName"] == pi.id
     assert_verified(engine)
@@ -819,7 +839,7 @@ def test_row_44_service_result_to_process_variable(engine: Engine) -> None:
     engine.register_delegate("bean", ValueBean("ok"))
     deploy(engine, "servicetask_ExpressionServiceTaskTest.testSetServiceResultToProcessVariables")
     pi = engine.start_process_instance("setServiceResultToProcessVariables")
-    variables = engine.get_variables(pi.id)
+    variables = engine.runtime_service.get_variables(pi.id)
     assert variables["result"] == "ok"
     # The second expression has no result variable: nothing else is written.
     assert sorted(variables) == ["result"]
@@ -839,10 +859,12 @@ def test_row_45_input_el_value(engine: Engine) -> None:
     variable, Long 2."""
     deploy(engine, "iomapping_InputOutputTest.testInputElValue")
     pi = engine.start_process_instance("testProcess")
-    (execution,) = [e for e in engine.executions(pi.id) if e.activity_id == "wait"]
+    (execution,) = [e for e in engine.runtime_service.executions(pi.id) if e.activity_id == "wait"]
     assert execution.id != pi.id  # the mapped activity has an execution of its own
-    assert engine.get_variables_typed(execution.id, local=True) == {"var1": (2, "Long")}
-    assert "var1" not in engine.get_variables(pi.id, local=True)
+    assert engine.runtime_service.get_variables_typed(execution.id, local=True) == {
+        "var1": (2, "Long")
+    }
+    assert "var1" not in engine.runtime_service.get_variables(pi.id, local=True)
     assert_verified(engine)
 
 
@@ -851,7 +873,7 @@ def test_row_46_output_el_value(engine: Engine) -> None:
     instance scope."""
     deploy(engine, "iomapping_InputOutputTest.testOutputElValue")
     pi = engine.start_process_instance("testProcess")
-    assert engine.get_variables_typed(pi.id, local=True) == {"var1": (2, "Long")}
+    assert engine.runtime_service.get_variables_typed(pi.id, local=True) == {"var1": (2, "Long")}
     assert_verified(engine)
 
 
@@ -863,10 +885,15 @@ def test_row_47_subprocess_io_support(engine: Engine) -> None:
     task = single_task(engine, pi.id)
     # the task runs on the subprocess's scope execution, whose only local variable is the input
     assert task.execution_id != pi.id
-    assert engine.get_variables(task.execution_id, local=True) == {"innerVar": "value"}
-    assert engine.get_variables(pi.id, local=True) == {"processVar": "value"}
+    assert engine.runtime_service.get_variables(task.execution_id, local=True) == {
+        "innerVar": "value"
+    }
+    assert engine.runtime_service.get_variables(pi.id, local=True) == {"processVar": "value"}
     engine.complete_task(task.id)
-    assert engine.get_variables(pi.id) == {"processVar": "value", "outerVar": "value"}
+    assert engine.runtime_service.get_variables(pi.id) == {
+        "processVar": "value",
+        "outerVar": "value",
+    }
     assert_verified(engine)
 
 
@@ -891,7 +918,9 @@ def test_row_48_script_execution_listeners(tmp_path: Path) -> None:
         engine.deploy(python)
         pi = engine.start_process_instance("process")
         assert_process_ended(engine, pi.id)
-        variables = {v.name: v.value for v in engine.historic_variable_instances(pi.id)}
+        variables = {
+            v.name: v.value for v in engine.history_service.historic_variable_instances(pi.id)
+        }
         assert variables == {
             "start-start": True,
             "start-end": True,
@@ -912,7 +941,7 @@ def test_row_49_external_task_fetch_failure_extend_lock(
     pi = engine.start_process_instance("oneExternalTaskProcess")
 
     # ExternalTaskServiceTest.testFetch
-    (task,) = engine.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 1)
+    (task,) = engine.external_task_service.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 1)
     assert task.id
     assert task.process_instance_id == pi.id
     assert task.process_definition_id == pi.definition_id
@@ -923,7 +952,7 @@ def test_row_49_external_task_fetch_failure_extend_lock(
     assert task.lock_expiration_time == clock.now() + timedelta(milliseconds=LOCK_TIME)
     (node,) = [
         n
-        for n in engine.activity_instance_tree(pi.id).child_activity_instances
+        for n in engine.runtime_service.activity_instance_tree(pi.id).child_activity_instances
         if n.activity_id == "externalTask"
     ]
     assert task.activity_instance_id == node.id
@@ -931,23 +960,23 @@ def test_row_49_external_task_fetch_failure_extend_lock(
 
     # ExternalTaskServiceTest.testHandleFailure: fails after three seconds of work.
     clock.advance(seconds=3)
-    engine.handle_external_task_failure(
+    engine.external_task_service.handle_failure(
         task.id, WORKER_ID, "errorMessage", retries=5, retry_timeout=3000
     )
-    assert engine.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 5) == []
+    assert engine.external_task_service.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 5) == []
     clock.advance(seconds=4)
-    (task,) = engine.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 5)
+    (task,) = engine.external_task_service.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 5)
     assert task.error_message == "errorMessage"
     assert task.retries == 5
 
     # ExternalTaskServiceTest.testExtendLockTime
-    engine.extend_lock(task.id, WORKER_ID, 100)
-    (locked,) = engine.external_tasks(external_task_id=task.id)
+    engine.external_task_service.extend_lock(task.id, WORKER_ID, 100)
+    (locked,) = engine.external_task_service.external_tasks(external_task_id=task.id)
     assert locked.worker_id == WORKER_ID
     assert locked.lock_expiration_time == clock.now() + timedelta(milliseconds=100)
 
-    engine.complete_external_task(task.id, WORKER_ID)
-    assert engine.external_tasks() == []
+    engine.external_task_service.complete(task.id, WORKER_ID)
+    assert engine.external_task_service.external_tasks() == []
     assert_process_ended(engine, pi.id, "end")
     assert_verified(engine)
 
@@ -957,20 +986,20 @@ def test_row_50_external_task_complete_and_bpmn_error(engine: Engine) -> None:
 
     # ExternalTaskServiceTest.testComplete
     completed = engine.start_process_instance("twoExternalTaskProcess")
-    (task,) = engine.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 1)
-    engine.complete_external_task(task.id, WORKER_ID)
-    assert engine.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 1) == []
-    tree = engine.activity_instance_tree(completed.id)
+    (task,) = engine.external_task_service.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 1)
+    engine.external_task_service.complete(task.id, WORKER_ID)
+    assert engine.external_task_service.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 1) == []
+    tree = engine.runtime_service.activity_instance_tree(completed.id)
     assert child_activity_ids(tree) == ["afterExternalTask"]
     assert tree.child_activity_instances[0].child_activity_instances == []
 
     # ExternalTaskServiceTest.testHandleBpmnError
     failed = engine.start_process_instance("twoExternalTaskProcess")
-    (task,) = engine.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 1)
+    (task,) = engine.external_task_service.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 1)
     assert task.process_instance_id == failed.id
-    engine.handle_external_task_bpmn_error(task.id, WORKER_ID, "ERROR-OCCURED")
-    assert engine.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 1) == []
-    assert engine.external_tasks() == []
+    engine.external_task_service.handle_bpmn_error(task.id, WORKER_ID, "ERROR-OCCURED")
+    assert engine.external_task_service.fetch_and_lock(WORKER_ID, {TOPIC_NAME: LOCK_TIME}, 1) == []
+    assert engine.external_task_service.external_tasks() == []
     after_error = single_task(engine, failed.id)
     assert after_error.task_definition_key == "afterBpmnError"
     assert "catchError" in historic_activity_ids(engine, failed.id)
