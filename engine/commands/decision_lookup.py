@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from flowledger.core import views
 from flowledger.core.decisions import DecisionRef, DeployedDecision
 from flowledger.core.errors import NotFound, ProcessEngineError
+from flowledger.engine.commands import lookups
 from flowledger.engine.commands.bindings import bound, which
-from flowledger.projections.queries import decision_reads as decision_queries
 
 if TYPE_CHECKING:  # the unit of work hands itself in (it wires the lookup into its context)
     from flowledger.engine.commands.unit_of_work import UnitOfWork
@@ -21,12 +21,12 @@ def by_id_or_key(unit: UnitOfWork, definition_id: str | None, key: str | None) -
     """The decision definition `definition_id`, or the latest version of `key`."""
     found: views.DecisionDefinition | None
     if definition_id is not None:
-        found = decision_queries.decision_definition(unit.conn, definition_id)
+        found = lookups.decision_definition(unit.conn, definition_id)
         if found is None:
             raise NotFound("Decision definition", definition_id)
     else:
         assert key is not None
-        found = decision_queries.latest_decision_definition(unit.conn, key)
+        found = lookups.latest_decision_definition(unit.conn, key)
         if found is None:
             raise NotFound("Decision definition", key, "no decision with this key is deployed")
     return unit.repository.decision(unit.conn, found)
@@ -36,10 +36,10 @@ def by_reference(unit: UnitOfWork, ref: DecisionRef, activity_id: str) -> Deploy
     """The definition a business rule task's decisionRef and binding name."""
     found: views.DecisionDefinition | None
     if ref.binding == "latest":
-        found = decision_queries.latest_decision_definition(unit.conn, ref.key)
+        found = lookups.latest_decision_definition(unit.conn, ref.key)
     else:
         found = bound(
-            decision_queries.decision_definitions(unit.conn, key=ref.key),
+            lookups.decision_definitions(unit.conn, key=ref.key),
             ref.binding,
             version=ref.version,
             version_tag=ref.version_tag,

@@ -29,6 +29,7 @@ from flowledger.core.state import (
     decode_state,
     encode_state,
 )
+from flowledger.engine.commands import lookups
 from flowledger.engine.storage.state_cache import Cached, StateCache
 from flowledger.eventlog import (
     CodecError,
@@ -41,7 +42,6 @@ from flowledger.eventlog import (
     check_stream,
 )
 from flowledger.eventlog.records import LogEntry
-from flowledger.projections.queries import reads as queries
 from flowledger.projections.replay import state_at
 
 SNAPSHOT_EVERY = 500  # events between stored snapshots of a long instance
@@ -54,11 +54,11 @@ CACHE_SIZE = 10_000  # instance states kept at most (the byte budget usually bou
 # What a command may name to find its instance by; also the kind its NotFound names.
 Owned = Literal["Execution", "Task", "External task", "Job", "Incident"]
 _OWNER_QUERIES: dict[Owned, Callable[[Connection, str], str | None]] = {
-    "Execution": queries.instance_of_execution,
-    "Task": queries.instance_of_task,
-    "External task": queries.instance_of_external_task,
-    "Job": queries.instance_of_job,
-    "Incident": queries.instance_of_incident,
+    "Execution": lookups.instance_of_execution,
+    "Task": lookups.instance_of_task,
+    "External task": lookups.instance_of_external_task,
+    "Job": lookups.instance_of_job,
+    "Incident": lookups.instance_of_incident,
 }
 
 
@@ -236,7 +236,7 @@ class Repository:
         model = self.models.get(definition_id)
         if model is not None:
             return model
-        definition = queries.process_definition(conn, definition_id)
+        definition = lookups.process_definition(conn, definition_id)
         if definition is None:
             if deployment_id is None:
                 raise NotFound("Process definition", definition_id)
@@ -286,7 +286,7 @@ class Repository:
 
     def deleted_with_cascade(self, conn: Connection, deployment_id: str) -> bool:
         """Whether the deployment was deleted with cascade (taking its instances' history)."""
-        if queries.deployment(conn, deployment_id) is not None:
+        if lookups.deployment(conn, deployment_id) is not None:
             return False  # still deployed: the usual case, no need to read the log
         return any(
             isinstance(event, ev.DeploymentDeleted) and event.cascade

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from sqlalchemy import and_, exists, false, or_, select, true, update
 from sqlalchemy.engine import Connection
 
-from flowledger.projections.queries.job_reads import due_order, runnable
+from flowledger.engine.commands import lookups
 from flowledger.projections.tables import ACT_RU_JOB
 
 
@@ -52,11 +52,11 @@ def acquire(
     candidates = (
         select(j.c.ID_, j.c.PROCESS_INSTANCE_ID_, j.c.EXCLUSIVE_)
         .where(
-            *runnable(at),
+            *lookups.runnable(at),
             or_(j.c.LOCK_OWNER_.is_(None), j.c.LOCK_EXP_TIME_ < at),
             or_(j.c.EXCLUSIVE_ == false(), j.c.EXCLUSIVE_.is_(None), ~busy_instance),
         )
-        .order_by(*([j.c.PRIORITY_.desc()] if by_priority else []), *due_order())
+        .order_by(*([j.c.PRIORITY_.desc()] if by_priority else []), *lookups.due_order())
         .limit(limit * 2)
     )
     server = conn.dialect.name != "sqlite"

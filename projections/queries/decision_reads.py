@@ -1,48 +1,30 @@
-"""The engine's reads of deployed decisions and their history, as `core.views` Structs: the
-latest versions per key a deployment numbers from, a decision definition by id, key or binding,
-and historic decision instances with their inputs and outputs.
+"""The engine's reads of deployed decisions and their history, as `core.views` Structs: a
+decision definition by id, key or binding, and historic decision instances with their inputs and
+outputs.
 
-Reads only.
+Reads only. The latest versions per key a deployment numbers from are a command's lookup
+(`engine.commands.lookups`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, cast
 
 import msgspec
-from sqlalchemy import Select, Table, bindparam, func, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.engine import Connection
 
 from flowledger.core import views
 from flowledger.eventlog.fastsql import PreparedCache
 
-from ..tables import ACT_RE_DECISION_DEF, ACT_RE_DECISION_REQ_DEF
+from ..tables import ACT_RE_DECISION_DEF
 from . import decisions as search
 from .declaration import find
 from .filters import Sorting
 
 _dd = ACT_RE_DECISION_DEF
 _BY_VERSION: Sorting = [("key", False), ("version", False)]
-
-
-def _latest_versions(conn: Connection, table: Table, keys: Sequence[str]) -> dict[str, int]:
-    if not keys:
-        return {}
-    stmt = (
-        select(table.c.KEY_, func.max(table.c.VERSION_))
-        .where(table.c.KEY_.in_(keys))
-        .group_by(table.c.KEY_)
-    )
-    return {k: int(v) for k, v in conn.execute(stmt)}
-
-
-def latest_decision_versions(conn: Connection, keys: Sequence[str]) -> dict[str, int]:
-    return _latest_versions(conn, ACT_RE_DECISION_DEF, keys)
-
-
-def latest_requirements_versions(conn: Connection, keys: Sequence[str]) -> dict[str, int]:
-    return _latest_versions(conn, ACT_RE_DECISION_REQ_DEF, keys)
 
 
 # The lookups every evaluation makes, compiled once (see eventlog.fastsql): a search builds its
@@ -56,6 +38,7 @@ def _first(conn: Connection, name: str, build: Callable[[], Select[Any]], **para
 
 
 def decision_definition(conn: Connection, definition_id: str) -> views.DecisionDefinition | None:
+    """The decision definition `definition_id` (ACT_RE_DECISION_DEF), or None."""
     return cast(
         views.DecisionDefinition | None,
         _first(
@@ -70,11 +53,14 @@ def decision_definition(conn: Connection, definition_id: str) -> views.DecisionD
 def decision_definitions(
     conn: Connection, *, key: str | None = None, deployment_id: str | None = None
 ) -> list[views.DecisionDefinition]:
+    """The decision definitions (ACT_RE_DECISION_DEF, joined to ACT_RE_DEPLOYMENT) of a key or a
+    deployment, by key and version."""
     query = search.DecisionDefinitionQuery(key=key, deployment_id=deployment_id)
     return find(conn, search.DECISION_DEFINITIONS, query, _BY_VERSION)
 
 
 def latest_decision_definition(conn: Connection, key: str) -> views.DecisionDefinition | None:
+    """The highest version of the decision definitions of `key` (ACT_RE_DECISION_DEF), or None."""
     return cast(
         views.DecisionDefinition | None,
         _first(

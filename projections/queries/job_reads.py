@@ -14,25 +14,25 @@ from sqlalchemy import ColumnElement, or_, select
 from sqlalchemy.engine import Connection
 
 from flowledger.core import views
-from flowledger.core.start_timers import TIMER_START, StartTimer
 
-from ..tables import ACT_GE_BYTEARRAY, ACT_RU_INCIDENT, ACT_RU_JOB
+from ..tables import ACT_GE_BYTEARRAY, ACT_RU_JOB
 from . import history_jobs as history_search
 from . import jobs as job_search
 from .declaration import find, view
-from .filters import Condition, naive_utc, order, utc
+from .filters import Condition, naive_utc, order
 
 _J = ACT_RU_JOB
 
 
 def due_order() -> list[Any]:
-    """Due date, jobs without one first (due since they were made) on every database, then id."""
+    """The order of due jobs (ACT_RU_JOB): due date, jobs without one first (due since they were
+    made) on every database, then id."""
     return [*order({"dueDate": _J.c.DUEDATE_}, [("dueDate", False)], "low"), _J.c.ID_]
 
 
 def runnable(now: datetime | ColumnElement[datetime]) -> list[Condition]:
-    """What the job executor may run at `now` (a moment, or a bound parameter holding one in
-    naive UTC), leases aside: retries left, due, not suspended."""
+    """The ACT_RU_JOB rows the job executor may run at `now` (a moment, or a bound parameter
+    holding one in naive UTC), leases aside: retries left, due, not suspended."""
     moment = naive_utc(now) if isinstance(now, datetime) else now
     return [
         _J.c.RETRIES_ > 0,
@@ -183,54 +183,3 @@ def historic_job_logs(
         job_id=job_id, process_instance_id=process_instance_id
     )
     return [view(views.HistoricJobLog, row) for row in find(conn, history_search.JOB_LOGS, query)]
-
-
-# -- start timers ---------------------------------------------------------------------------------
-
-
-def start_timer(conn: Connection, job_id: str) -> StartTimer | None:
-    """The timer start event job `job_id` (a definition's, not an instance's), or None."""
-    found = _start_timers(conn, _J.c.ID_ == job_id)
-    return found[0] if found else None
-
-
-def start_timers(
-    conn: Connection, *, keys: list[str] | None = None, deployment_id: str | None = None
-) -> list[StartTimer]:
-    """The start timers of these definition keys or this deployment, by job id."""
-    conditions: list[Condition] = []
-    if keys is not None:
-        conditions.append(_J.c.HANDLER_CFG_.in_(keys))
-    if deployment_id is not None:
-        conditions.append(_J.c.DEPLOYMENT_ID_ == deployment_id)
-    return _start_timers(conn, *conditions)
-
-
-def _start_timers(conn: Connection, *conditions: Condition) -> list[StartTimer]:
-    i = ACT_RU_INCIDENT
-    stmt = (
-        select(_J, i.c.ID_.label("INCIDENT_ID"))
-        .outerjoin(i, i.c.CONFIGURATION_ == _J.c.ID_)
-        .where(_J.c.HANDLER_TYPE_ == TIMER_START, *conditions)
-        .order_by(_J.c.ID_)
-    )
-    timers: list[StartTimer] = []
-    for row in conn.execute(stmt).mappings():
-        created = utc(row["CREATE_TIME_"])
-        assert created is not None  # every projected job has its creation time
-        timers.append(
-            StartTimer(
-                job_id=row["ID_"],
-                deployment_id=row["DEPLOYMENT_ID_"],
-                definition_id=row["PROCESS_DEF_ID_"],
-                definition_key=row["PROCESS_DEF_KEY_"],
-                activity_id=row["ACT_ID_"],
-                due_date=utc(row["DUEDATE_"]),
-                repeat=row["REPEAT_"],
-                retries=row["RETRIES_"],
-                created=created,
-                has_stacktrace=row["EXCEPTION_STACK_ID_"] is not None,
-                incident_id=row["INCIDENT_ID"],
-            )
-        )
-    return timers

@@ -1,10 +1,11 @@
 """The engine's reads, as `core.views` Structs: its lists from the read model's searches
-(`projections.queries`), and the lookups its commands make on every call (which instance owns an
-entity, a definition, the open tasks of an instance, variables, fetchable external tasks) as
-statements compiled once (`eventlog.fastsql`): a search builds its statement per call, ten times
-the cost of a prepared lookup on the command path.
+(`projections.queries`), and the lookups made on every call (a definition, the open tasks of an
+instance, variables, due jobs) as statements compiled once (`eventlog.fastsql`): a search builds
+its statement per call, ten times the cost of a prepared lookup on the command path.
 
-Reads only.
+Reads only. The lookups only commands make (which instance owns an entity, latest versions,
+fetchable external tasks, ...) are in `engine.commands.lookups`, which re-exports those of these
+that commands make too.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Integer, Select, Table, and_, bindparam, exists, func, or_, select
+from sqlalchemy import Integer, Select, and_, bindparam, exists, or_, select
 from sqlalchemy.engine import Connection
 
 from flowledger.core import views
@@ -24,12 +25,10 @@ from flowledger.eventlog.fastsql import PreparedCache
 from ..tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_VARINST,
-    ACT_RE_DEPLOYMENT,
     ACT_RE_PROCDEF,
     ACT_RU_EXECUTION,
     ACT_RU_EXT_TASK,
     ACT_RU_IDENTITYLINK,
-    ACT_RU_INCIDENT,
     ACT_RU_JOB,
     ACT_RU_TASK,
     ACT_RU_VARIABLE,
@@ -53,53 +52,13 @@ from .job_reads import job_stacktrace as job_stacktrace
 from .job_reads import jobs as jobs
 from .variables import stored_value
 
-# Lookups every command makes, compiled once: see eventlog.fastsql.
+# Lookups made on every call, compiled once: see eventlog.fastsql.
 _prepared = PreparedCache()
 
 
 def _lookup(conn: Connection, name: str, build: Callable[[], Select[Any]], **params: Any) -> Any:
     """The first row of a prepared SELECT as a column-name mapping, or None."""
     return _prepared.get(conn.dialect, name, build).first(conn, params)
-
-
-# -- lookups: which instance owns an entity ------------------------------------------------------
-
-
-def _owner(conn: Connection, table: Table, entity_id: str) -> str | None:
-    row = _lookup(
-        conn,
-        f"owner:{table.name}",
-        lambda: select(table.c.PROC_INST_ID_).where(table.c.ID_ == bindparam("id")),
-        id=entity_id,
-    )
-    return None if row is None else cast(str | None, row["PROC_INST_ID_"])
-
-
-def instance_of_task(conn: Connection, task_id: str) -> str | None:
-    return _owner(conn, ACT_RU_TASK, task_id)
-
-
-def instance_of_execution(conn: Connection, execution_id: str) -> str | None:
-    return _owner(conn, ACT_RU_EXECUTION, execution_id)
-
-
-def instance_of_external_task(conn: Connection, external_task_id: str) -> str | None:
-    return _owner(conn, ACT_RU_EXT_TASK, external_task_id)
-
-
-def instance_of_job(conn: Connection, job_id: str) -> str | None:
-    j = ACT_RU_JOB
-    row = _lookup(
-        conn,
-        "owner:ACT_RU_JOB",
-        lambda: select(j.c.PROCESS_INSTANCE_ID_).where(j.c.ID_ == bindparam("id")),
-        id=job_id,
-    )
-    return None if row is None else cast(str | None, row["PROCESS_INSTANCE_ID_"])
-
-
-def instance_of_incident(conn: Connection, incident_id: str) -> str | None:
-    return _owner(conn, ACT_RU_INCIDENT, incident_id)
 
 
 def _due_jobs() -> Select[Any]:
@@ -113,9 +72,9 @@ def _due_jobs() -> Select[Any]:
 
 
 def due_jobs(conn: Connection, now: datetime, limit: int) -> list[tuple[str, str]]:
-    """(job id, process instance id) of up to `limit` jobs the job executor may run at `now`
-    (retries left, due, active), due date first (jobs without one first), then id. Leases are
-    not looked at: acquiring one is the executor's own statement."""
+    """(job id, process instance id) of up to `limit` jobs (ACT_RU_JOB) the job executor may run
+    at `now` (retries left, due, active), due date first (jobs without one first), then id.
+    Leases are not looked at: acquiring one is the executor's own statement."""
     rows = _prepared.get(conn.dialect, "due-jobs", _due_jobs).all(
         conn, {"now": now.astimezone(UTC).replace(tzinfo=None), "limit": limit}
     )
@@ -140,6 +99,7 @@ def execution_chain(conn: Connection, execution_id: str) -> list[str]:
 
 
 def process_definition(conn: Connection, definition_id: str) -> views.ProcessDefinition | None:
+    """The process definition `definition_id` (ACT_RE_PROCDEF), or None."""
     p = ACT_RE_PROCDEF
     row = _lookup(
         conn,
@@ -151,6 +111,7 @@ def process_definition(conn: Connection, definition_id: str) -> views.ProcessDef
 
 
 def latest_process_definition(conn: Connection, key: str) -> views.ProcessDefinition | None:
+    """The highest version of the process definitions of `key` (ACT_RE_PROCDEF), or None."""
     p = ACT_RE_PROCDEF
     row = _lookup(
         conn,
@@ -166,19 +127,16 @@ def latest_process_definition(conn: Connection, key: str) -> views.ProcessDefini
 def process_definitions(
     conn: Connection, key: str | None = None, deployment_id: str | None = None
 ) -> list[views.ProcessDefinition]:
+    """The process definitions (ACT_RE_PROCDEF, joined to ACT_RE_DEPLOYMENT) of a key or a
+    deployment, by key and version."""
     query = repository.ProcessDefinitionQuery(key=key, deployment_id=deployment_id)
     return find(conn, repository.DEFINITIONS, query, [("key", False), ("version", False)])
 
 
-def latest_versions(conn: Connection, keys: Sequence[str]) -> dict[str, int]:
-    if not keys:
-        return {}
-    p = ACT_RE_PROCDEF
-    stmt = select(p.c.KEY_, func.max(p.c.VERSION_)).where(p.c.KEY_.in_(keys)).group_by(p.c.KEY_)
-    return {k: int(v) for k, v in conn.execute(stmt)}
-
-
 def deployment(conn: Connection, deployment_id: str) -> views.Deployment | None:
+    """The deployment `deployment_id` (ACT_RE_DEPLOYMENT), or None, with its resources' names
+    (ACT_GE_BYTEARRAY) and its definitions (ACT_RE_PROCDEF, ACT_RE_DECISION_DEF,
+    ACT_RE_DECISION_REQ_DEF)."""
     found = repository.deployment(conn, deployment_id)
     if found is None:
         return None
@@ -196,24 +154,6 @@ def deployment(conn: Connection, deployment_id: str) -> views.Deployment | None:
             conn, deployment_id=deployment_id
         ),
     )
-
-
-def latest_deployment_resources(
-    conn: Connection, name: str, source: str | None
-) -> tuple[str, dict[str, bytes]] | None:
-    """The newest deployment with this name and source, and its resources (duplicate filtering)."""
-    d = ACT_RE_DEPLOYMENT
-    stmt = select(d.c.ID_).where(d.c.NAME_ == name)
-    stmt = stmt.where(d.c.SOURCE_.is_(None) if source is None else d.c.SOURCE_ == source)
-    row = conn.execute(stmt.order_by(d.c.DEPLOY_TIME_.desc(), d.c.ID_.desc()).limit(1)).first()
-    if row is None:
-        return None
-    b = ACT_GE_BYTEARRAY
-    resources = {
-        r[0]: bytes(r[1])
-        for r in conn.execute(select(b.c.NAME_, b.c.BYTES_).where(b.c.DEPLOYMENT_ID_ == row[0]))
-    }
-    return str(row[0]), resources
 
 
 # -- runtime --------------------------------------------------------------------------------------
@@ -244,21 +184,6 @@ def process_instance(conn: Connection, process_instance_id: str) -> views.Proces
         ended=False,
         suspended=running.suspended,
     )
-
-
-def running_process_instances(
-    conn: Connection, definition_ids: Sequence[str]
-) -> list[tuple[str, str]]:
-    """(process instance id, definition id) of the running instances of these definitions."""
-    if not definition_ids:
-        return []
-    e = ACT_RU_EXECUTION
-    stmt = (
-        select(e.c.ID_, e.c.PROC_DEF_ID_)
-        .where(e.c.PROC_DEF_ID_.in_(list(definition_ids)), e.c.PARENT_ID_.is_(None))
-        .order_by(e.c.ID_)
-    )
-    return [(r[0], r[1]) for r in conn.execute(stmt)]
 
 
 def executions(conn: Connection, process_instance_id: str) -> list[views.Execution]:
@@ -477,30 +402,6 @@ def external_task_error_details(conn: Connection, external_task_id: str) -> tupl
     if row is None:
         return False, None
     return True, None if row[1] is None else bytes(row[1]).decode("utf-8")
-
-
-def fetchable_external_tasks(
-    conn: Connection,
-    topics: Sequence[str],
-    now: datetime,
-    limit: int,
-    use_priority: bool,
-    only: Sequence[str] | None = None,
-) -> list[tuple[str, str, str]]:
-    """(task id, process instance id, topic) of unlocked tasks with retries left, oldest first."""
-    x = ACT_RU_EXT_TASK
-    naive_now = now.astimezone(UTC).replace(tzinfo=None)
-    stmt = select(x.c.ID_, x.c.PROC_INST_ID_, x.c.TOPIC_NAME_).where(
-        x.c.TOPIC_NAME_.in_(list(topics)),
-        or_(x.c.LOCK_EXP_TIME_.is_(None), x.c.LOCK_EXP_TIME_ <= naive_now),
-        or_(x.c.RETRIES_.is_(None), x.c.RETRIES_ > 0),
-        or_(x.c.SUSPENSION_STATE_.is_(None), x.c.SUSPENSION_STATE_ == 1),
-    )
-    if only is not None:
-        stmt = stmt.where(x.c.ID_.in_(list(only)))
-    order = [x.c.PRIORITY_.desc()] if use_priority else []
-    stmt = stmt.order_by(*order, x.c.CREATE_TIME_, x.c.ID_).limit(limit)
-    return [(r[0], r[1], r[2]) for r in conn.execute(stmt)]
 
 
 # -- history --------------------------------------------------------------------------------------

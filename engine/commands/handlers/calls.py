@@ -12,20 +12,20 @@ from functools import partial
 from flowledger.core import calls, decide, views
 from flowledger.core.errors import ProcessEngineError, Rejected
 from flowledger.core.session import CallEnded, CallFailed, CancelCall, StartCall
+from flowledger.engine.commands import lookups
 from flowledger.engine.commands.bindings import bound, which
 from flowledger.engine.commands.handlers.guards import still_deployed
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections.queries import reads as queries
 
 
 def _definition(unit: UnitOfWork, call: StartCall) -> views.ProcessDefinition:
     """The definition the call activity's binding names (Camunda's calledElementBinding)."""
     found: views.ProcessDefinition | None
     if call.binding == "latest":
-        found = queries.latest_process_definition(unit.conn, call.key)
+        found = lookups.latest_process_definition(unit.conn, call.key)
     else:
         found = bound(
-            queries.process_definitions(unit.conn, key=call.key),
+            lookups.process_definitions(unit.conn, key=call.key),
             call.binding,
             version=call.version,
             version_tag=call.version_tag,

@@ -27,12 +27,11 @@ from flowledger.core.deployments import (
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.limits import check_deployment
 from flowledger.core.model import ProcessModel
+from flowledger.engine.commands import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers import start_events, start_timers
 from flowledger.engine.commands.handlers.start_timers import append_to_deployment
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections.queries import decision_reads as decision_queries
-from flowledger.projections.queries import reads as queries
 
 log = logging.getLogger("flowledger.engine")
 
@@ -47,10 +46,10 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
     unit.store.lock_head(conn)  # versions per key are numbered under the log head lock
     chosen = list(resources)
     if command.duplicate_filtering and name is not None:
-        previous = queries.latest_deployment_resources(conn, name, source)
+        previous = lookups.latest_deployment_resources(conn, name, source)
         if previous is not None:
             if unchanged(resources, previous[1]):
-                existing = queries.deployment(conn, previous[0])
+                existing = lookups.deployment(conn, previous[0])
                 assert existing is not None
                 return existing
             if command.deploy_changed_only:
@@ -68,13 +67,13 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
             )
     drgs = parsed.decisions.values()
     latest = LatestVersions(
-        processes=queries.latest_versions(
+        processes=lookups.latest_versions(
             conn, [p.id for r in parsed.processes.values() for p in r.processes]
         ),
-        decisions=decision_queries.latest_decision_versions(
+        decisions=lookups.latest_decision_versions(
             conn, [d.id for drg in drgs for d in drg.decisions]
         ),
-        requirements=decision_queries.latest_requirements_versions(conn, [g.id for g in drgs]),
+        requirements=lookups.latest_requirements_versions(conn, [g.id for g in drgs]),
     )
     created = deployment_created(
         chosen,
@@ -158,12 +157,12 @@ def delete_deployment(unit: UnitOfWork, command: cmd.DeleteDeployment) -> None:
     # Under the log head lock, like deploy: no start can slip in between the check for running
     # instances and the deletion (a start that decided earlier fails its guard).
     unit.store.lock_head(conn)
-    deployment = queries.deployment(conn, deployment_id)
+    deployment = lookups.deployment(conn, deployment_id)
     head = unit.store.stream_head(conn, deployment_id)
     if deployment is None or head is None:
         raise NotFound("Deployment", deployment_id)
     definition_ids = [d.id for d in deployment.process_definitions]
-    running = queries.running_process_instances(conn, definition_ids)
+    running = lookups.running_process_instances(conn, definition_ids)
     if running and not command.cascade:
         _refuse_deletion_with_instances(definition_ids, running)
     for instance_id, _definition_id in running:
@@ -194,12 +193,12 @@ def delete_deployment(unit: UnitOfWork, command: cmd.DeleteDeployment) -> None:
 def _restore_previous_version(unit: UnitOfWork, deleted: views.ProcessDefinition) -> None:
     """The latest version of a key goes: the version before it starts on its timers and its
     messages and signals again (Camunda re-adds them), in its own deployment's stream."""
-    latest = queries.latest_process_definition(unit.conn, deleted.key)
+    latest = lookups.latest_process_definition(unit.conn, deleted.key)
     if latest is None or latest.id != deleted.id:
         return
     earlier = [
         d
-        for d in queries.process_definitions(unit.conn, key=deleted.key)
+        for d in lookups.process_definitions(unit.conn, key=deleted.key)
         if d.deployment_id != deleted.deployment_id
     ]
     if not earlier:

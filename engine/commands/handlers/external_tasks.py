@@ -14,10 +14,10 @@ from flowledger.core.errors import NotFound
 from flowledger.core.limits import check_fetch
 from flowledger.core.scope import visible_variables
 from flowledger.core.session import InstanceSession
+from flowledger.engine.commands import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.on_instance import decided_on
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections.queries import reads as queries
 
 ExternalTaskCommand = (
     cmd.CompleteExternalTask
@@ -39,7 +39,7 @@ def fetch_and_lock(unit: UnitOfWork, command: cmd.FetchAndLock) -> list[views.Ex
     check_fetch(command.worker_id, durations, command.max_tasks, unit.ctx.now)
     if command.max_tasks == 0 or not command.topics:
         return []
-    candidates = queries.fetchable_external_tasks(
+    candidates = lookups.fetchable_external_tasks(
         unit.conn,
         list(durations),
         unit.ctx.now,

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Connection
 
+from flowledger.engine.commands import lookups
 from flowledger.eventlog import ConcurrencyError
-from flowledger.projections.queries import reads as queries
 
 
 def still_deployed(definition_id: str, conn: Connection) -> None:
     """Guard of a start: its definition was not deleted while the start was decided."""
-    if queries.process_definition(conn, definition_id) is None:
+    if lookups.process_definition(conn, definition_id) is None:
         raise ConcurrencyError(definition_id, 0)

@@ -12,23 +12,23 @@ from flowledger.core import commands as cmd
 from flowledger.core import decide, views
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.session import InstanceSession
+from flowledger.engine.commands import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.guards import still_deployed
 from flowledger.engine.commands.handlers.on_instance import decided_on
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections.queries import reads as queries
 
 
 def start(unit: UnitOfWork, command: cmd.StartProcessInstance) -> views.ProcessInstance:
     conn = unit.conn
     if command.definition_id is not None:
-        definition = queries.process_definition(conn, command.definition_id)
+        definition = lookups.process_definition(conn, command.definition_id)
         if definition is None:
             raise NotFound("Process definition", command.definition_id)
     else:
         key = command.key
         assert key is not None  # the facade refuses a start that names neither
-        definition = queries.latest_process_definition(conn, key)
+        definition = lookups.latest_process_definition(conn, key)
         if definition is None:
             raise NotFound("Process definition with key", key, "nothing deployed yet")
     if definition.suspended:

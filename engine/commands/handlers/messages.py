@@ -16,10 +16,10 @@ from flowledger.core.limits import MAX_BUSINESS_KEY, MAX_MESSAGE_NAME, check_tex
 from flowledger.core.scope import visible_variables
 from flowledger.core.session import InstanceSession
 from flowledger.core.state import EventSubscription
+from flowledger.engine.commands import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.start_events import start_at
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections.queries import subscription_reads as message_queries
 
 
 def correlate(
@@ -64,19 +64,17 @@ def correlate(
     return results
 
 
-def _starts(
-    unit: UnitOfWork, command: cmd.CorrelateMessage
-) -> list[message_queries.StartSubscription]:
+def _starts(unit: UnitOfWork, command: cmd.CorrelateMessage) -> list[lookups.StartSubscription]:
     """The message start events the message matches: by name alone, when the message names no
     instance and no correlation keys (a new instance has no variables to match yet)."""
     if command.process_instance_id or command.correlation_keys or command.local_correlation_keys:
         return []
     names = [command.message_name]
-    return message_queries.start_subscriptions(unit.conn, names=names, event_type="message")
+    return lookups.start_subscriptions(unit.conn, names=names, event_type="message")
 
 
 def _start(
-    unit: UnitOfWork, command: cmd.CorrelateMessage, start: message_queries.StartSubscription
+    unit: UnitOfWork, command: cmd.CorrelateMessage, start: lookups.StartSubscription
 ) -> views.MessageCorrelationResult:
     """A new instance of the subscription's definition, started at its message start event
     with the message's business key and variables."""
@@ -98,7 +96,7 @@ def _matching(
     unit: UnitOfWork, command: cmd.CorrelateMessage
 ) -> list[tuple[InstanceSession, EventSubscription]]:
     """The waiting subscriptions the message matches, one instance's session each."""
-    candidates = message_queries.waiting(
+    candidates = lookups.waiting(
         unit.conn,
         command.message_name,
         process_instance_id=command.process_instance_id,

@@ -16,10 +16,10 @@ from flowledger.core import correlation
 from flowledger.core.behaviors.subscriptions import SIGNAL
 from flowledger.core.limits import MAX_MESSAGE_NAME, check_text, check_variable_count
 from flowledger.core.session import ThrownSignal
+from flowledger.engine.commands import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.start_events import start_at
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections.queries import subscription_reads as message_queries
 
 
 def throw(unit: UnitOfWork, command: cmd.ThrowSignal) -> None:
@@ -46,10 +46,10 @@ def broadcast(unit: UnitOfWork, signal: ThrownSignal) -> None:
             for sub in state.subscriptions.values()
             if sub.event_type == SIGNAL and sub.event_name == signal.name
         ]
-    for sub_id, instance_id in message_queries.waiting(unit.conn, signal.name, event_type=SIGNAL):
+    for sub_id, instance_id in lookups.waiting(unit.conn, signal.name, event_type=SIGNAL):
         if instance_id not in decided:
             targets.append((instance_id, sub_id))
-    starts = message_queries.start_subscriptions(unit.conn, names=[signal.name], event_type=SIGNAL)
+    starts = lookups.start_subscriptions(unit.conn, names=[signal.name], event_type=SIGNAL)
     for instance_id, sub_id in targets:
         session = unit.instance(instance_id, ended_ok=True)
         if session.state.suspended:

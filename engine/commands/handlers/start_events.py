@@ -15,11 +15,10 @@ from flowledger.core import start_events
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.model import ProcessModel
 from flowledger.core.session import InstanceSession
+from flowledger.engine.commands import lookups
 from flowledger.engine.commands.handlers.guards import still_deployed
 from flowledger.engine.commands.handlers.start_timers import append_to_deployment
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections.queries import reads as queries
-from flowledger.projections.queries import subscription_reads as message_queries
 
 
 def subscribed(
@@ -30,15 +29,13 @@ def subscribed(
     keys = sorted({d.key for d in created.process_definitions})
     names = sorted({name for model in models.values() for name in model.message_starts})
     taken = (
-        message_queries.start_subscriptions(unit.conn, names=names, event_type="message")
-        if names
-        else []
+        lookups.start_subscriptions(unit.conn, names=names, event_type="message") if names else []
     )
     start_events.check_names(
         models, {s.message_name: s.definition_key for s in taken if s.definition_key not in keys}
     )
     earlier = sorted(
-        message_queries.start_subscriptions(unit.conn, keys=keys), key=lambda s: s.deployment_id
+        lookups.start_subscriptions(unit.conn, keys=keys), key=lambda s: s.deployment_id
     )
     for deployment_id, found in groupby(earlier, key=lambda s: s.deployment_id):
         ids = [s.subscription_id for s in found]
@@ -52,19 +49,19 @@ def subscribed(
 
 def removed_with(unit: UnitOfWork, deployment_id: str) -> list[ev.Event]:
     """The removals of a deployment's start event subscriptions, for the commit deleting it."""
-    found = message_queries.start_subscriptions(unit.conn, deployment_id=deployment_id)
+    found = lookups.start_subscriptions(unit.conn, deployment_id=deployment_id)
     return start_events.unsubscribe([s.subscription_id for s in found], unit.ctx.now)
 
 
 def start_at(
     unit: UnitOfWork,
-    start: message_queries.StartSubscription,
+    start: lookups.StartSubscription,
     business_key: str | None,
     variables: Mapping[str, Any],
 ) -> InstanceSession:
     """A new instance of the subscription's definition, started at its start event (a message
     correlated, a signal broadcast)."""
-    definition = queries.process_definition(unit.conn, start.definition_id)
+    definition = lookups.process_definition(unit.conn, start.definition_id)
     if definition is None:
         raise NotFound("Process definition", start.definition_id)
     if definition.suspended:

@@ -19,10 +19,9 @@ from flowledger.core import events as ev
 from flowledger.core import start_timers
 from flowledger.core.errors import JobFailure, NotFound, Rejected
 from flowledger.core.model import ProcessModel
+from flowledger.engine.commands import lookups
 from flowledger.engine.commands.unit_of_work import UnitOfWork
 from flowledger.eventlog import ConcurrencyError
-from flowledger.projections.queries import job_reads as job_queries
-from flowledger.projections.queries import reads as queries
 
 
 def scheduled(
@@ -31,7 +30,7 @@ def scheduled(
     """The start timers of a new deployment's definitions, for its own first commit. The
     definitions' earlier versions lose theirs (Camunda: the latest version's timers run)."""
     keys = sorted({d.key for d in created.process_definitions})
-    _remove(unit, job_queries.start_timers(unit.conn, keys=keys))
+    _remove(unit, lookups.start_timers(unit.conn, keys=keys))
     events: list[ev.Event] = []
     for definition in created.process_definitions:
         event = start_timers.schedule(
@@ -48,7 +47,7 @@ def scheduled(
 
 def removed_with(unit: UnitOfWork, deployment_id: str) -> list[ev.Event]:
     """The removals of a deployment's start timers, for the commit that deletes it."""
-    jobs = job_queries.start_timers(unit.conn, deployment_id=deployment_id)
+    jobs = lookups.start_timers(unit.conn, deployment_id=deployment_id)
     return start_timers.remove(jobs, unit.ctx.now, unit.ctx.new_id)
 
 
@@ -70,7 +69,7 @@ def append_to_deployment(unit: UnitOfWork, deployment_id: str, events: list[ev.E
 
 
 def _job(unit: UnitOfWork, job_id: str) -> start_timers.StartTimer | None:
-    return job_queries.start_timer(unit.conn, job_id)
+    return lookups.start_timer(unit.conn, job_id)
 
 
 def execute(unit: UnitOfWork, command: cmd.ExecuteJob) -> bool:
@@ -78,7 +77,7 @@ def execute(unit: UnitOfWork, command: cmd.ExecuteJob) -> bool:
     job = _job(unit, command.job_id)
     if job is None:
         return False
-    definition = queries.process_definition(unit.conn, job.definition_id)
+    definition = lookups.process_definition(unit.conn, job.definition_id)
     if definition is None:
         return False  # its deployment went meanwhile (the removal came with it)
     model = unit.repository.model(unit.conn, job.definition_id)

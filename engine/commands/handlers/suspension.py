@@ -13,11 +13,11 @@ from flowledger.core import events as ev
 from flowledger.core.errors import InvalidValue, NotFound, Rejected
 from flowledger.core.limits import MAX_LIST_FILTER
 from flowledger.core.session import InstanceSession
+from flowledger.engine.commands import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.on_instance import decided_on
 from flowledger.engine.commands.handlers.start_timers import append_to_deployment
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections.queries import reads as queries
 
 
 def _instance(unit: UnitOfWork, command: cmd.SetProcessInstanceSuspended) -> InstanceSession:
@@ -28,11 +28,11 @@ def _definitions(
     unit: UnitOfWork, definition_id: str | None, key: str | None
 ) -> list[views.ProcessDefinition]:
     if definition_id is not None:
-        found = queries.process_definition(unit.conn, definition_id)
+        found = lookups.process_definition(unit.conn, definition_id)
         if found is None:
             raise NotFound("Process definition", definition_id)
         return [found]
-    definitions = queries.process_definitions(unit.conn, key=key)
+    definitions = lookups.process_definitions(unit.conn, key=key)
     if not definitions:
         raise NotFound("Process definition with key", key or "")
     return definitions
@@ -60,7 +60,7 @@ def set_definition_suspended(unit: UnitOfWork, command: cmd.SetProcessDefinition
             append_to_deployment(unit, definition.deployment_id, [event])
     if not command.include_instances:
         return
-    running = queries.running_process_instances(unit.conn, [d.id for d in definitions])
+    running = lookups.running_process_instances(unit.conn, [d.id for d in definitions])
     for instance_id, _definition in running:
         session = unit.instance(instance_id)
         if command.suspended:
@@ -90,7 +90,7 @@ def set_instances_suspended(unit: UnitOfWork, command: cmd.SetProcessInstancesSu
         instance_ids = list(command.process_instance_ids)
     else:
         definitions = _definitions(unit, command.definition_id, command.key)
-        running = queries.running_process_instances(unit.conn, [d.id for d in definitions])
+        running = lookups.running_process_instances(unit.conn, [d.id for d in definitions])
         instance_ids = [instance_id for instance_id, _definition in running]
     for instance_id in instance_ids:
         session = unit.instance(instance_id)

@@ -1,0 +1,435 @@
+"""The command side's reads of the projected ACT_* tables: the one module through which command
+handlers, the stream store and the job executor look a row up. Reads only; decides nothing.
+
+Every table in `TABLES_READ` but the history ones is written in the command's own transaction
+(the runtime and repository projections run inline, in the unit of work; commands that share a
+group commit share it too), so a command sees the rows of every command committed before it and
+of the commands earlier in its own transaction: the instance that owns a task, the latest version
+of a key, the catch events waiting for a message. The log-first commits issue must therefore keep
+exactly `INLINE_TABLES` projected inline, and may defer every other table. The history cleanup's
+lookups (`LAG_TOLERANT`) read history, which may trail the log already (asynchronous history):
+a row projected late is removed by a later cleanup, never wrongly.
+
+The statements only commands make live here; the lookups the read side makes as well (a
+definition by id, a deployment, the decision definitions) stay in `projections.queries` and are
+re-exported below, so that a command's every read is listed in `TABLES_READ` all the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any, NamedTuple, cast
+
+from sqlalchemy import Select, Table, bindparam, func, or_, select
+from sqlalchemy.engine import Connection
+
+from flowledger.core.behaviors.subscriptions import MESSAGE
+from flowledger.core.start_timers import TIMER_START, StartTimer
+from flowledger.eventlog.fastsql import PreparedCache
+from flowledger.projections.queries import filters
+from flowledger.projections.queries.decision_reads import decision_definition as decision_definition
+from flowledger.projections.queries.decision_reads import (
+    decision_definitions as decision_definitions,
+)
+from flowledger.projections.queries.decision_reads import (
+    latest_decision_definition as latest_decision_definition,
+)
+from flowledger.projections.queries.job_reads import due_order as due_order
+from flowledger.projections.queries.job_reads import runnable as runnable
+from flowledger.projections.queries.reads import deployment as deployment
+from flowledger.projections.queries.reads import due_jobs as due_jobs
+from flowledger.projections.queries.reads import (
+    latest_process_definition as latest_process_definition,
+)
+from flowledger.projections.queries.reads import process_definition as process_definition
+from flowledger.projections.queries.reads import process_definitions as process_definitions
+from flowledger.projections.tables import (
+    ACT_GE_BYTEARRAY,
+    ACT_HI_DECINST,
+    ACT_HI_PROCINST,
+    ACT_RE_DECISION_DEF,
+    ACT_RE_DECISION_REQ_DEF,
+    ACT_RE_DEPLOYMENT,
+    ACT_RE_PROCDEF,
+    ACT_RU_EVENT_SUBSCR,
+    ACT_RU_EXECUTION,
+    ACT_RU_EXT_TASK,
+    ACT_RU_INCIDENT,
+    ACT_RU_JOB,
+    ACT_RU_TASK,
+)
+
+# Each lookup, and the tables it reads: tests/engine/test_lookups.py runs every one of them and
+# holds this table to the statements they send.
+TABLES_READ: dict[str, tuple[str, ...]] = {
+    # which instance owns an entity (the stream store finds a command's instance by them)
+    "instance_of_task": ("ACT_RU_TASK",),
+    "instance_of_execution": ("ACT_RU_EXECUTION",),
+    "instance_of_external_task": ("ACT_RU_EXT_TASK",),
+    "instance_of_job": ("ACT_RU_JOB",),
+    "instance_of_incident": ("ACT_RU_INCIDENT",),
+    # jobs the executor may run (due_order and runnable are parts of its lease statement)
+    "due_jobs": ("ACT_RU_JOB",),
+    "due_order": ("ACT_RU_JOB",),
+    "runnable": ("ACT_RU_JOB",),
+    # the repository
+    "process_definition": ("ACT_RE_PROCDEF",),
+    "latest_process_definition": ("ACT_RE_PROCDEF",),
+    "process_definitions": ("ACT_RE_PROCDEF", "ACT_RE_DEPLOYMENT"),
+    "latest_versions": ("ACT_RE_PROCDEF",),
+    "deployment": (
+        "ACT_RE_DEPLOYMENT",
+        "ACT_RE_PROCDEF",
+        "ACT_RE_DECISION_DEF",
+        "ACT_RE_DECISION_REQ_DEF",
+        "ACT_GE_BYTEARRAY",
+    ),
+    "latest_deployment_resources": ("ACT_RE_DEPLOYMENT", "ACT_GE_BYTEARRAY"),
+    "decision_definition": ("ACT_RE_DECISION_DEF",),
+    "latest_decision_definition": ("ACT_RE_DECISION_DEF",),
+    "decision_definitions": ("ACT_RE_DECISION_DEF", "ACT_RE_DEPLOYMENT"),
+    "latest_decision_versions": ("ACT_RE_DECISION_DEF",),
+    "latest_requirements_versions": ("ACT_RE_DECISION_REQ_DEF",),
+    # the runtime
+    "running_process_instances": ("ACT_RU_EXECUTION",),
+    "fetchable_external_tasks": ("ACT_RU_EXT_TASK",),
+    "waiting": ("ACT_RU_EVENT_SUBSCR", "ACT_RU_EXECUTION"),
+    "start_subscriptions": ("ACT_RU_EVENT_SUBSCR", "ACT_RE_PROCDEF"),
+    "start_timer": ("ACT_RU_JOB", "ACT_RU_INCIDENT"),
+    "start_timers": ("ACT_RU_JOB", "ACT_RU_INCIDENT"),
+    # history cleanup
+    "expired_instances": ("ACT_HI_PROCINST",),
+    "expired_decisions": ("ACT_HI_DECINST",),
+}
+
+# The lookups whose tables may trail the log: history, which cleans up later what it sees late.
+LAG_TOLERANT = frozenset({"expired_instances", "expired_decisions"})
+
+# The tables a command must find written by its predecessors: those of every other lookup.
+INLINE_TABLES = frozenset(
+    table for name, tables in TABLES_READ.items() if name not in LAG_TOLERANT for table in tables
+)
+
+# The lookups every command makes, compiled once: see eventlog.fastsql.
+_prepared = PreparedCache()
+
+
+def _lookup(conn: Connection, name: str, build: Callable[[], Select[Any]], **params: Any) -> Any:
+    """The first row of a prepared SELECT as a column-name mapping, or None."""
+    return _prepared.get(conn.dialect, name, build).first(conn, params)
+
+
+def _naive(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+# -- which instance owns an entity ----------------------------------------------------------------
+
+
+def _owner(conn: Connection, table: Table, entity_id: str) -> str | None:
+    row = _lookup(
+        conn,
+        f"owner:{table.name}",
+        lambda: select(table.c.PROC_INST_ID_).where(table.c.ID_ == bindparam("id")),
+        id=entity_id,
+    )
+    return None if row is None else cast(str | None, row["PROC_INST_ID_"])
+
+
+def instance_of_task(conn: Connection, task_id: str) -> str | None:
+    """The process instance of a user task (ACT_RU_TASK), or None."""
+    return _owner(conn, ACT_RU_TASK, task_id)
+
+
+def instance_of_execution(conn: Connection, execution_id: str) -> str | None:
+    """The process instance of an execution (ACT_RU_EXECUTION), or None."""
+    return _owner(conn, ACT_RU_EXECUTION, execution_id)
+
+
+def instance_of_external_task(conn: Connection, external_task_id: str) -> str | None:
+    """The process instance of an external task (ACT_RU_EXT_TASK), or None."""
+    return _owner(conn, ACT_RU_EXT_TASK, external_task_id)
+
+
+def instance_of_job(conn: Connection, job_id: str) -> str | None:
+    """The process instance of a job (ACT_RU_JOB), or None (a definition's start timer too)."""
+    j = ACT_RU_JOB
+    row = _lookup(
+        conn,
+        "owner:ACT_RU_JOB",
+        lambda: select(j.c.PROCESS_INSTANCE_ID_).where(j.c.ID_ == bindparam("id")),
+        id=job_id,
+    )
+    return None if row is None else cast(str | None, row["PROCESS_INSTANCE_ID_"])
+
+
+def instance_of_incident(conn: Connection, incident_id: str) -> str | None:
+    """The process instance of an open incident (ACT_RU_INCIDENT), or None."""
+    return _owner(conn, ACT_RU_INCIDENT, incident_id)
+
+
+# -- the repository -------------------------------------------------------------------------------
+
+
+def _latest_versions(conn: Connection, table: Table, keys: Sequence[str]) -> dict[str, int]:
+    if not keys:
+        return {}
+    stmt = (
+        select(table.c.KEY_, func.max(table.c.VERSION_))
+        .where(table.c.KEY_.in_(list(keys)))
+        .group_by(table.c.KEY_)
+    )
+    return {k: int(v) for k, v in conn.execute(stmt)}
+
+
+def latest_versions(conn: Connection, keys: Sequence[str]) -> dict[str, int]:
+    """The highest deployed version of each of these process definition keys (ACT_RE_PROCDEF);
+    a key never deployed is absent."""
+    return _latest_versions(conn, ACT_RE_PROCDEF, keys)
+
+
+def latest_decision_versions(conn: Connection, keys: Sequence[str]) -> dict[str, int]:
+    """The highest deployed version of each of these decision keys (ACT_RE_DECISION_DEF)."""
+    return _latest_versions(conn, ACT_RE_DECISION_DEF, keys)
+
+
+def latest_requirements_versions(conn: Connection, keys: Sequence[str]) -> dict[str, int]:
+    """The highest deployed version of each of these decision requirements keys
+    (ACT_RE_DECISION_REQ_DEF)."""
+    return _latest_versions(conn, ACT_RE_DECISION_REQ_DEF, keys)
+
+
+def latest_deployment_resources(
+    conn: Connection, name: str, source: str | None
+) -> tuple[str, dict[str, bytes]] | None:
+    """The newest deployment with this name and source (ACT_RE_DEPLOYMENT), and its resources
+    (ACT_GE_BYTEARRAY): what duplicate filtering compares a deployment with."""
+    d = ACT_RE_DEPLOYMENT
+    stmt = select(d.c.ID_).where(d.c.NAME_ == name)
+    stmt = stmt.where(d.c.SOURCE_.is_(None) if source is None else d.c.SOURCE_ == source)
+    row = conn.execute(stmt.order_by(d.c.DEPLOY_TIME_.desc(), d.c.ID_.desc()).limit(1)).first()
+    if row is None:
+        return None
+    b = ACT_GE_BYTEARRAY
+    resources = {
+        r[0]: bytes(r[1])
+        for r in conn.execute(select(b.c.NAME_, b.c.BYTES_).where(b.c.DEPLOYMENT_ID_ == row[0]))
+    }
+    return str(row[0]), resources
+
+
+# -- the runtime ----------------------------------------------------------------------------------
+
+
+def running_process_instances(
+    conn: Connection, definition_ids: Sequence[str]
+) -> list[tuple[str, str]]:
+    """(process instance id, definition id) of the running instances of these definitions: their
+    root executions in ACT_RU_EXECUTION."""
+    if not definition_ids:
+        return []
+    e = ACT_RU_EXECUTION
+    stmt = (
+        select(e.c.ID_, e.c.PROC_DEF_ID_)
+        .where(e.c.PROC_DEF_ID_.in_(list(definition_ids)), e.c.PARENT_ID_.is_(None))
+        .order_by(e.c.ID_)
+    )
+    return [(r[0], r[1]) for r in conn.execute(stmt)]
+
+
+def fetchable_external_tasks(
+    conn: Connection,
+    topics: Sequence[str],
+    now: datetime,
+    limit: int,
+    use_priority: bool,
+    only: Sequence[str] | None = None,
+) -> list[tuple[str, str, str]]:
+    """(task id, process instance id, topic) of the unlocked, active external tasks with retries
+    left (ACT_RU_EXT_TASK), highest priority first when `use_priority`, then oldest first."""
+    x = ACT_RU_EXT_TASK
+    stmt = select(x.c.ID_, x.c.PROC_INST_ID_, x.c.TOPIC_NAME_).where(
+        x.c.TOPIC_NAME_.in_(list(topics)),
+        or_(x.c.LOCK_EXP_TIME_.is_(None), x.c.LOCK_EXP_TIME_ <= _naive(now)),
+        or_(x.c.RETRIES_.is_(None), x.c.RETRIES_ > 0),
+        or_(x.c.SUSPENSION_STATE_.is_(None), x.c.SUSPENSION_STATE_ == 1),
+    )
+    if only is not None:
+        stmt = stmt.where(x.c.ID_.in_(list(only)))
+    order = [x.c.PRIORITY_.desc()] if use_priority else []
+    stmt = stmt.order_by(*order, x.c.CREATE_TIME_, x.c.ID_).limit(limit)
+    return [(r[0], r[1], r[2]) for r in conn.execute(stmt)]
+
+
+# -- event subscriptions --------------------------------------------------------------------------
+
+_S = ACT_RU_EVENT_SUBSCR
+
+
+def waiting(
+    conn: Connection,
+    message_name: str,
+    *,
+    process_instance_id: str | None = None,
+    business_key: str | None = None,
+    event_type: str = MESSAGE,
+) -> list[tuple[str, str]]:
+    """(subscription id, process instance id) of the catch events waiting for the message (or
+    signal), in the order they subscribed (ACT_RU_EVENT_SUBSCR); narrowed to an instance or to a
+    business key (its root execution's, ACT_RU_EXECUTION)."""
+    conditions: list[filters.Condition] = [
+        _S.c.EVENT_TYPE_ == event_type,
+        _S.c.EVENT_NAME_ == message_name,
+        _S.c.EXECUTION_ID_.is_not(None),  # start events' subscriptions wait on no instance
+    ]
+    if process_instance_id is not None:
+        conditions.append(_S.c.PROC_INST_ID_ == process_instance_id)
+    stmt = select(_S.c.ID_, _S.c.PROC_INST_ID_)
+    if business_key is not None:
+        e = ACT_RU_EXECUTION
+        stmt = stmt.join(e, e.c.ID_ == _S.c.PROC_INST_ID_)
+        conditions.append(e.c.BUSINESS_KEY_ == business_key)
+    rows = conn.execute(stmt.where(*conditions).order_by(_S.c.CREATED_, _S.c.ID_))
+    return [(row[0], row[1]) for row in rows]
+
+
+class StartSubscription(NamedTuple):
+    """A message or signal start event's subscription (no execution), with its definition."""
+
+    subscription_id: str
+    event_type: str
+    message_name: str
+    activity_id: str
+    definition_id: str
+    definition_key: str
+    deployment_id: str
+    suspended: bool
+
+
+def start_subscriptions(
+    conn: Connection,
+    *,
+    keys: list[str] | None = None,
+    deployment_id: str | None = None,
+    names: list[str] | None = None,
+    event_type: str | None = None,
+) -> list[StartSubscription]:
+    """The start event subscriptions (ACT_RU_EVENT_SUBSCR, with their definitions from
+    ACT_RE_PROCDEF) of these definition keys, this deployment or these event names (of this
+    type), by subscription id."""
+    d = ACT_RE_PROCDEF
+    stmt = select(
+        _S.c.ID_,
+        _S.c.EVENT_TYPE_,
+        _S.c.EVENT_NAME_,
+        _S.c.ACTIVITY_ID_,
+        d.c.ID_,
+        d.c.KEY_,
+        d.c.DEPLOYMENT_ID_,
+        d.c.SUSPENSION_STATE_,
+    ).join(d, d.c.ID_ == _S.c.CONFIGURATION_)
+    conditions: list[filters.Condition] = [_S.c.EXECUTION_ID_.is_(None)]
+    if event_type is not None:
+        conditions.append(_S.c.EVENT_TYPE_ == event_type)
+    if keys is not None:
+        conditions.append(d.c.KEY_.in_(keys))
+    if deployment_id is not None:
+        conditions.append(d.c.DEPLOYMENT_ID_ == deployment_id)
+    if names is not None:
+        conditions.append(_S.c.EVENT_NAME_.in_(names))
+    rows = conn.execute(stmt.where(*conditions).order_by(_S.c.ID_))
+    return [
+        StartSubscription(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] == filters.SUSPENDED)
+        for r in rows
+    ]
+
+
+# -- start timers ---------------------------------------------------------------------------------
+
+_J = ACT_RU_JOB
+
+
+def start_timer(conn: Connection, job_id: str) -> StartTimer | None:
+    """The timer start event job `job_id` (a definition's, not an instance's), or None: its
+    ACT_RU_JOB row and its incident's id (ACT_RU_INCIDENT)."""
+    found = _start_timers(conn, _J.c.ID_ == job_id)
+    return found[0] if found else None
+
+
+def start_timers(
+    conn: Connection, *, keys: list[str] | None = None, deployment_id: str | None = None
+) -> list[StartTimer]:
+    """The start timers of these definition keys or this deployment, by job id: ACT_RU_JOB rows
+    and their incidents' ids (ACT_RU_INCIDENT)."""
+    conditions: list[filters.Condition] = []
+    if keys is not None:
+        conditions.append(_J.c.HANDLER_CFG_.in_(keys))
+    if deployment_id is not None:
+        conditions.append(_J.c.DEPLOYMENT_ID_ == deployment_id)
+    return _start_timers(conn, *conditions)
+
+
+def _start_timers(conn: Connection, *conditions: filters.Condition) -> list[StartTimer]:
+    i = ACT_RU_INCIDENT
+    stmt = (
+        select(_J, i.c.ID_.label("INCIDENT_ID"))
+        .outerjoin(i, i.c.CONFIGURATION_ == _J.c.ID_)
+        .where(_J.c.HANDLER_TYPE_ == TIMER_START, *conditions)
+        .order_by(_J.c.ID_)
+    )
+    timers: list[StartTimer] = []
+    for row in conn.execute(stmt).mappings():
+        created = filters.utc(row["CREATE_TIME_"])
+        assert created is not None  # every projected job has its creation time
+        timers.append(
+            StartTimer(
+                job_id=row["ID_"],
+                deployment_id=row["DEPLOYMENT_ID_"],
+                definition_id=row["PROCESS_DEF_ID_"],
+                definition_key=row["PROCESS_DEF_KEY_"],
+                activity_id=row["ACT_ID_"],
+                due_date=filters.utc(row["DUEDATE_"]),
+                repeat=row["REPEAT_"],
+                retries=row["RETRIES_"],
+                created=created,
+                has_stacktrace=row["EXCEPTION_STACK_ID_"] is not None,
+                incident_id=row["INCIDENT_ID"],
+            )
+        )
+    return timers
+
+
+# -- history cleanup ------------------------------------------------------------------------------
+
+
+def expired_instances(conn: Connection, now: datetime, limit: int) -> list[str]:
+    """Up to `limit` instance ids whose removal time (ACT_HI_PROCINST) is at or before `now`,
+    oldest first."""
+    t = ACT_HI_PROCINST.c
+    rows = conn.execute(
+        select(t.PROC_INST_ID_)
+        .where(t.REMOVAL_TIME_.is_not(None), t.REMOVAL_TIME_ <= filters.naive_utc(now))
+        .order_by(t.REMOVAL_TIME_, t.PROC_INST_ID_)
+        .limit(limit)
+    )
+    return [r[0] for r in rows]
+
+
+def expired_decisions(conn: Connection, now: datetime, limit: int) -> list[str]:
+    """Up to `limit` evaluated decisions' instance ids (ACT_HI_DECINST; roots of evaluations over
+    the API: an instance's go with its history) whose removal time is at or before `now`, oldest
+    first."""
+    t = ACT_HI_DECINST.c
+    rows = conn.execute(
+        select(t.ID_)
+        .where(
+            t.REMOVAL_TIME_.is_not(None),
+            t.REMOVAL_TIME_ <= filters.naive_utc(now),
+            t.ROOT_DEC_INST_ID_.is_(None),
+            t.PROC_INST_ID_.is_(None),
+        )
+        .order_by(t.REMOVAL_TIME_, t.ID_)
+        .limit(limit)
+    )
+    return [r[0] for r in rows]
