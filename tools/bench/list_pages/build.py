@@ -17,8 +17,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from flowledger.core.clock import ControllableClock
-from flowledger.core.engine import Engine
 from flowledger.core.state import STATE_SCHEMA
+from flowledger.engine import Engine
 from flowledger.tools.progress import Progress
 
 from ..errors import BenchError

@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from flowledger.core.engine import Engine
+from flowledger.engine import Engine
 from flowledger.tools.progress import Progress
 
 from ..errors import BenchError
