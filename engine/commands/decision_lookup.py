@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from flowledger.core import views
 from flowledger.core.decisions import DecisionRef, DeployedDecision
 from flowledger.core.errors import NotFound, ProcessEngineError
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.engine.commands.bindings import bound, which
 
 if TYPE_CHECKING:  # the unit of work hands itself in (it wires the lookup into its context)

@@ -3,5 +3,5 @@ the API, whose REMOVAL_TIME_ passed. Reads through `lookups`, which holds the st
 
 from __future__ import annotations
 
-from flowledger.engine.commands.lookups import expired_decisions as expired_decisions
-from flowledger.engine.commands.lookups import expired_instances as expired_instances
+from flowledger.engine.lookups import expired_decisions as expired_decisions
+from flowledger.engine.lookups import expired_instances as expired_instances

@@ -29,7 +29,7 @@ from flowledger.core.state import (
     decode_state,
     encode_state,
 )
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.engine.storage.state_cache import Cached, StateCache
 from flowledger.eventlog import (
     CodecError,

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from sqlalchemy import and_, exists, false, or_, select, true, update
 from sqlalchemy.engine import Connection
 
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.projections.tables import ACT_RU_JOB
 
 

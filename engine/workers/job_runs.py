@@ -10,7 +10,7 @@ from __future__ import annotations
 from flowledger.core import commands as cmd
 from flowledger.core.clock import Clock
 from flowledger.core.errors import JobFailure, NotFound
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.engine.commands.bus import VIA_JOB_EXECUTOR, CommandBus
 from flowledger.engine.storage.connections import Connections
 from flowledger.engine.workers.job_executor import (

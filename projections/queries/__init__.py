@@ -12,5 +12,5 @@ they share). The `*_reads` modules answer the services in `core.views` Structs: 
 `subscription_reads`.
 
 Commands read a few of these tables too; they do so only through
-`flowledger.engine.commands.lookups`, which names each table a command reads.
+`flowledger.engine.lookups`, which names each table a command reads.
 """

@@ -17,8 +17,7 @@ from sqlalchemy import and_, event
 from sqlalchemy.engine import Connection
 
 from flowledger import Engine
-from flowledger.engine import commands
-from flowledger.engine.commands import lookups
+from flowledger.engine import commands, lookups
 from flowledger.engine.storage import streams
 from flowledger.engine.workers import job_executor, job_leases
 from flowledger.eventlog.fastsql import Prepared

@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from flowledger import migrations
 from flowledger.core import events as ev
 from flowledger.core.state import InstanceState
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.projections.changes import (
     ChangeSet,
     MemoryRowStore,

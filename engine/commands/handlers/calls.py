@@ -12,7 +12,7 @@ from functools import partial
 from flowledger.core import calls, decide, views
 from flowledger.core.errors import ProcessEngineError, Rejected
 from flowledger.core.session import CallEnded, CallFailed, CancelCall, StartCall
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.engine.commands.bindings import bound, which
 from flowledger.engine.commands.handlers.guards import still_deployed
 from flowledger.engine.commands.unit_of_work import UnitOfWork

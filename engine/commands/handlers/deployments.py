@@ -27,7 +27,7 @@ from flowledger.core.deployments import (
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.limits import check_deployment
 from flowledger.core.model import ProcessModel
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers import start_events, start_timers
 from flowledger.engine.commands.handlers.start_timers import append_to_deployment

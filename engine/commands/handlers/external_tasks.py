@@ -14,7 +14,7 @@ from flowledger.core.errors import NotFound
 from flowledger.core.limits import check_fetch
 from flowledger.core.scope import visible_variables
 from flowledger.core.session import InstanceSession
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.on_instance import decided_on
 from flowledger.engine.commands.unit_of_work import UnitOfWork

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Connection
 
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.eventlog import ConcurrencyError
 
 

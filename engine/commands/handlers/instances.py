@@ -12,7 +12,7 @@ from flowledger.core import commands as cmd
 from flowledger.core import decide, views
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.session import InstanceSession
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.guards import still_deployed
 from flowledger.engine.commands.handlers.on_instance import decided_on

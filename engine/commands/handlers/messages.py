@@ -16,7 +16,7 @@ from flowledger.core.limits import MAX_BUSINESS_KEY, MAX_MESSAGE_NAME, check_tex
 from flowledger.core.scope import visible_variables
 from flowledger.core.session import InstanceSession
 from flowledger.core.state import EventSubscription
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.start_events import start_at
 from flowledger.engine.commands.unit_of_work import UnitOfWork

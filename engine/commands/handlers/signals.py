@@ -16,7 +16,7 @@ from flowledger.core import correlation
 from flowledger.core.behaviors.subscriptions import SIGNAL
 from flowledger.core.limits import MAX_MESSAGE_NAME, check_text, check_variable_count
 from flowledger.core.session import ThrownSignal
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.start_events import start_at
 from flowledger.engine.commands.unit_of_work import UnitOfWork

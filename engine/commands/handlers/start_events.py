@@ -15,7 +15,7 @@ from flowledger.core import start_events
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.model import ProcessModel
 from flowledger.core.session import InstanceSession
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.engine.commands.handlers.guards import still_deployed
 from flowledger.engine.commands.handlers.start_timers import append_to_deployment
 from flowledger.engine.commands.unit_of_work import UnitOfWork

@@ -19,7 +19,7 @@ from flowledger.core import events as ev
 from flowledger.core import start_timers
 from flowledger.core.errors import JobFailure, NotFound, Rejected
 from flowledger.core.model import ProcessModel
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.engine.commands.unit_of_work import UnitOfWork
 from flowledger.eventlog import ConcurrencyError
 

@@ -13,7 +13,7 @@ from flowledger.core import events as ev
 from flowledger.core.errors import InvalidValue, NotFound, Rejected
 from flowledger.core.limits import MAX_LIST_FILTER
 from flowledger.core.session import InstanceSession
-from flowledger.engine.commands import lookups
+from flowledger.engine import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.on_instance import decided_on
 from flowledger.engine.commands.handlers.start_timers import append_to_deployment
