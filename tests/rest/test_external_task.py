@@ -20,6 +20,7 @@ import pytest
 import sqlalchemy as sa
 
 from flowledger import Engine
+from flowledger.engine.services.external_tasks import ExternalTaskService
 from flowledger.engine.storage.database import is_memory_url
 from flowledger.eventlog.tables import command_log
 from tests.support import bpmn
@@ -450,14 +451,14 @@ def test_a_task_deleted_by_another_node_while_it_was_locked_is_left_out(
             task_id, "w", "boom", error_details="trace", retries=1, retry_timeout=0
         )
     doomed_instance = instance_of(rest, doomed)
-    real = Engine.external_task_error_details
+    real = ExternalTaskService.error_details
 
-    def deleted_meanwhile(engine: Engine, task_id: str) -> str | None:
+    def deleted_meanwhile(service: ExternalTaskService, task_id: str) -> str | None:
         if task_id == doomed:
             rest.engine.runtime_service.delete_process_instance(doomed_instance, "by another node")
-        return real(engine, task_id)
+        return real(service, task_id)
 
-    monkeypatch.setattr(Engine, "external_task_error_details", deleted_meanwhile)
+    monkeypatch.setattr(ExternalTaskService, "error_details", deleted_meanwhile)
 
     response = fetch(rest, "w", topic, max_tasks=5)
 
