@@ -3,8 +3,8 @@ failure, BPMN error, lock handling, retries, priority, error details, and the ta
 
 Fetch and lock never writes unless it can answer: a read query (`projections.queries`) looks for
 fetchable tasks first, and `ExternalTaskService.fetch_and_lock` — a command with a command-log
-row — runs only when there are some. A long poll waits on the application's `LongPoll` and locks right
-before answering, so a client that leaves or a server that stops leaves nothing locked.
+row — runs only when there are some. A long poll waits on the application's `LongPoll` and
+locks right before answering, so a client that leaves or a server that stops leaves nothing locked.
 
 Topic filters (businessKey, processDefinitionId/Key(In), processDefinitionVersionTag,
 processVariables, tenantIdIn, withoutTenantId) are applied by the read query; the engine is

@@ -2,9 +2,9 @@
 
 Camunda schedules a `history-cleanup` job and answers it (a JobDto). flowledger has no such job:
 the cleanup runs within the request (`HistoryService.cleanup_history`, each removal a logged
-command), and the answer is a JobDto describing that finished run, under the fixed id `history-cleanup`,
-so that clients reading the answer find the fields they expect. `immediatelyDue` (a query parameter)
-changes nothing: the cleanup is always immediate.
+command), and the answer is a JobDto describing that finished run, under the fixed id
+`history-cleanup`, so that clients reading the answer find the fields they expect.
+`immediatelyDue` (a query parameter) changes nothing: the cleanup is always immediate.
 """
 
 from __future__ import annotations

@@ -101,7 +101,7 @@ class _Builder:
                 self._at(moment + f.claim_after, "claim", i)
             if f.task_after is not None:
                 self._at(moment + f.task_after, "complete", i)
-        elif f.external_after is not None and self.engine.external_tasks(
+        elif f.external_after is not None and self.engine.external_task_service.external_tasks(
             process_instance_id=self.ids[i]
         ):
             self._at(moment + f.external_after, "work", i)
@@ -118,13 +118,13 @@ class _Builder:
         self._waiting(i, moment)
 
     def _work(self, i: int, moment: datetime) -> None:
-        (task,) = self.engine.external_tasks(process_instance_id=self.ids[i])
-        locked = self.engine.fetch_and_lock(
+        (task,) = self.engine.external_task_service.external_tasks(process_instance_id=self.ids[i])
+        locked = self.engine.external_task_service.fetch_and_lock(
             "bench-worker", {task.topic_name: 60_000}, 1, task_ids=[task.id]
         )
         if len(locked) != 1:
             raise BenchError(f"list-pages build: could not lock external task {task.id}")
-        self.engine.complete_external_task(task.id, "bench-worker", {"archived": True})
+        self.engine.external_task_service.complete(task.id, "bench-worker", {"archived": True})
         self._waiting(i, moment)
 
 
