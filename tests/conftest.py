@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -41,16 +42,35 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     drop_pooled_databases()
 
 
-# Names a test module uses when it runs on the selected database itself rather than on a
-# throwaway SQLite of its own (or on none).
+# Names a test module or fixture uses when it runs on the selected database itself rather than
+# on a throwaway SQLite of its own (or on none).
 _SELECTS_DATABASE = ("selected_kind", "fresh_database", "SERVER_URLS", "require(", "KINDS")
 
 
-def _module_selects_database(path: Path, seen: dict[Path, bool]) -> bool:
-    if path not in seen:
-        text = path.read_text(encoding="utf-8")
-        seen[path] = any(name in text for name in _SELECTS_DATABASE)
-    return seen[path]
+def _selects_database(text: str) -> bool:
+    return any(name in text for name in _SELECTS_DATABASE)
+
+
+def _uses_selected_database(item: pytest.Item, seen: dict[object, bool]) -> bool:
+    """Does the test's module, or any fixture it uses (the `rest` server's, `db_url`, ...),
+    open the selected database?"""
+    sources: list[object] = [item.path]
+    info = getattr(item, "_fixtureinfo", None)
+    if info is not None:
+        sources += [defs[-1].func for defs in info.name2fixturedefs.values() if defs]
+    for source in sources:
+        if source not in seen:
+            if isinstance(source, Path):
+                text = source.read_text(encoding="utf-8")
+            else:
+                try:
+                    text = inspect.getsource(source)  # type: ignore[arg-type]
+                except (OSError, TypeError):
+                    text = ""
+            seen[source] = _selects_database(text)
+        if seen[source]:
+            return True
+    return False
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -58,14 +78,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     tests that never touch the selected database: they ran, identically, on the SQLite pass."""
     if os.environ.get("FLOWLEDGER_DATABASE_TESTS_ONLY") != "1" or selected_kind() == "sqlite":
         return
-    seen: dict[Path, bool] = {}
+    seen: dict[object, bool] = {}
     keep, skip = [], []
     for item in items:
-        uses = "db_url" in getattr(item, "fixturenames", ())
-        if uses or _module_selects_database(item.path, seen):
-            keep.append(item)
-        else:
-            skip.append(item)
+        (keep if _uses_selected_database(item, seen) else skip).append(item)
     if skip:
         config.hook.pytest_deselected(items=skip)
         items[:] = keep
