@@ -15,7 +15,7 @@ from flowledger.core import views
 from flowledger.core.clock import truncate_ms
 from flowledger.core.errors import InvalidValue, NotFound
 from flowledger.core.variables import from_stored, rest_type_name
-from flowledger.engine.commands.retention import expired_decisions, expired_instances
+from flowledger.engine.lookups import expired_decisions, expired_instances
 from flowledger.engine.services.base import Service
 from flowledger.projections.queries import decision_reads, reads
 from flowledger.projections.queries.decisions import HistoricDecisionInstanceQuery
