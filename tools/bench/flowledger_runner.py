@@ -292,8 +292,7 @@ class TimedRun:
 
 
 def history_backlog(engine: Engine) -> int | None:
-    lag = getattr(engine, "history_lag", None)
-    return int(lag()) if callable(lag) else None
+    return int(engine.history_service.history_lag())
 
 
 def _recorded_level(engine: Engine, mode: Mode) -> str:

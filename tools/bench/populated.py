@@ -100,14 +100,8 @@ def _at_level(base: Path, level: str, progress: Progress) -> Path:
 
 def set_history_level(path: Path, level: str) -> None:
     """Rebuild the history of the database `path` at `level` and record the level there."""
-    url = f"sqlite:///{path}"
-    if callable(getattr(Engine, "set_history_level", None)):
-        with Engine(url, sqlite_synchronous="OFF") as engine:
-            engine.history_service.set_history_level(level)
-        return
-    # An engine from before the level was recorded: one opened at `level` rebuilds at it.
-    with Engine(url, sqlite_synchronous="OFF", history_level=level) as engine:
-        engine.rebuild_projections()
+    with Engine(f"sqlite:///{path}", sqlite_synchronous="OFF") as engine:
+        engine.history_service.set_history_level(level)
 
 
 def _single_file(path: Path) -> None:
