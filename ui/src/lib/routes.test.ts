@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { loginHref, matchRoute, safeNext } from "./routes";
+
+describe("routes", () => {
+  it("matches the contract's paths", () => {
+    expect(matchRoute("/")).toEqual({ name: "home" });
+    expect(matchRoute("/cockpit/")).toEqual({ name: "dashboard" });
+    expect(matchRoute("/cockpit/definitions/order%3A1%3Aabc")).toEqual({
+      name: "definition",
+      id: "order:1:abc",
+    });
+    expect(matchRoute("/cockpit/instances")).toEqual({ name: "instances" });
+    expect(matchRoute("/cockpit/instances/42")).toEqual({ name: "instance", id: "42" });
+    expect(matchRoute("/cockpit/decisions/d1")).toEqual({ name: "decision", id: "d1" });
+    expect(matchRoute("/tasklist/tasks/t1")).toEqual({ name: "task", id: "t1" });
+    expect(matchRoute("/tasklist/start/p1")).toEqual({ name: "start", id: "p1" });
+    expect(matchRoute("/elsewhere")).toEqual({ name: "notFound" });
+  });
+
+  it("returns from sign-in only to a path of this site", () => {
+    expect(safeNext("/cockpit/instances/1?position=5")).toBe("/cockpit/instances/1?position=5");
+    expect(safeNext("https://evil.example/")).toBe("/cockpit");
+    expect(safeNext("//evil.example/")).toBe("/cockpit");
+    expect(safeNext("/\\evil.example/")).toBe("/cockpit");
+    expect(safeNext("/login?next=/x")).toBe("/cockpit");
+    expect(safeNext(null)).toBe("/cockpit");
+    expect(loginHref("/tasklist?filter=mine")).toBe("/login?next=%2Ftasklist%3Ffilter%3Dmine");
+  });
+});
