@@ -603,7 +603,10 @@ def test_in_memory_sqlite_follows_in_a_thread() -> None:
     with flow._db.lock:  # the thread cannot move meanwhile
         pi = few_commands(flow, clock)
         assert flow.history_service.history_lag() > 0
-    wait_until(lambda: locked(flow.history_lag) == 0, "the history thread to project the log")
+    wait_until(
+        lambda: locked(flow.history_service.history_lag) == 0,
+        "the history thread to project the log",
+    )
     assert locked(lambda: flow.history_service.historic_process_instance(pi).state) == "ACTIVE"
     assert flow.verify().problems == []
 
