@@ -28,11 +28,11 @@ function Page({ route }: { route: Route }) {
     case "dashboard":
       return <Dashboard />;
     case "definition":
-      return <Definition id={route.id} />;
+      return <Definition key={route.id} id={route.id} />;
     case "instances":
       return <InstanceSearch />;
     case "instance":
-      return <Instance id={route.id} />;
+      return <Instance key={route.id} id={route.id} />;
     case "decision":
       return <Decision id={route.id} />;
     case "audit":
