@@ -14,6 +14,7 @@ import msgspec
 
 from flowledger.core import events as ev
 from flowledger.core.instance_view import readable_value
+from flowledger.core.why_conditions import ConditionCheck
 
 # Bookkeeping of executions and joins: no person asked for them, and the timeline omits them.
 _QUIET = (ev.ExecutionCreated, ev.ExecutionRemoved, ev.ExecutionReplaced, ev.TokenWaitingAtJoin)
@@ -38,6 +39,7 @@ class Commit(msgspec.Struct, frozen=True):
     actor: str | None
     via: str | None
     events: Sequence[ev.Event]
+    chain: str = "verified"  # its hash link in the stream: "verified" or "damaged"
 
 
 class TimelineEntry(msgspec.Struct, frozen=True):
@@ -52,6 +54,7 @@ class TimelineEntry(msgspec.Struct, frozen=True):
     via: str | None
     command_type: str
     variables: dict[str, Any] = {}  # name -> new value (None when deleted)
+    chain: str = "verified"  # the hash link of its commit: "verified" or "damaged"
 
 
 class Cause(msgspec.Struct, frozen=True):
@@ -65,6 +68,8 @@ class Cause(msgspec.Struct, frozen=True):
     via: str | None
     events: list[str]  # the types of the commit's events
     because_of: str | None  # what the command acted on that an earlier commit created
+    # the conditions its token moves were chosen by (core.why_conditions), when explained
+    conditions: list[ConditionCheck] = []
 
 
 def timeline(commits: Sequence[Commit]) -> list[TimelineEntry]:
@@ -157,6 +162,7 @@ def _entry(
         via=commit.via,
         command_type=commit.command_type,
         variables={},
+        chain=commit.chain,
     )
 
 

@@ -127,25 +127,39 @@ class Change(msgspec.Struct, frozen=True):
     after: Any
 
 
-def instance_view(state: InstanceState) -> InstanceView:
+def instance_view(
+    state: InstanceState, variables_at_end: Sequence[VariableView] | None = None
+) -> InstanceView:
+    """The view of `state`. An ended instance's state holds no variables any more (its runtime
+    is cleared): `variables_at_end`, what `variables_view` gave right before its end event,
+    are its variables then, so that a diff across its end does not call them removed."""
     activities = (
         _copy(ActivityView, a, activity_instance_id=a.id, parent_activity_instance_id=a.parent_id)
         for a in state.activity_instances.values()
     )
-    variables = (_variable(state, v) for v in state.variables.values())
+    if state.ended and variables_at_end is not None:
+        variables = list(variables_at_end)
+    else:
+        variables = variables_view(state)
     return _copy(
         InstanceView,
         state,
         events=state.version,
         activities=sorted(activities, key=lambda a: (a.start_time, a.activity_instance_id)),
         tasks=sorted((_task(t) for t in state.tasks.values()), key=_by_id),
-        variables=sorted(variables, key=lambda v: (v.scope, v.name, v.id)),
+        variables=variables,
         jobs=_views(JobView, state.jobs),
         external_tasks=_views(ExternalTaskView, state.external_tasks),
         subscriptions=_views(SubscriptionView, state.subscriptions),
         incidents=_views(IncidentView, state.incidents),
         called_instances=dict(sorted(state.calls.items())),
     )
+
+
+def variables_view(state: InstanceState) -> list[VariableView]:
+    """The instance's variables as the view lists them."""
+    variables = (_variable(state, v) for v in state.variables.values())
+    return sorted(variables, key=lambda v: (v.scope, v.name, v.id))
 
 
 def _copy(view: type[_View], source: msgspec.Struct, **given: Any) -> _View:

@@ -16,6 +16,8 @@ from litestar.di import NamedDependency
 
 from flowledger.engine import Engine
 
+from .formats import format_date
+
 HEALTH_PATH = "/actuator/health"
 
 
@@ -64,6 +66,17 @@ def health(engine: NamedDependency[Engine]) -> Response[HealthDto]:
     limits = engine.limits_health()
     components["commandBudget"] = ComponentDto("UP", limits["commandBudget"])
     components["outbound"] = ComponentDto("UP", limits["outbound"])
+    verify = engine.audit_service.last_verify()
+    if verify is not None:  # the last background verify: its result and when it ended
+        components["logVerify"] = ComponentDto(
+            "UP",
+            {
+                "state": verify.state,
+                "ok": None if verify.report is None else verify.report.ok,
+                "problems": None if verify.report is None else len(verify.report.problems),
+                "finished": None if verify.finished is None else format_date(verify.finished),
+            },
+        )
     body = HealthDto(status=status, components=components)
     return Response(body, status_code=200 if status == "UP" else 503)
 

@@ -15,7 +15,7 @@ from typing import Any
 import click
 import msgspec
 
-from flowledger.core.instance_view import InstanceView, diff, instance_view
+from flowledger.core.instance_view import InstanceView, diff
 from flowledger.core.views import PackageSummary
 from flowledger.engine import Engine
 
@@ -110,9 +110,9 @@ def replay(
             _step(out, engine, instance)
             return
         if diff_points is not None:
-            a = engine.audit_service.state_at(instance, **_point_args(diff_points[0]))
-            b = engine.audit_service.state_at(instance, **_point_args(diff_points[1]))
-            changes = diff(instance_view(a.state), instance_view(b.state))
+            a, b, changes = engine.audit_service.diff(
+                instance, _point_args(diff_points[0]), _point_args(diff_points[1])
+            )
             if out.json:
                 out.data({"a": a.position, "b": b.position, "changes": changes})
             else:
@@ -121,7 +121,7 @@ def replay(
         then = engine.audit_service.state_at(
             instance, **_point_args(at if until is None else str(until))
         )
-    view = instance_view(then.state)
+    view = then.view()
     if out.json:
         out.data(
             {
@@ -161,7 +161,7 @@ def step_through(out: Output, engine: Engine, instance: str, ask: Callable[[], s
     shown: tuple[int, InstanceView] | None = None
     while True:
         then = engine.audit_service.state_at(instance, position=positions[index])
-        view = instance_view(then.state)
+        view = then.view()
         if out.out.is_terminal:
             out.out.clear()
         event = recorded[index]
@@ -188,7 +188,8 @@ def step_through(out: Output, engine: Engine, instance: str, ask: Callable[[], s
 @instance_argument
 @click.argument("position", type=int)
 def why(instance: str, position: int) -> None:
-    """Follow an event back: the command that wrote it, who issued it, and what it acted on."""
+    """Follow an event back: the command that wrote it, who issued it, what it acted on, and
+    the conditions that chose its path, with the values they read then."""
     out = output()
     with open_engine() as engine:
         chain = engine.audit_service.why(instance, position)
@@ -210,6 +211,25 @@ def why(instance: str, position: int) -> None:
         ],
         title=f"why position {position} of process instance {instance}",
     )
+    conditions = [(c.position, check) for c in chain for check in c.conditions]
+    if conditions:
+        out.table(
+            ["position", "gateway", "flow", "condition", "result", "read"],
+            [
+                (
+                    at,
+                    check.gateway_id,
+                    check.flow_id,
+                    check.expression,
+                    str(check.result).lower() if isinstance(check.result, bool) else check.result,
+                    ", ".join(
+                        f"{name}={compact(value)}" for name, value in check.variables.items()
+                    ),
+                )
+                for at, check in conditions
+            ],
+            title="conditions that chose the path (evaluated again on the state of then)",
+        )
 
 
 def anchor_from(text: str) -> str:

@@ -19,6 +19,7 @@ from flowledger.core.errors import InvalidValue, NotFound, ProcessEngineError
 from flowledger.core.state import InstanceState
 from flowledger.engine.audit.instance_verification import verify_instance
 from flowledger.engine.audit.verification import Verifier
+from flowledger.engine.audit.verify_tasks import VerifyTasks
 from flowledger.engine.storage.connections import Connections
 from flowledger.engine.storage.streams import CACHE_SIZE, Repository
 from flowledger.engine.workers.history_lifecycle import HistoryLifecycle, wall_clock
@@ -56,6 +57,8 @@ class Audit:
         self._rows = rows
         self._repository = repository
         self._history = history
+        # Full verifies started in the background (REST's verify tasks), one at a time.
+        self.verify_tasks = VerifyTasks(lambda progress: self.verify(None, progress))
 
     def events(self, stream_id: str) -> list[views.RecordedEvent]:
         """Every recorded event of an instance (or deployment) stream, in order."""

@@ -7,11 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from flowledger.core import audit_trail, views
-from flowledger.core.errors import InvalidValue
+from flowledger.core.errors import InvalidValue, NotFound
+from flowledger.core.instance_trail import Trail
+from flowledger.core.instance_view import Change, diff
 from flowledger.core.state import InstanceState
 from flowledger.engine.audit.inspection import PointInTime
+from flowledger.engine.audit.verify_tasks import VerifyTask
 from flowledger.engine.services.base import Service
 
 
@@ -38,6 +42,21 @@ class AuditService(Service):
             process_instance_id, position=position, moment=moment
         )
 
+    def diff(
+        self, process_instance_id: str, a: dict[str, Any], b: dict[str, Any]
+    ) -> tuple[PointInTime, PointInTime, list[Change]]:
+        """What changed from point `a` to point `b` (each `state_at`'s keywords: `position`
+        or `moment`): both points and the changes. Across the instance's end its variables are
+        those it ended with, not removed."""
+        first = self.state_at(process_instance_id, **a)
+        second = self.state_at(process_instance_id, **b)
+        return first, second, diff(first.view(), second.view())
+
+    def trail(self, process_instance_id: str, position: int | None = None) -> Trail:
+        """What the instance passed up to `position` (or now): each activity it entered, how
+        often and whether a token is in it, and the sequence flows its tokens took."""
+        return self._parts.inspection.trail(process_instance_id, position)
+
     def timeline(self, process_instance_id: str) -> list[audit_trail.TimelineEntry]:
         """What happened to the instance, step by step: when, at which activity, who did it
         (actor and channel) and which variables changed. Read from the log, so it is complete
@@ -46,7 +65,9 @@ class AuditService(Service):
 
     def why(self, process_instance_id: str, position: int) -> list[audit_trail.Cause]:
         """The command that wrote the event at `position`, then the command that created what
-        that one acted on (the task, job, subscription, ...), back to the instance's start."""
+        that one acted on (the task, job, subscription, ...), back to the instance's start;
+        each with the conditions that chose its tokens' paths, evaluated again (side-effect
+        free, bounded) on the state replayed from the log as it was then."""
         return self._parts.inspection.why(process_instance_id, position)
 
     def verify(
@@ -72,6 +93,23 @@ class AuditService(Service):
                 raise InvalidValue("an anchor covers the whole log: verify it without instance")
             return self._parts.audit.verify_instance(instance)
         return self._parts.audit.verify(expect_anchor, progress)
+
+    def start_verify(self) -> VerifyTask:
+        """Start a full `verify` in a worker thread (the running one when one runs already):
+        read it back with `verify_task(id)`."""
+        return self._parts.audit.verify_tasks.start()
+
+    def verify_task(self, task_id: str) -> VerifyTask:
+        """A background verify: its state, progress and, once done, its report."""
+        task = self._parts.audit.verify_tasks.get(task_id)
+        if task is None:
+            raise NotFound("Verify task", task_id)
+        return task
+
+    def last_verify(self) -> VerifyTask | None:
+        """The background verify that ended last, or the running one before any ended."""
+        tasks = self._parts.audit.verify_tasks
+        return tasks.last_finished() or tasks.running()
 
     def export_instance(self, process_instance_id: str, path: str | Path) -> views.PackageSummary:
         """Write the instance's audit package to `path`: its commits (and those of the instances

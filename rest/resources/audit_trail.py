@@ -1,26 +1,35 @@
 """flowledger extensions for auditors and time-travel front ends: an instance's events, its
-timeline, its state at any point of the log and what changed between two points, why an event
-happened; the log's anchor and its verification. Served under `/flowledger/v1` (rest/app.py),
+timeline (with each commit's hash-chain status), its state at any point of the log, its trail
+(activities passed, flows taken), what changed between two points, why an event happened (with
+the conditions that chose the path), its audit package as a download; the log's anchor and its
+verification, at once or as a background task. Served under `/flowledger/v1` (rest/app.py),
 never under `/engine-rest` nor in its OpenAPI document: Camunda clients do not see them.
 
-Read-only and thin: parse the parameters, ask the engine facade, convert its answer. Replaying,
-describing and diffing live in `core.audit_trail` and `core.instance_view`, not here.
+Thin: parse the parameters, ask the engine's audit service, convert its answer. Replaying,
+describing and diffing live in `core.audit_trail`, `core.instance_view`, `core.instance_trail`
+and `core.why_conditions`, not here.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 from litestar import get, post
+from litestar.background_tasks import BackgroundTask
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
+from litestar.response import File
 
-from flowledger.core import InvalidValue, NotFound, audit_trail, views
-from flowledger.core.instance_view import Change, diff, instance_view
+from flowledger.core import InvalidValue, NotFound, audit_trail, instance_trail, views
+from flowledger.core.instance_view import Change
+from flowledger.core.why_conditions import ConditionCheck
 from flowledger.engine import Engine
 from flowledger.engine.audit.inspection import PointInTime
+from flowledger.engine.audit.verify_tasks import VerifyTask
 
 from ..dto import FIRST, Added, derived, to_dto
 from ..errors import RestError, invalid
@@ -46,9 +55,44 @@ class TimelineEntryDto(msgspec.Struct):
     """One step of the instance's timeline: when, where, what, who, the variables it changed."""
 
 
-@derived(audit_trail.Cause)
+@derived(ConditionCheck)
+class ConditionDto(msgspec.Struct):
+    """A condition on a flow leaving `gatewayId`, evaluated again on the state of then:
+    `result` true/false, or "not evaluated: <why>"; `variables` it read, with their values."""
+
+
+@derived(audit_trail.Cause, omit=("conditions",), add=(Added("conditions", list[ConditionDto]),))
 class CauseDto(msgspec.Struct):
-    """One link of the chain of commands behind an event."""
+    """One link of the chain of commands behind an event, with the conditions that chose the
+    paths its token moves took."""
+
+
+@derived(instance_trail.ActivityPass)
+class ActivityPassDto(msgspec.Struct):
+    """An activity the instance entered `count` times; `active` while a token is in it."""
+
+
+class TrailDto(msgspec.Struct, rename="camel"):
+    """What the instance passed up to `position`: activities and the sequence flows taken."""
+
+    position: int
+    activities: list[ActivityPassDto]
+    sequence_flows: list[str]
+
+
+class VerifyTaskIdDto(msgspec.Struct):
+    id: str
+
+
+class VerifyTaskDto(msgspec.Struct):
+    """A background verify: `checked` of `total` commits read; `report` once `done`."""
+
+    id: str
+    state: str
+    checked: int
+    total: int
+    report: VerificationReportDto | None
+    error: str | None = None
 
 
 @derived(views.LogHead)
@@ -207,24 +251,52 @@ def get_timeline(engine: NamedDependency[Engine], id: FromPath[str]) -> list[Tim
 
 @get(f"{INSTANCE}/state", sync_to_thread=True)
 def get_state(engine: NamedDependency[Engine], id: FromPath[str], request: AnyRequest) -> StateDto:
-    """The instance as it was at `at` (a position or a moment; now without it)."""
-    at = request.query_params.get("at") or None
-    then = _state_at(engine, id, {} if at is None else _point(at, "at"), "at", at)
-    view = _wire(instance_view(then.state))
+    """The instance as it was at `at` (a position or a moment; now without it); `position` is
+    the same as `at` given a position."""
+    params = request.query_params
+    name = "position" if params.get("position") and not params.get("at") else "at"
+    at = params.get(name) or None
+    if name == "position" and at is not None:
+        point: dict[str, Any] = {"position": _position(at, "position")}
+    else:
+        point = {} if at is None else _point(at, "at")
+    then = _state_at(engine, id, point, name, at)
+    view = _wire(then.view())
     return StateDto(then.position, format_date(then.recorded_at), view)
+
+
+@get(f"{INSTANCE}/trail", sync_to_thread=True)
+def get_trail(engine: NamedDependency[Engine], id: FromPath[str], request: AnyRequest) -> TrailDto:
+    """The activities the instance entered and the flows it took up to `position` (now
+    without it), for marking them on its diagram."""
+    text = request.query_params.get("position") or None
+    position = None if text is None else _position(text, "position")
+    try:
+        found = engine.audit_service.trail(id, position)
+    except InvalidValue as exc:
+        raise invalid(f"Cannot set query parameter 'position' to value '{text}': {exc}") from None
+    return TrailDto(
+        found.position,
+        [to_dto(ActivityPassDto, activity) for activity in found.activities],
+        found.sequence_flows,
+    )
 
 
 @get(f"{INSTANCE}/diff", sync_to_thread=True)
 def get_diff(engine: NamedDependency[Engine], id: FromPath[str], request: AnyRequest) -> DiffDto:
-    """What changed from `from` to `to` (each a position or a moment)."""
+    """What changed from `from` to `to` (each a position or a moment); across the instance's
+    end, its variables are those it ended with."""
     params = request.query_params
     for name in ("from", "to"):
         if not params.get(name):
             raise invalid(f"Query parameter '{name}' is required: a log position or a date")
     start, end = _point(params["from"], "from"), _point(params["to"], "to")
+    # each point checked on its own, so that a bad one is named by its parameter
     a = _state_at(engine, id, start, "from", params["from"])
     b = _state_at(engine, id, end, "to", params["to"])
-    changes = diff(instance_view(a.state), instance_view(b.state))
+    _a, _b, changes = engine.audit_service.diff(
+        id, {"position": a.position}, {"position": b.position}
+    )
     return DiffDto(
         PointDto(a.position, format_date(a.recorded_at)),
         PointDto(b.position, format_date(b.recorded_at)),
@@ -244,7 +316,30 @@ def get_why(
         raise invalid(
             f"Cannot set path parameter 'position' to value '{position}': {exc}"
         ) from None
-    return [to_dto(CauseDto, cause) for cause in chain]
+    return [
+        to_dto(CauseDto, cause, conditions=[to_dto(ConditionDto, c) for c in cause.conditions])
+        for cause in chain
+    ]
+
+
+@get(f"{INSTANCE}/package", sync_to_thread=True)
+def get_package(engine: NamedDependency[Engine], id: FromPath[str]) -> File:
+    """The instance's audit package (what `flowledger export` writes) as a download: written
+    to a temporary file, sent in chunks, removed once sent."""
+    handle, name = tempfile.mkstemp(prefix="flowledger-package-", suffix=".zip")
+    os.close(handle)
+    try:
+        engine.audit_service.export_instance(id, name)
+    except BaseException:
+        os.unlink(name)
+        raise
+    return File(
+        name,
+        filename=f"instance-{id}.zip",
+        media_type="application/zip",
+        content_disposition_type="attachment",
+        background=BackgroundTask(os.unlink, name),
+    )
 
 
 # -- the whole log -------------------------------------------------------------------------------
@@ -271,12 +366,35 @@ def verify_log(
     return to_dto(VerificationReportDto, report, ok=report.ok)
 
 
+def _task(task: VerifyTask) -> VerifyTaskDto:
+    report = None
+    if task.report is not None:
+        report = to_dto(VerificationReportDto, task.report, ok=task.report.ok)
+    return VerifyTaskDto(task.id, task.state, task.checked, task.total, report, task.error)
+
+
+@post("/log/verify-tasks", status_code=202, sync_to_thread=True)
+def start_verify_task(engine: NamedDependency[Engine]) -> VerifyTaskIdDto:
+    """Start a full verify in the background (the running one's id while one runs); read its
+    progress and report at `/log/verify-tasks/{id}`."""
+    return VerifyTaskIdDto(engine.audit_service.start_verify().id)
+
+
+@get("/log/verify-tasks/{task_id:str}", sync_to_thread=True)
+def get_verify_task(engine: NamedDependency[Engine], task_id: FromPath[str]) -> VerifyTaskDto:
+    return _task(engine.audit_service.verify_task(task_id))
+
+
 routes: list[Any] = [
     get_events,
     get_timeline,
     get_state,
+    get_trail,
     get_diff,
     get_why,
+    get_package,
     get_log_head,
     verify_log,
+    start_verify_task,
+    get_verify_task,
 ]

@@ -84,7 +84,7 @@ class Run:
         return self.engine.events(self.id)[-1].position
 
     def view(self, position: int) -> InstanceView:
-        return instance_view(self.engine.replay(self.id, until_position=position))
+        return self.engine.audit_service.state_at(self.id, position=position).view()
 
 
 @pytest.fixture
@@ -185,10 +185,25 @@ def test_completing_the_last_task_completes_the_instance(run: Run) -> None:
         "end_time": after.end_time,
         "end_activity_id": "end",
     }
-    # an ended instance keeps no runtime state: its variables and tasks are gone
-    assert (after.tasks, after.variables, after.activities) == ([], [], [])
+    # an ended instance keeps no runtime state: its tasks and activities are gone
+    assert (after.tasks, after.activities) == ([], [])
     assert ("approve", "removed") in [(c.key.split(":")[0], c.kind) for c in changes]
-    assert {c.kind for c in changes if c.section == "variables"} == {"removed"}
+    # ... but its variables are what they were at its end, not removed
+    assert [c for c in changes if c.section == "variables"] == []
+    assert {v.name: v.value for v in after.variables}["approved"] is True
+
+
+def test_a_variable_of_an_ended_instance_keeps_its_last_value(run: Run) -> None:
+    changes = diff(run.view(run.started), run.view(run.ended))
+
+    # the task's local input went with its scope; the instance's own variables stay
+    assert [(key, kind) for key, kind, _b, _a in by_section(changes, "variables")] == [
+        ("check/limit", "removed"),
+        ("process instance/approved", "added"),
+    ]
+    # the bare state an ended instance's replay gives holds none: the view's are its last ones
+    assert instance_view(run.engine.replay(run.id)).variables == []
+    assert run.view(run.ended).variables == run.view(run.reviewed).variables
 
 
 def test_a_view_has_no_differences_with_itself_and_is_deterministic(run: Run) -> None:

@@ -1,16 +1,22 @@
 """flowledger's extensions under `/flowledger/v1` as a time-travel front end and an auditor use
-them: an instance's events page by page, its state at a position or a moment, what a claim
-changed, why an event happened, the log's anchor verified; errors in Camunda's shape; behind
-the same authentication as engine-rest, and never under `/engine-rest` nor in its document."""
+them: an instance's events page by page, its state at a position or a moment, its trail, what a
+claim changed, why an event happened and which condition chose the path, the timeline's chain
+status, the audit package as a download, the log's anchor verified (at once or in the
+background); errors in Camunda's shape; behind the same authentication as engine-rest, and
+never under `/engine-rest` nor in its document."""
 
 from __future__ import annotations
 
+import io
 import re
+import time
+import zipfile
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import httpx
 import pytest
+import sqlalchemy as sa
 
 from flowledger import Engine
 from flowledger.rest.auth import Users, hash_password
@@ -212,7 +218,7 @@ def test_a_malformed_anchor_is_a_400(ext: httpx.Client, against: str) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    ["events", "timeline", "state", "state?at=1", "diff?from=1&to=2", "why/1"],
+    ["events", "timeline", "state", "state?at=1", "diff?from=1&to=2", "why/1", "trail", "package"],
 )
 def test_an_unknown_instance_is_a_404(ext: httpx.Client, path: str) -> None:
     _assert_error(ext.get(f"/process-instance/no-such-instance/{path}"), 404, "no-such-instance")
@@ -246,6 +252,8 @@ def test_a_point_outside_the_log_is_a_400_naming_the_parameter(
         ("events?afterPosition=x", "'afterPosition'"),
         ("events?maxResults=-1", "'maxResults'"),
         ("why/first", "'position'"),
+        ("trail?position=x", "'position'"),
+        ("state?position=later", "'position'"),
     ],
 )
 def test_a_malformed_point_is_a_400_naming_the_parameter(
@@ -254,13 +262,13 @@ def test_a_malformed_point_is_a_400_naming_the_parameter(
     _assert_error(ext.get(f"/process-instance/{claimed.instance_id}/{path}"), 400, parameter)
 
 
-def test_only_under_its_own_prefix_and_not_in_camunda_s_document(
-    rest: LiveServer, claimed: Claimed
-) -> None:
+def test_only_under_its_own_prefix_and_documented_there(rest: LiveServer, claimed: Claimed) -> None:
     assert rest.client.get(f"/process-instance/{claimed.instance_id}/events").status_code == 404
     assert rest.client.get("/log/head").status_code == 404
     document = rest.client.get("/openapi/openapi.json").json()
-    assert not [path for path in document["paths"] if "flowledger" in path or "/log/" in path]
+    assert not [p for p in document["paths"] if p.startswith(BASE_PATH) and "/log/" in p]
+    assert f"{EXTENSIONS_PATH}/log/head" in document["paths"]
+    assert f"{EXTENSIONS_PATH}/process-instance/{{id}}/events" in document["paths"]
 
 
 def test_behind_the_same_authentication(tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -278,3 +286,140 @@ def test_behind_the_same_authentication(tmp_path_factory: pytest.TempPathFactory
         assert client.post("/log/verify").status_code == 401
         assert client.get("/log/head", auth=("kermit", "wrong")).status_code == 401
         assert client.get("/log/head", auth=("kermit", "frog")).status_code == 200
+
+
+def test_state_takes_the_position_as_position_too(ext: httpx.Client, claimed: Claimed) -> None:
+    response = ext.get(
+        f"/process-instance/{claimed.instance_id}/state", params={"position": claimed.before}
+    )
+    assert response.status_code == 200, response.text
+    assert response.json() == _state(ext, claimed.instance_id, claimed.before)
+
+
+def test_the_trail_marks_what_the_instance_passed(ext: httpx.Client, claimed: Claimed) -> None:
+    response = ext.get(f"/process-instance/{claimed.instance_id}/trail")
+    assert response.status_code == 200, response.text
+    assert response.json() == {
+        "position": claimed.claim,
+        "activities": [
+            {"activityId": "start", "count": 1, "active": False},
+            {"activityId": "prepare", "count": 1, "active": True},
+        ],
+        "sequenceFlows": ["f1"],
+    }
+    first = _events(ext, claimed.instance_id)[0]["position"]
+    early = ext.get(f"/process-instance/{claimed.instance_id}/trail", params={"position": first})
+    assert early.json() == {"position": first, "activities": [], "sequenceFlows": []}
+
+
+@pytest.fixture(scope="module")
+def routed(rest: LiveServer, ext: httpx.Client) -> tuple[str, list[dict[str, Any]]]:
+    """An instance whose exclusive gateway sent it to `large` (amount 1500 > 1000)."""
+    rest.deploy(bpmn("exclusive_gateway_default_flow.bpmn"), name="why-conditions")
+    started = rest.client.post(
+        "/process-definition/key/exclusiveDefault/start",
+        json={"variables": {"amount": {"value": 1500, "type": "Integer"}}},
+    )
+    assert started.status_code == 200, started.text
+    instance_id = str(started.json()["id"])
+    return instance_id, _events(ext, instance_id)
+
+
+def test_why_names_the_condition_that_chose_with_the_values_it_read(
+    ext: httpx.Client, routed: tuple[str, list[dict[str, Any]]]
+) -> None:
+    instance_id, events = routed
+    [large] = [
+        e
+        for e in events
+        if e["type"] == "ActivityStarted" and e["payload"]["activity_id"] == "large"
+    ]
+    response = ext.get(f"/process-instance/{instance_id}/why/{large['position']}")
+    assert response.status_code == 200, response.text
+    [step] = response.json()
+    assert step["commandType"] == "StartProcessInstance"
+    assert step["conditions"] == [
+        {
+            "gatewayId": "gw",
+            "flowId": "toLarge",
+            "expression": "${amount > 1000}",
+            "result": True,
+            "variables": {"amount": 1500},
+        }
+    ]
+    trail = ext.get(f"/process-instance/{instance_id}/trail").json()
+    assert trail["sequenceFlows"] == ["f1", "toLarge"]
+
+
+def test_each_timeline_entry_names_its_commit_s_chain_status(
+    ext: httpx.Client, claimed: Claimed
+) -> None:
+    timeline = ext.get(f"/process-instance/{claimed.instance_id}/timeline").json()
+    assert {entry["chain"] for entry in timeline} == {"verified"}
+
+
+def test_a_rewritten_commit_is_damaged_on_the_timeline(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    with (
+        fresh_database(selected_kind(), tmp_path_factory.mktemp("audit-damaged")) as url,
+        Engine(url) as engine,
+        live_server(engine) as server,
+        _extensions(server) as client,
+    ):
+        server.deploy(bpmn("rest_task_steps.bpmn"), name="damaged")
+        instance_id = server.client.post(
+            "/process-definition/key/restTaskSteps/start", json={}
+        ).json()["id"]
+        [task] = server.client.get("/task", params={"processInstanceId": instance_id}).json()
+        server.client.post(f"/task/{task['id']}/claim", json={"userId": "kermit"})
+        claim = _events(client, instance_id)[-1]["position"]
+        sql = sa.create_engine(url)  # someone edits who claimed it, behind the engine
+        try:
+            with sql.begin() as conn:
+                conn.execute(
+                    sa.text("UPDATE event_log SET actor = 'gonzo' WHERE first_position = :p"),
+                    {"p": claim},
+                )
+        finally:
+            sql.dispose()
+        timeline = client.get(f"/process-instance/{instance_id}/timeline").json()
+        assert [e["chain"] for e in timeline if e["position"] == claim] == ["damaged"]
+        assert {e["chain"] for e in timeline if e["position"] < claim} == {"verified"}
+
+
+def test_the_audit_package_downloads_as_a_file(ext: httpx.Client, claimed: Claimed) -> None:
+    response = ext.get(f"/process-instance/{claimed.instance_id}/package")
+    assert response.status_code == 200, response.text
+    disposition = response.headers["content-disposition"]
+    assert disposition.startswith("attachment")
+    assert f'filename="instance-{claimed.instance_id}.zip"' in disposition
+    with zipfile.ZipFile(io.BytesIO(response.content)) as package:
+        commits = package.read("commits.jsonl").decode()
+    assert claimed.instance_id in commits and "TaskClaimed" in commits
+
+
+def test_a_background_verify_reports_its_progress_and_its_report(
+    rest: LiveServer, ext: httpx.Client, claimed: Claimed
+) -> None:
+    started = ext.post("/log/verify-tasks")
+    assert started.status_code == 202, started.text
+    task_id = started.json()["id"]
+    deadline = time.monotonic() + 120
+    while True:
+        task = ext.get(f"/log/verify-tasks/{task_id}").json()
+        assert task["id"] == task_id and task["state"] in ("running", "done")
+        if task["state"] == "done" or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert task["state"] == "done"
+    assert task["report"]["ok"] is True and task["report"]["problems"] == []
+    assert task["checked"] == task["total"] == task["report"]["commitsChecked"] > 0
+    health = rest.client.get(rest.url.removesuffix(BASE_PATH) + "/actuator/health").json()
+    verify = health["components"]["logVerify"]
+    assert verify["details"]["state"] == "done" and verify["details"]["ok"] is True
+    assert CAMUNDA_DATE.match(verify["details"]["finished"])
+
+
+def test_an_unknown_verify_task_is_a_404(ext: httpx.Client) -> None:
+    _assert_error(ext.get("/log/verify-tasks/no-such-task"), 404, "no-such-task")

@@ -1,5 +1,6 @@
 """The auditor's commands as a person runs them, on the suite's database: `history`, `events`,
-`replay --at/--diff`, `why`, `head` and `verify --against`; their exit codes and `--json`."""
+`replay --at/--diff`, `why` (with the conditions that chose the path), `head` and
+`verify --against`; their exit codes and `--json`; `why` and `--diff` answer as REST does."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 import sqlalchemy as sa
 
 from flowledger import Engine
+from flowledger.rest.paths import BASE_PATH, EXTENSIONS_PATH
 from flowledger.tools.cli import main
+from tests.rest.server import live_server
 
 MODEL = b"""<?xml version="1.0" encoding="UTF-8"?>
 <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -344,3 +348,87 @@ def test_verify_one_instance(run: Run, capsys: pytest.CaptureFixture[str]) -> No
     assert status == 0
     report = json.loads(out)
     assert report["streams_checked"] == 1 and report["problems"] == []
+
+
+GATEWAY = b"""<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d"
+    targetNamespace="t">
+  <bpmn:process id="route" isExecutable="true">
+    <bpmn:startEvent id="s" />
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="assess" />
+    <bpmn:userTask id="assess" />
+    <bpmn:sequenceFlow id="f2" sourceRef="assess" targetRef="gw" />
+    <bpmn:exclusiveGateway id="gw" default="toClerk" />
+    <bpmn:sequenceFlow id="toBoss" sourceRef="gw" targetRef="boss">
+      <bpmn:conditionExpression>${amount &gt; limit}</bpmn:conditionExpression>
+    </bpmn:sequenceFlow>
+    <bpmn:sequenceFlow id="toClerk" sourceRef="gw" targetRef="clerk" />
+    <bpmn:userTask id="boss" />
+    <bpmn:sequenceFlow id="f3" sourceRef="boss" targetRef="e" />
+    <bpmn:userTask id="clerk" />
+    <bpmn:sequenceFlow id="f4" sourceRef="clerk" targetRef="e" />
+    <bpmn:endEvent id="e" />
+  </bpmn:process>
+</bpmn:definitions>
+"""
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def test_why_and_diff_answer_as_the_rest_api_does(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Engine(db_url) as engine:
+        engine.deploy({"route.bpmn": GATEWAY})
+        instance = engine.start_process_instance("route", {"amount": 10, "limit": 500}).id
+        [assess] = engine.tasks(process_instance_id=instance)
+        engine.complete_task(assess.id, {"amount": 900})
+        boss_started = next(
+            e.position
+            for e in engine.events(instance)
+            if e.type == "ActivityStarted" and e.payload["activity_id"] == "boss"
+        )
+        started = next(e.position for e in engine.events(instance) if e.type == "UserTaskCreated")
+        [boss] = engine.tasks(process_instance_id=instance)
+        engine.complete_task(boss.id)
+        ended = engine.events(instance)[-1].position
+        with live_server(engine) as server:
+            ext = server.url.removesuffix(BASE_PATH) + EXTENSIONS_PATH
+            rest_why = httpx.get(f"{ext}/process-instance/{instance}/why/{boss_started}").json()
+            rest_diff = httpx.get(
+                f"{ext}/process-instance/{instance}/diff", params={"from": started, "to": ended}
+            ).json()
+
+    status, out, _ = cli(capsys, "why", instance, str(boss_started), "--json", "--db", db_url)
+    assert status == 0
+    cli_why = json.loads(out)
+    check = {
+        "gateway_id": "gw",
+        "flow_id": "toBoss",
+        "expression": "${amount > limit}",
+        "result": True,
+        "variables": {"amount": 900, "limit": 500},
+    }
+    assert [c["conditions"] for c in cli_why] == [[check], []]
+    assert [
+        [{_camel(k): v for k, v in c.items()} for c in step["conditions"]] for step in cli_why
+    ] == [step["conditions"] for step in rest_why]
+    status, out, _ = cli(capsys, "why", instance, str(boss_started), "--db", db_url)
+    assert "toBoss" in out and "${amount > limit}" in out and "amount=900" in out
+
+    status, out, _ = cli(
+        capsys, "replay", instance, "--diff", str(started), str(ended), "--json", "--db", db_url
+    )
+    assert status == 0
+    cli_changes = json.loads(out)["changes"]
+    assert [(c["section"], c["key"], c["kind"]) for c in cli_changes] == [
+        (_camel(c["section"]), c["key"], c["kind"]) for c in rest_diff["changes"]
+    ][: len(cli_changes)] and len(cli_changes) == len(rest_diff["changes"])
+    # across the end, the variables are not removed: only `amount` changed
+    variables = [c for c in cli_changes if c["section"] == "variables"]
+    assert [(c["key"], c["kind"], c["before"], c["after"]) for c in variables] == [
+        ("process instance/amount", "changed", {"value": 10}, {"value": 900})
+    ]
