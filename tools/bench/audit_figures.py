@@ -108,7 +108,8 @@ def _child(operation: str, path: str) -> None:
 
 def _replay(engine: Any) -> dict[str, Any]:
     """One instance of 10,000 events among the others: its state at the middle and at the end,
-    the median of five runs each, and its timeline."""
+    the median of five runs each, a slider over it (cold and warm, `_slider`) and its
+    timeline."""
     engine.deploy({"long.bpmn": LONG_MODEL})
     instance = engine.start_process_instance("long", {"n": 0})
     for i in range(LONG_INSTANCE_COMMANDS):
@@ -125,10 +126,37 @@ def _replay(engine: Any) -> dict[str, Any]:
             engine.audit_service.state_at(instance.id, position=position)
             times.append(time.perf_counter() - started)
         figures[f"state_at_{name}_ms"] = round(statistics.median(times) * 1000, 1)
+    figures.update(_slider(engine, instance.id, [e.position for e in recorded]))
     started = time.perf_counter()
     engine.audit_service.timeline(instance.id)
     figures["timeline_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return figures
+
+
+SLIDER_STOPS = 20  # positions spread over the instance
+
+
+def _slider(engine: Any, instance_id: str, positions: list[int]) -> dict[str, Any]:
+    """A state-at request at positions spread over the instance: cold (no folded state kept
+    for it: a fold from its first event) and warm (the slider's next step, one event on: a fold
+    from the nearest state the first request kept); median and worst, in milliseconds."""
+    inspection = engine._parts.inspection
+    cold, warm = [], []
+    for stop in range(SLIDER_STOPS):
+        at = (len(positions) - 2) * stop // (SLIDER_STOPS - 1)
+        inspection.folded_states.drop(instance_id)
+        started = time.perf_counter()
+        engine.audit_service.state_at(instance_id, position=positions[at])
+        cold.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        engine.audit_service.state_at(instance_id, position=positions[at + 1])
+        warm.append(time.perf_counter() - started)
+    return {
+        "state_at_cold_median_ms": round(statistics.median(cold) * 1000, 1),
+        "state_at_cold_max_ms": round(max(cold) * 1000, 1),
+        "state_at_warm_median_ms": round(statistics.median(warm) * 1000, 1),
+        "state_at_warm_max_ms": round(max(warm) * 1000, 1),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
