@@ -260,6 +260,8 @@ export interface FormField {
   defaultValue: unknown;
   values: { id: string; name: string | null }[];
   constraints: FormFieldConstraint[];
+  /** a date field's pattern (Java SimpleDateFormat, Camunda's default dd/MM/yyyy) */
+  datePattern?: string | null;
 }
 
 /** Camunda's GET /task/{id}/form and /process-definition/{id}/startForm. */

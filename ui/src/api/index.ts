@@ -130,6 +130,12 @@ export const api = {
   addComment: (id: string, message: string) =>
     post<X.Comment>(`${R}/task/${e(id)}/comment/create`, { message }),
   startForm: (id: string) => get<X.FormInfo>(`${R}/process-definition/${e(id)}/startForm`),
+  startFormVariables: (id: string) =>
+    get<Record<string, VariableValue>>(`${R}/process-definition/${e(id)}/form-variables`),
+  identityLinks: (id: string) =>
+    get<{ userId: string | null; groupId: string | null; type: string }[]>(
+      `${R}/task/${e(id)}/identity-links`,
+    ),
   startFormFields: (id: string) =>
     get<X.FormField[]>(`${F}/process-definition/${e(id)}/form-fields`),
   submitStartForm: (

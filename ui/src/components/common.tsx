@@ -61,7 +61,7 @@ export function Problem({ error, what }: { error: unknown; what: string }) {
   if (isNotAvailable(error)) {
     return (
       <p class="notice" data-testid="not-available">
-        {what} is not available on this server yet.
+        Not available on this server yet: {what}.
       </p>
     );
   }

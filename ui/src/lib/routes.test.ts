@@ -27,3 +27,17 @@ describe("routes", () => {
     expect(loginHref("/tasklist?filter=mine")).toBe("/login?next=%2Ftasklist%3Ffilter%3Dmine");
   });
 });
+
+import { formKeyHref, isGeneratedFormKey } from "./formKey";
+
+describe("form keys", () => {
+  it("resolves app: keys against the context path", () => {
+    expect(formKeyHref("embedded:app:forms/confirm.html", "/shop")).toBe("/shop/forms/confirm.html");
+    expect(formKeyHref("app:forms/a.html", null)).toBe("/forms/a.html");
+    expect(formKeyHref("/static/form.html", null)).toBe("/static/form.html");
+    expect(formKeyHref("camunda-forms:deployment:x.form", null)).toBeNull();
+    expect(formKeyHref(null, "/x")).toBeNull();
+    expect(isGeneratedFormKey("embedded:engine://engine/:engine/task/1/rendered-form")).toBe(true);
+    expect(isGeneratedFormKey("embedded:app:forms/a.html")).toBe(false);
+  });
+});
