@@ -48,6 +48,7 @@ interface CanvasLike {
 
 interface RegistryLike {
   get(id: string): Shape | undefined;
+  getGraphics(id: string): SVGElement | undefined;
   filter(fn: (element: Shape) => boolean): Shape[];
 }
 
@@ -84,7 +85,11 @@ function decorate(viewer: ViewerLike, decorations: Decorations, marked: Set<stri
   overlays.remove({ type: OVERLAY });
   for (const key of marked) {
     const [id, marker] = key.split("\u0000") as [string, string];
-    if (registry.get(id)) canvas.removeMarker(id, marker);
+    if (!registry.get(id)) continue;
+    if (marker === "fill") {
+      const visual = registry.getGraphics(id)?.querySelector<SVGElement>(".djs-visual > :first-child");
+      visual?.style.removeProperty("fill");
+    } else canvas.removeMarker(id, marker);
   }
   marked.clear();
   const mark = (id: string, marker: string) => {
@@ -96,9 +101,13 @@ function decorate(viewer: ViewerLike, decorations: Decorations, marked: Set<stri
     if (registry.get(id)) overlays.add(id, OVERLAY, { position, html });
   };
 
+  // the heat colors the shape itself (its label stays readable), its numbers sit below it
   for (const heat of decorations.heat ?? []) {
     const shape = registry.get(heat.activityId);
-    if (!shape?.width || !shape.height) continue;
+    const visual = registry.getGraphics(heat.activityId)?.querySelector<SVGElement>(".djs-visual > :first-child");
+    if (!shape?.width || !visual) continue;
+    visual.style.fill = heatColor(heat.level);
+    marked.add(`${heat.activityId}\u0000fill`);
     const el = span(
       "fl-heat",
       `heat-${heat.activityId}`,
@@ -107,10 +116,7 @@ function decorate(viewer: ViewerLike, decorations: Decorations, marked: Set<stri
         (heat.avgMillis === null ? "" : `, average ${formatDuration(heat.avgMillis)}`) +
         (heat.maxMillis === null ? "" : `, longest ${formatDuration(heat.maxMillis)}`),
     );
-    el.style.width = `${shape.width}px`;
-    el.style.height = `${shape.height}px`;
-    el.style.background = heatColor(heat.level);
-    add(heat.activityId, { top: 0, left: 0 }, el);
+    add(heat.activityId, { top: -22, left: 0 }, el);
   }
   for (const badge of decorations.badges ?? []) {
     if (badge.running > 0) {

@@ -33,19 +33,18 @@ const DEBOUNCE_MS = 120;
 
 export function useTimeTravel(id: string, positions: number[], urlPosition: number | null): TimeTravel {
   const trailMissing = useRef(false);
-  const cache = useMemo(
+  const states = useMemo(() => new PositionCache<InstanceState>((position) => api.state(id, position)), [id]);
+  const trails = useMemo(
     () =>
-      new PositionCache<At>(async (position) => {
-        const trail = trailMissing.current
+      new PositionCache<Trail | null>((position) =>
+        trailMissing.current
           ? Promise.resolve(null)
           : api.trail(id, position).catch((error: unknown) => {
               if (!isNotAvailable(error)) throw error;
               trailMissing.current = true;
               return null;
-            });
-        const [state, t] = await Promise.all([api.state(id, position), trail]);
-        return { state, trail: t };
-      }),
+            }),
+      ),
     [id],
   );
   const last = positions.length - 1;
@@ -58,11 +57,13 @@ export function useTimeTravel(id: string, positions: number[], urlPosition: numb
   const [error, setError] = useState<unknown>(undefined);
   const wanted = useRef<number | null>(null);
 
+  // the state and the trail load apart: the state (fast) is drawn at once, the trail (what
+  // was passed, the flows taken) joins when it arrives; until then the timeline stands in
   const load = (position: number) => {
-    cache.get(position).then(
-      (value) => {
+    states.get(position).then(
+      (state) => {
         if (wanted.current !== position) return;
-        setAt(value);
+        setAt((previous) => ({ state, trail: previous?.trail?.position === position ? previous.trail : null }));
         setLoading(false);
         setError(undefined);
       },
@@ -71,6 +72,13 @@ export function useTimeTravel(id: string, positions: number[], urlPosition: numb
         setLoading(false);
         setError(failure);
       },
+    );
+    trails.get(position).then(
+      (trail) => {
+        if (wanted.current !== position || trail === null) return;
+        setAt((previous) => (previous ? { ...previous, trail } : previous));
+      },
+      () => undefined,
     );
   };
   const loadRef = useRef(load);
@@ -83,12 +91,17 @@ export function useTimeTravel(id: string, positions: number[], urlPosition: numb
     const position = positions[i];
     if (position === undefined) return;
     wanted.current = position;
-    const hit = cache.peek(position);
+    const hit = states.peek(position);
     if (hit) {
-      fetchLater.cancel();
-      setAt(hit);
-      setLoading(false);
+      const trail = trails.peek(position) ?? null;
+      setAt({ state: hit, trail });
       setError(undefined);
+      setLoading(false);
+      if (trail !== null || trailMissing.current) {
+        fetchLater.cancel();
+        return;
+      }
+      fetchLater(position);
       return;
     }
     setLoading(true);
