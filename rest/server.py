@@ -1,8 +1,9 @@
 """`flowledger serve`: the engine-rest app on uvicorn, with the safety checks a server needs.
 
-Loopback by default; a non-loopback address needs a users file (HTTP Basic) or an explicit
-`--insecure`. SIGINT/SIGTERM stop accepting, let running requests finish (long polls are cut
-after a few seconds), then close the engine, which brings asynchronous history up to date.
+Serves the REST API and the web UI (cockpit and tasklist). Loopback by default; a non-loopback
+address needs a users file (HTTP Basic and the UI's sign-in) or an explicit `--insecure`.
+SIGINT/SIGTERM stop accepting, let running requests finish (long polls are cut after a few
+seconds), then close the engine, which brings asynchronous history up to date.
 Requests too malformed to reach the app are answered in Camunda's error shape too, with an
 `X-Request-Id` and an access-log line like every other answer.
 """
@@ -142,11 +143,15 @@ def serve(
         timeout_graceful_shutdown=5,
         server_header=False,
     )
+    root = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     log.info(
-        "flowledger engine-rest on http://%s:%d/engine-rest (database %s%s)",
-        host,
-        port,
+        "flowledger engine-rest on %s/engine-rest, web UI on %s/ (cockpit %s/cockpit/, "
+        "tasklist %s/tasklist/) (database %s%s)",
+        root,
+        root,
+        root,
+        root,
         engine.url,
-        ", HTTP Basic authentication" if users else "",
+        ", sign-in or HTTP Basic authentication" if users else "",
     )
     _GracefulServer(config).run()

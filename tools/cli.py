@@ -323,7 +323,7 @@ def migrate() -> None:
 @app.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to bind")
 @click.option("--port", type=int, default=8080, show_default=True)
-@click.option("--users", metavar="FILE", help="users file: require HTTP Basic auth")
+@click.option("--users", metavar="FILE", help="users file: require sign-in or HTTP Basic auth")
 @click.option("--insecure", is_flag=True, help="allow a non-loopback address without auth")
 @click.option(
     "--history-mode", type=click.Choice(["inline", "async"]), default="inline", show_default=True
@@ -397,9 +397,16 @@ def users_group() -> None:
 @users_group.command("add")
 @click.argument("name")
 @click.option("--file", "file", required=True, metavar="FILE", help="the users file")
+@click.option(
+    "--group",
+    "groups",
+    multiple=True,
+    metavar="GROUP",
+    help="a group the user belongs to (repeat for more; replaces the user's groups)",
+)
 @click.option("--password-stdin", is_flag=True, help="read the password from stdin")
-def users_add(name: str, file: str, password_stdin: bool) -> None:
-    """Add or replace a user (password hashed with scrypt)."""
+def users_add(name: str, file: str, groups: tuple[str, ...], password_stdin: bool) -> None:
+    """Add or replace a user (password hashed with scrypt) and its groups."""
     from flowledger.rest.auth import add_user
 
     if password_stdin:
@@ -408,8 +415,21 @@ def users_add(name: str, file: str, password_stdin: bool) -> None:
         password = getpass.getpass(f"password for {name}: ")
     if not password:
         raise click.BadParameter("empty password")
-    add_user(file, name, password)
-    print(f"user {name} written to {file}")
+    add_user(file, name, password, groups=groups)
+    in_groups = f" in groups {', '.join(groups)}" if groups else ""
+    print(f"user {name}{in_groups} written to {file}")
+
+
+@users_group.command("list")
+@click.option("--file", "file", required=True, metavar="FILE", help="the users file")
+def users_list(file: str) -> None:
+    """The users of the file and their groups (never their hashes)."""
+    from flowledger.rest.auth import read_users_file
+
+    entries = read_users_file(file)
+    width = max((len(entry.name) for entry in entries), default=0)
+    for entry in entries:
+        print(f"{entry.name:<{width}}  {','.join(entry.groups) or '-'}".rstrip())
 
 
 BENCH_FROM_SOURCE = (
