@@ -1708,6 +1708,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine-rest/process-definition/{id}/form-variables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetStartFormVariables */
+        get: operations["EngineRestProcessDefinitionIdFormVariablesGetStartFormVariables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/engine-rest/process-definition/{id}/start": {
         parameters: {
             query?: never;
@@ -1725,6 +1742,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine-rest/process-definition/{id}/startForm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetStartForm */
+        get: operations["EngineRestProcessDefinitionIdStartformGetStartForm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/engine-rest/process-definition/{id}/statistics": {
         parameters: {
             query?: never;
@@ -1736,6 +1770,23 @@ export interface paths {
         get: operations["EngineRestProcessDefinitionIdStatisticsActivityStatistics"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine-rest/process-definition/{id}/submit-form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** SubmitForm */
+        post: operations["EngineRestProcessDefinitionIdSubmitFormSubmitForm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1810,6 +1861,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine-rest/process-definition/key/{key}/form-variables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetStartFormVariablesByKey */
+        get: operations["EngineRestProcessDefinitionKeyFormVariablesGetStartFormVariablesByKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/engine-rest/process-definition/key/{key}/start": {
         parameters: {
             query?: never;
@@ -1827,6 +1895,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine-rest/process-definition/key/{key}/startForm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetStartFormByKey */
+        get: operations["EngineRestProcessDefinitionKeyStartformGetStartFormByKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/engine-rest/process-definition/key/{key}/statistics": {
         parameters: {
             query?: never;
@@ -1838,6 +1923,23 @@ export interface paths {
         get: operations["EngineRestProcessDefinitionKeyStatisticsActivityStatisticsByKey"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine-rest/process-definition/key/{key}/submit-form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** SubmitFormByKey */
+        post: operations["EngineRestProcessDefinitionKeySubmitFormSubmitFormByKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2191,6 +2293,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine-rest/task/{id}/comment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetComments */
+        get: operations["EngineRestTaskIdCommentGetComments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine-rest/task/{id}/comment/{commentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetComment */
+        get: operations["EngineRestTaskIdCommentCommentidGetComment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine-rest/task/{id}/comment/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** CreateComment */
+        post: operations["EngineRestTaskIdCommentCreateCreateComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/engine-rest/task/{id}/complete": {
         parameters: {
             query?: never;
@@ -2202,6 +2355,40 @@ export interface paths {
         put?: never;
         /** Complete */
         post: operations["EngineRestTaskIdCompleteComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine-rest/task/{id}/form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetForm */
+        get: operations["EngineRestTaskIdFormGetForm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine-rest/task/{id}/form-variables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetFormVariables */
+        get: operations["EngineRestTaskIdFormVariablesGetFormVariables"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2490,6 +2677,246 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/flowledger/v1/log/head": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetLogHead */
+        get: operations["FlowledgerV1LogHeadGetLogHead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/log/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** VerifyLog */
+        post: operations["FlowledgerV1LogVerifyVerifyLog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/log/verify-tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** StartVerifyTask */
+        post: operations["FlowledgerV1LogVerifyTasksStartVerifyTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/log/verify-tasks/{task_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetVerifyTask */
+        get: operations["FlowledgerV1LogVerifyTasksTaskIdGetVerifyTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/process-definition/{id}/form-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** StartFormFields */
+        get: operations["FlowledgerV1ProcessDefinitionIdFormFieldsStartFormFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/process-instance/{id}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetDiff */
+        get: operations["FlowledgerV1ProcessInstanceIdDiffGetDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/process-instance/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetEvents */
+        get: operations["FlowledgerV1ProcessInstanceIdEventsGetEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/process-instance/{id}/package": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetPackage */
+        get: operations["FlowledgerV1ProcessInstanceIdPackageGetPackage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/process-instance/{id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetState */
+        get: operations["FlowledgerV1ProcessInstanceIdStateGetState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/process-instance/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetTimeline */
+        get: operations["FlowledgerV1ProcessInstanceIdTimelineGetTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/process-instance/{id}/trail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetTrail */
+        get: operations["FlowledgerV1ProcessInstanceIdTrailGetTrail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/process-instance/{id}/why/{position}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetWhy */
+        get: operations["FlowledgerV1ProcessInstanceIdWhyPositionGetWhy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Session */
+        get: operations["FlowledgerV1SessionSession"];
+        put?: never;
+        /** SignIn */
+        post: operations["FlowledgerV1SessionSignIn"];
+        /** SignOut */
+        delete: operations["FlowledgerV1SessionSignOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flowledger/v1/task/{id}/form-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** TaskFormFields */
+        get: operations["FlowledgerV1TaskIdFormFieldsTaskFormFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2514,12 +2941,53 @@ export interface components {
             id: string;
             parentActivityInstanceId: string;
         };
+        /** ActivityPassDto */
+        ActivityPassDto: {
+            active: boolean;
+            activityId: string;
+            count: number;
+        };
         /** ActivityStatisticsResultDto */
         ActivityStatisticsResultDto: {
             failedJobs: number;
             id: string;
             incidents: components["schemas"]["IncidentStatisticsResultDto"][];
             instances: number;
+        };
+        /** CauseDto */
+        CauseDto: {
+            actor: string | null;
+            becauseOf: string | null;
+            commandId: string;
+            commandType: string;
+            conditions?: components["schemas"]["ConditionDto"][];
+            events: string[];
+            position: number;
+            recordedAt: string | null;
+            via: string | null;
+        };
+        /** ChangeDto */
+        ChangeDto: {
+            after: {
+                [key: string]: unknown;
+            } | null;
+            before: {
+                [key: string]: unknown;
+            } | null;
+            key: string;
+            kind: string;
+            section: string;
+        };
+        /** CommentDto */
+        CommentDto: {
+            id: string;
+            links?: components["schemas"]["LinkDto"][];
+            message: string | null;
+            removalTime: string | null;
+            rootProcessInstanceId: string | null;
+            taskId: string | null;
+            time: string | null;
+            userId: string | null;
         };
         /** CompleteExternalTaskDto */
         CompleteExternalTaskDto: {
@@ -2537,6 +3005,16 @@ export interface components {
                 [key: string]: components["schemas"]["VariableValueDto"];
             } | null;
             withVariablesInReturn?: boolean | null;
+        };
+        /** ConditionDto */
+        ConditionDto: {
+            expression: string;
+            flowId: string;
+            gatewayId: string;
+            result: boolean | string;
+            variables: {
+                [key: string]: unknown;
+            };
         };
         /** CorrelationMessageDto */
         CorrelationMessageDto: {
@@ -2564,6 +3042,11 @@ export interface components {
         /** CountResultDto */
         CountResultDto: {
             count: number;
+        };
+        /** CredentialsDto */
+        CredentialsDto: {
+            password: string;
+            username: string;
         };
         /** DateCondition */
         DateCondition: {
@@ -2644,6 +3127,12 @@ export interface components {
             source: string | null;
             tenantId: string | null;
         };
+        /** DiffDto */
+        DiffDto: {
+            changes: components["schemas"]["ChangeDto"][];
+            from: components["schemas"]["PointDto"];
+            to: components["schemas"]["PointDto"];
+        };
         /** ErrorBodyDto */
         ErrorBodyDto: {
             message: string;
@@ -2654,6 +3143,20 @@ export interface components {
             variables?: {
                 [key: string]: components["schemas"]["VariableValueDto"];
             } | null;
+        };
+        /** EventDto */
+        EventDto: {
+            actor: string | null;
+            commandId: string;
+            commandType: string;
+            payload: {
+                [key: string]: unknown;
+            };
+            position: number;
+            recordedAt: string | null;
+            streamVersion: number;
+            type: string;
+            via: string | null;
         };
         /** EventSubscriptionDto */
         EventSubscriptionDto: {
@@ -2812,6 +3315,31 @@ export interface components {
             topicName?: string | null;
             variables?: string[] | null;
             withoutTenantId?: boolean | null;
+        };
+        /** FormDto */
+        FormDto: {
+            contextPath?: string | null;
+            key?: string | null;
+        };
+        /** FormFieldConstraintDto */
+        FormFieldConstraintDto: {
+            config: string | null;
+            name: string;
+        };
+        /** FormFieldDto */
+        FormFieldDto: {
+            constraints: components["schemas"]["FormFieldConstraintDto"][];
+            datePattern: string | null;
+            defaultValue: string | number | boolean | null;
+            id: string;
+            label: string | null;
+            type: string;
+            values: components["schemas"]["FormFieldValueDto"][];
+        };
+        /** FormFieldValueDto */
+        FormFieldValueDto: {
+            id: string;
+            name: string | null;
         };
         /** HistoricActivityInstanceDto */
         HistoricActivityInstanceDto: {
@@ -3418,12 +3946,29 @@ export interface components {
             };
             workerId: string | null;
         };
+        /** LogHeadDto */
+        LogHeadDto: {
+            anchor: string;
+            commits: number;
+            position: number;
+            problems: string[];
+        };
+        /** NewCommentDto */
+        NewCommentDto: {
+            message?: string | null;
+            processInstanceId?: string | null;
+        };
         /** PatchVariablesDto */
         PatchVariablesDto: {
             deletions?: string[] | null;
             modifications?: {
                 [key: string]: components["schemas"]["VariableValueDto"];
             } | null;
+        };
+        /** PointDto */
+        PointDto: {
+            position: number;
+            recordedAt: string | null;
         };
         /** ProcessDefinitionDiagramDto */
         ProcessDefinitionDiagramDto: {
@@ -3545,6 +4090,14 @@ export interface components {
                 [key: string]: components["schemas"]["VariableValueDto"];
             };
         };
+        /** SessionDto */
+        SessionDto: {
+            authenticated: boolean;
+            authenticationRequired: boolean;
+            csrfToken: string | null;
+            groups: string[];
+            user: string | null;
+        };
         /** SignalDto */
         SignalDto: {
             executionId?: string | null;
@@ -3573,6 +4126,21 @@ export interface components {
                 [key: string]: components["schemas"]["VariableValueDto"];
             } | null;
             withVariablesInReturn?: boolean | null;
+        };
+        /** StartProcessInstanceFormDto */
+        StartProcessInstanceFormDto: {
+            businessKey?: string | null;
+            variables?: {
+                [key: string]: components["schemas"]["VariableValueDto"];
+            } | null;
+        };
+        /** StateDto */
+        StateDto: {
+            instance: {
+                [key: string]: unknown;
+            };
+            position: number;
+            recordedAt: string | null;
         };
         /** SuspensionStateDto */
         SuspensionStateDto: {
@@ -3791,6 +4359,27 @@ export interface components {
             withoutDueDate?: boolean | null;
             withoutTenantId?: boolean | null;
         };
+        /** TimelineEntryDto */
+        TimelineEntryDto: {
+            activityId: string | null;
+            activityName: string | null;
+            actor: string | null;
+            chain: string;
+            commandType: string;
+            position: number;
+            time: string | null;
+            variables: {
+                [key: string]: unknown;
+            };
+            via: string | null;
+            what: string;
+        };
+        /** TrailDto */
+        TrailDto: {
+            activities: components["schemas"]["ActivityPassDto"][];
+            position: number;
+            sequenceFlows: string[];
+        };
         /** TransitionInstanceDto */
         TransitionInstanceDto: {
             activityId: string;
@@ -3899,6 +4488,33 @@ export interface components {
             valueInfo?: {
                 [key: string]: unknown;
             } | null;
+        };
+        /** VerificationReportDto */
+        VerificationReportDto: {
+            anchor: string;
+            commitsChecked: number;
+            /** @default false */
+            ok: boolean;
+            problems: string[];
+            rowsCompared: number;
+            streamsChecked: number;
+        };
+        /** VerifyDto */
+        VerifyDto: {
+            against?: string | null;
+        };
+        /** VerifyTaskDto */
+        VerifyTaskDto: {
+            checked: number;
+            error?: string | null;
+            id: string;
+            report: components["schemas"]["VerificationReportDto"] | null;
+            state: string;
+            total: number;
+        };
+        /** VerifyTaskIdDto */
+        VerifyTaskIdDto: {
+            id: string;
         };
         /** VersionDto */
         VersionDto: {
@@ -7752,6 +8368,39 @@ export interface operations {
             };
         };
     };
+    EngineRestProcessDefinitionIdFormVariablesGetStartFormVariables: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: components["schemas"]["VariableValueDto"];
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     EngineRestProcessDefinitionIdStartStartById: {
         parameters: {
             query?: never;
@@ -7787,6 +8436,37 @@ export interface operations {
             };
         };
     };
+    EngineRestProcessDefinitionIdStartformGetStartForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormDto"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     EngineRestProcessDefinitionIdStatisticsActivityStatistics: {
         parameters: {
             query?: never;
@@ -7805,6 +8485,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ActivityStatisticsResultDto"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestProcessDefinitionIdSubmitFormSubmitForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartProcessInstanceFormDto"] | null;
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessInstanceDto"];
                 };
             };
             /** @description Bad Request */
@@ -7942,6 +8657,39 @@ export interface operations {
             };
         };
     };
+    EngineRestProcessDefinitionKeyFormVariablesGetStartFormVariablesByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: components["schemas"]["VariableValueDto"];
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     EngineRestProcessDefinitionKeyStartStartByKey: {
         parameters: {
             query?: never;
@@ -7977,6 +8725,37 @@ export interface operations {
             };
         };
     };
+    EngineRestProcessDefinitionKeyStartformGetStartFormByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormDto"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     EngineRestProcessDefinitionKeyStatisticsActivityStatisticsByKey: {
         parameters: {
             query?: never;
@@ -7995,6 +8774,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ActivityStatisticsResultDto"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestProcessDefinitionKeySubmitFormSubmitFormByKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartProcessInstanceFormDto"] | null;
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessInstanceDto"];
                 };
             };
             /** @description Bad Request */
@@ -8864,6 +9678,104 @@ export interface operations {
             };
         };
     };
+    EngineRestTaskIdCommentGetComments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentDto"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestTaskIdCommentCommentidGetComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                commentId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentDto"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestTaskIdCommentCreateCreateComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewCommentDto"] | null;
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentDto"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     EngineRestTaskIdCompleteComplete: {
         parameters: {
             query?: never;
@@ -8896,6 +9808,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestTaskIdFormGetForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormDto"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestTaskIdFormVariablesGetFormVariables: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: components["schemas"]["VariableValueDto"];
+                    };
+                };
             };
             /** @description Bad Request */
             400: {
@@ -9739,6 +10715,541 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    FlowledgerV1LogHeadGetLogHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogHeadDto"];
+                };
+            };
+        };
+    };
+    FlowledgerV1LogVerifyVerifyLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyDto"] | null;
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationReportDto"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+        };
+    };
+    FlowledgerV1LogVerifyTasksStartVerifyTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request accepted, processing continues off-line */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyTaskIdDto"];
+                };
+            };
+        };
+    };
+    FlowledgerV1LogVerifyTasksTaskIdGetVerifyTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyTaskDto"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+        };
+    };
+    FlowledgerV1ProcessDefinitionIdFormFieldsStartFormFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormFieldDto"][];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+        };
+    };
+    FlowledgerV1ProcessInstanceIdDiffGetDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiffDto"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+        };
+    };
+    FlowledgerV1ProcessInstanceIdEventsGetEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDto"][];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+        };
+    };
+    FlowledgerV1ProcessInstanceIdPackageGetPackage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description File Download */
+            200: {
+                headers: {
+                    /** @description File size in bytes */
+                    "content-length"?: string;
+                    /** @description Entity tag */
+                    etag?: string;
+                    /** @description Last modified data-time in RFC 2822 format */
+                    "last-modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "": string;
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+        };
+    };
+    FlowledgerV1ProcessInstanceIdStateGetState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StateDto"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+        };
+    };
+    FlowledgerV1ProcessInstanceIdTimelineGetTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimelineEntryDto"][];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+        };
+    };
+    FlowledgerV1ProcessInstanceIdTrailGetTrail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrailDto"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+        };
+    };
+    FlowledgerV1ProcessInstanceIdWhyPositionGetWhy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                position: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CauseDto"][];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+        };
+    };
+    FlowledgerV1SessionSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionDto"];
+                };
+            };
+        };
+    };
+    FlowledgerV1SessionSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialsDto"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionDto"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+        };
+    };
+    FlowledgerV1SessionSignOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, nothing follows */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+        };
+    };
+    FlowledgerV1TaskIdFormFieldsTaskFormFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormFieldDto"][];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
                 };
             };
         };

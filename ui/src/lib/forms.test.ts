@@ -22,8 +22,9 @@ function field(
     defaultValue: null,
     values: [],
     constraints: constraints.map(([name, config]) => ({ name, config })),
+    datePattern: null,
     ...extra,
-  };
+  } as FormField;
 }
 
 describe("validation", () => {

@@ -137,14 +137,22 @@ export function fieldsFromFormVariables(
     Boolean: "boolean",
     Date: "date",
   };
-  return Object.entries(variables).map(([name, variable]) => ({
-    id: name,
-    label: name,
-    type: types[variable.type ?? "String"] ?? "string",
-    defaultValue: variable.value ?? null,
-    values: [],
-    constraints: [],
-  }));
+  return Object.entries(variables).map(([name, variable]) => {
+    const value = variable.value;
+    const plain =
+      value === null || value === undefined || ["string", "number", "boolean"].includes(typeof value)
+        ? ((value ?? null) as string | number | boolean | null)
+        : JSON.stringify(value);
+    return {
+      id: name,
+      label: name,
+      type: types[variable.type ?? "String"] ?? "string",
+      defaultValue: plain,
+      values: [],
+      constraints: [],
+      datePattern: null,
+    };
+  });
 }
 
 /** HTML attributes mirroring the constraints, so the browser and assistive tech know them too. */

@@ -12,6 +12,7 @@ const entry = (position: number, activityId: string | null, what: string): Timel
   via: null,
   commandType: "X",
   variables: {},
+  chain: "verified",
 });
 
 const timeline = [
