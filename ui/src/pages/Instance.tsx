@@ -295,6 +295,19 @@ export function Instance({ id }: { id: string }) {
         {travel.error !== undefined && <Problem error={travel.error} what="the state at this position" />}
       </section>
 
+      <Show data={xml} what="the diagram">
+        {(x) =>
+          x && (
+            <BpmnDiagram
+              xml={x.bpmn20Xml}
+              decorations={decorations}
+              label="Instance diagram"
+              onSelect={explain}
+            />
+          )
+        }
+      </Show>
+
       {diffFrom !== null && travel.position !== null && (
         <DiffView
           id={id}
@@ -315,19 +328,6 @@ export function Instance({ id }: { id: string }) {
           }}
         />
       )}
-
-      <Show data={xml} what="the diagram">
-        {(x) =>
-          x && (
-            <BpmnDiagram
-              xml={x.bpmn20Xml}
-              decorations={decorations}
-              label="Instance diagram"
-              onSelect={explain}
-            />
-          )
-        }
-      </Show>
 
       <nav aria-label="Instance sections">
         <ul class="tabs">

@@ -52,7 +52,13 @@ export function useTimeTravel(id: string, positions: number[], urlPosition: numb
   const [index, setIndex] = useState(() =>
     urlPosition === null ? Math.max(0, last) : indexAtOrBefore(positions, urlPosition),
   );
-  const [at, setAt] = useState<At | null>(null);
+  const [shownState, setShownState] = useState<InstanceState | null>(null);
+  const [shownTrail, setShownTrail] = useState<Trail | null>(null);
+  // the trail joins the state only when both are of the same position
+  const at: At | null = shownState && {
+    state: shownState,
+    trail: shownTrail?.position === shownState.position ? shownTrail : null,
+  };
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
   const wanted = useRef<number | null>(null);
@@ -63,7 +69,7 @@ export function useTimeTravel(id: string, positions: number[], urlPosition: numb
     states.get(position).then(
       (state) => {
         if (wanted.current !== position) return;
-        setAt((previous) => ({ state, trail: previous?.trail?.position === position ? previous.trail : null }));
+        setShownState(state);
         setLoading(false);
         setError(undefined);
       },
@@ -76,7 +82,7 @@ export function useTimeTravel(id: string, positions: number[], urlPosition: numb
     trails.get(position).then(
       (trail) => {
         if (wanted.current !== position || trail === null) return;
-        setAt((previous) => (previous ? { ...previous, trail } : previous));
+        setShownTrail(trail);
       },
       () => undefined,
     );
@@ -94,7 +100,8 @@ export function useTimeTravel(id: string, positions: number[], urlPosition: numb
     const hit = states.peek(position);
     if (hit) {
       const trail = trails.peek(position) ?? null;
-      setAt({ state: hit, trail });
+      setShownState(hit);
+      if (trail !== null) setShownTrail(trail);
       setError(undefined);
       setLoading(false);
       if (trail !== null || trailMissing.current) {
