@@ -32,7 +32,6 @@ export function useData<T>(load: () => Promise<T>, deps: unknown[]): Data<T> {
         if (call.current === mine) setState({ data: undefined, error, loading: false });
       },
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };

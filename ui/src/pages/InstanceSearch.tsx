@@ -39,7 +39,6 @@ export function InstanceSearch() {
     setVarName(v?.name ?? "");
     setVarOp(v?.operator ?? "eq");
     setVarValue(v?.value ?? "");
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [search]);
 
   const keys = useData(() => api.definitions({ latestVersion: true, sortBy: "key", sortOrder: "asc" }), []);

@@ -125,7 +125,6 @@ export function useTimeTravel(id: string, positions: number[], urlPosition: numb
     const i = following || urlPosition === null ? last : indexAtOrBefore(positions, urlPosition);
     setIndex(i);
     show(i, true);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
 
   // back / forward in the browser history: the URL's position wins
@@ -141,7 +140,6 @@ export function useTimeTravel(id: string, positions: number[], urlPosition: numb
       setIndex(i);
       show(i, true);
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [urlPosition]);
 
   const go = (i: number) => {
