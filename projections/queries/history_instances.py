@@ -13,12 +13,18 @@ import msgspec
 from sqlalchemy import exists, or_
 from sqlalchemy.engine import RowMapping
 
-from flowledger.projections.tables import ACT_HI_ACTINST, ACT_HI_PROCINST
+from flowledger.projections.tables import (
+    ACT_HI_ACTINST,
+    ACT_HI_INCIDENT,
+    ACT_HI_JOB_LOG,
+    ACT_HI_PROCINST,
+)
 
 from .declaration import Search
 from .filters import (
     LIKE_ESCAPE,
     Condition,
+    InvalidQuery,
     NotIndexed,
     Spec,
     equal_fields,
@@ -209,17 +215,14 @@ _PI_FLAGS: Spec = (
     ("externally_terminated", P.c.STATE_ == "EXTERNALLY_TERMINATED"),
     ("internally_terminated", P.c.STATE_ == "INTERNALLY_TERMINATED"),
 )
-_PI_NEVER = (
-    "with_incidents",
-    "with_root_incidents",
-    "incident_type",
-    "incident_status",
-    "incident_message",
-    "incident_message_like",
-    "executed_job_after",
-    "executed_job_before",
-    "sub_case_instance_id",
-)
+_INC = ACT_HI_INCIDENT
+_JOB_LOG = ACT_HI_JOB_LOG
+# Camunda's incidentStatus values: an incident without an end is open; an ended one (resolved
+# or deleted with its instance, INCIDENT_STATE_ 1 or 2) counts as resolved, as in Camunda.
+INCIDENT_STATUSES: dict[str, Condition] = {
+    "open": _INC.c.END_TIME_.is_(None),
+    "resolved": _INC.c.END_TIME_.is_not(None),
+}
 
 
 def _definition_names(q: HistoricProcessInstanceQuery) -> Iterator[Condition]:
@@ -252,6 +255,47 @@ def _executed_activities(q: HistoricProcessInstanceQuery) -> Iterator[Condition]
         yield exists().where(mine, _A.c.ACT_ID_.in_(ids), _A.c.END_TIME_.is_(None))
 
 
+def _incidents(q: HistoricProcessInstanceQuery) -> Iterator[Condition]:
+    """Camunda's incident filters: one historic incident of the process instance meets them all
+    (its mapping joins ACT_HI_INCIDENT once). Any of them set, even alone, wants an incident."""
+    wanted: list[Condition] = []
+    if q.incident_type is not None:
+        wanted.append(_INC.c.INCIDENT_TYPE_ == q.incident_type)
+    if q.incident_message is not None:
+        wanted.append(_INC.c.INCIDENT_MSG_ == q.incident_message)
+    if q.incident_message_like is not None:
+        wanted.append(_INC.c.INCIDENT_MSG_.like(q.incident_message_like, escape=LIKE_ESCAPE))
+    if q.incident_status is not None:
+        status = INCIDENT_STATUSES.get(q.incident_status)
+        if status is None:
+            # Camunda ignores an unknown status (any incident then matches): a typo would pass
+            # unnoticed, so it is refused here.
+            raise InvalidQuery(
+                f"Cannot set query parameter 'incidentStatus' to value '{q.incident_status}': "
+                "expected one of open, resolved"
+            )
+        wanted.append(status)
+    if q.with_root_incidents:
+        wanted.append(_INC.c.ID_ == _INC.c.ROOT_CAUSE_INCIDENT_ID_)
+    if wanted or q.with_incidents:
+        # Few instances have incidents: their ids are looked up, not every instance probed.
+        yield P.c.ID_.in_(uncorrelated(_INC.c.PROC_INST_ID_, *wanted))
+
+
+def _executed_jobs(q: HistoricProcessInstanceQuery) -> Iterator[Condition]:
+    """Camunda's executedJobAfter/Before: one job log entry of the process instance (a job
+    created, failed, succeeded or deleted) at a moment in the period."""
+    after, before = q.executed_job_after, q.executed_job_before
+    if after is None and before is None:
+        return
+    moment = _JOB_LOG.c.TIMESTAMP_
+    yield exists().where(
+        _JOB_LOG.c.PROCESS_INSTANCE_ID_ == P.c.ID_,
+        *([] if after is None else [moment >= stored_moment(after, "executedJobAfter")]),
+        *([] if before is None else [moment <= stored_moment(before, "executedJobBefore")]),
+    )
+
+
 def _process_variables(q: HistoricProcessInstanceQuery) -> Iterator[Condition]:
     for condition in q.variables or ():
         yield exists().where(
@@ -274,10 +318,13 @@ def _process_instance_conditions(q: HistoricProcessInstanceQuery) -> list[Condit
         *since(q, (("started_after", P.c.START_TIME_), ("finished_after", P.c.END_TIME_))),
         *until(q, (("started_before", P.c.START_TIME_), ("finished_before", P.c.END_TIME_))),
         *flag_fields(q, _PI_FLAGS),
-        *nothing_when_set(*(getattr(q, attr) for attr in _PI_NEVER)),
+        # No case instances here: none is the sub instance of one.
+        *nothing_when_set(q.sub_case_instance_id),
         *tenant(q, P.c.TENANT_ID_),
         *_definition_names(q),
         *_executed_activities(q),
+        *_incidents(q),
+        *_executed_jobs(q),
         *_process_variables(q),
     ]
     if q.sub_process_instance_id is not None:

@@ -9,8 +9,10 @@ a boolean against LONG_ of `boolean` variables, a date against LONG_ of `date` v
 against variables whose value columns are all empty; `neq` negates the `eq` condition, so the
 variable must exist either way.
 
-This engine has no incidents, event subscriptions, case instances or tenants: filters on them
-are honoured against the (empty) columns, so they match nothing rather than being ignored.
+Incident filters read ACT_RU_INCIDENT as Camunda's mapping joins it: one open incident of the
+process instance (of the execution, in the execution query) meets them all. This engine has no
+case instances and no signal or message subscriptions on executions: filters on them match
+nothing rather than being ignored.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_RE_PROCDEF,
     ACT_RU_EXECUTION,
+    ACT_RU_INCIDENT,
     ACT_RU_VARIABLE,
 )
 
@@ -48,7 +51,6 @@ from .filters import (
     InvalidQuery,
     equal,
     like,
-    nothing_when_set,
     one_of,
     suspension,
     tenants,
@@ -173,6 +175,7 @@ class ProcessInstanceRow(msgspec.Struct, frozen=True):
 
 _e = ACT_RU_EXECUTION
 _p = ACT_RE_PROCDEF
+_i = ACT_RU_INCIDENT
 
 INSTANCE_SORTS: dict[str, ColumnElement[Any]] = {
     "instanceId": _e.c.ID_,
@@ -232,6 +235,27 @@ def _waiting_in(activity_ids: list[str] | None) -> list[Condition]:
     ]
 
 
+def _with_incident(
+    column: ColumnElement[Any],
+    owner: ColumnElement[Any],
+    q: ProcessInstanceQuery | ExecutionQuery,
+    *,
+    with_incident: bool,
+) -> list[Condition]:
+    """Camunda's incident filters: `column` (an instance's or execution's id) is the `owner` of
+    one open incident that meets them all; any of them set, even alone, wants an incident."""
+    wanted = [
+        *equal(_i.c.ID_, q.incident_id),
+        *equal(_i.c.INCIDENT_TYPE_, q.incident_type),
+        *equal(_i.c.INCIDENT_MSG_, q.incident_message),
+        *like(_i.c.INCIDENT_MSG_, q.incident_message_like),
+    ]
+    if not wanted and not with_incident:
+        return []
+    # Few rows have incidents: their owners are looked up, not every row probed.
+    return [column.in_(select(owner).where(*wanted))]
+
+
 def _instance_conditions(q: ProcessInstanceQuery) -> list[Condition]:
     _refuse_nul(q)
     c = _e.c
@@ -245,13 +269,7 @@ def _instance_conditions(q: ProcessInstanceQuery) -> list[Condition]:
         *equal(c.PROC_DEF_KEY_, q.process_definition_key),
         *one_of(c.PROC_DEF_KEY_, q.process_definition_key_in),
         *suspension(c.SUSPENSION_STATE_, q.active, q.suspended),
-        *nothing_when_set(
-            q.with_incident,
-            q.incident_id,
-            q.incident_type,
-            q.incident_message,
-            q.incident_message_like,
-        ),
+        *_with_incident(c.ID_, _i.c.PROC_INST_ID_, q, with_incident=bool(q.with_incident)),
         *tenants(c.TENANT_ID_, q.tenant_id_in, q.without_tenant_id),
         *_instance_hierarchy(q),
         *_waiting_in(q.activity_id_in),
@@ -356,9 +374,7 @@ def _execution_conditions(q: ExecutionQuery) -> list[Condition]:
         *equal(c.PROC_INST_ID_, q.process_instance_id),
         *equal(c.ACT_ID_, q.activity_id),
         *suspension(c.SUSPENSION_STATE_, q.active, q.suspended),
-        *nothing_when_set(
-            q.incident_id, q.incident_type, q.incident_message, q.incident_message_like
-        ),
+        *_with_incident(c.ID_, _i.c.EXECUTION_ID_, q, with_incident=False),
         *one_of(c.TENANT_ID_, q.tenant_id_in),
     ]
     if q.business_key is not None:
