@@ -2,8 +2,7 @@
 `/history/*` resources: process and activity instances (`history_instances`), task instances
 (`history_tasks`), variable instances and details (`history_variables`). Each filters by a
 Struct with the field names of Camunda's query DTO; filters on things this engine does not
-record (incidents, jobs, cases, tenants) match nothing when set, as on a Camunda database
-without them.
+record (cases, tenants) match nothing when set, as on a Camunda database without them.
 
 Shared here: the table aliases they read, filters on query fields (not in a list, since, until,
 tenant), variable conditions on ACT_HI_VARINST / ACT_HI_DETAIL (type in VAR_TYPE_) and GET's
