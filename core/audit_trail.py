@@ -190,6 +190,9 @@ def _describe(event: ev.Event) -> str:
             return f"task claimed by {event.assignee}"
         case ev.TaskCompleted():
             return "task completed"
+        case ev.TaskCommentAdded():
+            author = f" by {event.user_id}" if event.user_id else ""
+            return f"comment{author}: {_short(event.message)}"
         case ev.TaskDeleted():
             return f"task deleted: {event.reason}" if event.reason else "task deleted"
         case ev.ActivityDecisionEvaluated():
@@ -222,6 +225,12 @@ def _describe(event: ev.Event) -> str:
         case ev.CalledInstanceStarted():
             return f"called instance {event.called_process_instance_id}"
     return _words(type(event).__name__)
+
+
+def _short(text: str, limit: int = 160) -> str:
+    """A comment as a timeline line shows it: one line, cut at `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit] + "..."
 
 
 def _people(assignee: str | None, candidates: Sequence[ev.IdentityLink]) -> str:

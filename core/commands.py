@@ -60,6 +60,13 @@ class CompleteTask(Command, tag=True, frozen=True):
     variables: dict[str, Any] = {}
 
 
+class AddTaskComment(Command, tag=True, frozen=True):
+    """taskService.createComment: a comment on an open task, written by the command's actor."""
+
+    task_id: str
+    message: str
+
+
 class ClaimTask(Command, tag=True, frozen=True):
     task_id: str
     user_id: str

@@ -362,6 +362,11 @@ def _task_unclaimed(s: InstanceState, e: ev.TaskUnclaimed) -> None:
     task.last_updated = e.time
 
 
+@applies(ev.TaskCommentAdded)
+def _task_comment_added(s: InstanceState, e: ev.TaskCommentAdded) -> None:
+    """A comment changes nothing the instance decides on: it lives in history (ACT_HI_COMMENT)."""
+
+
 def _remove_task(s: InstanceState, task_id: str) -> None:
     del s.tasks[task_id]
     index = variable_index(s)

@@ -11,6 +11,7 @@ from types import CodeType
 
 from . import element_kinds as kinds
 from .expressions import Expression
+from .forms import FormDefinition
 from .timers import TimerDefinition
 
 
@@ -51,6 +52,7 @@ class UserTaskSpec:
     form_key: Expression | None = None
     description: Expression | None = None
     task_listeners: tuple[Listener, ...] = ()
+    form: FormDefinition | None = None  # camunda:formData
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +174,7 @@ class EventSpec:
     attached_to: str | None = None
     cancel_activity: bool = True
     initiator: str | None = None  # a start event's camunda:initiator: the variable for who started
+    form: FormDefinition | None = None  # a start event's camunda:formKey and camunda:formData
 
 
 @dataclass(frozen=True, slots=True)

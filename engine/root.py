@@ -36,6 +36,7 @@ from flowledger.engine.services.audit import AuditService
 from flowledger.engine.services.base import Caller, EngineParts
 from flowledger.engine.services.decisions import DecisionService
 from flowledger.engine.services.external_tasks import ExternalTaskService
+from flowledger.engine.services.forms import FormService
 from flowledger.engine.services.history import HistoryService
 from flowledger.engine.services.management import ManagementService
 from flowledger.engine.services.repository import RepositoryService, Source
@@ -68,6 +69,7 @@ class Engine:
     repository_service: RepositoryService
     runtime_service: RuntimeService
     task_service: TaskService
+    form_service: FormService
     external_task_service: ExternalTaskService
     management_service: ManagementService
     decision_service: DecisionService
@@ -199,6 +201,7 @@ class Engine:
         self.repository_service = RepositoryService(parts, caller)
         self.runtime_service = RuntimeService(parts, caller)
         self.task_service = TaskService(parts, caller, self.runtime_service)
+        self.form_service = FormService(parts, caller, self.task_service, self.runtime_service)
         self.external_task_service = ExternalTaskService(parts, caller)
         self.management_service = ManagementService(parts, caller)
         self.decision_service = DecisionService(parts, caller)

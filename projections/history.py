@@ -1,5 +1,6 @@
 """Projector of instance events onto ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST, _DETAIL,
-_INCIDENT and _JOB_LOG (the last two at level full, as Camunda writes them; rows built in `jobs`).
+_COMMENT, _INCIDENT and _JOB_LOG (the last two at level full, as Camunda writes them; rows built
+in `jobs`).
 ACT_HI_OP_LOG has a projector of its own (`operation_log`): it reads the commit's command too.
 
 Event (with the state before it) in, row changes out; the history level filters what is written,
@@ -9,6 +10,7 @@ history (an instance's, or a deleted deployment's with cascade) purges rows; the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
@@ -35,6 +37,7 @@ from .start_timers import project_start_timer_history
 from .tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_ACTINST,
+    ACT_HI_COMMENT,
     ACT_HI_DETAIL,
     ACT_HI_INCIDENT,
     ACT_HI_JOB_LOG,
@@ -90,6 +93,14 @@ _ACTINST_ROW = blank_row(ACT_HI_ACTINST)
 _TASKINST_ROW = blank_row(ACT_HI_TASKINST)
 _VARINST_ROW = blank_row(ACT_HI_VARINST)
 _DETAIL_ROW = blank_row(ACT_HI_DETAIL)
+_COMMENT_ROW = blank_row(ACT_HI_COMMENT)
+
+
+def comment_event_message(message: str) -> str:
+    """ACT_HI_COMMENT.MESSAGE_ as Camunda's CommentEntity.toEventMessage makes it: whitespace runs
+    as one space, cut to 160 characters and "..." when longer than 163."""
+    text = re.sub(r"[ \t\n\x0b\f\r]+", " ", message)  # Java's \s: ASCII whitespace
+    return text[:160] + "..." if len(text) > 163 else text
 
 
 def history_bytearray_id(variable_id: str) -> str:
@@ -141,6 +152,18 @@ def purge_history(
         )
     )
     changes.purge(Purge(ACT_HI_JOB_LOG, job_log_column, value, values=values, roots=roots))
+    # Comments name their instance, not its definition: found through the instances' rows.
+    changes.purge(
+        Purge(
+            ACT_HI_COMMENT,
+            column,
+            value,
+            via=ACT_HI_PROCINST,
+            owner="PROC_INST_ID_",
+            values=values,
+            roots=roots,
+        )
+    )
     for table in (
         ACT_HI_INCIDENT,
         ACT_HI_DETAIL,
@@ -259,6 +282,7 @@ class HistoryProjector:
             ev.TaskAssigned: self._task_assigned,
             ev.TaskClaimed: self._task_claimed,
             ev.TaskUnclaimed: self._task_unclaimed,
+            ev.TaskCommentAdded: self._task_comment_added,
             ev.TaskCompleted: self._task_completed,
             ev.TaskDeleted: self._task_deleted,
             ev.HistoricProcessInstanceDeleted: self._history_deleted,
@@ -522,6 +546,25 @@ class HistoryProjector:
         changes.update(
             ACT_HI_ACTINST, e.activity_instance_id, {"TASK_ID_": e.task_id, "ASSIGNEE_": e.assignee}
         )
+
+    def _task_comment_added(
+        self, e: ev.TaskCommentAdded, s: InstanceState, changes: ChangeSet
+    ) -> None:
+        row = {
+            **_COMMENT_ROW,
+            "ID_": e.comment_id,
+            "TYPE_": "comment",
+            "TIME_": db_time(e.time),
+            "USER_ID_": e.user_id,
+            "TASK_ID_": e.task_id,
+            "ROOT_PROC_INST_ID_": s.root_process_instance_id,
+            "PROC_INST_ID_": s.id,
+            "ACTION_": "AddComment",
+            "MESSAGE_": comment_event_message(e.message),
+            "FULL_MSG_": e.message.encode(),
+            "REV_": 1,
+        }
+        changes.insert(ACT_HI_COMMENT, e.comment_id, written(row, s))
 
     def _assignee(
         self, s: InstanceState, task_id: str, assignee: str | None, changes: ChangeSet

@@ -438,6 +438,8 @@ RULES: dict[str, dict[type[ev.Event], _Rule]] = {
     "UnclaimTask": {ev.TaskUnclaimed: _task_operation("Assign", _assignee)},
     "DeleteHistoricProcessInstance": {ev.HistoricProcessInstanceDeleted: _history_deleted},
     "SetAssignee": {ev.TaskAssigned: _task_operation("Assign", _assignee)},
+    # AddTaskComment writes no entry: Camunda's AddCommentCmd logs none (only its later
+    # UpdateComment and DeleteComment do); the comment itself is ACT_HI_COMMENT's row.
     "SetVariables": {ev.VariableSet: _SET_VARIABLE},
     "RemoveVariables": {ev.VariableDeleted: _REMOVE_VARIABLE},
     "SetJobRetries": {

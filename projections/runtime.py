@@ -79,6 +79,7 @@ class RuntimeBatch:
             ev.SignalThrown,
             ev.SignalReceived,
             ev.CalledInstanceStarted,  # history's (the called instance's rows are its own)
+            ev.TaskCommentAdded,  # history's (ACT_HI_COMMENT)
             ev.ActivityDecisionEvaluated,  # history's: the result variable is an event of its own
             ev.DecisionEvaluated,
             ev.HistoricDecisionInstanceDeleted,

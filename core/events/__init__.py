@@ -106,6 +106,7 @@ from .tasks import (
     IdentityLink,
     TaskAssigned,
     TaskClaimed,
+    TaskCommentAdded,
     TaskCompleted,
     TaskDeleted,
     TaskUnclaimed,
@@ -170,6 +171,7 @@ EngineEvent = (
     | TaskAssigned
     | TaskClaimed
     | TaskUnclaimed
+    | TaskCommentAdded
     | TaskCompleted
     | TaskDeleted
     | ExternalTaskCreated
@@ -291,6 +293,7 @@ __all__ = [
     "StartTimerScheduled",
     "TaskAssigned",
     "TaskClaimed",
+    "TaskCommentAdded",
     "TaskCompleted",
     "TaskDeleted",
     "TaskUnclaimed",

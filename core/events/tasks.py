@@ -1,4 +1,5 @@
-"""Events of user tasks (created, assigned, claimed, completed, deleted) and of external tasks
+"""Events of user tasks (created, assigned, claimed, commented, completed, deleted) and of external
+tasks
 (created, locked, failed, completed, their retries and priority set, cancelled).
 
 Pure data.
@@ -59,6 +60,17 @@ class TaskClaimed(Event, tag=True, frozen=True, kw_only=True):
 
 class TaskUnclaimed(Event, tag=True, frozen=True):
     task_id: str
+    time: datetime
+
+
+class TaskCommentAdded(Event, tag=True, frozen=True):
+    """Someone wrote a comment on the task (Camunda's taskService.createComment): `user_id` is
+    who (the command's actor), `message` the whole text (ACT_HI_COMMENT.FULL_MSG_)."""
+
+    comment_id: str
+    task_id: str
+    user_id: str | None
+    message: str
     time: datetime
 
 

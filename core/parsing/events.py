@@ -29,6 +29,7 @@ from ..model import (
 from ..timers import KINDS as TIMER_KINDS
 from ..timers import TimerError, parse_timer
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns
+from .forms import read_form
 from .listeners import extension_elements
 from .messages import read_message, read_signal
 from .tasks import service_spec
@@ -149,7 +150,12 @@ def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
         # Only an event subprocess's start event may be non-interrupting (the process checks).
         interrupting = (el.get("isInterrupting") or "true").strip().lower() != "false"
         initiator = (ctx.camunda(el, "initiator") or "").strip() or None
-        spec = EventSpec(definition, cancel_activity=interrupting, initiator=initiator)
+        spec = EventSpec(
+            definition,
+            cancel_activity=interrupting,
+            initiator=initiator,
+            form=read_form(ctx, el, start=True),
+        )
     if tag == kinds.BOUNDARY_EVENT_TAG:
         cancel = (el.get("cancelActivity") or "true").lower() != "false"
         spec = EventSpec(

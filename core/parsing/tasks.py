@@ -23,6 +23,7 @@ from ..model import (
 )
 from .calls import read_binding
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns, split_list
+from .forms import read_form
 from .io import parameters
 from .listeners import TASK_EVENTS, extension_elements, read_listeners
 from .messages import read_message
@@ -80,6 +81,7 @@ def parse_user_task(ctx: ParseContext, el: etree._Element) -> ParsedElement:
         form_key=expr("formKey"),
         description=description,
         task_listeners=read_listeners(ctx, extension_elements(el), "taskListener", TASK_EVENTS),
+        form=read_form(ctx, el),
     )
     return ParsedElement(kinds.USER_TASK.type, spec)
 

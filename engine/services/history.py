@@ -1,11 +1,12 @@
 """Camunda's HistoryService: the ACT_HI_* tables as lists (instances, activities, tasks,
-variables, incidents, job logs, decisions), the deletion and cleanup of history, and the
-history projection itself: its level, its lag behind the log, its health."""
+variables, incidents, job logs, decisions) and per-activity statistics of a definition, the
+deletion and cleanup of history, and the history projection itself: its level, its lag behind
+the log, its health. Also the cockpit's dashboard (what runs and what failed lately)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.engine import Connection
@@ -17,7 +18,13 @@ from flowledger.core.errors import InvalidValue, NotFound
 from flowledger.core.variables import from_stored, rest_type_name
 from flowledger.engine.lookups import expired_decisions, expired_instances
 from flowledger.engine.services.base import Service
-from flowledger.projections.queries import decision_reads, reads
+from flowledger.projections.queries import activity_statistics, dashboard, decision_reads, reads
+from flowledger.projections.queries.activity_statistics import (
+    ActivityDuration,
+    ActivityStatisticsQuery,
+    HistoricActivityStatistics,
+)
+from flowledger.projections.queries.dashboard import DefinitionLoad, RecentFailure
 from flowledger.projections.queries.decisions import HistoricDecisionInstanceQuery
 
 
@@ -38,6 +45,34 @@ class HistoryService(Service):
     ) -> list[views.HistoricActivityInstance]:
         with self._parts.db.read() as conn:
             return reads.historic_activity_instances(conn, process_instance_id)
+
+    def historic_activity_statistics(
+        self,
+        definition_id: str,
+        query: ActivityStatisticsQuery | None = None,
+        *,
+        descending: bool = False,
+    ) -> list[HistoricActivityStatistics]:
+        """Camunda's createHistoricActivityStatisticsQuery(definition_id): per activity its
+        running instances and, as `query` asks, finished, canceled, scope-completing ones and
+        incidents; ordered by activity id."""
+        with self._parts.db.read() as conn:
+            return activity_statistics.historic_activity_statistics(
+                conn, definition_id, query or ActivityStatisticsQuery(), descending=descending
+            )
+
+    def activity_durations(self, definition_id: str) -> list[ActivityDuration]:
+        """Per activity of the definition: how often it ran, how often it finished, and the
+        average, shortest and longest duration of its finished runs (milliseconds)."""
+        with self._parts.db.read() as conn:
+            return activity_statistics.activity_durations(conn, definition_id)
+
+    def dashboard(self) -> tuple[list[DefinitionLoad], list[RecentFailure]]:
+        """What runs per definition (instances, open incidents, open tasks) and the incidents
+        created in the last hour of the engine's clock."""
+        since = self._parts.clock.now() - timedelta(hours=1)
+        with self._parts.db.read() as conn:
+            return dashboard.definition_loads(conn), dashboard.failures_since(conn, since)
 
     def historic_task_instances(
         self, process_instance_id: str | None = None

@@ -12,7 +12,8 @@ from flowledger.core.errors import NotFound
 from flowledger.core.variables import StoredValue, from_stored
 from flowledger.engine.services.base import Caller, EngineParts, Service
 from flowledger.engine.services.runtime import RuntimeService
-from flowledger.projections.queries import reads
+from flowledger.projections.queries import comments, reads
+from flowledger.projections.queries.comments import CommentRow
 
 
 class TaskService(Service):
@@ -98,6 +99,35 @@ class TaskService(Service):
         actor: str | None = None,
     ) -> None:
         self._run(cmd.SetAssignee(task_id=task_id, user_id=user_id), command_id, actor)
+
+    # -- comments --------------------------------------------------------------------------
+
+    def add_comment(
+        self,
+        task_id: str,
+        message: str,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> str:
+        """Camunda's createComment on an open task, written by the actor; the comment's id.
+        It is an event of the task's instance, shown in history (ACT_HI_COMMENT)."""
+        command = cmd.AddTaskComment(task_id=task_id, message=message)
+        return str(self._run(command, command_id, actor))
+
+    def comments(self, task_id: str) -> list[CommentRow]:
+        """The task's comments, newest first (empty at history level none)."""
+        with self._parts.db.read() as conn:
+            return comments.task_comments(conn, task_id)
+
+    def comment(self, task_id: str, comment_id: str) -> CommentRow | None:
+        with self._parts.db.read() as conn:
+            return comments.task_comment(conn, task_id, comment_id)
+
+    def task_known(self, task_id: str) -> bool:
+        """Whether the task exists, open or completed (in history)."""
+        with self._parts.db.read() as conn:
+            return comments.task_known(conn, task_id)
 
     # -- variables -------------------------------------------------------------------------
 

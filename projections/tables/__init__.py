@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from flowledger.projections.tables.history import (
     ACT_HI_ACTINST,
+    ACT_HI_COMMENT,
     ACT_HI_DEC_IN,
     ACT_HI_DEC_OUT,
     ACT_HI_DECINST,
@@ -67,6 +68,7 @@ HISTORY_TABLES = (
     ACT_HI_INCIDENT,
     ACT_HI_JOB_LOG,
     ACT_HI_OP_LOG,
+    ACT_HI_COMMENT,
     ACT_HI_DECINST,
     ACT_HI_DEC_IN,
     ACT_HI_DEC_OUT,
@@ -81,6 +83,7 @@ __all__ = [
     "ACT_GE_BYTEARRAY",
     "ACT_GE_PROPERTY",
     "ACT_HI_ACTINST",
+    "ACT_HI_COMMENT",
     "ACT_HI_DECINST",
     "ACT_HI_DEC_IN",
     "ACT_HI_DEC_OUT",

@@ -1,8 +1,9 @@
 """History tables: ACT_HI_PROCINST, _ACTINST, _TASKINST, _VARINST, _DETAIL, _INCIDENT, _JOB_LOG,
-_OP_LOG and the decision history (_DECINST, _DEC_IN, _DEC_OUT), as in Camunda 7.24.
+_OP_LOG, _COMMENT and the decision history (_DECINST, _DEC_IN, _DEC_OUT), as in Camunda 7.24.
 
 Definitions only (SQLAlchemy Core); revisions `0002_act_tables`, `0007_jobs_incidents`,
-`0012_user_operation_log` and `0013_decisions` in `migrations/versions/` create them.
+`0012_user_operation_log`, `0013_decisions` and `0016_comments` in `migrations/versions/`
+create them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from flowledger.projections.tables.types import (
     V100,
     V255,
     V4000,
+    Blob,
     Bool,
     Double,
     Timestamp,
@@ -85,6 +87,16 @@ ACT_HI_ACTINST = act_table(
     column("TENANT_ID_", V64),
     column("REMOVAL_TIME_", Timestamp),
     index("ACT_IDX_HI_ACT_INST_PROCINST", "PROC_INST_ID_", "ACT_ID_"),
+    # Camunda's, back with the historic activity statistics (revision 0016): a definition's
+    # activity instances counted from the index alone
+    index(
+        "ACT_IDX_HI_ACT_INST_STATS",
+        "PROC_DEF_ID_",
+        "PROC_INST_ID_",
+        "ACT_ID_",
+        "END_TIME_",
+        "ACT_INST_STATE_",
+    ),
 )
 
 ACT_HI_TASKINST = act_table(
@@ -279,6 +291,27 @@ ACT_HI_OP_LOG = act_table(
     index("ACT_IDX_HI_OP_LOG_USER_ID", "USER_ID_"),
     index("ACT_IDX_HI_OP_LOG_OP_TYPE", "OPERATION_TYPE_"),
     index("ACT_IDX_HI_OP_LOG_ENTITY_TYPE", "ENTITY_TYPE_"),
+)
+
+# Comments on tasks (any level but none, as Camunda's CommentManager): MESSAGE_ holds the text
+# with its whitespace collapsed, cut at 160 characters and "..."; FULL_MSG_ the whole text.
+ACT_HI_COMMENT = act_table(
+    "ACT_HI_COMMENT",
+    column("ID_", V64, primary_key=True),
+    column("TYPE_", V255),
+    column("TIME_", Timestamp, nullable=False),
+    column("USER_ID_", V255),
+    column("TASK_ID_", V64),
+    column("ROOT_PROC_INST_ID_", V64),
+    column("PROC_INST_ID_", V64),
+    column("ACTION_", V255),
+    column("MESSAGE_", V4000),
+    column("FULL_MSG_", Blob),
+    column("TENANT_ID_", V64),
+    column("REMOVAL_TIME_", Timestamp),
+    column("REV_", sa.Integer, nullable=False, server_default=sa.text("1")),
+    index("ACT_IDX_HI_COMMENT_TASK", "TASK_ID_"),
+    index("ACT_IDX_HI_COMMENT_PROCINST", "PROC_INST_ID_"),
 )
 
 # The lists Cockpit reads newest first (revision 0006, which says why): the sorted column

@@ -6,7 +6,9 @@ and left out of the OpenAPI document that mirrors Camunda's (rest/app.py)."""
 from types import ModuleType
 
 from . import (
+    activity_durations,
     audit_trail,
+    dashboard,
     decision_definition,
     decision_requirements_definition,
     deployment,
@@ -14,20 +16,25 @@ from . import (
     event_subscription,
     execution,
     external_task,
+    form_fields,
     history,
     history_cleanup,
     history_decision,
     history_jobs,
     history_operations,
+    history_statistics,
     incident,
     job,
     job_definition,
     message,
     process_definition,
+    process_definition_form,
     process_instance,
     signal,
     suspension,
     task,
+    task_comment,
+    task_form,
     variable_instance,
 )
 
@@ -35,11 +42,14 @@ MODULES: tuple[ModuleType, ...] = (
     engine_info,
     deployment,
     process_definition,
+    process_definition_form,
     decision_definition,
     decision_requirements_definition,
     process_instance,
     execution,
     task,
+    task_form,
+    task_comment,
     external_task,
     variable_instance,
     job,
@@ -54,6 +64,12 @@ MODULES: tuple[ModuleType, ...] = (
     history_operations,
     history_decision,
     history_cleanup,
+    history_statistics,
 )
 
-EXTENSIONS: tuple[ModuleType, ...] = (audit_trail,)
+EXTENSIONS: tuple[ModuleType, ...] = (
+    audit_trail,
+    form_fields,
+    activity_durations,
+    dashboard,
+)

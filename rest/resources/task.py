@@ -17,6 +17,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
+from flowledger.core.forms import FormFieldInvalid
 from flowledger.core.limits import strings_in
 from flowledger.core.variables import StoredValue
 from flowledger.engine import Engine
@@ -25,7 +26,7 @@ from flowledger.projections.queries.declaration import find
 from flowledger.projections.queries.tasks import TaskQuery, TaskRow, VariableFilter
 
 from ..dto import Added, derived, to_dto
-from ..errors import invalid, not_found
+from ..errors import RestError, invalid, not_found
 from ..listing import Listing, count_with, list_routes
 from ..params import Sort, SortingDto, paging
 from ..variables import (
@@ -178,17 +179,22 @@ def get_task(engine: NamedDependency[Engine], id: FromPath[str]) -> TaskDto:
 
 
 def _complete(
-    engine: Engine, request: AnyRequest, task_id: str, data: CompleteTaskDto | None
+    engine: Engine,
+    request: AnyRequest,
+    task_id: str,
+    data: CompleteTaskDto | None,
+    complete: Callable[[str, dict[str, Any]], None] | None = None,
 ) -> Response[dict[str, VariableValueDto] | None]:
     body = data or CompleteTaskDto()
     refuse_nul_in_body("variables", body.variables)
     check_decoded_size(request, body.variables)
     variables = engine_variables(body.variables)
+    complete = complete or engine.complete_task
     if not body.with_variables_in_return:
-        engine.complete_task(task_id, variables)
+        complete(task_id, variables)
         return Response(None, status_code=204)
     instance_id = _task_row(engine, task_id).process_instance_id
-    engine.complete_task(task_id, variables)
+    complete(task_id, variables)
     values = instance_variables_after(engine, instance_id) if instance_id else {}
     return Response(variables_dto(values), status_code=200)
 
@@ -210,8 +216,13 @@ def submit_form(
     id: FromPath[str],
     data: JSONBody[CompleteTaskDto | None] = None,
 ) -> Response[dict[str, VariableValueDto] | None]:
-    # No form fields here: submitting a task's form is completing it with the form's variables.
-    return _complete(engine, request, id, data)
+    # Completing the task with the form's variables, each checked against its field's
+    # constraints and converted to its type (the form service; engine/services/forms.py).
+    _task_row(engine, id)
+    try:
+        return _complete(engine, request, id, data, engine.form_service.submit_task_form)
+    except FormFieldInvalid as exc:
+        raise RestError(500, "RestException", f"Cannot submit task form {id}: {exc}") from None
 
 
 def _user_id(data: UserIdDto | None) -> str | None:

@@ -19,7 +19,7 @@ from flowledger.eventlog import ConcurrencyError, CorruptStream, EventStore, Sto
 from flowledger.eventlog.hashing import commit_hash
 from flowledger.eventlog.integrity import stored_hash
 from flowledger.eventlog.records import NewCommit
-from flowledger.projections.tables import ACT_HI_PROCINST
+from flowledger.projections.tables import ACT_HI_ACTINST, ACT_HI_COMMENT, ACT_HI_PROCINST
 from tests.eventlog.test_store import make_sql_engine
 
 MB = 1024**2
@@ -271,6 +271,9 @@ def test_the_migration_fills_witnesses_from_the_log(
         # and what later revisions made, which they make again
         (later,) = [i for i in ACT_HI_PROCINST.indexes if i.name == "ACT_IDX_HI_PRO_INST_ROOT_PI"]
         later.drop(conn)
+        (stats,) = [i for i in ACT_HI_ACTINST.indexes if i.name == "ACT_IDX_HI_ACT_INST_STATS"]
+        stats.drop(conn)
+        ACT_HI_COMMENT.drop(conn)
         conn.execute(sa.text("UPDATE alembic_version SET version_num = '0013_decisions'"))
     engine.close()
     with Engine(db_url, clock=clock) as upgraded:  # migrates on open

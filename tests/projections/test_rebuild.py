@@ -135,6 +135,8 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     fozzie = flow.acting_as("fozzie")  # a user's commands: the user operation log
     fozzie.claim(review, "fozzie")
     tick()
+    fozzie.task_service.add_comment(review, "Checked the order,\n  all lines present")
+    tick()
     fozzie.task_service.set_variables(
         review, {"note": "checked", "blob": b"task-local"}, local=True
     )

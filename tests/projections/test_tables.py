@@ -177,6 +177,11 @@ CAMUNDA_COLUMNS: dict[str, str] = {
         "ENTITY_TYPE_ v30, PROPERTY_ v64, ORG_VALUE_ v4000, NEW_VALUE_ v4000, TENANT_ID_ v64, "
         "REMOVAL_TIME_ ts, CATEGORY_ v64, EXTERNAL_TASK_ID_ v64, ANNOTATION_ v4000"
     ),
+    "ACT_HI_COMMENT": (
+        "ID_ v64 NN, TYPE_ v255, TIME_ ts NN, USER_ID_ v255, TASK_ID_ v64, ROOT_PROC_INST_ID_ v64, "
+        "PROC_INST_ID_ v64, ACTION_ v255, MESSAGE_ v4000, FULL_MSG_ bytea, TENANT_ID_ v64, "
+        "REMOVAL_TIME_ ts, REV_ int NN dflt 1"
+    ),
     "ACT_RE_DECISION_DEF": (
         "ID_ v64 NN, REV_ int, CATEGORY_ v255, NAME_ v255, KEY_ v255 NN, VERSION_ int NN, "
         "DEPLOYMENT_ID_ v64, RESOURCE_NAME_ v4000, DGRM_RESOURCE_NAME_ v4000, DEC_REQ_ID_ v64, "
@@ -270,6 +275,14 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "ACT_HI_ACTINST": {
         "ACT_IDX_HI_ACT_INST_PROCINST": ("PROC_INST_ID_", "ACT_ID_"),
+        # revision 0016: the historic activity statistics of a definition
+        "ACT_IDX_HI_ACT_INST_STATS": (
+            "PROC_DEF_ID_",
+            "PROC_INST_ID_",
+            "ACT_ID_",
+            "END_TIME_",
+            "ACT_INST_STATE_",
+        ),
     },
     "ACT_HI_TASKINST": {
         "ACT_IDX_HI_TASKINST_PROCINST": ("PROC_INST_ID_",),
@@ -295,6 +308,11 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
         "ACT_IDX_HI_OP_LOG_USER_ID": ("USER_ID_",),
         "ACT_IDX_HI_OP_LOG_OP_TYPE": ("OPERATION_TYPE_",),
         "ACT_IDX_HI_OP_LOG_ENTITY_TYPE": ("ENTITY_TYPE_",),
+    },
+    # Revision 0016: by task (its comment list) and by instance (its history deleted whole).
+    "ACT_HI_COMMENT": {
+        "ACT_IDX_HI_COMMENT_TASK": ("TASK_ID_",),
+        "ACT_IDX_HI_COMMENT_PROCINST": ("PROC_INST_ID_",),
     },
     # Revision 0013: Camunda's, and on ACT_RE_DECISION_DEF two of flowledger's (latest version
     # of a key, a deployment's decisions) as on ACT_RE_PROCDEF.
@@ -392,6 +410,7 @@ def test_metadata_holds_the_act_tables_in_their_groups() -> None:
         "ACT_HI_INCIDENT",
         "ACT_HI_JOB_LOG",
         "ACT_HI_OP_LOG",
+        "ACT_HI_COMMENT",
         "ACT_HI_DECINST",
         "ACT_HI_DEC_IN",
         "ACT_HI_DEC_OUT",

@@ -225,6 +225,19 @@ JOB_DEFINITION = frozenset(
         "deploymentId",
     ]
 )
+# Camunda's HistoricActivityStatisticsDto (its REST reference; 7.15's document lacks the path).
+HISTORIC_ACTIVITY_STATISTICS = frozenset(
+    [
+        "id",
+        "instances",
+        "canceled",
+        "finished",
+        "completeScope",
+        "openIncidents",
+        "resolvedIncidents",
+        "deletedIncidents",
+    ]
+)
 COUNT = frozenset({"count"})
 BINARY: frozenset[str] = frozenset()
 # UserOperationLogEntryDto (Camunda's REST reference; no tenantId, unlike the table).
@@ -292,6 +305,7 @@ HISTORIC_DECISION_INSTANCE = frozenset(
     ]
 )
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
+    ("GET", "/history/process-definition/{id}/statistics"): HISTORIC_ACTIVITY_STATISTICS,
     ("GET", "/history/user-operation"): USER_OPERATION,
     ("GET", "/history/user-operation/count"): COUNT,
     ("GET", "/history/task"): HISTORIC_TASK,

@@ -13,6 +13,7 @@ from typing import Any
 from flowledger.core.commands import Command
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers import (
+    comments,
     decisions,
     deployments,
     effects,
@@ -49,6 +50,7 @@ HANDLERS = by_command(
         *instances.HANDLERS,
         *variables.HANDLERS,
         *tasks.HANDLERS,
+        *comments.HANDLERS,
         *external_tasks.HANDLERS,
         *jobs.HANDLERS,
         *messages.HANDLERS,
