@@ -22,7 +22,20 @@ from flowledger.engine import Engine
 from flowledger.tools.progress import Progress
 
 from ..errors import BenchError
-from .scenario import BUILD_VERSION, EPOCH, MARKER, REVIEW, SHIPMENT, SPAN, Fate, fate, invoice
+from .scenario import (
+    BUILD_VERSION,
+    EPOCH,
+    LONG_BUSINESS_KEY,
+    LONG_COMMANDS,
+    LONG_VARIABLES,
+    MARKER,
+    REVIEW,
+    SHIPMENT,
+    SPAN,
+    Fate,
+    fate,
+    invoice,
+)
 
 NOTE_EVERY = 5_000
 
@@ -124,8 +137,27 @@ class _Builder:
         )
         if len(locked) != 1:
             raise BenchError(f"list-pages build: could not lock external task {task.id}")
+        if self.fates[i].external_fails:
+            self.engine.external_task_service.handle_failure(
+                task.id, "bench-worker", f"{task.topic_name} service unreachable", retries=0
+            )
+            return
         self.engine.external_task_service.complete(task.id, "bench-worker", {"archived": True})
         self._waiting(i, moment)
+
+    def long_instance(self) -> None:
+        """An invoice waiting for approval whose variables were set 1,000 times: 10,000 events
+        (the cockpit's slider over a long past), started and changed after every other one."""
+        pi = self.engine.start_process_instance(
+            "invoice",
+            {"amount": 100, "customer": "customer-long", "group": "accounting"},
+            business_key=LONG_BUSINESS_KEY,
+        )
+        for n in range(LONG_COMMANDS):
+            self.clock.set(self.end + timedelta(seconds=n))
+            self.engine.runtime_service.set_variables(
+                pi.id, {f"v{j}": n for j in range(LONG_VARIABLES)}
+            )
 
 
 def _build(path: Path, instances: int, seed: int, progress: Progress) -> None:
@@ -141,7 +173,9 @@ def _build(path: Path, instances: int, seed: int, progress: Progress) -> None:
         engine.deploy({"invoice.bpmn": invoice("Invoice receipt")}, name=marker(instances, seed))
         engine.deploy({"review.bpmn": REVIEW}, name="review")
         engine.deploy({"shipment.bpmn": SHIPMENT}, name="shipment")
-        _Builder(engine, clock, instances, seed).run(progress)
+        builder = _Builder(engine, clock, instances, seed)
+        builder.run(progress)
+        builder.long_instance()
         progress.note("list-pages database: waiting for asynchronous history")
         engine.flush_history()
     finally:

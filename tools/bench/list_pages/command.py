@@ -9,7 +9,10 @@ Camunda client pages through (Cockpit's and Tasklist's sort orders; first page a
 `firstResult=5000`, `maxResults=50`), their `/count` twins and POST query forms, through the
 served app in-process (`rest.create_app`, Litestar's test client: the HTTP stack without a
 socket), and prints median and p95 per endpoint, the statements each request ran, and the plans
-(EXPLAIN) of the statements behind pages over the target.
+(EXPLAIN) of the statements behind pages over the target. The web cockpit's page data are timed
+the same way, as a table of their own (`cockpit_pages`): the requests its dashboard, a definition,
+the instance search and one instance with its time slider send (for a typical instance and for
+one of 10,000 events).
 
 The database is built through the engine on SQLite (synchronous OFF, asynchronous history) and
 cached under `--cache-dir`; a PostgreSQL or MariaDB URL gets the cached rows copied in (the rows
@@ -36,7 +39,7 @@ from .build import ensure_cached
 from .database import prepare, redacted
 from .pages import PAGE_SIZE
 from .report import report
-from .timing import run
+from .timing import GROUPS, run
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -60,6 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="print plans of pages slower than this (default: the target)",
     )
     parser.add_argument("--only", help="time only endpoints whose 'METHOD /path' contains this")
+    parser.add_argument(
+        "--pages",
+        choices=("all", *GROUPS),
+        default="all",
+        help="the list pages, the cockpit's page data, or both (default)",
+    )
     parser.add_argument("--cache-dir", type=Path, default=Path(".bench-cache"))
     parser.add_argument("--json", type=Path, help="write the timings to this file")
     parser.add_argument(
@@ -84,7 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.compare is not None:
             before = {t["key"]: t for t in json.loads(args.compare.read_text())["timings"]}
         explain_over = args.target_ms if args.explain_over_ms is None else args.explain_over_ms
-        timings = run(url, args.repeat, explain_over, args.only, progress)
+        groups = GROUPS if args.pages == "all" else (args.pages,)
+        timings, notes = run(url, args.repeat, explain_over, args.only, progress, groups)
     except BenchError as exc:
         print(f"list_pages: {exc}", file=sys.stderr)
         return 1
@@ -93,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"# list pages: {redacted(url)}, {args.instances:,} instances, "
         f"maxResults={PAGE_SIZE}, {args.repeat} requests each\n"
     )
-    print(report(timings, args.target_ms, before))
+    print(report(timings, args.target_ms, before, notes))
     if args.json is not None:
         args.json.write_text(
             json.dumps(

@@ -30,14 +30,20 @@ class Sample:
 
 @dataclass(frozen=True)
 class Page:
-    """One request: `label` says what a client asks; `deep` also times `firstResult=5000`."""
+    """One request: `label` says what a client asks; `deep` also times `firstResult=5000`. A
+    cockpit page's request (`cockpit_pages`) names its `view`, how it is answered (`shape`) and
+    its path as the report shows it (`shown`, ids left out)."""
 
     label: str
     method: str
-    path: str
+    path: str  # under `prefix`
     params: Mapping[str, str] = field(default_factory=dict)
     body: Mapping[str, Any] | None = None
     deep: bool = False
+    prefix: str = "/engine-rest"
+    view: str | None = None
+    shape: str | None = None
+    shown: str | None = None
 
     @property
     def is_count(self) -> bool:

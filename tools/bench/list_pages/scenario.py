@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 # Bump when the builder writes something else: the cache key and the marker deployment change.
-BUILD_VERSION = 1
+BUILD_VERSION = 2
 SPAN = timedelta(days=100)  # the instances start evenly over this time
 EPOCH = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)
 MARKER = "list-pages"  # the name of the benchmark's first deployment starts with it
@@ -96,6 +96,7 @@ class Fate:
     claimer: str | None
     task_after: timedelta | None  # the user task is completed this long after it exists
     external_after: timedelta | None  # the external task is done this long after it exists
+    external_fails: bool = False  # ... or fails then with no retries left: an open incident
 
 
 def _hours(rng: random.Random, low: float, high: float) -> timedelta:
@@ -104,10 +105,12 @@ def _hours(rng: random.Random, low: float, high: float) -> timedelta:
 
 def fate(i: int, rng: random.Random) -> Fate:
     """Instance `i`'s model, business key, variables and timings. About one in five is left
-    waiting at its user task (half of those claimed), a few at their external task; the rest
-    finish within days, so the newest ones are still running too."""
+    waiting at its user task (half of those claimed), a few at their external task, one in fifty
+    of those with an external task stays there with an incident; the rest finish within days, so
+    the newest ones are still running too."""
     draw = rng.random()
     lying = rng.random() < 0.2
+    fails = rng.random() < 0.02
     amount = rng.randrange(10, 20_000)
     customer = f"customer-{rng.randrange(2_000):04d}"
     if draw < 0.35:
@@ -121,6 +124,7 @@ def fate(i: int, rng: random.Random) -> Fate:
             claimer=rng.choice(GROUP_USERS[group]) if claimed else None,
             task_after=None if lying else _hours(rng, 24, 96),
             external_after=None if rng.random() < 0.03 else _hours(rng, 0.02, 6),
+            external_fails=fails,
         )
     if draw < 0.75:
         return Fate(
@@ -141,4 +145,11 @@ def fate(i: int, rng: random.Random) -> Fate:
         claimer=rng.choice(GROUP_USERS["logistics"]) if claimed else None,
         task_after=None if lying else _hours(rng, 13, 48),
         external_after=None if rng.random() < 0.03 else _hours(rng, 0.2, 48),
+        external_fails=fails,
     )
+
+
+# One instance with a long past among the others: the cockpit's slider over 10,000 events.
+LONG_BUSINESS_KEY = "INV-LONG"
+LONG_COMMANDS = 1_000  # each sets 10 variables: 10,000 events and a few
+LONG_VARIABLES = 10

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +20,7 @@ from flowledger.engine import Engine
 from flowledger.tools.progress import Progress
 
 from ..errors import BenchError
+from .cockpit_pages import cockpit_pages, cockpit_sample, notes, rows
 from .pages import DEEP_FIRST, PAGE_SIZE, Page, pages, sample
 
 
@@ -76,11 +77,20 @@ class Timing:
     db_ms: float  # median time in the driver's execute calls (SQLite: up to the first row)
     statements: int
     plan: list[str] = field(default_factory=list)
+    view: str | None = None  # the cockpit page that sends it; None: a list page
+    shape: str | None = None
+    served: bool = True  # False: the server has no such route (yet)
 
     @property
     def key(self) -> str:
+        if self.view is not None:
+            return f"cockpit {self.view}: {self.endpoint} {self.label}"
         page = "count" if self.first is None else f"first={self.first}"
         return f"{self.endpoint} {self.label} [{page}]"
+
+
+class NotServed(Exception):
+    """The router found no handler: the endpoint is not (yet) part of the server."""
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
@@ -88,13 +98,25 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def _not_routed(response: Any) -> bool:
+    """The router's own 404 (no handler ran), not a handler's for an unknown id."""
+    if response.status_code != 404:
+        return False
+    try:
+        return bool(response.json().get("message") == "Not Found")
+    except ValueError:
+        return False
+
+
 def _request(client: Any, page: Page, first: int | None) -> Any:
     params = dict(page.params)
     if first is not None:
         params.update(firstResult=str(first), maxResults=str(PAGE_SIZE))
     response = client.request(
-        page.method, f"/engine-rest{page.path}", params=params, json=page.body
+        page.method, f"{page.prefix}{page.path}", params=params, json=page.body
     )
+    if _not_routed(response):
+        raise NotServed(f"{page.method} {page.prefix}{page.path}")
     if response.status_code != 200:
         raise BenchError(
             f"{page.method} {page.path} {params}: {response.status_code} {response.text[:300]}"
@@ -105,8 +127,14 @@ def _request(client: Any, page: Page, first: int | None) -> Any:
 def time_page(
     client: Any, log: StatementLog, page: Page, first: int | None, repeat: int
 ) -> tuple[Timing, list[Statement]]:
+    endpoint = f"{page.method} {page.shown or page.path}"
     began = time.perf_counter()
-    body = _request(client, page, first)
+    try:
+        body = _request(client, page, first)
+    except NotServed:
+        missing = Timing(endpoint, page.label, first, 0, 0.0, 0.0, 0.0, 0.0, 0)
+        missing.view, missing.shape, missing.served = page.view, page.shape, False
+        return missing, []
     first_call = time.perf_counter() - began
     seconds: list[float] = []
     db: list[float] = []
@@ -120,17 +148,18 @@ def time_page(
             seconds.append(time.perf_counter() - began)
         statements = recorded
         db.append(sum(s.seconds for s in statements))
-    rows = int(body["count"]) if page.is_count else len(body)
     timing = Timing(
-        endpoint=f"{page.method} {page.path}",
+        endpoint=endpoint,
         label=page.label,
         first=first,
-        rows=rows,
+        rows=rows(body),
         median_ms=statistics.median(seconds) * 1000,
         p95_ms=_percentile(seconds, 0.95) * 1000,
         first_call_ms=first_call * 1000,
         db_ms=statistics.median(db) * 1000,
         statements=len(statements),
+        view=page.view,
+        shape=page.shape,
     )
     return timing, statements
 
@@ -156,31 +185,52 @@ def explain(conn: Connection, statement: Statement) -> list[str]:
     ]
 
 
+GROUPS = ("list", "cockpit")
+
+
 def run(
-    url: str, repeat: int, explain_over_ms: float, only: str | None, progress: Progress
-) -> list[Timing]:
+    url: str,
+    repeat: int,
+    explain_over_ms: float,
+    only: str | None,
+    progress: Progress,
+    groups: Collection[str] = GROUPS,
+) -> tuple[list[Timing], list[str]]:
+    """Every chosen page timed; with the cockpit's, what its ids stand for (`notes`)."""
     from litestar.testing import TestClient
 
     from flowledger.rest import create_app
 
     timings: list[Timing] = []
+    said: list[str] = []
     engine = Engine(url, history_level="full")
     try:
         with engine.reading() as conn:
             found = sample(conn)
             db = conn.engine
+            cockpit = cockpit_sample(conn, found, engine) if "cockpit" in groups else None
         log = StatementLog(db)
-        chosen = [p for p in pages(found) if only is None or only in f"{p.method} {p.path}"]
+        declared = pages(found) if "list" in groups else []
+        if cockpit is not None:
+            declared += cockpit_pages(cockpit)
+            said = notes(cockpit)
+        chosen = [p for p in declared if only is None or only in f"{p.method} {p.shown or p.path}"]
         progress.total = sum(1 if p.is_count or not p.deep else 2 for p in chosen)
         # The app `flowledger serve` serves (access log included); the client takes any ASGI app.
         app: Any = create_app(engine)
         with TestClient(app=app, raise_server_exceptions=True) as client:
             for page in chosen:
                 firsts: list[int | None] = (
-                    [None] if page.is_count else [0, DEEP_FIRST] if page.deep else [0]
+                    [None]
+                    if page.is_count or page.view is not None
+                    else [0, DEEP_FIRST]
+                    if page.deep
+                    else [0]
                 )
                 for first in firsts:
-                    progress.phase(f"{page.method} {page.path} {page.label} first={first}")
+                    progress.phase(
+                        f"{page.method} {page.shown or page.path} {page.label} first={first}"
+                    )
                     timing, statements = time_page(client, log, page, first, repeat)
                     if timing.median_ms > explain_over_ms and statements:
                         slowest = max(statements, key=lambda s: s.seconds)
@@ -190,4 +240,4 @@ def run(
                     progress.tick()
     finally:
         engine.close()
-    return timings
+    return timings, said
