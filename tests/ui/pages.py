@@ -37,7 +37,12 @@ def populate(cockpit: Cockpit) -> dict[str, str]:
         json={"variables": {"season": {"value": "Spring"}, "guestCount": {"value": 4}}},
     )
     assert evaluated.status_code == 200, evaluated.text
+    positions = [
+        e["position"] for e in cockpit.ext.get(f"/process-instance/{reviewed}/events").json()
+    ]
     return {
+        "past": str(positions[len(positions) // 3]),
+        "latest": str(positions[-1]),
         "waiting": waiting,
         "reviewed": reviewed,
         "failed": failed,
@@ -65,6 +70,14 @@ def named_pages(ids: dict[str, str]) -> list[NamedPage]:
             "One instance with the time slider",
             lambda c: f"/cockpit/instances/{ids['reviewed']}",
             "[data-testid=time-slider]",
+        ),
+        NamedPage(
+            "instance-past",
+            "The same instance in its past, with what changed since",
+            lambda c: (
+                f"/cockpit/instances/{ids['reviewed']}?position={ids['past']}&diff={ids['latest']}"
+            ),
+            "[data-testid=diff-view]",
         ),
         NamedPage(
             "instance-incident",

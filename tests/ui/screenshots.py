@@ -50,7 +50,7 @@ def main() -> int:
                 page.goto(named.path(cockpit))
                 page.locator(named.ready).first.wait_for()
                 page.wait_for_load_state("networkidle")
-                page.screenshot(path=str(OUT / f"{named.name}.png"))
+                page.screenshot(path=str(OUT / f"{named.name}.png"), full_page=True)
                 print(f"docs/ui/{named.name}.png: {named.title}")
             browser.close()
     return 0
