@@ -1,8 +1,9 @@
 """Errors as Camunda's REST API answers them: `{"type": "...Exception", "message": "..."}`.
 
 One table maps the engine's typed errors to Camunda's exception names and statuses; anything
-unexpected reaches the client as a plain 500 message; every 5xx is logged here at ERROR with its
-traceback and the request id.
+unexpected reaches the client as a plain 500 message; every 5xx is logged here with the request
+id: a fault at ERROR with its traceback, a refusal Camunda answers with a 500 (a claimed task, a
+form value a constraint refuses) at WARNING.
 `error_body` is the same shape for answers given below the application (rest/server.py).
 """
 
@@ -134,13 +135,22 @@ def _data_error(exc: DataError) -> str:
     return f"The database refused a value of the request: {first}"
 
 
+# Outcomes Camunda answers with a 5xx although nothing broke: a form value a constraint refuses,
+# a task claimed by another, a job's own failure, a lost race. Logged as what they are (WARNING,
+# no traceback); every other 5xx is a fault to look into.
+_ANSWERED_AS_CAMUNDA_DOES = (RestError, TaskAlreadyClaimed, JobFailure, ConcurrencyError)
+
+
 def to_response(request: Request[Any, Any, Any], exc: Exception) -> Response[ExceptionDto]:
     """Every exception a handler lets escape, as Camunda's error DTO with Camunda's status. A
-    5xx is logged at ERROR with its traceback and the request id (`X-Request-Id` of the
-    answer), so that an operator finds the cause a client reports; the answer holds neither."""
+    5xx is logged with the request id (`X-Request-Id` of the answer), so that an operator finds
+    the cause a client reports; the answer holds neither. A fault is logged at ERROR with its
+    traceback; a refusal Camunda answers with a 500 at WARNING, without one."""
     response = _response(request, exc)
     if (response.status_code or 500) >= 500:
-        log.error(
+        expected = isinstance(exc, _ANSWERED_AS_CAMUNDA_DOES)
+        log.log(
+            logging.WARNING if expected else logging.ERROR,
             "%d %s on %s %s (request %s): %s",
             response.status_code,
             type(exc).__name__,
@@ -148,7 +158,7 @@ def to_response(request: Request[Any, Any, Any], exc: Exception) -> Response[Exc
             printable(request.url.path),
             request_id(request.scope) or "-",
             printable(str(exc)),
-            exc_info=exc,
+            exc_info=None if expected else exc,
         )
     return response
 

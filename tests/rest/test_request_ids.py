@@ -10,6 +10,7 @@ import re
 import time
 import uuid
 from collections.abc import Iterator, MutableMapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -250,3 +251,28 @@ def test_a_500_is_logged_at_error_with_the_exception_and_the_id(
     [cause] = [r for r in mentioning if r.exc_info is not None]
     assert "RuntimeError" in cause.getMessage()
     assert isinstance(cause.exc_info[1], RuntimeError)  # type: ignore[index]
+
+
+def test_a_refusal_camunda_answers_with_a_500_is_a_warning_without_a_traceback(
+    open_server: LiveServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A claimed task claimed again: Camunda's 500 TaskAlreadyClaimedException, but nothing
+    broke, so the log says so at WARNING instead of an ERROR with a traceback."""
+    open_server.engine.deploy(Path(__file__).parents[1] / "bpmn" / "rest_task_steps.bpmn")
+    started = open_server.client.post("/process-definition/key/restTaskSteps/start", json={})
+    assert started.status_code == 200, started.text
+    [task] = open_server.client.get(
+        "/task", params={"processInstanceId": started.json()["id"]}
+    ).json()
+    assert open_server.client.post(f"/task/{task['id']}/claim", json={"userId": "a"}).status_code
+    caplog.set_level(logging.INFO)
+
+    response = open_server.client.post(f"/task/{task['id']}/claim", json={"userId": "b"})
+
+    assert response.status_code == 500
+    assert response.json()["type"] == "TaskAlreadyClaimedException"
+    rid = response.headers["x-request-id"]
+    _access_lines(caplog, rid)  # the access line is written last
+    refusals = [r for r in caplog.records if rid in r.getMessage() and r.name != ACCESS]
+    assert [(r.levelno, r.exc_info) for r in refusals] == [(logging.WARNING, None)]
+    assert "TaskAlreadyClaimed" in refusals[0].getMessage()
