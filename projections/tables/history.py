@@ -2,8 +2,8 @@
 _OP_LOG, _COMMENT and the decision history (_DECINST, _DEC_IN, _DEC_OUT), as in Camunda 7.24.
 
 Definitions only (SQLAlchemy Core); revisions `0002_act_tables`, `0007_jobs_incidents`,
-`0012_user_operation_log`, `0013_decisions` and `0016_comments` in `migrations/versions/`
-create them.
+`0012_user_operation_log`, `0013_decisions`, `0016_comments` and `0017_cockpit_indexes` in
+`migrations/versions/` create them.
 """
 
 from __future__ import annotations
@@ -61,6 +61,8 @@ ACT_HI_PROCINST = act_table(
     index("ACT_IDX_HI_PRO_I_BUSKEY", "BUSINESS_KEY_"),
     # a root's end finds its hierarchy to stamp its removal time (revision 0015)
     index("ACT_IDX_HI_PRO_INST_ROOT_PI", "ROOT_PROC_INST_ID_"),
+    # Camunda's: a definition's instances counted and paged from the index (revision 0017)
+    index("ACT_IDX_HI_PI_PDEFID_END_TIME", "PROC_DEF_ID_", "END_TIME_"),
 )
 
 ACT_HI_ACTINST = act_table(
@@ -87,15 +89,15 @@ ACT_HI_ACTINST = act_table(
     column("TENANT_ID_", V64),
     column("REMOVAL_TIME_", Timestamp),
     index("ACT_IDX_HI_ACT_INST_PROCINST", "PROC_INST_ID_", "ACT_ID_"),
-    # Camunda's, back with the historic activity statistics (revision 0016): a definition's
-    # activity instances counted from the index alone
+    # Camunda's name, back with the historic activity statistics (revision 0016), holding the
+    # durations too (0017): a definition's heat map counted and timed from the index alone
     index(
         "ACT_IDX_HI_ACT_INST_STATS",
         "PROC_DEF_ID_",
-        "PROC_INST_ID_",
         "ACT_ID_",
         "END_TIME_",
         "ACT_INST_STATE_",
+        "DURATION_",
     ),
 )
 

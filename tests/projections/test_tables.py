@@ -272,16 +272,18 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
         "ACT_IDX_HI_PRO_INST_PROC_DEF_KEY": ("PROC_DEF_KEY_", "START_TIME_", "ID_"),
         # revision 0015: a root's end finds its hierarchy
         "ACT_IDX_HI_PRO_INST_ROOT_PI": ("ROOT_PROC_INST_ID_",),
+        # revision 0017: a definition's instances
+        "ACT_IDX_HI_PI_PDEFID_END_TIME": ("PROC_DEF_ID_", "END_TIME_"),
     },
     "ACT_HI_ACTINST": {
         "ACT_IDX_HI_ACT_INST_PROCINST": ("PROC_INST_ID_", "ACT_ID_"),
-        # revision 0016: the historic activity statistics of a definition
+        # revisions 0016 and 0017: a definition's historic activity statistics and durations
         "ACT_IDX_HI_ACT_INST_STATS": (
             "PROC_DEF_ID_",
-            "PROC_INST_ID_",
             "ACT_ID_",
             "END_TIME_",
             "ACT_INST_STATE_",
+            "DURATION_",
         ),
     },
     "ACT_HI_TASKINST": {
