@@ -12,13 +12,14 @@ from collections.abc import Callable
 import msgspec
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
 
 from flowledger.core import events as ev
 from flowledger.core import views
 from flowledger.core.errors import InvalidValue, NotFound, ProcessEngineError
 from flowledger.core.state import InstanceState
 from flowledger.engine.audit.instance_verification import verify_instance
-from flowledger.engine.audit.verification import Verifier
+from flowledger.engine.audit.verification import HeldState, Verifier, hold_states, make_shadows
 from flowledger.engine.audit.verify_tasks import VerifyTasks
 from flowledger.engine.storage.connections import Connections
 from flowledger.engine.storage.streams import CACHE_SIZE, Repository
@@ -26,6 +27,7 @@ from flowledger.engine.workers.history_lifecycle import HistoryLifecycle, wall_c
 from flowledger.eventlog import EventCodec, EventStore, LogAnchor
 from flowledger.eventlog.tables import event_log
 from flowledger.projections.changes import ChangeSet, SqlRowStore
+from flowledger.projections.compare import ShadowTables
 from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
 from flowledger.projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
 from flowledger.projections.history import HistoryProjector
@@ -93,10 +95,37 @@ class Audit:
     def verify(
         self, expect_anchor: str | None, progress: Callable[[int, int], None] | None
     ) -> views.VerificationReport:
-        return self._caught_up(lambda conn: self.verify_on(conn, expect_anchor, progress))
+        """The whole log checked at one point of it, the lock held only to fix that point: the
+        engine's commands run on while the check reads a snapshot of the database."""
+        anchor = _anchor(expect_anchor)
+        if self._db.memory:
+            # One connection for everyone, which a command would use beside the check: the
+            # lock is held all along.
+            return self._caught_up(
+                lambda conn: self._verify_on(conn, anchor, progress, self._held(), None)
+            )
+        with self._db.repeatable_read() as conn:
+            try:
+                shadows = make_shadows(conn)
+                conn.commit()  # before the snapshot: see make_shadows
+            except DBAPIError:
+                conn.invalidate()  # MariaDB keeps the tables it made: they go with the session
+                raise
+            try:
+                with self._db.lock:
+                    stopped = self._catch_up()
+                    # The states first: a commit of another engine between the two then makes
+                    # a state stale (which it may be), never newer than the log it is checked on.
+                    held = self._held()
+                    self._db.take_snapshot(conn)
+                report = self._verify_on(conn, anchor, progress, held, shadows)
+            finally:
+                _drop(conn, shadows)
+        return _stopped_first(report, stopped)
 
     def verify_instance(self, instance_id: str) -> views.VerificationReport:
-        """`verify` for one instance: its chain, its commands, its state, its rows."""
+        """`verify` for one instance: its chain, its commands, its state, its rows. Short: it
+        holds the lock while it checks, and its state needs no copy."""
 
         def check(conn: Connection) -> views.VerificationReport:
             cached = self._repository.cache.get(instance_id)
@@ -115,18 +144,24 @@ class Audit:
         self, check: Callable[[Connection], views.VerificationReport]
     ) -> views.VerificationReport:
         """Run `check` at one point of the log: asynchronous history caught up, no command
-        between. History that cannot catch up is the first problem, and the rest is checked."""
+        between, the lock held throughout."""
         with self._db.lock:
-            stopped: str | None = None
-            try:
-                self._history.flush()
-            except ProcessEngineError as exc:
-                stopped = str(exc)
+            stopped = self._catch_up()
             with self._db.read() as conn:
                 report = check(conn)
-        if stopped is None:
-            return report
-        return msgspec.structs.replace(report, problems=[stopped, *report.problems])
+        return _stopped_first(report, stopped)
+
+    def _catch_up(self) -> str | None:
+        """Asynchronous history brought up to the head; why it cannot be, if it cannot (the
+        first problem of the report, and the rest is checked)."""
+        try:
+            self._history.flush()
+        except ProcessEngineError as exc:
+            return str(exc)
+        return None
+
+    def _held(self) -> dict[str, HeldState]:
+        return hold_states(self._repository.cache.items())
 
     def verify_on(
         self,
@@ -135,23 +170,32 @@ class Audit:
         progress: Callable[[int, int], None] | None,
     ) -> views.VerificationReport:
         """Verify on the given connection, as far as the log and history are on it."""
-        try:
-            anchor = None if expect_anchor is None else LogAnchor.parse(expect_anchor)
-        except ValueError as exc:
-            raise InvalidValue(str(exc), field="expect_anchor") from None
+        return self._verify_on(conn, _anchor(expect_anchor), progress, self._held(), None)
+
+    def _verify_on(
+        self,
+        conn: Connection,
+        anchor: LogAnchor | None,
+        progress: Callable[[int, int], None] | None,
+        held: dict[str, HeldState],
+        shadows: ShadowTables | None,
+    ) -> views.VerificationReport:
         # The states this engine serves commands from, compared with their replay.
-        cached = dict(self._repository.cache.items())
         verifier = Verifier(
             self._store,
             self._codec,
             self._repository,
             self._history.projector,
-            cached,
+            held,
             keep=CACHE_SIZE,
         )
-        report = verifier.run(conn, expect_anchor=anchor, progress=progress)
+        report = verifier.run(conn, expect_anchor=anchor, progress=progress, shadows=shadows)
         for stream_id in verifier.stale:
-            self._repository.forget(stream_id)
+            # Another engine moved the stream on; one of this engine's commands may have done
+            # so since the check's point, and that state is not stale.
+            cached = self._repository.cache.peek(stream_id)
+            if cached is not None and cached.version <= held[stream_id].version:
+                self._repository.forget(stream_id)
         return report
 
     def head(self, progress: Callable[[int, int], None] | None) -> views.LogHead:
@@ -245,3 +289,31 @@ def _purges_in_log(conn: Connection) -> bool:
         .limit(1)
     ).first()
     return found is not None
+
+
+def _anchor(expect_anchor: str | None) -> LogAnchor | None:
+    try:
+        return None if expect_anchor is None else LogAnchor.parse(expect_anchor)
+    except ValueError as exc:
+        raise InvalidValue(str(exc), field="expect_anchor") from None
+
+
+def _stopped_first(
+    report: views.VerificationReport, stopped: str | None
+) -> views.VerificationReport:
+    if stopped is None:
+        return report
+    return msgspec.structs.replace(report, problems=[stopped, *report.problems])
+
+
+def _drop(conn: Connection, shadows: ShadowTables) -> None:
+    """Drop the shadows a snapshot's check used, once its transaction is over. Tables that will
+    not drop go with the connection, closed for good (a temporary table lives as long as its
+    session): nobody else gets it with them."""
+    try:
+        if conn.in_transaction():
+            conn.rollback()
+        with conn.begin():
+            shadows.drop(conn)
+    except DBAPIError:
+        conn.invalidate()

@@ -4,26 +4,30 @@ One pass over the log in position order feeds the log's own checks (positions, h
 the anchor), the command log cross-check and a rebuild of every table into temporary shadow
 tables; states are kept for a bounded window and re-read from the log when needed, and the
 tables are compared by streaming both in key order. Memory stays flat as the database grows.
-Reads only: nothing is written but the temporary tables of its own connection.
+Reads only: nothing is written but the temporary tables of its own connection. Every read of a
+run is of one snapshot when the connection's transaction is one (`Connections.take_snapshot`):
+the temporary tables are made before it begins (`make_shadows`), and nothing is made inside it.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import msgspec
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 
 from flowledger.core import events as ev
 from flowledger.core import views
-from flowledger.core.state import STATE_SCHEMA, InstanceState
+from flowledger.core.state import STATE_SCHEMA, InstanceState, decode_state, encode_state
 from flowledger.engine.audit.gc_batches import fewer_collections
+from flowledger.engine.storage.database import is_memory_url
 from flowledger.engine.storage.streams import Repository
 from flowledger.eventlog import (
     CommandLogChecker,
@@ -33,16 +37,21 @@ from flowledger.eventlog import (
     StoredCommit,
 )
 from flowledger.eventlog.tables import event_log, instance_snapshot
-from flowledger.projections.changes import ChangeSet
+from flowledger.projections.changes import ChangeSet, Purge
 from flowledger.projections.compare import ShadowTables, compare_tables
+from flowledger.projections.decision_history import purge_decision_history
 from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
-from flowledger.projections.history import HistoryProjector
+from flowledger.projections.history import HistoryProjector, purge_history
 from flowledger.projections.replay import begin_and_end, operation_of, project_events
 from flowledger.projections.tables import (
+    ACT_GE_BYTEARRAY,
     ACT_HI_ACTINST,
+    ACT_HI_OP_LOG,
+    ACT_HI_PROCINST,
     ACT_HI_TASKINST,
     ACT_RU_EXECUTION,
     ACT_RU_EXT_TASK,
+    ACT_RU_JOBDEF,
     ACT_RU_TASK,
     HISTORY_TABLES,
     REPOSITORY_TABLES,
@@ -81,6 +90,74 @@ class CachedState(Protocol):
 
     @property
     def version(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class HeldState:
+    """A cached state as it was when verify's snapshot was taken, encoded: the engine's
+    commands evolve the states they take from the cache in place, also while verify runs."""
+
+    encoded: bytes
+    version: int
+
+    @property
+    def state(self) -> InstanceState:
+        return decode_state(self.encoded)
+
+
+def hold_states(cache: Iterable[tuple[str, CachedState]]) -> dict[str, HeldState]:
+    """The states of `cache`'s entries, copied (encoding is the cheapest deep copy)."""
+    return {sid: HeldState(encode_state(c.state), c.version) for sid, c in cache}
+
+
+class _Shadows(ShadowTables):
+    """Shadow tables that make no index once `sealed`. On MariaDB and MySQL an index made
+    inside verify's snapshot would end its transaction (an implicit commit) and the next read
+    would see a later point of the log: the indexes the projectors' purges use are made before
+    the snapshot (`make_shadows`), and a purge of any other kind scans its table instead."""
+
+    sealed = False
+
+    def _index(self, conn: Connection, table: Table, column: str) -> None:
+        if self.sealed and conn.dialect.name in ("mysql", "mariadb"):
+            if (table.name, column) not in self._indexed:
+                self._indexed.add((table.name, column))
+                log.warning(
+                    "verify: a purge by %s.%s scans the table (no index made in the snapshot)",
+                    table.name,
+                    column,
+                )
+            return
+        super()._index(conn, table, column)
+
+
+def _every_purge() -> ChangeSet:
+    """A purge of every kind the projectors make (history, decision history, the operation log,
+    deployments), of rows that are not there: applied to empty shadows, it makes their indexes."""
+    changes = ChangeSet()
+    for column in ("PROC_INST_ID_", "PROC_DEF_ID_"):
+        for hierarchy in (False, True):
+            purge_history(changes, column, "", hierarchy=hierarchy)
+    for column in ("ROOT_DEC_INST_ID_", "ID_", "DEC_DEF_ID_"):
+        purge_decision_history(changes, column, "")
+    changes.purge(Purge(ACT_HI_OP_LOG, "PROC_INST_ID_", "", roots=ACT_HI_PROCINST))
+    changes.purge(Purge(ACT_RU_JOBDEF, "DEPLOYMENT_ID_", ""))
+    changes.purge(Purge(ACT_GE_BYTEARRAY, "DEPLOYMENT_ID_", ""))
+    return changes
+
+
+def make_shadows(conn: Connection) -> ShadowTables:
+    """The temporary tables a run rebuilds every table into, made on `conn` (commit them
+    before the snapshot's transaction begins: made inside it, MariaDB would end it)."""
+    shadows = _Shadows(TABLES)
+    if conn.dialect.name == "sqlite" and not is_memory_url(str(conn.engine.url)):
+        # (An in-memory database is in memory whole: its one connection keeps its journals so.)
+        _spill_temporary_tables(conn, outside_transaction=not conn.in_transaction())
+    shadows.create(conn)
+    if conn.dialect.name in ("mysql", "mariadb"):
+        shadows.apply(conn, _every_purge())
+    shadows.sealed = True
+    return shadows
 
 
 @dataclass
@@ -220,13 +297,15 @@ class Verifier:
         *,
         expect_anchor: LogAnchor | None = None,
         progress: Progress | None = None,
+        shadows: ShadowTables | None = None,
     ) -> views.VerificationReport:
+        """`shadows`: made by `make_shadows` on `conn`, left to the caller to drop; without,
+        the run makes its own and drops them."""
+        own = shadows is None
+        if shadows is None:
+            shadows = make_shadows(conn)
         total = int(conn.execute(select(func.count()).select_from(event_log)).scalar_one())
         snapshots = _snapshot_versions(conn)
-        shadows = ShadowTables(TABLES)
-        if conn.dialect.name == "sqlite":
-            _spill_temporary_tables(conn)
-        shadows.create(conn)
         try:
             log = self.store.log_checker(conn, expect_anchor)
             commands = CommandLogChecker(self.store, conn)
@@ -262,7 +341,8 @@ class Verifier:
                 rows += count
                 problems += found
         finally:
-            shadows.drop(conn)
+            if own:
+                shadows.drop(conn)
         if progress is not None:
             progress(done, total)
         return views.VerificationReport(
@@ -328,15 +408,22 @@ class Verifier:
         return problems
 
 
-def _spill_temporary_tables(conn: Connection) -> None:
+def _spill_temporary_tables(conn: Connection, *, outside_transaction: bool = False) -> None:
     """SQLite keeps temporary tables in memory here (database.py, for the commands' statement
     journals): the shadows of every table would hold the whole database in RAM. Moved to a
     temporary file instead, the connection keeps it so (SQLite will not switch back inside the
-    transaction; only verifications make temporary tables). Once its temporary database is in
-    use SQLite refuses the switch: the connection then already spills, or stays in memory."""
+    transaction; only verifications make temporary tables). Inside a transaction, once the
+    connection opened its temporary database (the engine's read connections have), SQLite
+    refuses the switch: the connection then already spills, or stays in memory. Outside one
+    (`outside_transaction`, said on the driver's connection: SQLAlchemy would begin one first)
+    it switches."""
     try:
-        conn.exec_driver_sql("PRAGMA temp_store=FILE")
-    except OperationalError:
+        if outside_transaction:
+            driver: Any = conn.connection.driver_connection
+            driver.execute("PRAGMA temp_store=FILE")
+        else:
+            conn.exec_driver_sql("PRAGMA temp_store=FILE")
+    except (OperationalError, sqlite3.OperationalError):
         # Verify still runs, but its memory now grows with the database: the operator should know.
         log.warning(
             "verify: SQLite kept its temporary tables in memory (%s): verify's memory grows "

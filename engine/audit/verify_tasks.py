@@ -3,7 +3,8 @@ the log is read, its report kept for whoever asks by the task's id.
 
 A request only starts a task or reads one; the verify itself never runs inside a request. A
 second start while one runs answers the running task. A verify that finds problems, or fails,
-is logged at WARNING.
+is logged at WARNING. It holds the engine's lock only to fix the point of the log it checks
+(`Audit.verify`): the engine's commands go on while it reads.
 """
 
 from __future__ import annotations

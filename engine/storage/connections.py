@@ -3,7 +3,8 @@
 SQLite has one writer at a time: the engine runs one command at a time, on one writer and one
 decider connection kept open. PostgreSQL and MariaDB run several commands of one engine at once
 (`SERVER_COMMANDS`), each on kept connections of its own; the database orders their appends.
-Reads take a pooled connection. Opens no tables and runs no statements of its own.
+Reads take a pooled connection. Opens no tables; the only statement of its own takes a read
+transaction's snapshot (`take_snapshot`).
 """
 
 from __future__ import annotations
@@ -257,6 +258,36 @@ class Connections:
             return
         with self._readers.connection() as conn:
             yield conn
+
+    @contextmanager
+    def repeatable_read(self) -> Iterator[Connection]:
+        """A read connection whose transactions each see one snapshot of the database, whatever
+        commits while they run: REPEATABLE READ on a server database; on SQLite in WAL mode
+        every read transaction is one already. Begin one with `take_snapshot`. Not for in-memory
+        SQLite, one connection for everyone: `read` holds the lock while it reads."""
+        if self.memory:
+            raise RuntimeError("in-memory SQLite has no snapshot of its own: read under the lock")
+        with self._readers.connection() as conn:
+            if self.concurrent:
+                # Set before the transaction begins; the pool resets it when the connection
+                # goes back.
+                conn.execution_options(isolation_level="REPEATABLE READ")
+            yield conn
+
+    def take_snapshot(self, conn: Connection) -> None:
+        """Begin a transaction on `conn` (from `repeatable_read`) and fix its snapshot now: the
+        database as it is at this call is what all its reads see. The caller ends it."""
+        conn.begin()
+        dialect = conn.dialect.name
+        if dialect in ("mysql", "mariadb"):
+            # InnoDB would take it at the first read of a table; this takes it here.
+            conn.exec_driver_sql("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+        elif dialect == "sqlite":
+            # A read transaction starts at its first read of the database file, not at BEGIN
+            # (a statement reading no table reads no file).
+            conn.exec_driver_sql("SELECT count(*) FROM sqlite_master").all()
+        else:
+            conn.exec_driver_sql("SELECT 1").all()  # PostgreSQL: at the first statement
 
     def close(self) -> None:
         """Close the kept connections and release the pool."""
