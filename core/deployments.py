@@ -18,7 +18,7 @@ from .behaviors.jobs import job_declarations
 from .commands import ResourceInput
 from .dmn import DecisionRequirements, parse_dmn
 from .errors import ModelError, ModelProblem
-from .model import ParsedResource, ProcessModel
+from .model import EventSpec, ParsedResource, ProcessModel
 from .parser import parse_bpmn
 
 BPMN_SUFFIXES = (".bpmn", ".bpmn20.xml", ".bpmn2")
@@ -167,6 +167,7 @@ def deployment_created(
                     history_ttl=process.history_ttl,
                     category=process.category,
                     startable=process.startable,
+                    has_start_form_key=_has_start_form_key(process),
                     job_definitions=job_declarations(new_definition, process),
                 )
             )
@@ -246,3 +247,12 @@ def model_from_deployment(
     parsed = parse_bpmn(data, resource.name, allow_scripts=allow_scripts)
     model = next(p for p in parsed.processes if p.id == meta.key)
     return model, meta
+
+
+def _has_start_form_key(process: ProcessModel) -> bool:
+    """ACT_RE_PROCDEF.HAS_START_FORM_KEY_: the process's start event names a `camunda:formKey`
+    (a generated `camunda:formData` form alone is no key, as in Camunda)."""
+    start = process.activities.get(process.start_events.get(process.id, ""))
+    spec = start.spec if start is not None else None
+    form = spec.form if isinstance(spec, EventSpec) else None
+    return form is not None and form.key is not None
