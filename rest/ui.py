@@ -62,17 +62,20 @@ MEDIA_TYPES = {
 
 @dataclass(frozen=True)
 class _Found:
-    body: bytes
+    file: Path
     etag: str
 
 
 def _read(file: Path) -> _Found | None:
+    """The file and its ETag (from its stat), or None: the bytes are read only for an answer
+    that carries them, never for a 304."""
     try:
         stat = file.stat()
-        body = file.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+    except (FileNotFoundError, NotADirectoryError):
         return None
-    return _Found(body, f'"{stat.st_mtime_ns:x}-{stat.st_size:x}"')
+    if not file.is_file():
+        return None
+    return _Found(file, f'"{stat.st_mtime_ns:x}-{stat.st_size:x}"')
 
 
 def _bundle(request: Request[Any, Any, Any]) -> Path:
@@ -86,7 +89,11 @@ def _answer(
     headers = {**headers, "ETag": found.etag}
     if request.headers.get("if-none-match") == found.etag:
         return Response(b"", status_code=304, headers=headers, media_type=media_type)
-    return Response(found.body, headers=headers, media_type=media_type)
+    try:
+        body = found.file.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        raise RestError(404, "InvalidRequestException", "No such file") from None
+    return Response(body, headers=headers, media_type=media_type)
 
 
 def not_built_page(what: str) -> bytes:
