@@ -91,6 +91,11 @@ class ProcessEngineError(FlowledgerError):
     """Executing the model failed (no flow to take, an expression or delegate failed, ...)."""
 
 
+class ProjectionBehind(FlowledgerError):
+    """A read found the deferred projections behind the log and could not bring them up to it
+    within its bound: answering would show data older than a write already acknowledged."""
+
+
 class SchemaMismatch(FlowledgerError):
     """The database's tables were made by a flowledger version this one cannot work with."""
 

@@ -508,6 +508,25 @@ class HistoryHealth(msgspec.Struct, frozen=True):
     detail: str | None = None
 
 
+class ProjectionHealth(msgspec.Struct, frozen=True):
+    """Where the deferred projection stands (`Engine.projection_health()`): "UP" while its
+    thread writes the rows commands computed, "DOWN" when writing them fails (`detail`) or the
+    thread is not running (reads then write the rows they need themselves)."""
+
+    status: str  # UP | DOWN
+    mode: str  # inline | deferred
+    projector: str  # inline | running | failing | stopped
+    lag: int  # log positions committed but not yet in the runtime and history tables
+    position: int | None  # the last log position in the tables (deferred), None inline
+    waiting: int = 0  # commands whose computed rows are held in memory
+    batches: int = 0  # transactions that wrote deferred rows, since the engine started
+    commits: int = 0  # commits whose rows they wrote
+    replayed: int = 0  # of those, commits projected again from the log
+    read_catch_ups: int = 0  # reads that found the tables behind and wrote the tail first
+    failures: int = 0  # batches that failed
+    detail: str | None = None
+
+
 class EventSubscription(msgspec.Struct, frozen=True):
     """A waiting catch event (ACT_RU_EVENT_SUBSCR), as Camunda's EventSubscriptionDto."""
 

@@ -111,6 +111,45 @@ INLINE_TABLES = frozenset(
     table for name, tables in TABLES_READ.items() if name not in LAG_TOLERANT for table in tables
 )
 
+# The tables a deferred projection (`Engine(projection="deferred")`) keeps writing in each
+# command: the repository (version numbering at deploy, definitions by key, resources), message and
+# signal subscriptions, fetchable external tasks, due jobs and their leases, open incidents. A
+# lookup of any other table (`CATCHING_UP`) first writes the deferred rows of every commit before
+# the command, in the command's transaction (`_projected`); the two that commands make all the
+# time, the instance of a task or an execution, are answered from what the engine's commands
+# touched (`Repository.known_owner`) and read only when it does not know.
+KEPT_INLINE = frozenset(
+    {
+        "ACT_RE_DEPLOYMENT",
+        "ACT_RE_PROCDEF",
+        "ACT_RE_DECISION_DEF",
+        "ACT_RE_DECISION_REQ_DEF",
+        "ACT_GE_BYTEARRAY",
+        "ACT_RU_JOB",
+        "ACT_RU_EXT_TASK",
+        "ACT_RU_EVENT_SUBSCR",
+        "ACT_RU_INCIDENT",
+    }
+)
+CATCHING_UP = frozenset(
+    name
+    for name, tables in TABLES_READ.items()
+    if name not in LAG_TOLERANT and not set(tables) <= KEPT_INLINE
+)
+
+
+# Where a deferred engine's write connections keep the catch-up `_projected` runs (conn.info).
+CATCH_UP = "flowledger.deferred_catch_up"
+
+
+def _projected(conn: Connection) -> None:
+    """Before a lookup of a deferred table: the rows of every commit before this command are
+    written (a no-op when the database projects inline)."""
+    catch_up = conn.info.get(CATCH_UP)
+    if catch_up is not None:
+        catch_up(conn)
+
+
 # The lookups every command makes, compiled once: see eventlog.fastsql.
 _prepared = PreparedCache()
 
@@ -139,11 +178,13 @@ def _owner(conn: Connection, table: Table, entity_id: str) -> str | None:
 
 def instance_of_task(conn: Connection, task_id: str) -> str | None:
     """The process instance of a user task (ACT_RU_TASK), or None."""
+    _projected(conn)
     return _owner(conn, ACT_RU_TASK, task_id)
 
 
 def instance_of_execution(conn: Connection, execution_id: str) -> str | None:
     """The process instance of an execution (ACT_RU_EXECUTION), or None."""
+    _projected(conn)
     return _owner(conn, ACT_RU_EXECUTION, execution_id)
 
 
@@ -229,6 +270,7 @@ def running_process_instances(
     root executions in ACT_RU_EXECUTION."""
     if not definition_ids:
         return []
+    _projected(conn)
     e = ACT_RU_EXECUTION
     stmt = (
         select(e.c.ID_, e.c.PROC_DEF_ID_)
@@ -287,6 +329,7 @@ def waiting(
         conditions.append(_S.c.PROC_INST_ID_ == process_instance_id)
     stmt = select(_S.c.ID_, _S.c.PROC_INST_ID_)
     if business_key is not None:
+        _projected(conn)
         e = ACT_RU_EXECUTION
         stmt = stmt.join(e, e.c.ID_ == _S.c.PROC_INST_ID_)
         conditions.append(e.c.BUSINESS_KEY_ == business_key)

@@ -31,6 +31,7 @@ from flowledger.engine.audit.rebuild import Rebuild
 from flowledger.engine.commands.bus import VIA_PYTHON, CommandBus
 from flowledger.engine.commands.handlers import AFTER_DECISION, HANDLERS
 from flowledger.engine.commands.unit_of_work import Wiring
+from flowledger.engine.lookups import KEPT_INLINE
 from flowledger.engine.outbound import Outbound, OutboundPolicy
 from flowledger.engine.services.audit import AuditService
 from flowledger.engine.services.base import Caller, EngineParts
@@ -48,11 +49,13 @@ from flowledger.engine.storage.database import create_database, is_memory_url, s
 from flowledger.engine.storage.state_cache import DEFAULT_MAX_BYTES
 from flowledger.engine.storage.streams import Repository
 from flowledger.engine.workers.checkpointer import Checkpointer
+from flowledger.engine.workers.deferred_projection import DeferredProjection, check_projection
 from flowledger.engine.workers.history_lifecycle import HistoryLifecycle, check_mode, resolve_level
 from flowledger.engine.workers.job_executor import JobExecutorSettings
 from flowledger.engine.workers.job_runs import JobRuns
 from flowledger.eventlog import EventStore
 from flowledger.projections.changes import SqlRowStore
+from flowledger.projections.deferred import DeferredProjector
 
 DEFAULT_URL = "sqlite:///flowledger.db"
 
@@ -84,6 +87,7 @@ class Engine:
         allow_scripts: bool = False,
         history_level: str | None = None,
         history_mode: str = "inline",
+        projection: str | None = None,
         sqlite_synchronous: str = "NORMAL",
         cache_bytes: int = DEFAULT_MAX_BYTES,
         job_executor: bool = False,
@@ -94,6 +98,7 @@ class Engine:
         command_budget_seconds: float = COMMAND_SECONDS,
     ) -> None:
         check_mode(history_mode)
+        check_projection(projection)
         if not 0 < command_budget_seconds <= 3600:
             raise InvalidValue("command_budget_seconds must be more than 0 and at most 3,600")
         self.outbound = Outbound(outbound)
@@ -145,6 +150,7 @@ class Engine:
             url=self.url,
             sqlite_synchronous=sqlite_synchronous,
         )
+        self._deferred = self._deferred_projection(projection, history_mode, rows)
         wiring = Wiring(
             self._store,
             self._codec,
@@ -156,6 +162,8 @@ class Engine:
             history_time_to_live,
             self.outbound.policy.enabled_connector_ids,
             history_removal_time_strategy,
+            deferred=None if self._deferred is None else self._deferred.projector,
+            catch_up=None if self._deferred is None else self._deferred.within,
         )
         self._bus = CommandBus(
             HANDLERS,
@@ -168,6 +176,8 @@ class Engine:
         )
         if self._checkpointer is not None:
             self._bus.add_commit_listener(self._checkpointer.committed)
+        if self._deferred is not None:
+            self._bus.add_commit_listener(self._deferred.committed)
         audit = Audit(self._db, self._store, self._codec, rows, self._repository, self._history)
         rebuild = Rebuild(self._db, self._store, self._repository, self._history)
         self._parts = EngineParts(
@@ -188,9 +198,15 @@ class Engine:
         self.migration_rebuild = rebuild.after_migration(invalidated)
         self._owner = True  # False for a view (acting_as): it closes nothing
         self._bind(Caller(actor=None, via=VIA_PYTHON))
+        started = False
+        if self._deferred is not None:
+            self._history.deferred = self._deferred
+            self._deferred.start()
+            self._db.barrier = self._deferred.barrier
+            started = True
         if job_executor:
             self.start_job_executor(job_executor_settings)
-        if self._history.start():
+        if self._history.start() or started:
             # A script that never calls close() still leaves history complete when it exits.
             atexit.register(_close_at_exit, weakref.ref(self))
 
@@ -219,6 +235,9 @@ class Engine:
         if not self._owner:
             return
         self._parts.jobs.stop()
+        if self._deferred is not None:
+            self._deferred.stop()  # every row written: readers need no barrier any more
+            self._db.barrier = None
         self._history.stop()
         if self._checkpointer is not None:
             self._checkpointer.stop()
@@ -277,6 +296,56 @@ class Engine:
         return self._history.mode
 
     @property
+    def projection(self) -> str:
+        """`inline` (commands write every row) or `deferred` (behind the log, in batches)."""
+        return "inline" if self._deferred is None else "deferred"
+
+    def _deferred_projection(
+        self, asked: str | None, history_mode: str, rows: SqlRowStore
+    ) -> DeferredProjection | None:
+        """The deferred projection of this engine (None: inline), the database converted to
+        the mode asked for; without one, the database's own mode."""
+        if asked == "deferred" and self._db.db.dialect.name != "sqlite":
+            self.close_early()
+            raise InvalidValue(
+                "projection='deferred' needs SQLite; PostgreSQL and MariaDB project inline "
+                "(several engine processes there share no projector yet)"
+            )
+        if asked == "deferred" and history_mode == "async":
+            self.close_early()
+            raise InvalidValue(
+                "projection='deferred' writes history behind the log already: leave "
+                "history_mode at 'inline'"
+            )
+        history = self._history
+        projector = DeferredProjector(
+            self._store,
+            self._codec,
+            lambda: history.projector,
+            rows,
+            lambda table: table.name not in KEPT_INLINE,
+        )
+        deferred = DeferredProjection(
+            self._db, self._store, projector, lambda: self._bus.inside_command()
+        )
+        if self._db.db.dialect.name != "sqlite" or history_mode == "async":
+            return None
+        stored = DeferredProjection.stored_mode(self._db, self._store)
+        mode = asked or stored
+        if mode == "deferred":
+            deferred.enable()
+            return deferred
+        if stored == "deferred":
+            deferred.disable()
+        return None
+
+    def close_early(self) -> None:
+        """Release what the constructor opened so far (a refused configuration)."""
+        self._db.close()
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
+
+    @property
     def history_level(self) -> str:
         """The level the history tables are built at ('none', 'activity', 'audit', 'full')."""
         return self._history.level
@@ -330,6 +399,12 @@ class Engine:
     def history_health(self) -> views.HistoryHealth:
         """`history_service.history_health`."""
         return self.history_service.history_health()
+
+    def projection_health(self) -> views.ProjectionHealth:
+        """Where runtime and history rows are written, and how far behind the log they are."""
+        if self._deferred is None:
+            return views.ProjectionHealth("UP", "inline", "inline", 0, None)
+        return self._deferred.health()
 
     def limits_health(self) -> dict[str, Any]:
         """`management_service.limits_health`."""

@@ -108,6 +108,24 @@ class EventStore:
         )
         self._reserve = update(log_head).where(log_head.c.id == 1)
         self._head = select(log_head.c.last_position).where(log_head.c.id == 1)
+        # The head and one checkpoint in one round trip: a read's check that the projections
+        # have caught up with the log costs this one statement when they have.
+        checkpoint_position = (
+            select(projection_checkpoint.c.position)
+            .where(projection_checkpoint.c.name == bindparam("name"))
+            .scalar_subquery()
+        )
+        self._checkpoint_position = select(projection_checkpoint.c.position).where(
+            projection_checkpoint.c.name == bindparam("name")
+        )
+        self._move_checkpoint = (
+            update(projection_checkpoint)
+            .where(projection_checkpoint.c.name == bindparam("name"))
+            .values(position=bindparam("position"), updated_at=bindparam("updated_at"))
+        )
+        self._head_and_checkpoint = select(
+            log_head.c.last_position, checkpoint_position.label("checkpoint")
+        ).where(log_head.c.id == 1)
         self._insert_commit = insert(event_log)
         self._insert_command = insert(command_log)
         self._stream_head = (
@@ -152,6 +170,7 @@ class EventStore:
                 event_log.c.command_id,
                 event_log.c.command_type,
                 event_log.c.actor,
+                event_log.c.hash,
             )
             .where(event_log.c.first_position > bindparam("after", type_=Integer))
             .order_by(event_log.c.first_position)
@@ -417,6 +436,8 @@ class EventStore:
                     row["command_id"],
                     row["command_type"],
                     row["actor"],
+                    row["first_position"],
+                    row["hash"],
                 )
                 cursor = row["first_position"]
                 yield entry
@@ -445,6 +466,13 @@ class EventStore:
 
     def head_position(self, conn: Connection) -> int:
         return int(conn.execute(self._head).scalar_one())
+
+    def head_and_checkpoint(self, conn: Connection, name: str) -> tuple[int, int | None]:
+        """The log's last position and the checkpoint `name` (None: there is none)."""
+        row = self._prepared(conn, "_head_and_checkpoint").first(conn, {"name": name})
+        assert row is not None  # log_head has its one row from the first migration on
+        found = row["checkpoint"]
+        return int(row["last_position"]), None if found is None else int(found)
 
     def stream_ids(self, conn: Connection) -> list[str]:
         stmt = (
@@ -500,10 +528,15 @@ class EventStore:
 
         With `lock`, the row stays locked until commit (one follower writes at a time).
         """
-        stmt = select(projection_checkpoint.c.position).where(projection_checkpoint.c.name == name)
-        if lock:
-            stmt = stmt.with_for_update()
-        value = conn.execute(stmt).scalar()
+        if lock and conn.dialect.name != "sqlite":  # SQLite's write lock covers every row
+            stmt = select(projection_checkpoint.c.position).where(
+                projection_checkpoint.c.name == name
+            )
+            value = conn.execute(stmt.with_for_update()).scalar()
+        else:
+            # prepared: the deferred projection reads it with every batch
+            row = self._prepared(conn, "_checkpoint_position").first(conn, {"name": name})
+            value = None if row is None else row["position"]
         return None if value is None else int(value)
 
     def save_checkpoint(
@@ -558,10 +591,13 @@ class EventStore:
 
     def move_checkpoint(self, conn: Connection, name: str, position: int, now: datetime) -> None:
         """Move a checkpoint to `position`, its status and detail as they are."""
-        conn.execute(
-            update(projection_checkpoint)
-            .where(projection_checkpoint.c.name == name)
-            .values(position=position, updated_at=_naive_utc(now))
+        self._prepared(conn, "_move_checkpoint").run(
+            conn,
+            [
+                self._prepared(conn, "_move_checkpoint").params(
+                    {"name": name, "position": position, "updated_at": _naive_utc(now)}
+                )
+            ],
         )
 
     def drop_checkpoint(self, conn: Connection, name: str) -> None:

@@ -7,7 +7,7 @@ Deleting history deletes rows by what they belong to (`Purge`), applied in log o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -207,6 +207,25 @@ class ChangeSet:
             for _purges, tables in self.segments()
             for c in tables.values()
         )
+
+    def split_off(self, deferred: Callable[[Table], bool]) -> ChangeSet:
+        """Move the changes of the tables `deferred` picks into a new change set and return it;
+        this one keeps the others. A purge goes with its table, or to the deferred side when it
+        finds its rows through a deferred table (the rows it looks for are written there). Each
+        side keeps its segments in order; across the sides order does not matter, as no row and
+        no purge of one side reads the other's tables."""
+        kept, moved = ChangeSet(), ChangeSet()
+        for purges, tables in self.segments():
+            for purge in purges:
+                through = (purge.table, purge.via, purge.through, purge.roots)
+                side = moved if any(t is not None and deferred(t) for t in through) else kept
+                side.purge(purge)
+            for table, changes in tables.items():
+                if changes:
+                    side = moved if deferred(table) else kept
+                    side._merge_tables({table: changes})
+        self.tables, self.purges, self.earlier = kept.tables, kept.purges, kept.earlier
+        return moved
 
     def merge(self, later: ChangeSet) -> None:
         """Add the changes of a later command: batches of commands then write their net effect

@@ -67,6 +67,11 @@ def error_details_bytearray_id(external_task_id: str) -> str:
     return derived_id(external_task_id, "error-details")
 
 
+def batch_owned(batch: RuntimeBatch) -> list[str]:
+    """The ids of the executions and user tasks a command touched (its instance owns them)."""
+    return [*batch.touched[_EXEC], *batch.touched[_TASK]]
+
+
 class RuntimeBatch:
     """Collects which runtime entities one command touched, and whether they existed before."""
 

@@ -23,6 +23,7 @@ from flowledger.core import (
     ModelError,
     NotFound,
     ProcessEngineError,
+    ProjectionBehind,
     Rejected,
     SchemaMismatch,
     TaskAlreadyClaimed,
@@ -195,6 +196,9 @@ def _response(request: Request[Any, Any, Any], exc: Exception) -> Response[Excep
         return _answer(409, ExceptionDto("CorruptStreamException", str(exc)))
     if isinstance(exc, ConcurrencyError):
         return _answer(500, ExceptionDto("OptimisticLockingException", str(exc), code=1))
+    if isinstance(exc, ProjectionBehind):
+        # Not an answer from stale tables: the caller may ask again once the projection caught up.
+        return _answer(503, ExceptionDto("ProcessEngineException", str(exc)))
     if isinstance(exc, ProcessEngineError | SchemaMismatch):
         return _answer(500, ExceptionDto("ProcessEngineException", str(exc)))
     if isinstance(exc, ValidationException):

@@ -1,5 +1,5 @@
-"""`GET /actuator/health`: is this server's engine writing history and running its jobs? For
-probes and operators.
+"""`GET /actuator/health`: is this server's engine writing history and its other projected rows,
+and running its jobs? For probes and operators.
 
 Not part of Camunda's engine-rest contract (so outside `/engine-rest` and its OpenAPI
 document); its shape is the Spring Boot actuator's that Camunda Run serves at the same path:
@@ -46,8 +46,26 @@ def health(engine: NamedDependency[Engine]) -> Response[HealthDto]:
     if history.detail is not None:
         details["detail"] = history.detail
     components = {"history": ComponentDto(history.status, details)}
-    jobs = engine.management_service.job_executor_health()
     status = history.status
+    projection = engine.projection_health()
+    components["projection"] = ComponentDto(
+        projection.status,
+        {
+            "mode": projection.mode,
+            "projector": projection.projector,
+            "lag": projection.lag,
+            **({} if projection.position is None else {"position": projection.position}),
+            "waiting": projection.waiting,
+            "batches": projection.batches,
+            "replayed": projection.replayed,
+            "readCatchUps": projection.read_catch_ups,
+            "failures": projection.failures,
+            **({} if projection.detail is None else {"detail": projection.detail}),
+        },
+    )
+    if projection.status != "UP":
+        status = "DOWN"
+    jobs = engine.management_service.job_executor_health()
     if jobs is not None:
         job_status = "UP" if jobs.running else "DOWN"
         components["jobExecutor"] = ComponentDto(

@@ -13,6 +13,21 @@ import pytest
 from flowledger import ControllableClock, Engine
 from tests.support import drop_pooled_databases, fresh_database, selected_kind
 
+# CI's second mode: every engine the tests make projects deferred (FLOWLEDGER_TEST_PROJECTION=
+# deferred), unless a test names its mode. Engines in other processes (a served CLI) adopt the
+# mode of the database a test made.
+_PROJECTION = os.environ.get("FLOWLEDGER_TEST_PROJECTION")
+if _PROJECTION:
+    _engine_init = Engine.__init__
+
+    def _init_in_test_mode(self: Engine, url: str | None = None, **options: object) -> None:
+        # Asynchronous history is its own mode (the two exclude each other), as is a server DB.
+        if options.get("history_mode") != "async" and (url or "sqlite").startswith("sqlite"):
+            options.setdefault("projection", _PROJECTION)
+        _engine_init(self, url, **options)  # type: ignore[arg-type]
+
+    Engine.__init__ = _init_in_test_mode  # type: ignore[method-assign]
+
 
 @pytest.fixture
 def clock() -> ControllableClock:
@@ -47,6 +62,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 _SELECTS_DATABASE = ("selected_kind", "fresh_database", "SERVER_URLS", "require(", "KINDS")
 
 
+# In the second projection mode (SQLite only) every test that makes an engine counts: most make
+# their own SQLite database, and the mode is the engine's.
+if _PROJECTION:
+    _SELECTS_DATABASE += ("Engine(", "engine: Engine", "rest_client", "engine_url")
+
+
 def _selects_database(text: str) -> bool:
     return any(name in text for name in _SELECTS_DATABASE)
 
@@ -74,9 +95,12 @@ def _uses_selected_database(item: pytest.Item, seen: dict[object, bool]) -> bool
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With FLOWLEDGER_DATABASE_TESTS_ONLY=1 (CI's PostgreSQL and MariaDB passes), leave out the
-    tests that never touch the selected database: they ran, identically, on the SQLite pass."""
-    if os.environ.get("FLOWLEDGER_DATABASE_TESTS_ONLY") != "1" or selected_kind() == "sqlite":
+    """With FLOWLEDGER_DATABASE_TESTS_ONLY=1 (CI's PostgreSQL and MariaDB passes, and the second
+    projection mode's), leave out the tests that never touch the selected database (or, in the
+    second mode, make no engine): they ran, identically, on the first SQLite pass."""
+    if os.environ.get("FLOWLEDGER_DATABASE_TESTS_ONLY") != "1":
+        return
+    if selected_kind() == "sqlite" and not _PROJECTION:
         return
     seen: dict[object, bool] = {}
     keep, skip = [], []

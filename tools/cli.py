@@ -328,6 +328,15 @@ def migrate() -> None:
 @click.option(
     "--history-mode", type=click.Choice(["inline", "async"]), default="inline", show_default=True
 )
+@click.option(
+    "--projection",
+    type=click.Choice(["inline", "deferred"]),
+    default=None,
+    envvar="FLOWLEDGER_PROJECTION",
+    help="where runtime and history rows are written: in each command (inline), or behind the "
+    "log in batches (deferred, SQLite; every read still sees every write before it); default: "
+    "as the database is (a new one: inline)",
+)
 @click.option("--max-body-mb", type=int, default=16, show_default=True, help="body limit (MiB)")
 @click.option(
     "--no-job-executor",
@@ -353,6 +362,7 @@ def serve(
     users: str | None,
     insecure: bool,
     history_mode: str,
+    projection: str | None,
     max_body_mb: int,
     no_job_executor: bool,
     history_time_to_live: int | None,
@@ -372,6 +382,7 @@ def serve(
     engine = open_engine(
         create=True,
         history_mode=history_mode,
+        projection=projection,
         job_executor=not no_job_executor,
         history_time_to_live=history_time_to_live,
         history_removal_time_strategy=history_removal_time_strategy,

@@ -28,6 +28,7 @@ from flowledger.eventlog import EventCodec, EventStore, LogAnchor
 from flowledger.eventlog.tables import event_log
 from flowledger.projections.changes import ChangeSet, SqlRowStore
 from flowledger.projections.compare import ShadowTables
+from flowledger.projections.deferred import CHECKPOINT as DEFERRED_CHECKPOINT
 from flowledger.projections.follower import CHECKPOINT as HISTORY_CHECKPOINT
 from flowledger.projections.follower import SCHEMA_VERSION as HISTORY_SCHEMA
 from flowledger.projections.history import HistoryProjector
@@ -64,7 +65,7 @@ class Audit:
 
     def events(self, stream_id: str) -> list[views.RecordedEvent]:
         """Every recorded event of an instance (or deployment) stream, in order."""
-        with self._db.read() as conn:
+        with self._db.read_unchecked() as conn:  # the log only: no projected table
             commits = self._repository.stream(conn, stream_id)
         if not commits:
             raise NotFound("Stream", stream_id)
@@ -272,11 +273,14 @@ class Audit:
             self._rows.apply(conn, changes)
             for index in indexes:
                 index.create(conn)
+            head = self._store.head_position(conn)
             if self._store.checkpoint(conn, HISTORY_CHECKPOINT) is not None:
-                head = self._store.head_position(conn)
                 self._store.save_checkpoint(
                     conn, HISTORY_CHECKPOINT, head, HISTORY_SCHEMA, wall_clock()
                 )
+            if self._store.checkpoint(conn, DEFERRED_CHECKPOINT) is not None:
+                # Every row up to the head is in the rebuilt tables: none is waiting any more.
+                self._store.move_checkpoint(conn, DEFERRED_CHECKPOINT, head, wall_clock())
         if history_level is not None:
             self._history.use_level(history_level)
         return views.RebuildReport(commits=commits, events=events, rows_written=rows)

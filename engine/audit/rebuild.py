@@ -370,6 +370,10 @@ class Rebuild:
                     if plan.projection != "runtime":
                         self._store.checkpoint(conn, HISTORY_CHECKPOINT, lock=True)
                     self._catch_up(conn, replayer, shadows, counts)
+                    if self._history.deferred is not None:
+                        # Deferred rows up to the head first: the tables this swap keeps (a
+                        # rebuild of one projection) must reach the head with the rebuilt ones.
+                        self._history.deferred.within(conn)
                     swap_in = _rename_in if renames else _replace
                     for live, shadow in shadows.of.items():
                         swap_in(conn, live, shadow, olds[live], _BYTEARRAY_TYPES[plan.projection])

@@ -175,6 +175,10 @@ class CommandBus:
     def add_commit_listener(self, listener: Callable[[], None]) -> None:
         self._listeners.append(listener)
 
+    def inside_command(self) -> bool:
+        """Whether this thread is running a command of the engine's group commit now."""
+        return self._groups is not None and self._groups.inside()
+
     def execute(
         self,
         command: Command,

@@ -51,6 +51,10 @@ class CommitGroups:
         self.commands = 0
         self._inside = threading.local()
 
+    def inside(self) -> bool:
+        """Whether this thread runs a command of a group now (its transaction is open)."""
+        return bool(getattr(self._inside, "work", False))
+
     def run(self, work: Work, undo: Undo | None = None) -> Any:
         """`work(conn)`'s value once the transaction it ran in has committed; its exception
         (its savepoint rolled back, then `undo(conn, exception)` run), or the commit's,

@@ -25,14 +25,16 @@ from flowledger.core.outbound import RecordedCalls
 from flowledger.core.session import CommandContext, InstanceSession
 from flowledger.core.state import InstanceState
 from flowledger.engine.commands import decision_lookup
+from flowledger.engine.lookups import CATCH_UP
 from flowledger.engine.storage.state_cache import Cached
-from flowledger.engine.storage.streams import Owned, Repository
+from flowledger.engine.storage.streams import Owned, Repository, holds
 from flowledger.eventlog import EventCodec, EventStore, NewCommit, StoredCommit
 from flowledger.projections.changes import ChangeSet, SqlRowStore, WritePlan
+from flowledger.projections.deferred import DeferredProjector
 from flowledger.projections.history import HistoryProjector
 from flowledger.projections.operation_log import Operation, operation_logger
 from flowledger.projections.repository import project_repository
-from flowledger.projections.runtime import RuntimeBatch
+from flowledger.projections.runtime import RuntimeBatch, batch_owned
 
 if TYPE_CHECKING:
     from flowledger.engine.workers.history_lifecycle import HistoryLifecycle
@@ -62,6 +64,10 @@ class Wiring:
     # The camunda:connectorIds this engine's outbound policy enables (deployments are held to it).
     connectors: frozenset[str] = frozenset()
     removal_time_strategy: str = "end"
+    # Deferred projection: the projector a command hands the rows of deferred tables to, and
+    # the catch-up a lookup of such a table runs first in the command's transaction.
+    deferred: DeferredProjector | None = None
+    catch_up: Callable[[Connection], None] | None = None
 
 
 class UnitOfWork:
@@ -117,6 +123,10 @@ class UnitOfWork:
         self._prepared: tuple[list[NewCommit], WritePlan] | None = None
         # Events the decision may emit before it raises DecisionTooLarge (None: any number).
         self._room = event_limit
+        # Deferred projection: the rows `prepare` took out of `changes`, handed over at flush.
+        self._deferred_rows: ChangeSet | None = None
+        if wiring.catch_up is not None and conn.get_execution_options().get("flowledger_write"):
+            conn.info[CATCH_UP] = wiring.catch_up
 
     def _session(
         self, state: InstanceState | None, model: ProcessModel
@@ -181,7 +191,18 @@ class UnitOfWork:
 
     def instance_owning(self, kind: Owned, entity_id: str, detail: str = "") -> InstanceSession:
         """The session of the instance an execution, task or external task belongs to."""
-        return self.instance(self.repository.instance_of(self.conn, kind, entity_id, detail))
+        owner = self.repository.known_owner(kind, entity_id)
+        if owner is None:
+            return self.instance(self.repository.instance_of(self.conn, kind, entity_id, detail))
+        # Known from a command of this engine (an entity never changes instance): the state
+        # says whether it still exists, as the runtime table would.
+        try:
+            session = self.instance(owner, ended_ok=True)
+        except NotFound:
+            raise NotFound(kind, entity_id, detail) from None
+        if not holds(session.state, kind, entity_id):
+            raise NotFound(kind, entity_id, detail)
+        return session
 
     def append(
         self, stream_id: str, expected_version: int, head_hash: str | None, events: list[ev.Event]
@@ -212,6 +233,9 @@ class UnitOfWork:
         # After the instances: a deployment deleted with cascade ends its instances first.
         for stream_id, version, head, events in self._other_streams:
             commits.append(self._commit(stream_id, version, head, events, command_type, actor))
+        deferred = self._wiring.deferred
+        if deferred is not None:
+            self._deferred_rows = self.changes.split_off(deferred.deferred)
         self._prepared = (commits, self._wiring.rows.plan(dialect, self.changes))
 
     def flush(
@@ -236,6 +260,8 @@ class UnitOfWork:
         # row we both insert or on the log's UNIQUE(stream_id, first_version) below.
         self._wiring.rows.run(conn, plan)
         stored = self.store.append(conn, commits, self.ctx.now, check_heads=False)
+        if self._deferred_rows is not None and self._wiring.deferred is not None:
+            self._wiring.deferred.register(stored, self._deferred_rows)
         if check_heads:
             for guard in self.guards:
                 guard(conn)
@@ -293,6 +319,10 @@ class UnitOfWork:
         for stream_id, (session, _v, _h, _b) in self.instances.items():
             commit = by_stream.get(stream_id)
             if commit is not None and session.started:
+                if self._wiring.deferred is not None:
+                    self.repository.learn_owners(
+                        stream_id, batch_owned(self.instances[stream_id][3])
+                    )
                 evolved = Cached(session.state, commit.last_version, commit.hash)
                 if stream_id in self._checked_out:  # checked when it was read, not now
                     evolved.checked_at = self._checked_out[stream_id].checked_at

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
@@ -241,6 +241,9 @@ class Connections:
         # Reads run beside everything (a snapshot each): kept too, as a pool checkout, its reset
         # and a new Connection object cost a short read more than its query (py-spy).
         self._readers = _KeptConnections(db, 0 if self.concurrent else KEPT_READERS, None)
+        # Run on every read connection before it is handed out (the deferred projection's
+        # read-your-writes check); None while commands write every row themselves.
+        self.barrier: Callable[[Connection], None] | None = None
 
     def command(self) -> AbstractContextManager[Any]:
         """Hold while running one command: beside the engine's other commands on a server
@@ -250,6 +253,18 @@ class Connections:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
+        """A read connection; with a `barrier` set (deferred projection), the tables it reads
+        hold every commit up to the log head as it was when the read began."""
+        barrier = self.barrier
+        with self.read_unchecked() as conn:
+            if barrier is not None:
+                barrier(conn)
+            yield conn
+
+    @contextmanager
+    def read_unchecked(self) -> Iterator[Connection]:
+        """A read connection without the barrier: for readers of the log itself, and of how far
+        the projections are behind it."""
         if self.memory:
             # In-memory SQLite is one connection for everyone: a read must not run inside (and
             # on return roll back) a command's or the history thread's transaction.
@@ -268,6 +283,8 @@ class Connections:
         if self.memory:
             raise RuntimeError("in-memory SQLite has no snapshot of its own: read under the lock")
         with self._readers.connection() as conn:
+            if self.barrier is not None:
+                self.barrier(conn)
             if self.concurrent:
                 # Set before the transaction begins; the pool resets it when the connection
                 # goes back.

@@ -8,8 +8,9 @@ engine's threads: the state cache is thread-safe, and a command's state is its o
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Literal
 
@@ -62,6 +63,19 @@ _OWNER_QUERIES: dict[Owned, Callable[[Connection, str], str | None]] = {
 }
 
 
+# Entities whose instance a command learns (`Repository.learn_owners`): those of the tables a
+# deferred projection writes behind the log. The oldest are forgotten past the bound (then read).
+_LEARNED = frozenset({"Execution", "Task"})
+MAX_KNOWN_OWNERS = 200_000
+
+
+def holds(state: InstanceState, kind: Owned, entity_id: str) -> bool:
+    """Whether the instance still has the execution or task `entity_id`."""
+    if kind == "Task":
+        return entity_id in state.tasks
+    return not state.ended and entity_id in state.executions
+
+
 class Repository:
     """Instance states (cached, or snapshot + tail), parsed models, and the log read back."""
 
@@ -74,6 +88,8 @@ class Repository:
         self.cache = StateCache(CACHE_SIZE, cache_bytes)
         self.models: dict[str, ProcessModel] = {}  # deployed definitions only
         self.decisions: dict[str, DeployedDecision] = {}  # deployed decision definitions only
+        self._owners: dict[str, str] = {}  # entity id -> instance id, oldest first
+        self._owners_lock = threading.Lock()
 
     # -- instance states -------------------------------------------------------------------
 
@@ -216,6 +232,23 @@ class Repository:
             ),
             now,
         )
+
+    def learn_owners(self, instance_id: str, entity_ids: Iterable[str]) -> None:
+        """Executions and tasks a command of this engine touched belong to `instance_id` for
+        good: a deferred ACT_RU_EXECUTION or ACT_RU_TASK need not be read to find it."""
+        owners = self._owners
+        with self._owners_lock:  # commands of several threads publish at once
+            for entity_id in entity_ids:
+                owners[entity_id] = instance_id
+            while len(owners) > MAX_KNOWN_OWNERS:
+                del owners[next(iter(owners))]
+
+    def known_owner(self, kind: Owned, entity_id: str) -> str | None:
+        """The instance an execution or task belongs to, when a command of this engine touched
+        it (whether it still exists is the instance state's to say: `holds`)."""
+        if kind not in _LEARNED:
+            return None
+        return self._owners.get(entity_id)
 
     def instance_of(self, conn: Connection, kind: Owned, entity_id: str, detail: str = "") -> str:
         """The process instance an execution, user task or external task belongs to; NotFound

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from flowledger.core import views
 from flowledger.core.errors import HistoryLevelMismatch, ProcessEngineError
@@ -32,6 +33,9 @@ from flowledger.projections.follower import (
 )
 from flowledger.projections.history import HistoryProjector, history_level
 from flowledger.projections.properties import claim_history_level, stored_history_level
+
+if TYPE_CHECKING:
+    from flowledger.engine.workers.deferred_projection import DeferredProjection
 
 log = logging.getLogger("flowledger.engine")
 
@@ -69,6 +73,9 @@ class HistoryLifecycle:
         self._follower = HistoryFollower(store, codec, self.projector, rows)
         self._runner = HistoryRunner(self._follower, db.snapshot, db.write)
         self.worker: HistoryThread | HistoryProcess | None = None
+        # Set when the engine projects deferred: history is computed by the commands and
+        # written behind the log with the runtime rows (`flush` drains it, `health` reports it).
+        self.deferred: DeferredProjection | None = None
 
     @property
     def level(self) -> str:
@@ -153,6 +160,13 @@ class HistoryLifecycle:
 
         Raises ProcessEngineError naming the commit when one cannot be projected, or the
         database error when it failed for a passing reason (nothing moved then)."""
+        if self.deferred is not None:
+            try:
+                self.deferred.drain()
+            except PASSING as exc:
+                raise ProcessEngineError(
+                    f"writing the deferred rows failed (nothing moved; try again): {exc}"
+                ) from exc
         try:
             while self._runner.step() > 0:
                 pass
@@ -174,6 +188,17 @@ class HistoryLifecycle:
 
     def health(self) -> views.HistoryHealth:
         """Is history being written? For the REST health endpoint and operators' probes."""
+        if self.deferred is not None:
+            deferred = self.deferred.health()
+            return views.HistoryHealth(
+                deferred.status,
+                "deferred",
+                deferred.projector,
+                deferred.lag,
+                deferred.position,
+                0,
+                deferred.detail,
+            )
         with self._db.read() as conn:
             found = self._follower.status(conn)
             head = self._store.head_position(conn)

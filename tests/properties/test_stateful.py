@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -143,14 +144,17 @@ class EngineMachine(RuleBasedStateMachine):
     states may then be stale (it must notice). The test's own view of an instance is its replay.
     """
 
+    # Engine options of every node (a subclass runs the same machine in another mode).
+    engine_options: ClassVar[dict[str, object]] = {}
+
     def __init__(self) -> None:
         super().__init__()
         self._dir = tempfile.TemporaryDirectory(prefix="flowledger-props-")
         self.url = f"sqlite:///{Path(self._dir.name) / 'engine.db'}"
         self.clock = ControllableClock(datetime(2026, 3, 1, 9, 0, tzinfo=UTC))
         flowledger.engine.commands.bus.uuid7 = _sequential_ids()  # type: ignore[attr-defined]
-        self.engine = Engine(self.url, clock=self.clock)  # the node commands go to
-        self.other = Engine(self.url, clock=self.clock)  # another node on the same database
+        self.engine = self.node()  # the node commands go to
+        self.other = self.node()  # another node on the same database
         self.views: dict[str, InstanceState] = {}  # replayed states, until the next change
         self.deployments = 0
         self.keys: list[str] = []
@@ -164,6 +168,10 @@ class EngineMachine(RuleBasedStateMachine):
         self.gone_tasks: list[str] = []  # ids of completed user tasks
 
     # -- helpers ---------------------------------------------------------------------------
+
+    def node(self) -> Engine:
+        """A new engine process on the machine's database."""
+        return Engine(self.url, clock=self.clock, **self.engine_options)  # type: ignore[arg-type]
 
     def live(self, pid: str) -> InstanceState:
         """The instance as its log says (replay: observing must not refresh a node's cache)."""
@@ -537,7 +545,7 @@ class EngineMachine(RuleBasedStateMachine):
         engine process on the same database (models and states then come from the log)."""
         if restart and self.steps - self.restarted_at >= RESTART_AFTER:
             self.engine.close()
-            self.engine = Engine(self.url, clock=self.clock)
+            self.engine = self.node()
             self.restarted_at = self.steps
         else:
             self.engine._repository.cache.clear()

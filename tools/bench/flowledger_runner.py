@@ -52,12 +52,15 @@ class Mode:
     description: str
     history_level: str  # Engine(history_level=...): "audit" or "full"
     uncached: bool = False  # the user task is completed by a second engine: nothing cached
+    projection: str = "inline"  # Engine(projection=...): rows in each command, or behind the log
 
     @property
     def label(self) -> str:
         """How the reports name the system (sync and history level are columns of their own)."""
         if self.async_history:
             return "flowledger async history"
+        if self.projection == "deferred":
+            return "flowledger deferred"
         return "flowledger uncached" if self.uncached else "flowledger"
 
 
@@ -87,6 +90,22 @@ MODES = (
         False,
         "SQLite WAL, synchronous=FULL, history inline at level full",
         "full",
+    ),
+    Mode(
+        "sqlite-deferred",
+        "NORMAL",
+        False,
+        "SQLite WAL, synchronous=NORMAL, projection=deferred (rows written behind the log)",
+        "audit",
+        projection="deferred",
+    ),
+    Mode(
+        "sqlite-deferred-full-history",
+        "NORMAL",
+        False,
+        "SQLite WAL, synchronous=NORMAL, projection=deferred at history level full",
+        "full",
+        projection="deferred",
     ),
     Mode(
         "async-history",
@@ -155,6 +174,7 @@ def open_engine(path: Path, mode: Mode, **extra: Any) -> Engine:
     }
     if mode.async_history:
         options["history_mode"] = "async"
+    options["projection"] = mode.projection
     engine = Engine(f"sqlite:///{path}", **options)
     engine.register_delegate(DELEGATE_NAME, count_delegate)
     return engine

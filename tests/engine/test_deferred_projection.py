@@ -1,0 +1,218 @@
+"""Deferred projection (`Engine(projection="deferred")`): a command commits its log rows and the
+command-side lookup tables only; the runtime and history rows follow in batches, and no reader can
+tell — every read sees every write acknowledged before it began, in any thread or process."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import Engine as SqlEngine
+
+from flowledger import Engine
+from flowledger.core.errors import ProjectionBehind
+from flowledger.engine import lookups
+from flowledger.engine.workers import deferred_projection
+from flowledger.projections.deferred import CHECKPOINT
+
+USER_TASK = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
+             xmlns:camunda="http://camunda.org/schema/1.0/bpmn" targetNamespace="t">
+  <message id="go" name="go"/>
+  <process id="p" isExecutable="true" camunda:historyTimeToLive="30">
+    <startEvent id="start"/>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="review"/>
+    <userTask id="review" name="Review"/>
+    <sequenceFlow id="f2" sourceRef="review" targetRef="wait"/>
+    <intermediateCatchEvent id="wait">
+      <messageEventDefinition messageRef="go"/>
+    </intermediateCatchEvent>
+    <sequenceFlow id="f3" sourceRef="wait" targetRef="work"/>
+    <serviceTask id="work" camunda:type="external" camunda:topic="work"/>
+    <sequenceFlow id="f4" sourceRef="work" targetRef="end"/>
+    <endEvent id="end"/>
+  </process>
+</definitions>
+"""
+
+
+class Statements:
+    """The SQL statements the engine's connections send, by the thread that sent them."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[int, str]] = []
+
+    def of(self, thread: int) -> list[str]:
+        return [sql for t, sql in self.sent if t == thread]
+
+    def inserts_into(self, table: str) -> int:
+        return sum(1 for _t, sql in self.sent if sql.startswith(f"INSERT INTO {table} "))
+
+
+@pytest.fixture
+def statements() -> Iterator[Statements]:
+    seen = Statements()
+
+    def traced(dbapi: sqlite3.Connection, _record: object) -> None:
+        dbapi.set_trace_callback(lambda sql: seen.sent.append((threading.get_ident(), sql)))
+
+    event.listen(SqlEngine, "connect", traced)
+    yield seen
+    event.remove(SqlEngine, "connect", traced)
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'deferred.db'}"
+
+
+@pytest.fixture
+def deferred(url: str) -> Iterator[Engine]:
+    with Engine(url, projection="deferred") as engine:
+        engine.deploy({"p.bpmn": USER_TASK})
+        yield engine
+
+
+def raw_rows(url: str, sql: str) -> list[tuple[object, ...]]:
+    """Rows as the database file holds them, read past the engine (no read barrier)."""
+    conn = sqlite3.connect(url.removeprefix("sqlite:///"))
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_a_command_writes_its_log_rows_and_no_runtime_or_history_row(
+    deferred: Engine, statements: Statements
+) -> None:
+    started = deferred.start_process_instance("p", {"amount": 5})
+    written = [s for s in statements.of(threading.get_ident()) if s.startswith(("INSERT", "UPD"))]
+    tables = {s.split()[2] for s in written}
+    assert tables <= {"event_log", "stream_head", "command_log", "log_head"}, written
+    # ... and yet every reader sees the instance at once: the read writes the rows first.
+    assert [t.name for t in deferred.tasks(process_instance_id=started.id)] == ["Review"]
+
+
+def test_a_task_created_and_completed_in_one_batch_is_never_written(
+    url: str, statements: Statements, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(deferred_projection, "FLUSH_DELAY", 30.0)  # the thread stays out of it
+    with Engine(url, projection="deferred") as engine:
+        engine.deploy({"p.bpmn": USER_TASK})
+        pi = engine.start_process_instance("p")
+        assert raw_rows(url, "SELECT ID_ FROM ACT_RU_TASK") == []  # not written yet
+        # The task's id from the log (which the rows wait behind): completing it needs no
+        # ACT_RU_TASK either, the engine learned its instance from the start.
+        (task_id,) = [
+            e.payload["task_id"] for e in engine.events(pi.id) if e.type == "UserTaskCreated"
+        ]
+        engine.complete_task(task_id)
+        engine.flush_history()
+        done = engine.history_service.historic_task_instances(process_instance_id=pi.id)
+        assert [(t.id, t.delete_reason) for t in done] == [(task_id, "completed")]
+    assert statements.inserts_into("ACT_RU_TASK") == 0
+    assert statements.inserts_into("ACT_HI_TASKINST") == 1
+
+
+def test_lookups_find_what_the_command_before_wrote(deferred: Engine) -> None:
+    # version numbering at deploy
+    assert deferred.deploy({"p.bpmn": USER_TASK.replace('name="Review"', 'name="R2"')})
+    versions = [d.version for d in deferred.repository_service.process_definitions(key="p")]
+    assert sorted(versions) == [1, 2]
+    # a message correlated right after the instance reached its catch event
+    pi = deferred.start_process_instance("p", business_key="order-1")
+    (task,) = deferred.tasks(process_instance_id=pi.id)
+    deferred.complete_task(task.id)
+    deferred.runtime_service.correlate_message("go", business_key="order-1")
+    # fetchAndLock right after the external task was created, and never twice
+    locked = deferred.external_task_service.fetch_and_lock("w1", {"work": 60_000})
+    assert [t.process_instance_id for t in locked] == [pi.id]
+    assert deferred.external_task_service.fetch_and_lock("w2", {"work": 60_000}) == []
+
+
+def test_every_lookup_of_a_deferred_table_catches_up_first() -> None:
+    import inspect
+
+    assert lookups.CATCHING_UP == {
+        "instance_of_task",
+        "instance_of_execution",
+        "running_process_instances",
+        "waiting",
+    }
+    for name in lookups.CATCHING_UP:
+        assert "_projected(conn)" in inspect.getsource(getattr(lookups, name)), name
+
+
+def test_reads_see_writes_of_other_threads_and_processes(
+    deferred: Engine, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(deferred_projection, "FLUSH_DELAY", 30.0)  # reads do all the writing
+    pi = deferred.start_process_instance("p")
+    (task,) = deferred.tasks(process_instance_id=pi.id)
+    done = threading.Event()
+    seen: list[int] = []
+
+    def complete() -> None:
+        deferred.complete_task(task.id)
+        done.set()
+
+    def read() -> None:
+        done.wait()
+        seen.append(len(deferred.tasks(process_instance_id=pi.id)))
+
+    threads = [threading.Thread(target=complete), threading.Thread(target=read)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == [0]
+    # Another engine on the file (another process, as far as the rows in memory go): it has
+    # none of this engine's rows and projects the missing commits from the log itself.
+    with Engine(url) as other:
+        second = deferred.start_process_instance("p")
+        assert [t.name for t in other.tasks(process_instance_id=second.id)] == ["Review"]
+        assert other.projection_health().replayed >= 1
+
+
+def test_a_read_that_cannot_catch_up_says_so(
+    deferred: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(deferred_projection, "FLUSH_DELAY", 30.0)
+    pi = deferred.start_process_instance("p")
+
+    def broken(*_args: object, **_kw: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(deferred._deferred.projector, "catch_up", broken)
+    with pytest.raises(ProjectionBehind, match="disk on fire"):
+        deferred.tasks(process_instance_id=pi.id)
+
+
+def test_close_writes_every_row_and_inline_converts_back(url: str) -> None:
+    with Engine(url, projection="deferred") as engine:
+        engine.deploy({"p.bpmn": USER_TASK})
+        for _ in range(5):
+            engine.start_process_instance("p")
+    (head,) = raw_rows(url, "SELECT last_position FROM log_head")[0]
+    checkpoint = raw_rows(
+        url, f"SELECT position FROM projection_checkpoint WHERE name = '{CHECKPOINT}'"
+    )
+    assert checkpoint == [(head,)]
+    assert len(raw_rows(url, "SELECT ID_ FROM ACT_RU_TASK")) == 5
+    with Engine(url, projection="inline") as engine:
+        assert engine.projection == "inline"
+        assert engine.verify().ok
+    assert raw_rows(url, f"SELECT * FROM projection_checkpoint WHERE name = '{CHECKPOINT}'") == []
+    with Engine(url) as engine:
+        assert engine.projection == "inline"
+
+
+def test_deferred_is_refused_where_it_cannot_run() -> None:
+    with pytest.raises(ValueError, match="projection must be one of"):
+        Engine("sqlite://", projection="later")
+    with pytest.raises(Exception, match="history_mode"):
+        Engine("sqlite://", projection="deferred", history_mode="async")
