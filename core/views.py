@@ -509,21 +509,18 @@ class HistoryHealth(msgspec.Struct, frozen=True):
 
 
 class ProjectionHealth(msgspec.Struct, frozen=True):
-    """Where the deferred projection stands (`Engine.projection_health()`): "UP" while its
-    thread writes the rows commands computed, "DOWN" when writing them fails (`detail`) or the
-    thread is not running (reads then write the rows they need themselves)."""
+    """Where runtime and history rows are written (`Engine.projection_health()`): "UP" inline,
+    or while the deferred follower runs; "DOWN" when it stopped at a commit it cannot project
+    (`detail` names it) or is not running (reads then write the rows they need themselves)."""
 
     status: str  # UP | DOWN
     mode: str  # inline | deferred
-    projector: str  # inline | running | failing | stopped
+    projector: str  # inline | running | restarting | failed | stopped
     lag: int  # log positions committed but not yet in the runtime and history tables
     position: int | None  # the last log position in the tables (deferred), None inline
-    waiting: int = 0  # commands whose computed rows are held in memory
-    batches: int = 0  # transactions that wrote deferred rows, since the engine started
-    commits: int = 0  # commits whose rows they wrote
-    replayed: int = 0  # of those, commits projected again from the log
-    read_catch_ups: int = 0  # reads that found the tables behind and wrote the tail first
-    failures: int = 0  # batches that failed
+    restarts: int = 0  # follower processes restarted after dying, since the engine started
+    read_waits: int = 0  # reads that found the tables behind and waited for them
+    read_catch_ups: int = 0  # ... and wrote the missing rows themselves
     detail: str | None = None
 
 

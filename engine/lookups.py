@@ -24,10 +24,11 @@ from typing import Any, NamedTuple, cast
 from sqlalchemy import Select, Table, bindparam, func, or_, select
 from sqlalchemy.engine import Connection
 
+from flowledger.core import views
 from flowledger.core.behaviors.subscriptions import MESSAGE
 from flowledger.core.start_timers import TIMER_START, StartTimer
 from flowledger.eventlog.fastsql import PreparedCache
-from flowledger.projections.queries import filters
+from flowledger.projections.queries import filters, reads
 from flowledger.projections.queries.decision_reads import decision_definition as decision_definition
 from flowledger.projections.queries.decision_reads import (
     decision_definitions as decision_definitions,
@@ -37,7 +38,6 @@ from flowledger.projections.queries.decision_reads import (
 )
 from flowledger.projections.queries.job_reads import due_order as due_order
 from flowledger.projections.queries.job_reads import runnable as runnable
-from flowledger.projections.queries.reads import deployment as deployment
 from flowledger.projections.queries.reads import due_jobs as due_jobs
 from flowledger.projections.queries.reads import (
     latest_process_definition as latest_process_definition,
@@ -112,8 +112,9 @@ INLINE_TABLES = frozenset(
 )
 
 # The tables a deferred projection (`Engine(projection="deferred")`) keeps writing in each
-# command: the repository (version numbering at deploy, definitions by key, resources), message and
-# signal subscriptions, fetchable external tasks, due jobs and their leases, open incidents. A
+# command: the repository (version numbering at deploy, definitions by key), message and signal
+# subscriptions, fetchable external tasks, due jobs and their leases, open incidents. Byte arrays
+# are deferred: history writes them too (a deployment's resources are read when deploying). A
 # lookup of any other table (`CATCHING_UP`) first writes the deferred rows of every commit before
 # the command, in the command's transaction (`_projected`); the two that commands make all the
 # time, the instance of a task or an execution, are answered from what the engine's commands
@@ -124,7 +125,6 @@ KEPT_INLINE = frozenset(
         "ACT_RE_PROCDEF",
         "ACT_RE_DECISION_DEF",
         "ACT_RE_DECISION_REQ_DEF",
-        "ACT_GE_BYTEARRAY",
         "ACT_RU_JOB",
         "ACT_RU_EXT_TASK",
         "ACT_RU_EVENT_SUBSCR",
@@ -136,6 +136,12 @@ CATCHING_UP = frozenset(
     for name, tables in TABLES_READ.items()
     if name not in LAG_TOLERANT and not set(tables) <= KEPT_INLINE
 )
+
+
+def deferred_table(table: Table) -> bool:
+    """Whether a deferred projection writes `table` behind the log (commands write the others):
+    not a lookup, the one predicate both sides of the split share."""
+    return table.name not in KEPT_INLINE
 
 
 # Where a deferred engine's write connections keep the catch-up `_projected` runs (conn.info).
@@ -252,12 +258,21 @@ def latest_deployment_resources(
     row = conn.execute(stmt.order_by(d.c.DEPLOY_TIME_.desc(), d.c.ID_.desc()).limit(1)).first()
     if row is None:
         return None
+    _projected(conn)
     b = ACT_GE_BYTEARRAY
     resources = {
         r[0]: bytes(r[1])
         for r in conn.execute(select(b.c.NAME_, b.c.BYTES_).where(b.c.DEPLOYMENT_ID_ == row[0]))
     }
     return str(row[0]), resources
+
+
+def deployment(conn: Connection, deployment_id: str) -> views.Deployment | None:
+    """The deployment `deployment_id` (ACT_RE_DEPLOYMENT), or None, with its resources' names
+    (ACT_GE_BYTEARRAY) and its definitions (ACT_RE_PROCDEF, ACT_RE_DECISION_DEF,
+    ACT_RE_DECISION_REQ_DEF)."""
+    _projected(conn)
+    return reads.deployment(conn, deployment_id)
 
 
 # -- the runtime ----------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from flowledger.engine.audit.rebuild import Rebuild
 from flowledger.engine.commands.bus import VIA_PYTHON, CommandBus
 from flowledger.engine.commands.handlers import AFTER_DECISION, HANDLERS
 from flowledger.engine.commands.unit_of_work import Wiring
-from flowledger.engine.lookups import KEPT_INLINE
+from flowledger.engine.lookups import deferred_table
 from flowledger.engine.outbound import Outbound, OutboundPolicy
 from flowledger.engine.services.audit import AuditService
 from flowledger.engine.services.base import Caller, EngineParts
@@ -55,7 +55,7 @@ from flowledger.engine.workers.job_executor import JobExecutorSettings
 from flowledger.engine.workers.job_runs import JobRuns
 from flowledger.eventlog import EventStore
 from flowledger.projections.changes import SqlRowStore
-from flowledger.projections.deferred import DeferredProjector
+from flowledger.projections.deferred import DeferredFollower
 
 DEFAULT_URL = "sqlite:///flowledger.db"
 
@@ -150,7 +150,11 @@ class Engine:
             url=self.url,
             sqlite_synchronous=sqlite_synchronous,
         )
-        self._deferred = self._deferred_projection(projection, history_mode, rows)
+        self._deferred = self._deferred_projection(
+            projection, history_mode, rows, sqlite_synchronous
+        )
+        # Before anything projects: the rebuilds and history's own paths drain it first.
+        self._history.deferred = self._deferred
         wiring = Wiring(
             self._store,
             self._codec,
@@ -162,7 +166,7 @@ class Engine:
             history_time_to_live,
             self.outbound.policy.enabled_connector_ids,
             history_removal_time_strategy,
-            deferred=None if self._deferred is None else self._deferred.projector,
+            deferred=None if self._deferred is None else deferred_table,
             catch_up=None if self._deferred is None else self._deferred.within,
         )
         self._bus = CommandBus(
@@ -176,8 +180,6 @@ class Engine:
         )
         if self._checkpointer is not None:
             self._bus.add_commit_listener(self._checkpointer.committed)
-        if self._deferred is not None:
-            self._bus.add_commit_listener(self._deferred.committed)
         audit = Audit(self._db, self._store, self._codec, rows, self._repository, self._history)
         rebuild = Rebuild(self._db, self._store, self._repository, self._history)
         self._parts = EngineParts(
@@ -200,7 +202,6 @@ class Engine:
         self._bind(Caller(actor=None, via=VIA_PYTHON))
         started = False
         if self._deferred is not None:
-            self._history.deferred = self._deferred
             self._deferred.start()
             self._db.barrier = self._deferred.barrier
             started = True
@@ -301,7 +302,7 @@ class Engine:
         return "inline" if self._deferred is None else "deferred"
 
     def _deferred_projection(
-        self, asked: str | None, history_mode: str, rows: SqlRowStore
+        self, asked: str | None, history_mode: str, rows: SqlRowStore, sqlite_synchronous: str
     ) -> DeferredProjection | None:
         """The deferred projection of this engine (None: inline), the database converted to
         the mode asked for; without one, the database's own mode."""
@@ -318,15 +319,17 @@ class Engine:
                 "history_mode at 'inline'"
             )
         history = self._history
-        projector = DeferredProjector(
-            self._store,
-            self._codec,
-            lambda: history.projector,
-            rows,
-            lambda table: table.name not in KEPT_INLINE,
+        follower = DeferredFollower(
+            self._store, self._codec, history.projector, rows, deferred_table
         )
         deferred = DeferredProjection(
-            self._db, self._store, projector, lambda: self._bus.inside_command()
+            self._db,
+            self._store,
+            follower,
+            lambda: self._bus.inside_command(),
+            url=self.url,
+            history_level=lambda: history.level,
+            sqlite_synchronous=sqlite_synchronous,
         )
         if self._db.db.dialect.name != "sqlite" or history_mode == "async":
             return None

@@ -118,6 +118,10 @@ class EventStore:
         self._checkpoint_position = select(projection_checkpoint.c.position).where(
             projection_checkpoint.c.name == bindparam("name")
         )
+        c = projection_checkpoint.c
+        self._checkpoint_row = select(c.position, c.status, c.updated_at, c.detail).where(
+            c.name == bindparam("name")
+        )
         self._move_checkpoint = (
             update(projection_checkpoint)
             .where(projection_checkpoint.c.name == bindparam("name"))
@@ -558,17 +562,19 @@ class EventStore:
         self, conn: Connection, name: str, *, lock: bool = False
     ) -> tuple[int, str, datetime, str | None] | None:
         """(position, status, updated_at in UTC, detail) of a checkpoint, or None."""
-        c = projection_checkpoint.c
-        stmt = select(c.position, c.status, c.updated_at, c.detail).where(c.name == name)
-        if lock:
-            stmt = stmt.with_for_update()
-        row = conn.execute(stmt).first()
+        if lock and conn.dialect.name != "sqlite":  # SQLite's write lock covers every row
+            c = projection_checkpoint.c
+            stmt = select(c.position, c.status, c.updated_at, c.detail).where(c.name == name)
+            found = conn.execute(stmt.with_for_update()).first()
+            row = None if found is None else dict(found._mapping)
+        else:  # prepared: the followers read it twice per batch
+            row = self._prepared(conn, "_checkpoint_row").first(conn, {"name": name})
         if row is None:
             return None
-        updated: datetime = row.updated_at
+        updated: datetime = row["updated_at"]
         if updated.tzinfo is None:
             updated = updated.replace(tzinfo=UTC)
-        return int(row.position), str(row.status), updated, row.detail
+        return int(row["position"]), str(row["status"]), updated, row["detail"]
 
     def set_checkpoint_status(
         self, conn: Connection, name: str, status: str, detail: str | None, now: datetime

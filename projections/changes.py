@@ -151,10 +151,19 @@ class ChangeSet:
         self.tables: Tables = {}
         self.purges: list[Purge] = []  # run before `tables`, after every earlier segment
         self.earlier: list[Segment] = []
+        # Purges that set values (an ended hierarchy's removal time) rather than delete: they run
+        # after everything else. A row of the hierarchy written after the stamp carries its value
+        # already, a deletion before or after it leaves nothing to stamp, and runtime rows are
+        # never stamped — so a stamp commutes with every change, and does not cut the batch into
+        # segments (which would keep a task created and completed in one batch from folding away).
+        self.stamps: list[Purge] = []
 
     def segments(self) -> list[Segment]:
         """The change set in the order it must be applied."""
-        return [*self.earlier, (self.purges, self.tables)]
+        segments = [*self.earlier, (self.purges, self.tables)]
+        if self.stamps:
+            segments.append((self.stamps, {}))
+        return segments
 
     def _of(self, table: Table) -> TableChanges:
         changes = self.tables.get(table)
@@ -195,6 +204,9 @@ class ChangeSet:
         changes.deletes.add(pk)
 
     def purge(self, purge: Purge) -> None:
+        if purge.values:
+            self.stamps.append(purge)
+            return
         if any(self.tables.values()):
             self.earlier.append((self.purges, self.tables))
             self.tables, self.purges = {}, []
@@ -225,6 +237,7 @@ class ChangeSet:
                     side = moved if deferred(table) else kept
                     side._merge_tables({table: changes})
         self.tables, self.purges, self.earlier = kept.tables, kept.purges, kept.earlier
+        self.stamps = kept.stamps
         return moved
 
     def merge(self, later: ChangeSet) -> None:

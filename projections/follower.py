@@ -17,6 +17,7 @@ from sqlalchemy.engine import Connection
 from flowledger.core import events as ev
 from flowledger.core.state import InstanceState
 from flowledger.eventlog import EventStore
+from flowledger.eventlog.records import LogEntry
 
 from .changes import ChangeSet, SqlRowStore, WritePlan
 from .history import HISTORY_LEVELS, HistoryProjector
@@ -81,6 +82,8 @@ class HistoryBatch:
 class HistoryFollower:
     """Projects history for the commits after the `history` checkpoint, a batch at a time."""
 
+    checkpoint = CHECKPOINT  # its row in projection_checkpoint
+
     def __init__(
         self, store: EventStore, codec: Decoder, history: HistoryProjector, rows: SqlRowStore
     ) -> None:
@@ -94,6 +97,10 @@ class HistoryFollower:
         """Project with `history` from the next batch on (the history level changed)."""
         self._history = history
         self._replayer = Replayer(self._load, history=history, runtime=False, repository=False)
+
+    def _project(self, entry: LogEntry, events: list[ev.Event], changes: ChangeSet) -> None:
+        """Add one commit's rows to the batch."""
+        self._replayer.project_commit(entry, events, changes)
 
     def _follow_level(self, conn: Connection) -> None:
         """Project at the level the tables are built at now: an engine may have rebuilt them at
@@ -110,13 +117,13 @@ class HistoryFollower:
         found = self.status(conn, lock=True)
         if found is None:
             head = self._store.head_position(conn)
-            self._store.save_checkpoint(conn, CHECKPOINT, head, SCHEMA_VERSION, now)
+            self._store.save_checkpoint(conn, self.checkpoint, head, SCHEMA_VERSION, now)
         elif found.status == FAILED:
-            self._store.set_checkpoint_status(conn, CHECKPOINT, FOLLOWING, None, now)
+            self._store.set_checkpoint_status(conn, self.checkpoint, FOLLOWING, None, now)
         return found
 
     def status(self, conn: Connection, *, lock: bool = False) -> CheckpointStatus | None:
-        row = self._store.checkpoint_row(conn, CHECKPOINT, lock=lock)
+        row = self._store.checkpoint_row(conn, self.checkpoint, lock=lock)
         return None if row is None else CheckpointStatus(*row)
 
     def heartbeat(self, conn: Connection, now: datetime) -> None:
@@ -124,7 +131,7 @@ class HistoryFollower:
         opened on the database leave history to a live follower, see `Engine`). Raises
         HistoryStopped when there is nothing left to follow: another follower failed, or an
         engine took history over (inline) after this one had gone quiet for too long."""
-        if self._store.touch_checkpoint(conn, CHECKPOINT, FOLLOWING, now):
+        if self._store.touch_checkpoint(conn, self.checkpoint, FOLLOWING, now):
             return
         found = self.status(conn)
         if found is None:
@@ -138,7 +145,7 @@ class HistoryFollower:
     def fail(self, conn: Connection, failure: ProjectionFailed, now: datetime) -> None:
         """Record that history stopped at `failure`'s commit, for every process to see."""
         detail = str(failure)[:MAX_DETAIL]
-        self._store.set_checkpoint_status(conn, CHECKPOINT, FAILED, detail, now)
+        self._store.set_checkpoint_status(conn, self.checkpoint, FAILED, detail, now)
 
     def catch_up(self, conn: Connection, now: datetime, max_events: int = 20_000) -> int:
         """Project up to about `max_events` events past the checkpoint and write them, all in
@@ -165,7 +172,7 @@ class HistoryFollower:
         try:
             for entry in self._store.entries(conn, after_position=position):
                 events = self._codec.decode(entry.events)
-                self._replayer.project_commit(entry, events, changes)
+                self._project(entry, events, changes)
                 projected += len(events)
                 last = entry.last_position
                 if projected >= max_events:
@@ -186,19 +193,19 @@ class HistoryFollower:
         if found is None or found.status == FAILED or found.position != batch.after_position:
             return False
         self._rows.run(conn, batch.plan)
-        self._store.save_checkpoint(conn, CHECKPOINT, batch.last_position, SCHEMA_VERSION, now)
+        self._store.move_checkpoint(conn, self.checkpoint, batch.last_position, now)
         return True
 
     def lag(self, conn: Connection) -> int | None:
         """Events committed but not yet in history; None when history is not followed."""
-        position = self._store.checkpoint(conn, CHECKPOINT)
+        position = self._store.checkpoint(conn, self.checkpoint)
         if position is None:
             return None
         return self._store.head_position(conn) - position
 
     def failing_commit(self, conn: Connection, cause: BaseException) -> ProjectionFailed:
         """The first commit after the checkpoint, which a batch of one failed on with `cause`."""
-        position = self._store.checkpoint(conn, CHECKPOINT) or 0
+        position = self._store.checkpoint(conn, self.checkpoint) or 0
         for commit in self._store.read_all(conn, after_position=position, batch_size=1):
             return ProjectionFailed(
                 commit.first_position, commit.stream_id, commit.command_id, cause

@@ -209,7 +209,7 @@ def stamp_removal_time(changes: ChangeSet, s: InstanceState, removal: datetime, 
     stamps = ChangeSet()
     purge_history(stamps, "PROC_INST_ID_", s.id, stamp, hierarchy=True)
     stamps.purge(Purge(ACT_HI_OP_LOG, "PROC_INST_ID_", s.id, values=stamp, roots=ACT_HI_PROCINST))
-    for purge in stamps.purges:
+    for purge in stamps.stamps:
         # Below level full those tables hold no row (a level change rebuilds history whole):
         # an UPDATE that can find nothing is one statement fewer at every instance's end.
         if level >= HISTORY_LEVELS["full"] or _FULL_LEVEL_TABLES.isdisjoint(

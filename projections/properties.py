@@ -6,9 +6,13 @@ Not a projection of the log, so a rebuild keeps it. Camunda stores the level the
 
 from __future__ import annotations
 
-from sqlalchemy import insert, select, update
+from typing import Any
+
+from sqlalchemy import Select, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
+
+from flowledger.eventlog.fastsql import PreparedCache
 
 from .history import HISTORY_LEVELS
 from .tables import ACT_GE_PROPERTY
@@ -19,9 +23,18 @@ _name = ACT_GE_PROPERTY.c.NAME_
 _value = ACT_GE_PROPERTY.c.VALUE_
 
 
+# Compiled once: the followers ask with every batch (another engine may have changed the level).
+_prepared = PreparedCache()
+
+
+def _level_query() -> Select[Any]:
+    return select(_value).where(_name == HISTORY_LEVEL)
+
+
 def stored_history_level(conn: Connection) -> str | None:
     """The level the history tables hold ('none' .. 'full'); None before any engine set it."""
-    value = conn.execute(select(_value).where(_name == HISTORY_LEVEL)).scalar_one_or_none()
+    row = _prepared.get(conn.dialect, "history-level", _level_query).first(conn, {})
+    value = None if row is None else row["VALUE_"]
     if value is None:
         return None
     try:

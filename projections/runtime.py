@@ -261,8 +261,15 @@ class RuntimeBatch:
         for vid in s.variables:
             self._variable(s, vid)
 
-    def finish(self, s: InstanceState, changes: ChangeSet) -> None:
-        """Write every touched entity as it is now."""
+    def finish(self, s: InstanceState, changes: ChangeSet, *, lookups_only: bool = False) -> None:
+        """Write every touched entity as it is now; with `lookups_only`, only the entities
+        commands look up (external tasks, jobs, incidents, subscriptions): a deferred
+        projection writes the executions, tasks and variables behind the log."""
+        if not lookups_only:
+            self._finish_deferred(s, changes)
+        self._finish_looked_up(s, changes)
+
+    def _finish_deferred(self, s: InstanceState, changes: ChangeSet) -> None:
         for eid, existed in self.touched[_EXEC].items():
             execution = s.executions.get(eid)
             if execution is None:
@@ -282,26 +289,6 @@ class RuntimeBatch:
                 if not existed:
                     for link in task.candidates:
                         changes.insert(ACT_RU_IDENTITYLINK, link.id, link_row(task, link))
-        for xid, existed in self.touched[_EXT].items():
-            ext = s.external_tasks.get(xid)
-            before = self.details.get(xid)
-            after = None if ext is None else ext.error_details
-            if ext is None:
-                if existed:
-                    changes.delete(ACT_RU_EXT_TASK, xid)
-            else:
-                _put(changes, ACT_RU_EXT_TASK, xid, existed, external_task_row(s, ext))
-            if after != before:  # written only when the text changed, as Camunda's setBytes
-                sync_bytearray(
-                    changes,
-                    error_details_bytearray_id(xid),
-                    ERROR_DETAILS_NAME,
-                    None if after is None else after.encode(),
-                    before is not None,
-                    BYTEARRAY_RUNTIME,
-                    s.root_process_instance_id,
-                )
-        self._finish_jobs(s, changes)
         for vid, existed in self.touched[_VAR].items():
             var = s.variables.get(vid)
             had_bytes = self.had_bytes.get(vid, False)
@@ -324,6 +311,28 @@ class RuntimeBatch:
                 BYTEARRAY_RUNTIME,
                 s.root_process_instance_id,
             )
+
+    def _finish_looked_up(self, s: InstanceState, changes: ChangeSet) -> None:
+        for xid, existed in self.touched[_EXT].items():
+            ext = s.external_tasks.get(xid)
+            before = self.details.get(xid)
+            after = None if ext is None else ext.error_details
+            if ext is None:
+                if existed:
+                    changes.delete(ACT_RU_EXT_TASK, xid)
+            else:
+                _put(changes, ACT_RU_EXT_TASK, xid, existed, external_task_row(s, ext))
+            if after != before:  # written only when the text changed, as Camunda's setBytes
+                sync_bytearray(
+                    changes,
+                    error_details_bytearray_id(xid),
+                    ERROR_DETAILS_NAME,
+                    None if after is None else after.encode(),
+                    before is not None,
+                    BYTEARRAY_RUNTIME,
+                    s.root_process_instance_id,
+                )
+        self._finish_jobs(s, changes)
 
     def _finish_jobs(self, s: InstanceState, changes: ChangeSet) -> None:
         """Touched jobs (with their stack trace byte arrays) and incidents, as they now are."""

@@ -55,11 +55,9 @@ def health(engine: NamedDependency[Engine]) -> Response[HealthDto]:
             "projector": projection.projector,
             "lag": projection.lag,
             **({} if projection.position is None else {"position": projection.position}),
-            "waiting": projection.waiting,
-            "batches": projection.batches,
-            "replayed": projection.replayed,
+            "restarts": projection.restarts,
+            "readWaits": projection.read_waits,
             "readCatchUps": projection.read_catch_ups,
-            "failures": projection.failures,
             **({} if projection.detail is None else {"detail": projection.detail}),
         },
     )

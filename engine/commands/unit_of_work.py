@@ -14,6 +14,7 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import Table
 from sqlalchemy.engine import Connection, Dialect
 
 from flowledger.core import decide
@@ -30,7 +31,6 @@ from flowledger.engine.storage.state_cache import Cached
 from flowledger.engine.storage.streams import Owned, Repository, holds
 from flowledger.eventlog import EventCodec, EventStore, NewCommit, StoredCommit
 from flowledger.projections.changes import ChangeSet, SqlRowStore, WritePlan
-from flowledger.projections.deferred import DeferredProjector
 from flowledger.projections.history import HistoryProjector
 from flowledger.projections.operation_log import Operation, operation_logger
 from flowledger.projections.repository import project_repository
@@ -64,9 +64,9 @@ class Wiring:
     # The camunda:connectorIds this engine's outbound policy enables (deployments are held to it).
     connectors: frozenset[str] = frozenset()
     removal_time_strategy: str = "end"
-    # Deferred projection: the projector a command hands the rows of deferred tables to, and
-    # the catch-up a lookup of such a table runs first in the command's transaction.
-    deferred: DeferredProjector | None = None
+    # Deferred projection: which tables a follower writes behind the log (the command leaves
+    # their rows out), and the catch-up a lookup of one runs first in the command's transaction.
+    deferred: Callable[[Table], bool] | None = None
     catch_up: Callable[[Connection], None] | None = None
 
 
@@ -123,8 +123,6 @@ class UnitOfWork:
         self._prepared: tuple[list[NewCommit], WritePlan] | None = None
         # Events the decision may emit before it raises DecisionTooLarge (None: any number).
         self._room = event_limit
-        # Deferred projection: the rows `prepare` took out of `changes`, handed over at flush.
-        self._deferred_rows: ChangeSet | None = None
         if wiring.catch_up is not None and conn.get_execution_options().get("flowledger_write"):
             conn.info[CATCH_UP] = wiring.catch_up
 
@@ -223,19 +221,19 @@ class UnitOfWork:
         decided beside the writer prepares before it takes the lock, which it then holds only
         to write."""
         commits: list[NewCommit] = []
+        deferred = self._wiring.deferred
         for stream_id, (session, version, head, batch) in self.instances.items():
             if not session.events:
                 continue
             commits.append(
                 self._commit(stream_id, version, head, session.events, command_type, actor)
             )
-            batch.finish(session.state, self.changes)
+            batch.finish(session.state, self.changes, lookups_only=deferred is not None)
         # After the instances: a deployment deleted with cascade ends its instances first.
         for stream_id, version, head, events in self._other_streams:
             commits.append(self._commit(stream_id, version, head, events, command_type, actor))
-        deferred = self._wiring.deferred
         if deferred is not None:
-            self._deferred_rows = self.changes.split_off(deferred.deferred)
+            self.changes.split_off(deferred)  # the follower writes those from the log
         self._prepared = (commits, self._wiring.rows.plan(dialect, self.changes))
 
     def flush(
@@ -260,8 +258,6 @@ class UnitOfWork:
         # row we both insert or on the log's UNIQUE(stream_id, first_version) below.
         self._wiring.rows.run(conn, plan)
         stored = self.store.append(conn, commits, self.ctx.now, check_heads=False)
-        if self._deferred_rows is not None and self._wiring.deferred is not None:
-            self._wiring.deferred.register(stored, self._deferred_rows)
         if check_heads:
             for guard in self.guards:
                 guard(conn)

@@ -23,6 +23,10 @@ def is_memory_url(url: str) -> bool:
 
 
 WRITE_LOCK_TIMEOUT = 30.0  # seconds a writer waits for SQLite's write lock before giving up
+# The longest sleep between a writer's tries for the write lock. The deferred follower process
+# tries far more often (`follow`): the engine's commands hold the lock most of the time and free
+# it for a fraction of a millisecond between groups, which a 2 ms step nearly always misses.
+WRITE_RETRY_STEP = 0.002
 
 
 def begin_immediate(dbapi_connection: Any) -> None:
@@ -33,7 +37,7 @@ def begin_immediate(dbapi_connection: Any) -> None:
     """
     dbapi_connection.execute("PRAGMA busy_timeout=0")
     try:
-        delay = 0.0001
+        delay = min(0.0001, WRITE_RETRY_STEP)
         deadline: float | None = None
         while True:
             try:
@@ -47,7 +51,7 @@ def begin_immediate(dbapi_connection: Any) -> None:
                 if now > deadline:
                     raise
                 time.sleep(delay)
-                delay = min(delay * 2, 0.002)
+                delay = min(delay * 2, WRITE_RETRY_STEP)
     finally:
         dbapi_connection.execute(f"PRAGMA busy_timeout={int(WRITE_LOCK_TIMEOUT * 1000)}")
 

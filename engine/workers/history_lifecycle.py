@@ -90,8 +90,9 @@ class HistoryLifecycle:
 
     @property
     def inline_projector(self) -> HistoryProjector | None:
-        """The projector commands write history with; None when a follower writes it."""
-        return self.projector if self.mode == "inline" else None
+        """The projector commands write history with; None when a follower writes it (the
+        asynchronous history follower, or the deferred projection's)."""
+        return self.projector if self.mode == "inline" and self.deferred is None else None
 
     def start(self) -> bool:
         """Take history over (inline) or start following the log (async); True when a follower
@@ -161,12 +162,7 @@ class HistoryLifecycle:
         Raises ProcessEngineError naming the commit when one cannot be projected, or the
         database error when it failed for a passing reason (nothing moved then)."""
         if self.deferred is not None:
-            try:
-                self.deferred.drain()
-            except PASSING as exc:
-                raise ProcessEngineError(
-                    f"writing the deferred rows failed (nothing moved; try again): {exc}"
-                ) from exc
+            self.deferred.drain()
         try:
             while self._runner.step() > 0:
                 pass

@@ -4,6 +4,7 @@ tell — every read sees every write acknowledged before it began, in any thread
 
 from __future__ import annotations
 
+import inspect
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -12,11 +13,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 from sqlalchemy.engine import Engine as SqlEngine
+from sqlalchemy.exc import OperationalError
 
 from flowledger import Engine
 from flowledger.core.errors import ProjectionBehind
 from flowledger.engine import lookups
-from flowledger.engine.workers import deferred_projection
 from flowledger.projections.deferred import CHECKPOINT
 
 USER_TASK = """<?xml version="1.0" encoding="UTF-8"?>
@@ -71,7 +72,8 @@ def url(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def deferred(url: str) -> Iterator[Engine]:
+def deferred(url: str, statements: Statements) -> Iterator[Engine]:
+    """A deferred engine whose every connection's statements `statements` sees."""
     with Engine(url, projection="deferred") as engine:
         engine.deploy({"p.bpmn": USER_TASK})
         yield engine
@@ -86,34 +88,42 @@ def raw_rows(url: str, sql: str) -> list[tuple[object, ...]]:
         conn.close()
 
 
+def stop_follower(engine: Engine) -> None:
+    """No follower process: the rows wait until a read (or the test) writes them."""
+    deferred = engine._deferred
+    assert deferred is not None and deferred.worker is not None
+    deferred.worker.stop()
+    deferred.worker = None
+
+
 def test_a_command_writes_its_log_rows_and_no_runtime_or_history_row(
     deferred: Engine, statements: Statements
 ) -> None:
+    statements.sent.clear()
     started = deferred.start_process_instance("p", {"amount": 5})
     written = [s for s in statements.of(threading.get_ident()) if s.startswith(("INSERT", "UPD"))]
-    tables = {s.split()[2] for s in written}
-    assert tables <= {"event_log", "stream_head", "command_log", "log_head"}, written
-    # ... and yet every reader sees the instance at once: the read writes the rows first.
+    tables = {s.split()[1 if s.startswith("UPDATE") else 2] for s in written}
+    assert tables == {"event_log", "stream_head", "command_log", "log_head"}, written
+    # ... and yet every reader sees the instance at once: it waits for the rows first.
     assert [t.name for t in deferred.tasks(process_instance_id=started.id)] == ["Review"]
 
 
 def test_a_task_created_and_completed_in_one_batch_is_never_written(
-    url: str, statements: Statements, monkeypatch: pytest.MonkeyPatch
+    deferred: Engine, url: str, statements: Statements
 ) -> None:
-    monkeypatch.setattr(deferred_projection, "FLUSH_DELAY", 30.0)  # the thread stays out of it
-    with Engine(url, projection="deferred") as engine:
-        engine.deploy({"p.bpmn": USER_TASK})
-        pi = engine.start_process_instance("p")
-        assert raw_rows(url, "SELECT ID_ FROM ACT_RU_TASK") == []  # not written yet
-        # The task's id from the log (which the rows wait behind): completing it needs no
-        # ACT_RU_TASK either, the engine learned its instance from the start.
-        (task_id,) = [
-            e.payload["task_id"] for e in engine.events(pi.id) if e.type == "UserTaskCreated"
-        ]
-        engine.complete_task(task_id)
-        engine.flush_history()
-        done = engine.history_service.historic_task_instances(process_instance_id=pi.id)
-        assert [(t.id, t.delete_reason) for t in done] == [(task_id, "completed")]
+    stop_follower(deferred)
+    statements.sent.clear()
+    pi = deferred.start_process_instance("p")
+    assert raw_rows(url, "SELECT ID_ FROM ACT_RU_TASK") == []  # not written yet
+    # The task's id from the log (the rows wait behind it): completing it needs no ACT_RU_TASK
+    # either, the engine learned its instance from the start.
+    (task_id,) = [
+        e.payload["task_id"] for e in deferred.events(pi.id) if e.type == "UserTaskCreated"
+    ]
+    deferred.complete_task(task_id)
+    deferred.flush_history()  # one batch: both commands
+    done = deferred.history_service.historic_task_instances(process_instance_id=pi.id)
+    assert [(t.id, t.delete_reason) for t in done] == [(task_id, "completed")]
     assert statements.inserts_into("ACT_RU_TASK") == 0
     assert statements.inserts_into("ACT_HI_TASKINST") == 1
 
@@ -135,22 +145,19 @@ def test_lookups_find_what_the_command_before_wrote(deferred: Engine) -> None:
 
 
 def test_every_lookup_of_a_deferred_table_catches_up_first() -> None:
-    import inspect
-
     assert lookups.CATCHING_UP == {
         "instance_of_task",
         "instance_of_execution",
         "running_process_instances",
         "waiting",
+        "deployment",
+        "latest_deployment_resources",
     }
     for name in lookups.CATCHING_UP:
         assert "_projected(conn)" in inspect.getsource(getattr(lookups, name)), name
 
 
-def test_reads_see_writes_of_other_threads_and_processes(
-    deferred: Engine, url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(deferred_projection, "FLUSH_DELAY", 30.0)  # reads do all the writing
+def test_reads_see_writes_of_other_threads_and_processes(deferred: Engine, url: str) -> None:
     pi = deferred.start_process_instance("p")
     (task,) = deferred.tasks(process_instance_id=pi.id)
     done = threading.Event()
@@ -172,24 +179,30 @@ def test_reads_see_writes_of_other_threads_and_processes(
     assert seen == [0]
     # Another engine on the file (another process, as far as the rows in memory go): it has
     # none of this engine's rows and projects the missing commits from the log itself.
+    # Another process on the file, with no follower of its own running: its read writes what
+    # the first engine's commands left behind (or finds its follower did).
     with Engine(url) as other:
+        stop_follower(other)
+        stop_follower(deferred)
         second = deferred.start_process_instance("p")
         assert [t.name for t in other.tasks(process_instance_id=second.id)] == ["Review"]
-        assert other.projection_health().replayed >= 1
+        assert other.projection_health().read_catch_ups >= 1
 
 
 def test_a_read_that_cannot_catch_up_says_so(
     deferred: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(deferred_projection, "FLUSH_DELAY", 30.0)
+    stop_follower(deferred)
     pi = deferred.start_process_instance("p")
 
-    def broken(*_args: object, **_kw: object) -> None:
-        raise RuntimeError("disk on fire")
+    def broken(*_args: object, **_kw: object) -> int:
+        raise OperationalError("INSERT ...", None, Exception("disk I/O error"))
 
-    monkeypatch.setattr(deferred._deferred.projector, "catch_up", broken)
-    with pytest.raises(ProjectionBehind, match="disk on fire"):
+    monkeypatch.setattr(deferred._deferred._runner, "step", broken)
+    with pytest.raises(ProjectionBehind, match="disk I/O error"):
         deferred.tasks(process_instance_id=pi.id)
+    health = deferred.projection_health()
+    assert (health.status, health.projector, health.lag) == ("DOWN", "stopped", 6)  # its events
 
 
 def test_close_writes_every_row_and_inline_converts_back(url: str) -> None:

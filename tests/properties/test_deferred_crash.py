@@ -51,38 +51,43 @@ class DeferredMachine(EngineMachine):
 
     engine_options: ClassVar[dict[str, object]] = {"projection": "deferred"}
 
+    def node(self) -> Engine:
+        """A node whose rows are written by its reads and the faults' batches, in this process
+        (a follower process would race the faults; the kill -9 runs below have theirs)."""
+        engine = super().node()
+        deferred = engine._deferred
+        assert deferred is not None and deferred.worker is not None
+        deferred.worker.stop()
+        deferred.worker = None
+        return engine
+
     @rule(fraction=st.sampled_from((0.0, 0.5, 1.0)))
     def batch_dies(self, fraction: float) -> None:
         """A batch dies before, while or after writing its rows, before its checkpoint: the
         transaction takes all of it back, and the rows are written by a later batch."""
         deferred = self.engine._deferred
         assert deferred is not None
-        projector = deferred.projector
-        rows = projector._rows
+        follower = deferred.follower
+        rows = follower._rows
         before = _checkpoint(self.engine)
-        projector._rows = _DyingRows(rows, fraction)
+        follower._rows = _DyingRows(rows, fraction)
         try:
             with self.engine._db.write() as conn:
-                projector.catch_up(conn, self.clock.now())
+                follower.catch_up(conn, self.clock.now())
         except OSError:
             pass
         finally:
-            projector._rows = rows
+            follower._rows = rows
         assert _checkpoint(self.engine) == before
         self.touched.update(self.instances)
 
     @rule()
     def process_dies(self) -> None:
-        """The current node dies with rows in memory, unwritten (as kill -9 leaves it); a new
-        process on the database writes them from the log."""
+        """The current node dies with rows unwritten (as kill -9 leaves it: its follower
+        process goes with it); a new process on the database writes them from the log."""
         dead = self.engine
         deferred = dead._deferred
         assert deferred is not None
-        deferred._stopping.set()
-        deferred._wake.set()
-        if deferred._thread is not None:
-            deferred._thread.join()
-        deferred.projector._registered.clear()
         dead._deferred = None  # nothing drains on the way out
         dead._history.deferred = None
         dead._db.barrier = None

@@ -330,7 +330,7 @@ def _reopened(engine: Engine, path: Path, mode: Mode) -> Engine:
     command loads its instance from the log (newest snapshot + the commits after it)."""
     engine.close()
     engine = open_engine(path, mode)
-    if mode.async_history:
+    if mode.async_history or mode.projection == "deferred":
         settle_children()
     return engine
 
@@ -350,7 +350,7 @@ def timed_run(
     try:
         level = _recorded_level(engine, mode)
         deploy(engine, workload)
-        if mode.async_history:
+        if mode.async_history or mode.projection == "deferred":
             settle_children()  # the follower process's start-up is not the workload's
         if mode.uncached:
             with watch.running():
@@ -358,9 +358,13 @@ def timed_run(
             engine = _reopened(engine, path, mode)
             with watch.running():
                 complete_tasks(engine, workload, ids)
+                if mode.projection == "deferred":
+                    engine.flush_history()
         else:
             with watch.running():
                 drive(engine, workload, instances)
+                if mode.projection == "deferred":
+                    engine.flush_history()  # the rows behind the log are part of the work
         backlog = catch_up = None
         if mode.async_history:
             backlog = history_backlog(engine)
