@@ -180,6 +180,8 @@ class Engine:
         )
         if self._checkpointer is not None:
             self._bus.add_commit_listener(self._checkpointer.committed)
+        if self._deferred is not None:
+            self._bus.add_commit_listener(self._deferred.committed)
         audit = Audit(self._db, self._store, self._codec, rows, self._repository, self._history)
         rebuild = Rebuild(self._db, self._store, self._repository, self._history)
         self._parts = EngineParts(

@@ -25,8 +25,23 @@ class TaskService(Service):
         """Open user tasks. Filters: process_instance_id, assignee, candidate_user,
         candidate_group, candidate_groups, task_definition_key, name, unassigned, task_id,
         include_assigned_tasks."""
+        instance = filters.get("process_instance_id")
+        if instance is not None and len(filters) == 1 and self._parts.history.deferred:
+            in_state = self._tasks_in_state(instance)
+            if in_state is not None:
+                return in_state
         with self._parts.db.read() as conn:
             return reads.tasks(conn, **filters)
+
+    def _tasks_in_state(self, instance_id: str) -> list[views.Task] | None:
+        """One instance's open tasks from its state at the head of its stream, which this
+        engine holds (the rows the deferred projection writes for it, computed here): a read
+        right after a command on the instance need not wait for the follower. None when the
+        engine does not hold the instance's current state."""
+        db = self._parts.db
+        with db.lock, db.read_unchecked() as conn:
+            state = self._parts.streams.current_state(conn, instance_id)
+            return None if state is None else reads.tasks_in_state(state)
 
     def task(self, task_id: str) -> views.Task:
         found = self.tasks(task_id=task_id)

@@ -119,6 +119,15 @@ class Repository:
             self.forget(stream_id)
         return self.load(conn, stream_id)
 
+    def current_state(self, conn: Connection, stream_id: str) -> InstanceState | None:
+        """The cached state of an instance when it is at the head of its stream (one query),
+        else None. The caller holds the engine's command lock: no command changes a cached
+        state meanwhile (a command deciding beside the writer has taken its own out)."""
+        cached = self.cache.peek(stream_id)
+        if cached is None or not self._is_head(conn, stream_id, cached):
+            return None
+        return cached.state
+
     def checkout(self, conn: Connection, stream_id: str) -> Cached | None:
         """The instance's state for a command to decide on, fresh as `load_fresh` and the
         command's own: taken out of the cache (or read, not cached), so that another command of

@@ -4,9 +4,11 @@ the log in batches (`deferred`), and the guarantee that no reader can tell the d
 In deferred mode a command computes and writes only the rows of the tables commands look up
 (`lookups.KEPT_INLINE`); a follower (projections.deferred) writes every other row from the log.
 It runs in a child process (the same worker as asynchronous history's, `kind` deferred), so
-projecting takes the second core instead of the command path's interpreter lock; the engine wakes
-it after every commit (a byte on its stdin), and it writes what committed meanwhile in one batch.
-For in-memory SQLite, which no other process can open, it runs in a thread.
+projecting takes the second core instead of the command path's interpreter lock. It comes round
+every 20 ms and writes what committed meanwhile in one batch; a read that waits for it wakes it
+(a byte on its stdin). It is started by the engine's first command (an engine that only reads,
+a CLI command, never starts one). For in-memory SQLite, which no other process can open, it runs
+in a thread.
 
 Every read transaction of the engine (`Connections.read`, which every service, the REST API, the
 CLI and the cockpit go through) runs `barrier` first: one statement reads the log head and the
@@ -27,6 +29,7 @@ database must run the same mode.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 
@@ -51,6 +54,9 @@ log = logging.getLogger("flowledger.projection")
 PROJECTION_MODES = ("inline", "deferred")
 READ_WAIT = 2.0  # seconds a read may wait for the tables to reach the log before it refuses
 POLL_FIRST, POLL_MAX = 0.0002, 0.002  # seconds between a waiting read's looks at the checkpoint
+# Seconds the engine's close gives the follower process to finish its batch before killing it:
+# the close writes whatever is left itself, and a process still starting up would make it wait.
+STOP_GRACE = 0.5
 
 
 def check_projection(mode: str | None) -> None:
@@ -85,6 +91,8 @@ class DeferredProjection:
         self._sqlite_synchronous = sqlite_synchronous
         self._runner = HistoryRunner(follower, db.snapshot, db.write, wall_clock)
         self.worker: HistoryProcess | HistoryThread | None = None
+        self._starting = threading.Lock()
+        self._stopped = True  # until `start`; again after `stop`
         self.read_waits = 0  # reads that found the tables behind and waited for them
         self.read_catch_ups = 0  # ... and wrote the tail themselves
 
@@ -116,28 +124,53 @@ class DeferredProjection:
     # -- the worker ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Write what an earlier run left behind (a crash loses no row: the log holds them),
-        then follow in the worker."""
+        """Write what an earlier run left behind (a crash loses no row: the log holds them).
+        The worker starts with the first command: an engine that only reads (a CLI command)
+        never pays for a process."""
         self.drain()
-        self.worker = (
-            HistoryThread(self._runner)
-            if self._db.memory
-            else HistoryProcess(
-                self._url, self._history_level(), self._sqlite_synchronous, kind="deferred"
-            )
-        )
-        self.worker.start()
+        self._stopped = False
+
+    def committed(self) -> None:
+        """A commit listener: from the first commit on, a worker follows."""
+        if self.worker is None and not self._stopped:
+            with self._starting:
+                if self.worker is None and not self._stopped:
+                    worker = (
+                        HistoryThread(self._runner)
+                        if self._db.memory
+                        else HistoryProcess(
+                            self._url,
+                            self._history_level(),
+                            self._sqlite_synchronous,
+                            kind="deferred",
+                        )
+                    )
+                    worker.start()
+                    self.worker = worker
 
     def stop(self) -> None:
         """Stop the worker, then write every row still waiting (the engine's close). A commit
         that cannot be projected does not keep the engine from closing: it stays recorded."""
-        worker, self.worker = self.worker, None
-        if worker is not None:
+        self._stopped = True
+        with self._starting:
+            worker, self.worker = self.worker, None
+        if isinstance(worker, HistoryProcess):
+            worker.stop(grace=STOP_GRACE)  # what it did not write, the drain below writes
+        elif worker is not None:
             worker.stop()
         try:
             self.drain()
         except ProcessEngineError as exc:
             log.error("deferred rows are not all written (the next start tries again): %s", exc)
+
+    def stop_follower(self) -> None:
+        """No follower from now on: reads, commands and `drain` write the rows (the benchmark's
+        and tests' way to choose when a batch is written)."""
+        self._stopped = True
+        with self._starting:
+            worker, self.worker = self.worker, None
+        if worker is not None:
+            worker.stop()
 
     def drain(self) -> None:
         """Write every deferred row up to the log's end now, in this process.

@@ -282,7 +282,9 @@ class HistoryProcess:
                 log.error("cannot restart the history follower: %s", exc)
                 self._state = "restarting"
 
-    def stop(self) -> None:
+    def stop(self, grace: float = 60.0) -> None:
+        """Close the child's stdin and wait up to `grace` seconds for it to finish its batch,
+        then kill it (a batch cut short rolls back: its checkpoint did not move)."""
         self._stopping.set()
         with self._lock:
             child, self._child = self._child, None
@@ -294,7 +296,7 @@ class HistoryProcess:
             with suppress(OSError):
                 child.stdin.close()
             try:
-                child.wait(timeout=60)
+                child.wait(timeout=grace)
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()

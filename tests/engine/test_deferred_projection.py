@@ -19,6 +19,7 @@ from flowledger import Engine
 from flowledger.core.errors import ProjectionBehind
 from flowledger.engine import lookups
 from flowledger.projections.deferred import CHECKPOINT
+from flowledger.projections.queries import reads
 
 USER_TASK = """<?xml version="1.0" encoding="UTF-8"?>
 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -27,7 +28,9 @@ USER_TASK = """<?xml version="1.0" encoding="UTF-8"?>
   <process id="p" isExecutable="true" camunda:historyTimeToLive="30">
     <startEvent id="start"/>
     <sequenceFlow id="f1" sourceRef="start" targetRef="review"/>
-    <userTask id="review" name="Review"/>
+    <userTask id="review" name="Review" camunda:assignee="${who}"
+              camunda:candidateUsers="ann,bob" camunda:candidateGroups="sales"
+              camunda:dueDate="2030-01-02T03:04:05Z" camunda:priority="70"/>
     <sequenceFlow id="f2" sourceRef="review" targetRef="wait"/>
     <intermediateCatchEvent id="wait">
       <messageEventDefinition messageRef="go"/>
@@ -91,16 +94,15 @@ def raw_rows(url: str, sql: str) -> list[tuple[object, ...]]:
 def stop_follower(engine: Engine) -> None:
     """No follower process: the rows wait until a read (or the test) writes them."""
     deferred = engine._deferred
-    assert deferred is not None and deferred.worker is not None
-    deferred.worker.stop()
-    deferred.worker = None
+    assert deferred is not None
+    deferred.stop_follower()
 
 
 def test_a_command_writes_its_log_rows_and_no_runtime_or_history_row(
     deferred: Engine, statements: Statements
 ) -> None:
     statements.sent.clear()
-    started = deferred.start_process_instance("p", {"amount": 5})
+    started = deferred.start_process_instance("p", {"amount": 5, "who": "ann"})
     written = [s for s in statements.of(threading.get_ident()) if s.startswith(("INSERT", "UPD"))]
     tables = {s.split()[1 if s.startswith("UPDATE") else 2] for s in written}
     assert tables == {"event_log", "stream_head", "command_log", "log_head"}, written
@@ -113,7 +115,7 @@ def test_a_task_created_and_completed_in_one_batch_is_never_written(
 ) -> None:
     stop_follower(deferred)
     statements.sent.clear()
-    pi = deferred.start_process_instance("p")
+    pi = deferred.start_process_instance("p", {"who": "ann"})
     assert raw_rows(url, "SELECT ID_ FROM ACT_RU_TASK") == []  # not written yet
     # The task's id from the log (the rows wait behind it): completing it needs no ACT_RU_TASK
     # either, the engine learned its instance from the start.
@@ -128,13 +130,26 @@ def test_a_task_created_and_completed_in_one_batch_is_never_written(
     assert statements.inserts_into("ACT_HI_TASKINST") == 1
 
 
+def test_an_instance_task_list_from_its_state_is_the_tables_one(deferred: Engine) -> None:
+    pi = deferred.start_process_instance("p", {"who": "ann"})
+    deferred.runtime_service.suspend_process_instance(pi.id)
+    from_state = deferred.tasks(process_instance_id=pi.id)  # this engine holds the head state
+    assert deferred._deferred.read_waits == 0  # answered without waiting for the rows
+    with deferred.reading() as conn:  # the barrier, then the tables
+        from_tables = reads.tasks(conn, process_instance_id=pi.id)
+    assert from_state == from_tables
+    (task,) = from_tables
+    assert (task.assignee, task.priority, task.suspended) == ("ann", 70, True)
+    assert (task.candidate_users, task.candidate_groups) == (["ann", "bob"], ["sales"])
+
+
 def test_lookups_find_what_the_command_before_wrote(deferred: Engine) -> None:
     # version numbering at deploy
     assert deferred.deploy({"p.bpmn": USER_TASK.replace('name="Review"', 'name="R2"')})
     versions = [d.version for d in deferred.repository_service.process_definitions(key="p")]
     assert sorted(versions) == [1, 2]
     # a message correlated right after the instance reached its catch event
-    pi = deferred.start_process_instance("p", business_key="order-1")
+    pi = deferred.start_process_instance("p", {"who": "ann"}, business_key="order-1")
     (task,) = deferred.tasks(process_instance_id=pi.id)
     deferred.complete_task(task.id)
     deferred.runtime_service.correlate_message("go", business_key="order-1")
@@ -158,7 +173,7 @@ def test_every_lookup_of_a_deferred_table_catches_up_first() -> None:
 
 
 def test_reads_see_writes_of_other_threads_and_processes(deferred: Engine, url: str) -> None:
-    pi = deferred.start_process_instance("p")
+    pi = deferred.start_process_instance("p", {"who": "ann"})
     (task,) = deferred.tasks(process_instance_id=pi.id)
     done = threading.Event()
     seen: list[int] = []
@@ -184,7 +199,7 @@ def test_reads_see_writes_of_other_threads_and_processes(deferred: Engine, url: 
     with Engine(url) as other:
         stop_follower(other)
         stop_follower(deferred)
-        second = deferred.start_process_instance("p")
+        second = deferred.start_process_instance("p", {"who": "ann"})
         assert [t.name for t in other.tasks(process_instance_id=second.id)] == ["Review"]
         assert other.projection_health().read_catch_ups >= 1
 
@@ -193,23 +208,27 @@ def test_a_read_that_cannot_catch_up_says_so(
     deferred: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stop_follower(deferred)
-    pi = deferred.start_process_instance("p")
+    deferred.flush_history()  # the deployment's rows: the instance's are all that wait
+    pi = deferred.start_process_instance("p", {"who": "ann"})
 
     def broken(*_args: object, **_kw: object) -> int:
         raise OperationalError("INSERT ...", None, Exception("disk I/O error"))
 
     monkeypatch.setattr(deferred._deferred._runner, "step", broken)
     with pytest.raises(ProjectionBehind, match="disk I/O error"):
-        deferred.tasks(process_instance_id=pi.id)
+        deferred.history_service.historic_process_instances()
+    # ... while what the engine holds at the head still answers (its task list, from state)
+    assert [t.name for t in deferred.tasks(process_instance_id=pi.id)] == ["Review"]
     health = deferred.projection_health()
-    assert (health.status, health.projector, health.lag) == ("DOWN", "stopped", 6)  # its events
+    waiting = len(deferred.events(pi.id))  # the instance's events: none in the tables
+    assert (health.status, health.projector, health.lag) == ("DOWN", "stopped", waiting)
 
 
 def test_close_writes_every_row_and_inline_converts_back(url: str) -> None:
     with Engine(url, projection="deferred") as engine:
         engine.deploy({"p.bpmn": USER_TASK})
         for _ in range(5):
-            engine.start_process_instance("p")
+            engine.start_process_instance("p", {"who": "ann"})
     (head,) = raw_rows(url, "SELECT last_position FROM log_head")[0]
     checkpoint = raw_rows(
         url, f"SELECT position FROM projection_checkpoint WHERE name = '{CHECKPOINT}'"

@@ -20,8 +20,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import rule, run_state_machine_as_test
 
 from flowledger import Engine
+from flowledger.core.state import InstanceState
 from flowledger.projections.changes import SqlRowStore, WritePlan
 from flowledger.projections.deferred import CHECKPOINT
+from flowledger.projections.queries import reads
 from tests.properties.test_stateful import FAST, EngineMachine, patched_engine  # noqa: F401
 
 
@@ -56,10 +58,17 @@ class DeferredMachine(EngineMachine):
         (a follower process would race the faults; the kill -9 runs below have theirs)."""
         engine = super().node()
         deferred = engine._deferred
-        assert deferred is not None and deferred.worker is not None
-        deferred.worker.stop()
-        deferred.worker = None
+        assert deferred is not None
+        deferred.stop_follower()
         return engine
+
+    def _check_instance(self, pid: str, state: InstanceState) -> None:
+        """... and an instance's task list answered from its state (the deferred engine's fast
+        path) is the one its tables answer once the rows are written."""
+        super()._check_instance(pid, state)
+        with self.engine._db.read() as conn:  # the barrier: the tables at the head
+            from_tables = reads.tasks(conn, process_instance_id=pid)
+        assert reads.tasks_in_state(state) == from_tables, f"{pid}: task lists differ"
 
     @rule(fraction=st.sampled_from((0.0, 0.5, 1.0)))
     def batch_dies(self, fraction: float) -> None:

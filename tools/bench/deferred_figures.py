@@ -140,9 +140,8 @@ def wal_pages(wl: Workload, projection: str, instances: int, batch: int) -> tupl
         saved = database.AUTOCHECKPOINT_PAGES
         database.AUTOCHECKPOINT_PAGES = 10**9  # the log keeps every frame of the run
         deferred = engine._deferred
-        if deferred is not None and deferred.worker is not None:
-            deferred.worker.stop()  # this process writes the batches, when told
-            deferred.worker = None
+        if deferred is not None:
+            deferred.stop_follower()  # this process writes the batches, when told
         try:
             fr.deploy(engine, wl)
             _truncate(path)
