@@ -6,9 +6,9 @@ In deferred mode a command computes and writes only the rows of the tables comma
 It runs in a child process (the same worker as asynchronous history's, `kind` deferred), so
 projecting takes the second core instead of the command path's interpreter lock. It comes round
 every 20 ms and writes what committed meanwhile in one batch; a read that waits for it wakes it
-(a byte on its stdin). It is started by the engine's first command (an engine that only reads,
-a CLI command, never starts one). For in-memory SQLite, which no other process can open, it runs
-in a thread.
+(a byte on its stdin). It is started after the engine's first SPAWN_AFTER commits (a short-lived
+engine never starts one: its reads and its close write the rows). For in-memory SQLite, which no
+other process can open, it runs in a thread.
 
 Every read transaction of the engine (`Connections.read`, which every service, the REST API, the
 CLI and the cockpit go through) runs `barrier` first: one statement reads the log head and the
@@ -56,7 +56,14 @@ READ_WAIT = 2.0  # seconds a read may wait for the tables to reach the log befor
 POLL_FIRST, POLL_MAX = 0.0002, 0.002  # seconds between a waiting read's looks at the checkpoint
 # Seconds the engine's close gives the follower process to finish its batch before killing it:
 # the close writes whatever is left itself, and a process still starting up would make it wait.
-STOP_GRACE = 0.5
+STOP_GRACE = 0.1
+# Seconds a read waits for the follower process before writing the tail itself: it answers in a
+# few milliseconds when running, and one just spawned is still importing for most of a second.
+FOLLOWER_WAIT = 0.02
+# Commits of this engine before it starts a follower process: a short-lived engine (a script, a
+# CLI command, a test) is done before the process would have finished starting, and its reads
+# and its close write the rows; a server starts it within its first moments of load.
+SPAWN_AFTER = 100
 
 
 def check_projection(mode: str | None) -> None:
@@ -93,6 +100,7 @@ class DeferredProjection:
         self.worker: HistoryProcess | HistoryThread | None = None
         self._starting = threading.Lock()
         self._stopped = True  # until `start`; again after `stop`
+        self._commits = 0
         self.read_waits = 0  # reads that found the tables behind and waited for them
         self.read_catch_ups = 0  # ... and wrote the tail themselves
 
@@ -131,8 +139,9 @@ class DeferredProjection:
         self._stopped = False
 
     def committed(self) -> None:
-        """A commit listener: from the first commit on, a worker follows."""
-        if self.worker is None and not self._stopped:
+        """A commit listener: from the SPAWN_AFTER-th commit on, a worker follows."""
+        self._commits += 1
+        if self.worker is None and not self._stopped and self._commits >= SPAWN_AFTER:
             with self._starting:
                 if self.worker is None and not self._stopped:
                     worker = (
@@ -216,13 +225,15 @@ class DeferredProjection:
         if isinstance(worker, HistoryProcess) and worker.state == "running":
             worker.wake()
             pause = POLL_FIRST
-            while time.monotonic() < deadline:
+            patience = time.monotonic() + FOLLOWER_WAIT
+            while time.monotonic() < patience:
                 time.sleep(pause)
                 if self._position() >= head:
                     return
                 pause = min(pause * 2, POLL_MAX)
-        # No follower here (in-memory SQLite, whose thread does not hurry), or it did not get
-        # there in time: write the tail in this process.
+        # No follower process here (in-memory SQLite's thread does not hurry), or it did not get
+        # there in time: write the tail in this process (the two never write a batch twice: the
+        # checkpoint moves compare-and-set).
         self.read_catch_ups += 1
         try:
             while self._position() < head:

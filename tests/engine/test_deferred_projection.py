@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from sqlalchemy.exc import OperationalError
 from flowledger import Engine
 from flowledger.core.errors import ProjectionBehind
 from flowledger.engine import lookups
+from flowledger.engine.workers import deferred_projection
 from flowledger.projections.deferred import CHECKPOINT
 from flowledger.projections.queries import reads
 
@@ -141,6 +143,26 @@ def test_an_instance_task_list_from_its_state_is_the_tables_one(deferred: Engine
     (task,) = from_tables
     assert (task.assignee, task.priority, task.suspended) == ("ann", 70, True)
     assert (task.candidate_users, task.candidate_groups) == (["ann", "bob"], ["sales"])
+
+
+def test_a_follower_process_writes_the_rows_of_a_busy_engine(deferred: Engine, url: str) -> None:
+    for _ in range(deferred_projection.SPAWN_AFTER):
+        deferred.start_process_instance("p", {"who": "ann"})
+    assert deferred.projection_health().projector == "running"
+    # Nobody reads: the follower process alone brings the tables to the log's head.
+    deadline = time.monotonic() + 30
+    while True:
+        ((head,),) = raw_rows(url, "SELECT last_position FROM log_head")
+        checkpoint = raw_rows(
+            url, f"SELECT position FROM projection_checkpoint WHERE name = '{CHECKPOINT}'"
+        )
+        if checkpoint == [(head,)]:
+            break
+        assert time.monotonic() < deadline, f"the follower stays at {checkpoint} of {head}"
+        time.sleep(0.05)
+    running = raw_rows(url, "SELECT count(*) FROM ACT_RU_TASK")
+    assert running == [(deferred_projection.SPAWN_AFTER,)]
+    assert deferred._deferred.read_catch_ups == 0
 
 
 def test_lookups_find_what_the_command_before_wrote(deferred: Engine) -> None:
