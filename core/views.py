@@ -515,7 +515,9 @@ class ProjectionHealth(msgspec.Struct, frozen=True):
 
     status: str  # UP | DOWN
     mode: str  # inline | deferred
-    projector: str  # inline | running | restarting | failed | stopped
+    # inline | running | on demand (no follower process yet: reads and the close write the rows)
+    # | restarting | failed | stopped
+    projector: str
     lag: int  # log positions committed but not yet in the runtime and history tables
     position: int | None  # the last log position in the tables (deferred), None inline
     restarts: int = 0  # follower processes restarted after dying, since the engine started

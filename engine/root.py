@@ -338,6 +338,7 @@ class Engine:
         stored = DeferredProjection.stored_mode(self._db, self._store)
         mode = asked or stored
         if mode == "deferred":
+            history.end_async()
             deferred.enable()
             return deferred
         if stored == "deferred":

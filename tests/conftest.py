@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ _PROJECTION = os.environ.get("FLOWLEDGER_TEST_PROJECTION")
 if _PROJECTION:
     _engine_init = Engine.__init__
 
+    @functools.wraps(_engine_init)
     def _init_in_test_mode(self: Engine, url: str | None = None, **options: object) -> None:
         # Asynchronous history is its own mode (the two exclude each other), as is a server DB.
         if options.get("history_mode") != "async" and (url or "sqlite").startswith("sqlite"):

@@ -61,7 +61,7 @@ class RuntimeService(Service):
         streams = self._parts.streams
         # Checked out of the cache as a command does: no command evolves it meanwhile (one that
         # wants it reads the log), and the engine's commands do not wait for this read.
-        with self._parts.db.read() as conn:
+        with self._parts.db.read_unchecked() as conn:  # the log: the tables are not read
             cached = streams.checkout(conn, process_instance_id)
             if cached is None:
                 raise NotFound("Process instance", process_instance_id)

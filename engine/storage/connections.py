@@ -279,12 +279,12 @@ class Connections:
         """A read connection whose transactions each see one snapshot of the database, whatever
         commits while they run: REPEATABLE READ on a server database; on SQLite in WAL mode
         every read transaction is one already. Begin one with `take_snapshot`. Not for in-memory
-        SQLite, one connection for everyone: `read` holds the lock while it reads."""
+        SQLite, one connection for everyone: `read` holds the lock while it reads. No barrier:
+        its one user, verify, brings the projections up to the log itself and reports what it
+        cannot."""
         if self.memory:
             raise RuntimeError("in-memory SQLite has no snapshot of its own: read under the lock")
         with self._readers.connection() as conn:
-            if self.barrier is not None:
-                self.barrier(conn)
             if self.concurrent:
                 # Set before the transaction begins; the pool resets it when the connection
                 # goes back.

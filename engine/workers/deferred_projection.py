@@ -133,8 +133,7 @@ class DeferredProjection:
 
     def start(self) -> None:
         """Write what an earlier run left behind (a crash loses no row: the log holds them).
-        The worker starts with the first command: an engine that only reads (a CLI command)
-        never pays for a process."""
+        The worker starts after SPAWN_AFTER commits (`committed`)."""
         self.drain()
         self._stopped = False
 
@@ -270,7 +269,10 @@ class DeferredProjection:
             found = self.follower.status(conn)
             head = self._store.head_position(conn)
         worker = self.worker
-        projector = "stopped" if worker is None else worker.state
+        if worker is not None:
+            projector = worker.state
+        else:  # none yet (SPAWN_AFTER), or told to stop
+            projector = "stopped" if self._stopped else "on demand"
         detail = None
         if found is None:
             projector, detail = "stopped", "the deferred checkpoint is gone"
@@ -281,7 +283,7 @@ class DeferredProjection:
         elif worker is not None and worker.error is not None:
             detail = f"{type(worker.error).__name__}: {worker.error}"
         return views.ProjectionHealth(
-            status="UP" if projector == "running" and detail is None else "DOWN",
+            status="UP" if projector in ("running", "on demand") and detail is None else "DOWN",
             mode="deferred",
             projector=projector,
             lag=0 if found is None else head - found.position,

@@ -96,7 +96,10 @@ class HistoryLifecycle:
 
     def start(self) -> bool:
         """Take history over (inline) or start following the log (async); True when a follower
-        worker was started (it must be stopped on close)."""
+        worker was started (it must be stopped on close). Nothing under a deferred projection,
+        whose follower writes history (`end_async` ended asynchronous history before)."""
+        if self.deferred is not None:
+            return False
         if self.mode == "inline" and not self._take_over():
             # Another process's follower owns history (a server in async mode): join it, never
             # take it over. Commands here write no history; a follower thread of this engine
@@ -142,6 +145,19 @@ class HistoryLifecycle:
         with self._db.write() as conn:
             self._store.drop_checkpoint(conn, HISTORY_CHECKPOINT)
         return True
+
+    def end_async(self) -> None:
+        """Bring asynchronous history up to the log and drop its checkpoint: a deferred
+        projection writes history from here on (two followers would write it twice). A follower
+        of another process still running finds its checkpoint gone and stops, saying so."""
+        with self._db.read_unchecked() as conn:
+            found = self._follower.status(conn)
+        if found is None:
+            return
+        self.flush()
+        with self._db.write() as conn:
+            self._store.drop_checkpoint(conn, HISTORY_CHECKPOINT)
+        log.info("asynchronous history handed over to the deferred projection")
 
     def stop(self) -> None:
         """Stop the worker, then bring history up to date. A follower that stopped at a commit

@@ -261,7 +261,7 @@ def test_close_writes_every_row_and_inline_converts_back(url: str) -> None:
         assert engine.projection == "inline"
         assert engine.verify().ok
     assert raw_rows(url, f"SELECT * FROM projection_checkpoint WHERE name = '{CHECKPOINT}'") == []
-    with Engine(url) as engine:
+    with Engine(url, projection=None) as engine:  # as the database is
         assert engine.projection == "inline"
 
 

@@ -114,7 +114,9 @@ class Run:
     locked_at: datetime
 
     def rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        """Rows of a plain SQL query, column names upper-cased (PostgreSQL folds them)."""
+        """Rows of a plain SQL query, column names upper-cased (PostgreSQL folds them), read past
+        the engine: deferred rows are written first."""
+        self.flow.flush_history()
         with self.sql.connect() as conn:
             result = conn.execute(sa.text(query), params)
             return [{k.upper(): v for k, v in row._mapping.items()} for row in result]

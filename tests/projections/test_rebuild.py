@@ -307,7 +307,9 @@ def capture(flow: Engine) -> Tables:
 
 @contextmanager
 def flow_connection(flow: Engine) -> Iterator[Connection]:
-    """A read connection of its own on the engine's database (plain SQLAlchemy, no engine)."""
+    """A read connection of its own on the engine's database (plain SQLAlchemy, no engine);
+    deferred rows are written first."""
+    flow.flush_history()
     db = sa.create_engine(flow.url)
     try:
         with db.connect() as conn:
