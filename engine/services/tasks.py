@@ -9,11 +9,13 @@ from typing import Any
 from flowledger.core import commands as cmd
 from flowledger.core import views
 from flowledger.core.errors import NotFound
+from flowledger.core.state import InstanceState
 from flowledger.core.variables import StoredValue, from_stored
 from flowledger.engine.services.base import Caller, EngineParts, Service
 from flowledger.engine.services.runtime import RuntimeService
 from flowledger.projections.queries import comments, reads
 from flowledger.projections.queries.comments import CommentRow
+from flowledger.projections.runtime import link_row, task_row
 
 
 class TaskService(Service):
@@ -41,7 +43,7 @@ class TaskService(Service):
         db = self._parts.db
         with db.lock, db.read_unchecked() as conn:
             state = self._parts.streams.current_state(conn, instance_id)
-            return None if state is None else reads.tasks_in_state(state)
+            return None if state is None else tasks_in_state(state)
 
     def task(self, task_id: str) -> views.Task:
         found = self.tasks(task_id=task_id)
@@ -191,3 +193,21 @@ class TaskService(Service):
     def get_variables(self, task_id: str, *, local: bool = False) -> dict[str, Any]:
         values = self.get_variable_values(task_id, local=local)
         return {n: from_stored(v) for n, v in values.items()}
+
+
+def tasks_in_state(state: InstanceState) -> list[views.Task]:
+    """`tasks(process_instance_id=...)` answered from the instance's state at the head of its
+    stream: the rows the runtime projector writes for it (`task_row`, `link_row`), in the
+    query's order — what ACT_RU_TASK holds once the projection has reached that head."""
+    rows = sorted(
+        (task_row(state, t) for t in state.tasks.values()),
+        key=lambda r: (r["CREATE_TIME_"], r["ID_"]),
+    )
+    users: dict[str, list[str]] = {}
+    groups: dict[str, list[str]] = {}
+    for task in state.tasks.values():
+        links = sorted((link_row(task, link) for link in task.candidates), key=lambda r: r["ID_"])
+        candidates = [r for r in links if r["TYPE_"] == "candidate"]
+        users[task.id] = [r["USER_ID_"] for r in candidates if r["USER_ID_"] is not None]
+        groups[task.id] = [r["GROUP_ID_"] for r in candidates if r["GROUP_ID_"] is not None]
+    return reads.task_views(rows, users, groups)

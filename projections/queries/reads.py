@@ -19,11 +19,9 @@ from sqlalchemy import Integer, Select, and_, bindparam, exists, or_, select
 from sqlalchemy.engine import Connection
 
 from flowledger.core import views
-from flowledger.core.state import InstanceState
 from flowledger.core.variables import StoredValue
 from flowledger.eventlog.fastsql import PreparedCache
 
-from ..runtime import link_row, task_row
 from ..tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_VARINST,
@@ -304,24 +302,6 @@ def tasks(
             if link["GROUP_ID_"] is not None:
                 group_links[link["TASK_ID_"]].append(link["GROUP_ID_"])
     return task_views(rows, users, group_links)
-
-
-def tasks_in_state(state: InstanceState) -> list[views.Task]:
-    """`tasks(process_instance_id=...)` answered from the instance's state at the head of its
-    stream: the rows the runtime projector writes for it (`task_row`, `link_row`), in the
-    query's order — what ACT_RU_TASK holds once the projection has reached that head."""
-    rows = sorted(
-        (task_row(state, t) for t in state.tasks.values()),
-        key=lambda r: (r["CREATE_TIME_"], r["ID_"]),
-    )
-    users: dict[str, list[str]] = {}
-    groups: dict[str, list[str]] = {}
-    for task in state.tasks.values():
-        links = sorted((link_row(task, link) for link in task.candidates), key=lambda r: r["ID_"])
-        candidates = [r for r in links if r["TYPE_"] == "candidate"]
-        users[task.id] = [r["USER_ID_"] for r in candidates if r["USER_ID_"] is not None]
-        groups[task.id] = [r["GROUP_ID_"] for r in candidates if r["GROUP_ID_"] is not None]
-    return task_views(rows, users, groups)
 
 
 def task_views(

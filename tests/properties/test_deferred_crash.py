@@ -21,6 +21,7 @@ from hypothesis.stateful import rule, run_state_machine_as_test
 
 from flowledger import Engine
 from flowledger.core.state import InstanceState
+from flowledger.engine.services.tasks import tasks_in_state
 from flowledger.projections.changes import SqlRowStore, WritePlan
 from flowledger.projections.deferred import CHECKPOINT
 from flowledger.projections.queries import reads
@@ -68,7 +69,7 @@ class DeferredMachine(EngineMachine):
         super()._check_instance(pid, state)
         with self.engine._db.read() as conn:  # the barrier: the tables at the head
             from_tables = reads.tasks(conn, process_instance_id=pid)
-        assert reads.tasks_in_state(state) == from_tables, f"{pid}: task lists differ"
+        assert tasks_in_state(state) == from_tables, f"{pid}: task lists differ"
 
     @rule(fraction=st.sampled_from((0.0, 0.5, 1.0)))
     def batch_dies(self, fraction: float) -> None:
