@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -191,3 +192,11 @@ def sql_rows(url: str, sql: str) -> list[tuple[object, ...]]:
             return [tuple(r) for r in conn.execute(sa.text(sql))]
     finally:
         db.dispose()
+
+
+def deferred_rows_written(engine: Any) -> None:
+    """Before a test reads or edits tables past the engine: with a deferred projection, the rows
+    behind the log are written first (inline engines, and asynchronous history, left as they
+    are: their tests watch what is not written yet)."""
+    if engine.projection == "deferred":
+        engine.flush_history()

@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy as sa
 
 from flowledger import ControllableClock, Engine, TypedValue
-from tests.support import fresh_database
+from tests.support import deferred_rows_written, fresh_database
 
 MODEL = """<?xml version="1.0" encoding="UTF-8"?>
 <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -116,7 +116,7 @@ class Run:
     def rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
         """Rows of a plain SQL query, column names upper-cased (PostgreSQL folds them), read past
         the engine: deferred rows are written first."""
-        self.flow.flush_history()
+        deferred_rows_written(self.flow)
         with self.sql.connect() as conn:
             result = conn.execute(sa.text(query), params)
             return [{k.upper(): v for k, v in row._mapping.items()} for row in result]

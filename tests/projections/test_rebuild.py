@@ -43,7 +43,7 @@ from flowledger.projections.tables import (
     REPOSITORY_TABLES,
     RUNTIME_TABLES,
 )
-from tests.support import bpmn, task_named
+from tests.support import bpmn, deferred_rows_written, task_named
 
 ALL_TABLES = (*REPOSITORY_TABLES, *RUNTIME_TABLES, *HISTORY_TABLES)
 Tables = dict[str, dict[str, Row]]
@@ -309,7 +309,7 @@ def capture(flow: Engine) -> Tables:
 def flow_connection(flow: Engine) -> Iterator[Connection]:
     """A read connection of its own on the engine's database (plain SQLAlchemy, no engine);
     deferred rows are written first."""
-    flow.flush_history()
+    deferred_rows_written(flow)
     db = sa.create_engine(flow.url)
     try:
         with db.connect() as conn:
