@@ -406,6 +406,12 @@ class Engine:
         """`history_service.history_health`."""
         return self.history_service.history_health()
 
+    def start_projection_follower(self) -> None:
+        """Deferred projection: start the follower process now rather than after the engine's
+        first 100 commits (what a long-running server does); nothing inline."""
+        if self._deferred is not None:
+            self._deferred.start_follower()
+
     def projection_health(self) -> views.ProjectionHealth:
         """Where runtime and history rows are written, and how far behind the log they are."""
         if self._deferred is None:

@@ -387,6 +387,7 @@ def serve(
         history_time_to_live=history_time_to_live,
         history_removal_time_strategy=history_removal_time_strategy,
     )
+    engine.start_projection_follower()  # a server is long-lived: no need to wait for load
     try:
         serve_http(
             engine,

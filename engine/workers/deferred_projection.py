@@ -141,6 +141,11 @@ class DeferredProjection:
         """A commit listener: from the SPAWN_AFTER-th commit on, a worker follows."""
         self._commits += 1
         if self.worker is None and not self._stopped and self._commits >= SPAWN_AFTER:
+            self.start_follower()
+
+    def start_follower(self) -> None:
+        """Start the worker now (a server, long-lived, need not wait for SPAWN_AFTER commits)."""
+        if self.worker is None and not self._stopped:
             with self._starting:
                 if self.worker is None and not self._stopped:
                     worker = (

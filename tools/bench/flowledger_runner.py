@@ -177,6 +177,8 @@ def open_engine(path: Path, mode: Mode, **extra: Any) -> Engine:
     options["projection"] = mode.projection
     engine = Engine(f"sqlite:///{path}", **options)
     engine.register_delegate(DELEGATE_NAME, count_delegate)
+    if mode.projection == "deferred":
+        engine.start_projection_follower()  # as a server does: the steady state is measured
     return engine
 
 
