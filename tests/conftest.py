@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from flowledger import ControllableClock, Engine
-from tests.support import drop_pooled_databases, fresh_database, selected_kind
+from tests.support import ENGINES, drop_pooled_databases, fresh_database, selected_kind
 
 # CI's second mode: every engine the tests make projects deferred (FLOWLEDGER_TEST_PROJECTION=
 # deferred), unless a test names its mode. Engines in other processes (a served CLI) adopt the
@@ -27,6 +27,7 @@ if _PROJECTION:
         if options.get("history_mode") != "async" and (url or "sqlite").startswith("sqlite"):
             options.setdefault("projection", _PROJECTION)
         _engine_init(self, url, **options)  # type: ignore[arg-type]
+        ENGINES.add(self)
 
     Engine.__init__ = _init_in_test_mode  # type: ignore[method-assign]
 

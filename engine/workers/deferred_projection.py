@@ -133,8 +133,13 @@ class DeferredProjection:
 
     def start(self) -> None:
         """Write what an earlier run left behind (a crash loses no row: the log holds them).
-        The worker starts after SPAWN_AFTER commits (`committed`)."""
-        self.drain()
+        The worker starts after SPAWN_AFTER commits (`committed`). A commit that cannot be
+        projected does not keep the engine from starting: the follower stays stopped at it
+        (health says so), reads say so, commands on other streams go on."""
+        try:
+            self.drain()
+        except ProcessEngineError as exc:
+            log.error("the deferred rows stay behind the log: %s", exc)
         self._stopped = False
 
     def committed(self) -> None:

@@ -22,7 +22,7 @@ from flowledger import (
     ProcessEngineError,
 )
 from tests.dmn.models import dinner, dish, literal, table
-from tests.support import bpmn, event_types
+from tests.support import all_deferred_rows_written, bpmn, event_types
 
 HEAD = (
     '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -45,6 +45,7 @@ def _process(task_attributes: str, process_id: str = "p") -> bytes:
 
 
 def _rows(db_url: str, table_name: str) -> list[dict[str, Any]]:
+    all_deferred_rows_written()
     db = sa.create_engine(db_url)
     try:
         with db.connect() as conn:

@@ -139,6 +139,7 @@ def test_a_commit_added_at_the_end_with_a_valid_hash_is_noticed(
     """Chained and hashed right, but written by no command: the witness still names the one
     before."""
     a, _b = two_claims(engine)
+    task = task_of(engine, a)  # before the forgery: a deferred engine's reads stop at it
     with sql.begin() as conn:
         last = rows(conn, a)[-1]
         position = int(conn.execute(sa.text("SELECT last_position FROM log_head")).scalar_one())
@@ -169,7 +170,7 @@ def test_a_commit_added_at_the_end_with_a_valid_hash_is_noticed(
         )
         conn.execute(sa.text("UPDATE log_head SET last_position = :p"), {"p": position + 1})
     with pytest.raises(CorruptStream, match="witness says version"):
-        engine.complete_task(task_of(engine, a))
+        engine.complete_task(task)
 
 
 def test_a_byte_edit_is_noticed_when_the_stream_is_next_read_from_the_log(
@@ -201,6 +202,12 @@ def test_a_consistently_forged_commit_this_engine_cannot_read_is_a_damaged_strea
     engine: Engine, db_url: str, clock: ControllableClock, sql: sa.Engine
 ) -> None:
     """Hash and witness rewritten to match: the events themselves do not decode (not a 500)."""
+    if engine.projection == "deferred":
+        pytest.skip(
+            "a deferred engine's follower stops at a commit it cannot decode, before any command "
+            "reads the stream; reads then refuse (ProjectionBehind, see "
+            "tests/engine/test_deferred_projection.py)"
+        )
     a, _b = two_claims(engine)
     store = EventStore(sql.dialect.name)
     with sql.begin() as conn:

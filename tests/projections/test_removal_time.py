@@ -17,6 +17,7 @@ from flowledger import ControllableClock, Engine
 from flowledger.core.errors import InvalidValue
 from flowledger.projections import tables
 from tests.dmn.models import dish
+from tests.support import all_deferred_rows_written
 
 HEAD = (
     '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -63,6 +64,7 @@ def full(db_url: str, clock: ControllableClock) -> Iterator[Engine]:
 
 
 def _rows(db_url: str, instance_id: str) -> dict[str, list[dict[str, Any]]]:
+    all_deferred_rows_written()
     db = sa.create_engine(db_url)
     try:
         with db.connect() as conn:
