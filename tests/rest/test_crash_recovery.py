@@ -142,14 +142,25 @@ def historic_instances(http: httpx.Client) -> list[dict[str, Any]]:
     return found
 
 
+def history_lag(http: httpx.Client) -> int:
+    """Events the history follower has still to project (the server's health report)."""
+    health = httpx.get(str(http.base_url).removesuffix("/engine-rest/") + "/actuator/health")
+    lag: int = health.json()["components"]["history"]["details"]["lag"]
+    return lag
+
+
 def caught_up(http: httpx.Client, acked: Acknowledged) -> list[dict[str, Any]]:
-    """Historic instances once every acknowledged start and finish shows (or HISTORY_WAIT)."""
+    """Historic instances once every acknowledged start and finish shows and the follower has
+    nothing left (a task completed in an instance still running ends in a later batch than the
+    instance's start), or HISTORY_WAIT."""
     deadline = time.monotonic() + HISTORY_WAIT
     while True:
         history = historic_instances(http)
         states = {h["id"]: h["state"] for h in history}
-        complete = set(acked.started) <= set(states) and all(
-            states.get(i) == "COMPLETED" for i in acked.finished
+        complete = (
+            set(acked.started) <= set(states)
+            and all(states.get(i) == "COMPLETED" for i in acked.finished)
+            and history_lag(http) == 0
         )
         if complete or time.monotonic() > deadline:
             return history
