@@ -6,9 +6,11 @@ Every table in `TABLES_READ` but the history ones is written in the command's ow
 group commit share it too), so a command sees the rows of every command committed before it and
 of the commands earlier in its own transaction: the instance that owns a task, the latest version
 of a key, the catch events waiting for a message. The log-first commits issue must therefore keep
-exactly `INLINE_TABLES` projected inline, and may defer every other table. The history cleanup's
-lookups (`LAG_TOLERANT`) read history, which may trail the log already (asynchronous history):
-a row projected late is removed by a later cleanup, never wrongly.
+exactly `INLINE_TABLES` current for every command: a deferred projection writes `KEPT_INLINE`
+in the command and brings the others up to date first where a lookup reads them
+(`CATCHING_UP`). The history cleanup's lookups (`LAG_TOLERANT`) read history, which may trail
+the log already (asynchronous history): a row projected late is removed by a later cleanup,
+never wrongly.
 
 The statements only commands make live here; the lookups the read side makes as well (a
 definition by id, a deployment, the decision definitions) stay in `projections.queries` and are

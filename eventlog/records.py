@@ -57,10 +57,6 @@ class LogEntry(NamedTuple):
     command_id: str = ""
     command_type: str = ""
     actor: str | None = None
-    # Where it starts and its chain hash: a deferred projection matches the rows a command
-    # computed for this very commit by them (a rolled-back commit's position is reused).
-    first_position: int = 0
-    hash: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -174,7 +174,6 @@ class EventStore:
                 event_log.c.command_id,
                 event_log.c.command_type,
                 event_log.c.actor,
-                event_log.c.hash,
             )
             .where(event_log.c.first_position > bindparam("after", type_=Integer))
             .order_by(event_log.c.first_position)
@@ -440,8 +439,6 @@ class EventStore:
                     row["command_id"],
                     row["command_type"],
                     row["actor"],
-                    row["first_position"],
-                    row["hash"],
                 )
                 cursor = row["first_position"]
                 yield entry

@@ -225,10 +225,6 @@ class Replayer:
         """Drop every kept state: after a failed commit they may be half evolved."""
         self._states.clear()
 
-    def forget_stream(self, stream_id: str) -> None:
-        """Drop one stream's kept state: a commit of it was projected without this replayer."""
-        self._states.pop(stream_id, None)
-
     def _state_before(
         self, stream_id: str, first_version: int, events: Sequence[ev.Event]
     ) -> InstanceState | None:

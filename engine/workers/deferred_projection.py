@@ -44,6 +44,7 @@ from flowledger.engine.workers.history_worker import (
     HistoryProcess,
     HistoryRunner,
     HistoryThread,
+    run_to_end,
 )
 from flowledger.eventlog import EventStore
 from flowledger.projections.deferred import CHECKPOINT, DeferredFollower
@@ -146,7 +147,11 @@ class DeferredProjection:
         """A commit listener: from the SPAWN_AFTER-th commit on, a worker follows."""
         self._commits += 1
         if self.worker is None and not self._stopped and self._commits >= SPAWN_AFTER:
-            self.start_follower()
+            try:
+                self.start_follower()
+            except OSError as exc:  # the command committed: reads write the rows meanwhile
+                self._stopped = True
+                log.error("cannot start the deferred follower process (health says so): %s", exc)
 
     def start_follower(self) -> None:
         """Start the worker now (a server, long-lived, need not wait for SPAWN_AFTER commits)."""
@@ -195,15 +200,7 @@ class DeferredProjection:
 
         Raises ProcessEngineError naming the commit when one cannot be projected, or for a
         passing database error (nothing moved then)."""
-        try:
-            while self._runner.step() > 0:
-                pass
-        except ProjectionFailed as failure:
-            raise ProcessEngineError(f"deferred projection stopped: {failure}") from failure
-        except PASSING as exc:
-            raise ProcessEngineError(
-                f"writing deferred rows failed (nothing moved; try again): {exc}"
-            ) from exc
+        run_to_end(self._runner, "deferred projection")
 
     def within(self, conn: Connection) -> None:
         """In a command's write transaction, before it looks up a deferred table: the tail is

@@ -16,10 +16,10 @@ from flowledger.core.errors import HistoryLevelMismatch, ProcessEngineError
 from flowledger.engine.storage.connections import Connections
 from flowledger.engine.workers.history_worker import (
     HEARTBEAT,
-    PASSING,
     HistoryProcess,
     HistoryRunner,
     HistoryThread,
+    run_to_end,
 )
 from flowledger.eventlog import EventCodec, EventStore
 from flowledger.projections.changes import SqlRowStore
@@ -29,7 +29,6 @@ from flowledger.projections.follower import (
     FOLLOWING,
     CheckpointStatus,
     HistoryFollower,
-    ProjectionFailed,
 )
 from flowledger.projections.history import HistoryProjector, history_level
 from flowledger.projections.properties import claim_history_level, stored_history_level
@@ -179,15 +178,7 @@ class HistoryLifecycle:
         database error when it failed for a passing reason (nothing moved then)."""
         if self.deferred is not None:
             self.deferred.drain()
-        try:
-            while self._runner.step() > 0:
-                pass
-        except ProjectionFailed as failure:
-            raise ProcessEngineError(f"history projection stopped: {failure}") from failure
-        except PASSING as exc:
-            raise ProcessEngineError(
-                f"history projection failed (nothing moved; try again): {exc}"
-            ) from exc
+        run_to_end(self._runner, "history projection")
         worker = self.worker
         if worker is not None and worker.error is not None:
             error, worker.error = worker.error, None

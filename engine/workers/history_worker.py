@@ -32,7 +32,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from flowledger.projections.follower import HistoryFollower, HistoryStopped
+from flowledger.core.errors import ProcessEngineError
+from flowledger.projections.follower import HistoryFollower, HistoryStopped, ProjectionFailed
 
 log = logging.getLogger("flowledger.history")
 
@@ -117,6 +118,18 @@ class HistoryRunner:
             if projected == 0:
                 return done  # it passed one commit at a time: the error did not come back
             done += projected
+
+
+def run_to_end(runner: HistoryRunner, what: str) -> None:
+    """Project up to the log's end in this process; ProcessEngineError naming the commit when
+    one cannot be projected, or for a passing database error (nothing moved then)."""
+    try:
+        while runner.step() > 0:
+            pass
+    except ProjectionFailed as failure:
+        raise ProcessEngineError(f"{what} stopped: {failure}") from failure
+    except PASSING as exc:
+        raise ProcessEngineError(f"{what} failed (nothing moved; try again): {exc}") from exc
 
 
 class _Backoff:

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.exc import OperationalError
 
 from flowledger import Engine
-from flowledger.core.errors import ProjectionBehind
+from flowledger.core.errors import InvalidValue, ProjectionBehind
 from flowledger.engine import lookups
 from flowledger.engine.workers import deferred_projection
 from flowledger.projections.deferred import CHECKPOINT
@@ -268,5 +268,5 @@ def test_close_writes_every_row_and_inline_converts_back(url: str) -> None:
 def test_deferred_is_refused_where_it_cannot_run() -> None:
     with pytest.raises(ValueError, match="projection must be one of"):
         Engine("sqlite://", projection="later")
-    with pytest.raises(Exception, match="history_mode"):
+    with pytest.raises(InvalidValue, match="history_mode"):
         Engine("sqlite://", projection="deferred", history_mode="async")
