@@ -6,7 +6,8 @@ In deferred mode a command computes and writes only the rows of the tables comma
 It runs in a child process (the same worker as asynchronous history's, `kind` deferred), so
 projecting takes the second core instead of the command path's interpreter lock. It comes round
 every 20 ms and writes what committed meanwhile in one batch; a read that waits for it wakes it
-(a byte on its stdin). It is started after the engine's first SPAWN_AFTER commits (a short-lived
+(a byte on its stdin) and sleeps until the follower reports the position its batch reached (a
+line on its stdout). It is started after the engine's first SPAWN_AFTER commits (a short-lived
 engine never starts one: its reads and its close write the rows). For in-memory SQLite, which no
 other process can open, it runs in a thread.
 
@@ -54,7 +55,6 @@ log = logging.getLogger("flowledger.projection")
 
 PROJECTION_MODES = ("inline", "deferred")
 READ_WAIT = 2.0  # seconds a read may wait for the tables to reach the log before it refuses
-POLL_FIRST, POLL_MAX = 0.0002, 0.002  # seconds between a waiting read's looks at the checkpoint
 # Seconds the engine's close gives the follower process to finish its batch before killing it:
 # the close writes whatever is left itself, and a process still starting up would make it wait.
 STOP_GRACE = 0.1
@@ -102,6 +102,10 @@ class DeferredProjection:
         self._starting = threading.Lock()
         self._stopped = True  # until `start`; again after `stop`
         self._commits = 0
+        # The checkpoint the follower process last reported reaching; waiting reads sleep on
+        # `_moved` until it passes their head.
+        self._reached = 0
+        self._moved = threading.Condition()
         self.read_waits = 0  # reads that found the tables behind and waited for them
         self.read_catch_ups = 0  # ... and wrote the tail themselves
 
@@ -166,6 +170,7 @@ class DeferredProjection:
                             self._history_level(),
                             self._sqlite_synchronous,
                             kind="deferred",
+                            positions=self._follower_reached,
                         )
                     )
                     worker.start()
@@ -224,19 +229,22 @@ class DeferredProjection:
             return
         self._reach(head)
 
+    def _follower_reached(self, position: int) -> None:
+        with self._moved:
+            self._reached = max(self._reached, position)
+            self._moved.notify_all()
+
     def _reach(self, head: int) -> None:
         deadline = time.monotonic() + READ_WAIT
         worker = self.worker
         self.read_waits += 1
-        if isinstance(worker, HistoryProcess) and worker.state == "running":
+        if isinstance(worker, HistoryProcess) and worker.state == "running" and worker.ready:
             worker.wake()
-            pause = POLL_FIRST
-            patience = time.monotonic() + FOLLOWER_WAIT
-            while time.monotonic() < patience:
-                time.sleep(pause)
-                if self._position() >= head:
+            with self._moved:
+                if self._moved.wait_for(lambda: self._reached >= head, FOLLOWER_WAIT):
                     return
-                pause = min(pause * 2, POLL_MAX)
+            if self._position() >= head:  # moved by another process or a read of this one
+                return
         # No follower process here (in-memory SQLite's thread does not hurry), or it did not get
         # there in time: write the tail in this process (the two never write a batch twice: the
         # checkpoint moves compare-and-set).

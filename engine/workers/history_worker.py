@@ -69,6 +69,7 @@ class HistoryRunner:
         self._write = write
         self._now = now
         self._last_beat = 0.0
+        self.position = 0  # the checkpoint this runner's last batch moved to
 
     def step(self, max_events: int = BATCH_EVENTS) -> int:
         """Project one batch; the number of events projected (0: history is current).
@@ -100,6 +101,7 @@ class HistoryRunner:
         with self._write() as conn:
             self._follower.write(conn, batch, self._now())
         self._last_beat = time.monotonic()  # a written batch says "alive" too
+        self.position = batch.last_position
         return batch.events
 
     def _isolate(self) -> int:
@@ -205,9 +207,17 @@ class HistoryProcess:
     """The follower in a child process, restarted with backoff when it dies."""
 
     def __init__(
-        self, url: str, history_level: str, sqlite_synchronous: str, kind: str = "history"
+        self,
+        url: str,
+        history_level: str,
+        sqlite_synchronous: str,
+        kind: str = "history",
+        positions: Callable[[int], None] | None = None,
     ) -> None:
         self._args = [url, history_level, sqlite_synchronous, kind]
+        # Told each checkpoint the child's batches reach (a line on its stdout): readers waiting
+        # for a position are woken by it rather than polling the checkpoint row.
+        self._positions = positions
         self._child: subprocess.Popen[bytes] | None = None
         self._stopping = threading.Event()
         self._supervisor: threading.Thread | None = None
@@ -215,6 +225,9 @@ class HistoryProcess:
         self.error: BaseException | None = None  # the child logs its own errors
         self.restarts = 0
         self._state = "stopped"
+        # The child has started following (it reported once): until then (an interpreter
+        # starting, its imports: most of a second) nobody should wait for it.
+        self.ready = False
 
     @property
     def state(self) -> str:
@@ -245,11 +258,28 @@ class HistoryProcess:
                     kind,
                 ],
                 stdin=subprocess.PIPE,
+                stdout=None if self._positions is None else subprocess.PIPE,
                 env=env,
             )
             assert self._child.stdin is not None
             os.set_blocking(self._child.stdin.fileno(), False)  # `wake` never waits
             self._state = "running"
+            self.ready = False
+            if self._positions is not None:
+                threading.Thread(
+                    target=self._listen,
+                    args=(self._child, self._positions),
+                    name="flowledger-projection-positions",
+                    daemon=True,
+                ).start()
+
+    def _listen(self, child: subprocess.Popen[bytes], positions: Callable[[int], None]) -> None:
+        """Pass on each position the child reports, until its stdout closes (it ended)."""
+        assert child.stdout is not None
+        for line in child.stdout:
+            with suppress(ValueError):
+                positions(int(line))
+            self.ready = True
 
     def wake(self) -> None:
         """Commits are waiting: the child follows at once instead of at its next round."""
@@ -324,10 +354,11 @@ def follow(
     sqlite_synchronous: str,
     stopped: Callable[[float], bool],
     kind: str = "history",
+    report: Callable[[int], None] | None = None,
 ) -> int:
     """Project history (`kind` history) or every deferred row (`kind` deferred) from the log
     until `stopped(wait)` says so (it may wait up to `wait` seconds for the answer); one
-    transaction per batch. Returns the exit status."""
+    transaction per batch, whose new checkpoint goes to `report`. Returns the exit status."""
     from flowledger.engine.lookups import deferred_table
     from flowledger.engine.storage.codec import make_codec
     from flowledger.engine.storage.database import create_database
@@ -360,6 +391,8 @@ def follow(
             yield conn
 
     runner = HistoryRunner(follower, read, write)
+    if report is not None:
+        report(0)  # ready: readers may wait for this process from now on
     # The deferred follower comes round more often: reads wait for it (they wake it), and the
     # lag stays far below 100 ms; its batches still gather the commits of 20 ms.
     interval = DEFERRED_INTERVAL if kind == "deferred" else INTERVAL
@@ -369,7 +402,8 @@ def follow(
         while not stopped(wait):
             try:
                 while not stopped(0) and runner.step() > 0:
-                    pass
+                    if report is not None:
+                        report(runner.position)
                 runner.heartbeat()
             except HistoryStopped as failure:
                 log.error("history projection stopped: %s", failure)
@@ -405,7 +439,14 @@ def main(argv: list[str]) -> int:
     kind = rest[0] if rest else "history"
     url = os.environ[URL_VARIABLE]
     logging.basicConfig(level=logging.WARNING, format=f"flowledger {kind}: %(message)s")
-    return follow(url, history_level, sqlite_synchronous, _stdin_closed, kind)
+    report = _report if kind == "deferred" else None  # only its parent reads our stdout
+    return follow(url, history_level, sqlite_synchronous, _stdin_closed, kind, report)
+
+
+def _report(position: int) -> None:
+    """Tell the parent the checkpoint a batch reached (it wakes the reads waiting for it)."""
+    with suppress(BrokenPipeError):  # the parent is gone: our stdin closing stops us next
+        os.write(sys.stdout.fileno(), b"%d\n" % position)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from flowledger import Engine
 from flowledger.core.errors import InvalidValue, ProjectionBehind
 from flowledger.engine import lookups
 from flowledger.engine.workers import deferred_projection
+from flowledger.engine.workers.history_worker import HistoryProcess
 from flowledger.projections.deferred import CHECKPOINT
 from flowledger.projections.queries import reads
 
@@ -163,6 +164,29 @@ def test_a_follower_process_writes_the_rows_of_a_busy_engine(deferred: Engine, u
     running = raw_rows(url, "SELECT count(*) FROM ACT_RU_TASK")
     assert running == [(deferred_projection.SPAWN_AFTER,)]
     assert deferred._deferred.read_catch_ups == 0
+
+
+def test_reads_wait_for_a_ready_follower_instead_of_writing_the_rows_themselves(
+    deferred: Engine,
+) -> None:
+    deferred.start_projection_follower()
+    worker = deferred._deferred.worker
+    assert isinstance(worker, HistoryProcess)
+    deadline = time.monotonic() + 30
+    while not worker.ready:  # an interpreter starting: reads write the rows meanwhile
+        assert time.monotonic() < deadline, "the follower process never reported"
+        time.sleep(0.01)
+    before = deferred._deferred.read_catch_ups
+    for _ in range(20):
+        pi = deferred.start_process_instance("p", {"who": "ann"})
+        (task,) = deferred.tasks(process_instance_id=pi.id)
+        deferred.complete_task(task.id)
+        # A query the instance's state cannot answer: it waits for the tables.
+        (done,) = deferred.history_service.historic_task_instances(pi.id)
+        assert done.end_time is not None
+    assert deferred._deferred.read_waits >= 20
+    # Each read was woken by the follower's report of the position its batch reached.
+    assert deferred._deferred.read_catch_ups == before
 
 
 def test_lookups_find_what_the_command_before_wrote(deferred: Engine) -> None:
