@@ -516,7 +516,8 @@ class ProjectionHealth(msgspec.Struct, frozen=True):
     status: str  # UP | DOWN
     mode: str  # inline | deferred
     # inline | running | on demand (no follower process yet: reads and the close write the rows)
-    # | restarting | failed | stopped
+    # | standby (another engine process's follower holds the database's lease) | restarting
+    # | failed | stopped
     projector: str
     lag: int  # log positions committed but not yet in the runtime and history tables
     position: int | None  # the last log position in the tables (deferred), None inline

@@ -308,12 +308,6 @@ class Engine:
     ) -> DeferredProjection | None:
         """The deferred projection of this engine (None: inline), the database converted to
         the mode asked for; without one, the database's own mode."""
-        if asked == "deferred" and self._db.db.dialect.name != "sqlite":
-            self.close_early()
-            raise InvalidValue(
-                "projection='deferred' needs SQLite; PostgreSQL and MariaDB project inline "
-                "(several engine processes there share no projector yet)"
-            )
         if asked == "deferred" and history_mode == "async":
             self.close_early()
             raise InvalidValue(
@@ -333,7 +327,7 @@ class Engine:
             history_level=lambda: history.level,
             sqlite_synchronous=sqlite_synchronous,
         )
-        if self._db.db.dialect.name != "sqlite" or history_mode == "async":
+        if history_mode == "async":
             return None
         stored = DeferredProjection.stored_mode(self._db, self._store)
         mode = asked or stored

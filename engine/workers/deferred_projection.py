@@ -61,6 +61,9 @@ STOP_GRACE = 0.1
 # Seconds a read waits for the follower process before writing the tail itself: it answers in a
 # few milliseconds when running, and one just spawned is still importing for most of a second.
 FOLLOWER_WAIT = 0.02
+# ... for the follower of another engine process (this one's stands by, `follower_lease`): it
+# cannot be woken from here, and comes round every DEFERRED_INTERVAL; looked for every STANDBY_POLL.
+STANDBY_WAIT, STANDBY_POLL = 0.05, 0.001
 # Commits of this engine before it starts a follower process: a short-lived engine (a script, a
 # CLI command, a test) is done before the process would have finished starting, and its reads
 # and its close write the rows; a server starts it within its first moments of load.
@@ -245,6 +248,13 @@ class DeferredProjection:
                     return
             if self._position() >= head:  # moved by another process or a read of this one
                 return
+        elif isinstance(worker, HistoryProcess) and worker.state == "running" and worker.standby:
+            # Another engine process's follower holds the lease: it comes round every 20 ms.
+            patience = time.monotonic() + STANDBY_WAIT
+            while time.monotonic() < patience:
+                time.sleep(STANDBY_POLL)
+                if self._position() >= head:
+                    return
         # No follower process here (in-memory SQLite's thread does not hurry), or it did not get
         # there in time: write the tail in this process (the two never write a batch twice: the
         # checkpoint moves compare-and-set).
@@ -285,7 +295,8 @@ class DeferredProjection:
             head = self._store.head_position(conn)
         worker = self.worker
         if worker is not None:
-            projector = worker.state
+            standby = isinstance(worker, HistoryProcess) and worker.standby
+            projector = "standby" if standby and worker.state == "running" else worker.state
         else:  # none yet (SPAWN_AFTER), or told to stop
             projector = "stopped" if self._stopped else "on demand"
         detail = None
@@ -298,7 +309,9 @@ class DeferredProjection:
         elif worker is not None and worker.error is not None:
             detail = f"{type(worker.error).__name__}: {worker.error}"
         return views.ProjectionHealth(
-            status="UP" if projector in ("running", "on demand") and detail is None else "DOWN",
+            status="UP"
+            if projector in ("running", "standby", "on demand") and detail is None
+            else "DOWN",
             mode="deferred",
             projector=projector,
             lag=0 if found is None else head - found.position,

@@ -33,6 +33,7 @@ from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from flowledger.core.errors import ProcessEngineError
+from flowledger.engine.workers.follower_lease import STANDBY_RETRY, FollowerLease
 from flowledger.projections.follower import HistoryFollower, HistoryStopped, ProjectionFailed
 
 log = logging.getLogger("flowledger.history")
@@ -44,6 +45,8 @@ URL_VARIABLE = "FLOWLEDGER_HISTORY_DB"
 BATCH_EVENTS = 5_000  # events per write transaction: short holds of SQLite's one write lock
 HEARTBEAT = 5.0  # seconds between "alive" marks of an idle follower
 FAILED_EXIT = 3  # the child's exit status when it stopped for good (HistoryStopped)
+LEASE_LOST_EXIT = 4  # ... when it lost its lease (restarted, it stands by or takes it again)
+STANDBY = -1  # reported instead of a position: another process holds the lease
 MAX_BACKOFF = 60.0  # seconds: the longest wait between retries and restarts
 STABLE_RUN = 60.0  # seconds a restarted child must run before its backoff starts over
 
@@ -228,6 +231,7 @@ class HistoryProcess:
         # The child has started following (it reported once): until then (an interpreter
         # starting, its imports: most of a second) nobody should wait for it.
         self.ready = False
+        self.standby = False  # another process's follower holds the database's lease
 
     @property
     def state(self) -> str:
@@ -264,7 +268,7 @@ class HistoryProcess:
             assert self._child.stdin is not None
             os.set_blocking(self._child.stdin.fileno(), False)  # `wake` never waits
             self._state = "running"
-            self.ready = False
+            self.ready = self.standby = False
             if self._positions is not None:
                 threading.Thread(
                     target=self._listen,
@@ -278,8 +282,11 @@ class HistoryProcess:
         assert child.stdout is not None
         for line in child.stdout:
             with suppress(ValueError):
-                positions(int(line))
-            self.ready = True
+                position = int(line)
+                self.standby = position == STANDBY
+                self.ready = not self.standby
+                if self.ready:
+                    positions(position)
 
     def wake(self) -> None:
         """Commits are waiting: the child follows at once instead of at its next round."""
@@ -391,6 +398,43 @@ def follow(
             yield conn
 
     runner = HistoryRunner(follower, read, write)
+    lease = FollowerLease(db, kind)
+    try:
+        if not _take_lease(lease, stopped, report):
+            return 0
+        return _follow(runner, lease, kind, stopped, report)
+    finally:
+        lease.release()
+        db.dispose()
+
+
+def _take_lease(
+    lease: FollowerLease, stopped: Callable[[float], bool], report: Callable[[int], None] | None
+) -> bool:
+    """Wait in standby until this process holds the lease (False: told to stop first)."""
+    announced = False
+    while True:
+        try:
+            if lease.take():
+                return True
+        except PASSING as exc:
+            log.warning("cannot ask for the follower lease, trying again: %s", exc)
+        if not announced:
+            log.info("another process follows the log of this database: standing by")
+            if report is not None:
+                report(STANDBY)
+            announced = True
+        if stopped(STANDBY_RETRY):
+            return False
+
+
+def _follow(
+    runner: HistoryRunner,
+    lease: FollowerLease,
+    kind: str,
+    stopped: Callable[[float], bool],
+    report: Callable[[int], None] | None,
+) -> int:
     if report is not None:
         report(0)  # ready: readers may wait for this process from now on
     # The deferred follower comes round more often: reads wait for it (they wake it), and the
@@ -398,25 +442,29 @@ def follow(
     interval = DEFERRED_INTERVAL if kind == "deferred" else INTERVAL
     backoff = _Backoff()
     wait = interval
-    try:
-        while not stopped(wait):
-            try:
-                while not stopped(0) and runner.step() > 0:
-                    if report is not None:
-                        report(runner.position)
-                runner.heartbeat()
-            except HistoryStopped as failure:
-                log.error("history projection stopped: %s", failure)
-                return FAILED_EXIT
-            except Exception as exc:
-                wait = backoff.take()
-                log.warning("history projection failed, retrying in %.0f s: %s", wait, exc)
-                continue
-            backoff.reset()
-            wait = interval
-        return 0
-    finally:
-        db.dispose()
+    checked = time.monotonic()
+    while not stopped(wait):
+        try:
+            while not stopped(0) and runner.step() > 0:
+                if report is not None:
+                    report(runner.position)
+            runner.heartbeat()
+        except HistoryStopped as failure:
+            log.error("history projection stopped: %s", failure)
+            return FAILED_EXIT
+        except Exception as exc:
+            wait = backoff.take()
+            log.warning("history projection failed, retrying in %.0f s: %s", wait, exc)
+            continue
+        if time.monotonic() - checked > HEARTBEAT:
+            checked = time.monotonic()
+            if not lease.still_held():
+                # Another process may follow by now: exit; the supervisor starts a standby.
+                log.warning("the follower lost its connection and with it its lease: restarting")
+                return LEASE_LOST_EXIT
+        backoff.reset()
+        wait = interval
+    return 0
 
 
 def _stdin_closed(timeout: float) -> bool:

@@ -60,10 +60,14 @@ class RunResult:
     cpu_s: float
     lock_waiters: float | None  # mean transactions of the run waiting for a lock (not SQLite)
     errors: list[str]
+    # Seconds the follower (deferred rows, asynchronous history) needed after the window to
+    # write what the window committed: counted in `per_second`, as the single-process
+    # benchmark counts its drain. None when nothing follows the log.
+    catch_up_s: float | None = None
 
     @property
     def per_second(self) -> float:
-        return self.instances / self.seconds
+        return self.instances / (self.seconds + (self.catch_up_s or 0.0))
 
 
 # -- fresh database state -----------------------------------------------------------------
@@ -235,6 +239,34 @@ def sample_lock_waits(scratch: str, start_at: float, stop_at: float, out: list[f
         out.append(statistics.fmean(samples))
 
 
+def time_catch_up(scratch: str, stop_at: float, out: list[float]) -> None:
+    """Append to `out` the seconds after `stop_at` until the follower's checkpoint (deferred
+    rows or asynchronous history) reached the log head as it stood at `stop_at`; nothing when no
+    follower's checkpoint exists."""
+    db = sa.create_engine(scratch)
+    position = sa.text(
+        "SELECT min(position) FROM projection_checkpoint WHERE name IN ('deferred', 'history')"
+    )
+    try:
+        time.sleep(max(stop_at - time.time(), 0))
+        with db.connect() as conn:
+            head = conn.execute(sa.text("SELECT last_position FROM log_head")).scalar()
+            conn.rollback()
+            while True:
+                reached = conn.execute(position).scalar()
+                conn.rollback()
+                if reached is None or head is None:
+                    return
+                if reached >= head:
+                    out.append(max(time.time() - stop_at, 0.0))
+                    return
+                if time.time() > stop_at + 170:
+                    return
+                time.sleep(0.005)
+    finally:
+        db.dispose()
+
+
 def _percentile(values: Sequence[float], fraction: float) -> float:
     if not values:
         return float("nan")
@@ -314,6 +346,11 @@ def run_count(
             target=sample_lock_waits, args=(scratch, start_at, stop_at, waits), daemon=True
         )
         sampler.start()
+        catch_ups: list[float] = []
+        catcher = threading.Thread(
+            target=time_catch_up, args=(scratch, stop_at, catch_ups), daemon=True
+        )
+        catcher.start()
         deadline = stop_at + 120
         results = []
         for _ in children:
@@ -325,6 +362,7 @@ def run_count(
         for child in children:
             child.join(timeout=30)
         sampler.join(timeout=30)
+        catcher.join(timeout=180)
         problems = check_database(scratch)
     latencies = sorted(v for r in results for v in r.latencies_ms)
     errors = [e for r in results for e in r.errors] + problems
@@ -338,6 +376,7 @@ def run_count(
         cpu_s=sum(r.cpu_s for r in results),
         lock_waiters=waits[0] if waits else None,
         errors=errors,
+        catch_up_s=catch_ups[0] if catch_ups else None,
     )
 
 
@@ -348,7 +387,7 @@ def _header(url: str, work: Workload) -> list[str]:
         f"{os.cpu_count()} cores",
         f"{'processes':>9} {'threads':>7} {'inst/s':>8} {'x 1 proc':>8} {'p50 ms':>8} "
         f"{'p99 ms':>8} {'engine CPU %':>12} {'CPU ms/inst':>11} {'lock waits':>10} "
-        f"{'errors':>6}",
+        f"{'catch-up s':>10} {'errors':>6}",
     ]
 
 
@@ -357,9 +396,10 @@ def _row(r: RunResult, base: RunResult | None) -> str:
     cpu = 100 * r.cpu_s / r.seconds
     cpu_per_instance = 1000 * r.cpu_s / r.instances if r.instances else float("nan")
     waits = "-" if r.lock_waiters is None else f"{r.lock_waiters:.2f}"
+    catch_up = "-" if r.catch_up_s is None else f"{r.catch_up_s:.2f}"
     return (
         f"{r.processes:>9} {r.threads:>7} {r.per_second:>8.1f} {ratio:>8} {r.p50_ms:>8.2f} "
-        f"{r.p99_ms:>8.2f} {cpu:>12.0f} {cpu_per_instance:>11.2f} {waits:>10} "
+        f"{r.p99_ms:>8.2f} {cpu:>12.0f} {cpu_per_instance:>11.2f} {waits:>10} {catch_up:>10} "
         f"{len(r.errors):>6}"
     )
 
@@ -409,6 +449,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--history-mode", help="Engine(history_mode=...) (default: the engine's default)"
     )
+    parser.add_argument(
+        "--projection", help="Engine(projection=...): inline or deferred (default: the engine's)"
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results here")
     args = parser.parse_args(argv)
     options: dict[str, Any] = {}
@@ -416,6 +459,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         options["history_level"] = args.history_level
     if args.history_mode:
         options["history_mode"] = args.history_mode
+    if args.projection:
+        options["projection"] = args.projection
     try:
         work = workload(args.workload)
         results: list[RunResult] = []
