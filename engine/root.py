@@ -49,7 +49,11 @@ from flowledger.engine.storage.database import create_database, is_memory_url, s
 from flowledger.engine.storage.state_cache import DEFAULT_MAX_BYTES
 from flowledger.engine.storage.streams import Repository
 from flowledger.engine.workers.checkpointer import Checkpointer
-from flowledger.engine.workers.deferred_projection import DeferredProjection, check_projection
+from flowledger.engine.workers.deferred_projection import (
+    ASYNC_HISTORY,
+    DeferredProjection,
+    check_projection,
+)
 from flowledger.engine.workers.history_lifecycle import HistoryLifecycle, check_mode, resolve_level
 from flowledger.engine.workers.job_executor import JobExecutorSettings
 from flowledger.engine.workers.job_runs import JobRuns
@@ -98,7 +102,9 @@ class Engine:
         command_budget_seconds: float = COMMAND_SECONDS,
     ) -> None:
         check_mode(history_mode)
-        check_projection(projection)
+        projection = check_projection(projection, history_mode)
+        if projection == ASYNC_HISTORY:
+            history_mode = "async"
         if not 0 < command_budget_seconds <= 3600:
             raise InvalidValue("command_budget_seconds must be more than 0 and at most 3,600")
         self.outbound = Outbound(outbound)
@@ -150,9 +156,7 @@ class Engine:
             url=self.url,
             sqlite_synchronous=sqlite_synchronous,
         )
-        self._deferred = self._deferred_projection(
-            projection, history_mode, rows, sqlite_synchronous
-        )
+        self._deferred = self._deferred_projection(projection, rows, sqlite_synchronous)
         # Before anything projects: the rebuilds and history's own paths drain it first.
         self._history.deferred = self._deferred
         wiring = Wiring(
@@ -295,25 +299,23 @@ class Engine:
 
     @property
     def history_mode(self) -> str:
-        """`inline` or `async`; an inline engine joins an asynchronous follower it finds."""
+        """`inline` or `async` (`projection` says the same and more: `async-history` is
+        `async`); an inline engine joins an asynchronous follower it finds."""
         return self._history.mode
 
     @property
     def projection(self) -> str:
-        """`inline` (commands write every row) or `deferred` (behind the log, in batches)."""
-        return "inline" if self._deferred is None else "deferred"
+        """`inline` (commands write every row), `deferred` (a follower writes them behind the
+        log, in batches) or `async-history` (commands write runtime rows, a follower history)."""
+        if self._deferred is not None:
+            return "deferred"
+        return ASYNC_HISTORY if self._history.mode == "async" else "inline"
 
     def _deferred_projection(
-        self, asked: str | None, history_mode: str, rows: SqlRowStore, sqlite_synchronous: str
+        self, asked: str | None, rows: SqlRowStore, sqlite_synchronous: str
     ) -> DeferredProjection | None:
         """The deferred projection of this engine (None: inline), the database converted to
         the mode asked for; without one, the database's own mode."""
-        if asked == "deferred" and history_mode == "async":
-            self.close_early()
-            raise InvalidValue(
-                "projection='deferred' writes history behind the log already: leave "
-                "history_mode at 'inline'"
-            )
         history = self._history
         follower = DeferredFollower(
             self._store, self._codec, history.projector, rows, deferred_table
@@ -327,10 +329,10 @@ class Engine:
             history_level=lambda: history.level,
             sqlite_synchronous=sqlite_synchronous,
         )
-        if history_mode == "async":
-            return None
         stored = DeferredProjection.stored_mode(self._db, self._store)
         mode = asked or stored
+        if asked == ASYNC_HISTORY:
+            mode = "inline"  # runtime rows in each command; the history follower starts later
         if mode == "deferred":
             history.end_async()
             deferred.enable()

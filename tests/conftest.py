@@ -23,8 +23,8 @@ if _PROJECTION:
 
     @functools.wraps(_engine_init)
     def _init_in_test_mode(self: Engine, url: str | None = None, **options: object) -> None:
-        # Asynchronous history is its own mode (the two exclude each other), as is a server DB.
-        if options.get("history_mode") != "async" and (url or "sqlite").startswith("sqlite"):
+        # Asynchronous history is its own mode (the two exclude each other).
+        if options.get("history_mode") != "async":
             options.setdefault("projection", _PROJECTION)
         _engine_init(self, url, **options)  # type: ignore[arg-type]
         ENGINES.add(self)

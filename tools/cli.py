@@ -326,16 +326,21 @@ def migrate() -> None:
 @click.option("--users", metavar="FILE", help="users file: require sign-in or HTTP Basic auth")
 @click.option("--insecure", is_flag=True, help="allow a non-loopback address without auth")
 @click.option(
-    "--history-mode", type=click.Choice(["inline", "async"]), default="inline", show_default=True
+    "--history-mode",
+    type=click.Choice(["inline", "async"]),
+    default="inline",
+    show_default=True,
+    help="the older name of --projection async-history (async); kept for scripts that use it",
 )
 @click.option(
     "--projection",
-    type=click.Choice(["inline", "deferred"]),
+    type=click.Choice(["inline", "deferred", "async-history"]),
     default=None,
     envvar="FLOWLEDGER_PROJECTION",
-    help="where runtime and history rows are written: in each command (inline), or behind the "
-    "log in batches (deferred, SQLite; every read still sees every write before it); default: "
-    "as the database is (a new one: inline)",
+    help="where runtime and history rows are written: in each command (inline), behind the "
+    "log in batches (deferred; every read still sees every write before it), or runtime rows "
+    "in each command and history behind the log (async-history); default: as the database is "
+    "(a new one: inline)",
 )
 @click.option("--max-body-mb", type=int, default=16, show_default=True, help="body limit (MiB)")
 @click.option(

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from sqlalchemy.engine import Connection
 
 from flowledger.core import views
-from flowledger.core.errors import ProcessEngineError, ProjectionBehind
+from flowledger.core.errors import InvalidValue, ProcessEngineError, ProjectionBehind
 from flowledger.engine.storage.connections import Connections
 from flowledger.engine.workers.history_lifecycle import wall_clock
 from flowledger.engine.workers.history_worker import (
@@ -53,7 +53,10 @@ from flowledger.projections.follower import FAILED, ProjectionFailed
 
 log = logging.getLogger("flowledger.projection")
 
-PROJECTION_MODES = ("inline", "deferred")
+# async-history: runtime rows in each command, history rows behind the log (`history_mode=
+# "async"`, its older name, is an alias); deferred: both behind the log.
+ASYNC_HISTORY = "async-history"
+PROJECTION_MODES = ("inline", "deferred", ASYNC_HISTORY)
 READ_WAIT = 2.0  # seconds a read may wait for the tables to reach the log before it refuses
 # Seconds the engine's close gives the follower process to finish its batch before killing it:
 # the close writes whatever is left itself, and a process still starting up would make it wait.
@@ -70,13 +73,22 @@ STANDBY_WAIT, STANDBY_POLL = 0.05, 0.001
 SPAWN_AFTER = 100
 
 
-def check_projection(mode: str | None) -> None:
-    """Refuse an unknown projection mode before anything is opened."""
+def check_projection(mode: str | None, history_mode: str) -> str | None:
+    """The projection asked for, `history_mode="async"` read as its alias `async-history`;
+    an unknown mode, or two that contradict each other, refused before anything is opened."""
     if mode is not None and mode not in PROJECTION_MODES:
         raise ValueError(
             f"projection must be one of {', '.join(PROJECTION_MODES)} (or None: as the "
             f"database is), not {mode!r}"
         )
+    if history_mode != "async":
+        return mode
+    if mode not in (None, ASYNC_HISTORY):
+        raise InvalidValue(
+            f"projection={mode!r} and history_mode='async' contradict each other: "
+            f"history_mode='async' is the older name of projection='{ASYNC_HISTORY}'"
+        )
+    return ASYNC_HISTORY
 
 
 class DeferredProjection:

@@ -289,8 +289,29 @@ def test_close_writes_every_row_and_inline_converts_back(url: str) -> None:
         assert engine.projection == "inline"
 
 
+def test_async_history_is_one_projection_and_history_mode_async_its_alias(url: str) -> None:
+    with Engine(url, projection="deferred") as engine:
+        engine.deploy({"p.bpmn": USER_TASK})
+        pi = engine.start_process_instance("p", {"who": "ann"})
+    # Asked for on a deferred database: the rows are written, the database converted.
+    with Engine(url, projection="async-history") as engine:
+        assert (engine.projection, engine.history_mode) == ("async-history", "async")
+        assert (
+            raw_rows(url, f"SELECT * FROM projection_checkpoint WHERE name = '{CHECKPOINT}'") == []
+        )
+        # Runtime rows in the command, history behind it.
+        (task,) = engine.tasks(process_instance_id=pi.id)
+        engine.complete_task(task.id)
+        assert raw_rows(url, f"SELECT * FROM ACT_RU_TASK WHERE ID_ = '{task.id}'") == []
+        engine.history_service.flush_history()
+        (done,) = engine.history_service.historic_task_instances(pi.id)
+        assert done.end_time is not None
+    with Engine(url, history_mode="async") as engine:  # the older name
+        assert engine.projection == "async-history"
+
+
 def test_deferred_is_refused_where_it_cannot_run() -> None:
     with pytest.raises(ValueError, match="projection must be one of"):
         Engine("sqlite://", projection="later")
-    with pytest.raises(InvalidValue, match="history_mode"):
+    with pytest.raises(InvalidValue, match="history_mode='async' is the older name"):
         Engine("sqlite://", projection="deferred", history_mode="async")
