@@ -235,7 +235,10 @@ class ChangeSet:
             for table, changes in tables.items():
                 if changes:
                     side = moved if deferred(table) else kept
-                    side._merge_tables({table: changes})
+                    if table in side.tables:
+                        side._merge_tables({table: changes})
+                    else:  # the usual case: taken over as it is (this change set is emptied)
+                        side.tables[table] = changes
         self.tables, self.purges, self.earlier = kept.tables, kept.purges, kept.earlier
         self.stamps = kept.stamps
         return moved
