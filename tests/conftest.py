@@ -14,22 +14,25 @@ import pytest
 from flowledger import ControllableClock, Engine
 from tests.support import ENGINES, drop_pooled_databases, fresh_database, selected_kind
 
-# CI's second mode: every engine the tests make projects deferred (FLOWLEDGER_TEST_PROJECTION=
-# deferred), unless a test names its mode. Engines in other processes (a served CLI) adopt the
-# mode of the database a test made.
+# Every engine the tests make is registered, so that a read past the engines (a raw SQL helper
+# given only a URL) writes the rows a deferred projection has not written yet. CI's second mode
+# (FLOWLEDGER_TEST_PROJECTION=inline on SQLite, whose default is deferred) makes every engine
+# project that way unless a test names its mode. Engines in other processes (a served CLI) adopt
+# the mode of the database a test made.
 _PROJECTION = os.environ.get("FLOWLEDGER_TEST_PROJECTION")
-if _PROJECTION:
-    _engine_init = Engine.__init__
+_engine_init = Engine.__init__
 
-    @functools.wraps(_engine_init)
-    def _init_in_test_mode(self: Engine, url: str | None = None, **options: object) -> None:
-        # Asynchronous history is its own mode (the two exclude each other).
-        if options.get("history_mode") != "async":
-            options.setdefault("projection", _PROJECTION)
-        _engine_init(self, url, **options)  # type: ignore[arg-type]
-        ENGINES.add(self)
 
-    Engine.__init__ = _init_in_test_mode  # type: ignore[method-assign]
+@functools.wraps(_engine_init)
+def _init_in_test_mode(self: Engine, url: str | None = None, **options: object) -> None:
+    # Asynchronous history is its own mode.
+    if _PROJECTION and options.get("history_mode") != "async":
+        options.setdefault("projection", _PROJECTION)
+    _engine_init(self, url, **options)  # type: ignore[arg-type]
+    ENGINES.add(self)
+
+
+Engine.__init__ = _init_in_test_mode  # type: ignore[method-assign]
 
 
 @pytest.fixture

@@ -123,7 +123,13 @@ class UnitOfWork:
         self._prepared: tuple[list[NewCommit], WritePlan] | None = None
         # Events the decision may emit before it raises DecisionTooLarge (None: any number).
         self._room = event_limit
-        if wiring.catch_up is not None and conn.get_execution_options().get("flowledger_write"):
+        if wiring.catch_up is not None and (
+            conn.get_execution_options().get("flowledger_write") or conn.dialect.name != "sqlite"
+        ):
+            # A server database decides most commands on a transaction of their own, beside the
+            # append (READ COMMITTED): the tail is written there. SQLite decides inside the write
+            # transaction, or beside it on a read that passed the barrier (no writing there: a
+            # read transaction cannot take SQLite's write lock without risking a deadlock).
             conn.info[CATCH_UP] = wiring.catch_up
 
     def _session(

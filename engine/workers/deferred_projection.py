@@ -98,7 +98,7 @@ class DeferredProjection:
         self,
         db: Connections,
         store: EventStore,
-        follower: DeferredFollower,
+        followers: Callable[[], DeferredFollower],
         inside_command: Callable[[], bool],
         *,
         url: str,
@@ -107,12 +107,19 @@ class DeferredProjection:
     ) -> None:
         self._db = db
         self._store = store
-        self.follower = follower
+        # Two in-process followers, each with the states it replays: one for reads, the drain
+        # and the in-memory thread (its runner lets one of them project at a time), one for
+        # commands that write the tail in their own transaction (`within`, one at a time). Never
+        # one for both: a read projecting in its own write transaction may wait for SQLite's
+        # write lock, which a command waiting for the same follower would hold.
+        self.follower = followers()
+        self._command_follower = followers()
+        self._within = threading.Lock()
         self._inside_command = inside_command
         self._url = url
         self._history_level = history_level
         self._sqlite_synchronous = sqlite_synchronous
-        self._runner = HistoryRunner(follower, db.snapshot, db.write, wall_clock)
+        self._runner = HistoryRunner(self.follower, db.snapshot, db.write, wall_clock)
         self.worker: HistoryProcess | HistoryThread | None = None
         self._starting = threading.Lock()
         self._stopped = True  # until `start`; again after `stop`
@@ -225,8 +232,9 @@ class DeferredProjection:
     def within(self, conn: Connection) -> None:
         """In a command's write transaction, before it looks up a deferred table: the tail is
         written there, so the lookup sees every commit before the command."""
-        while self.follower.catch_up(conn, wall_clock()):
-            pass
+        with self._within:
+            while self._command_follower.catch_up(conn, wall_clock()):
+                pass
 
     # -- the read barrier ---------------------------------------------------------------------
 

@@ -73,19 +73,23 @@ class HistoryRunner:
         self._now = now
         self._last_beat = 0.0
         self.position = 0  # the checkpoint this runner's last batch moved to
+        # One batch at a time: the follower's replayed states are not for two threads at once
+        # (a deferred engine's reads, its drain and, on in-memory SQLite, its follower thread).
+        self._stepping = threading.Lock()
 
     def step(self, max_events: int = BATCH_EVENTS) -> int:
         """Project one batch; the number of events projected (0: history is current).
 
         Raises `ProjectionFailed` (a HistoryStopped, recorded in the checkpoint row) when a
         commit cannot be projected, and the errors in `PASSING` as they come."""
-        try:
-            return self._batch(max_events)
-        except PASSING:
-            raise
-        except Exception:
-            # Which commit? One at a time up to it: those before it are written meanwhile.
-            return self._isolate()
+        with self._stepping:
+            try:
+                return self._batch(max_events)
+            except PASSING:
+                raise
+            except Exception:
+                # Which commit? One at a time up to it: those before it are written meanwhile.
+                return self._isolate()
 
     def heartbeat(self) -> None:
         """Mark the follower alive, at most every HEARTBEAT seconds; HistoryStopped when
