@@ -340,7 +340,7 @@ def migrate() -> None:
     help="where runtime and history rows are written: in each command (inline), behind the "
     "log in batches (deferred; every read still sees every write before it), or runtime rows "
     "in each command and history behind the log (async-history); default: as the database is "
-    "(a new one: inline)",
+    "(a new SQLite file: deferred; a new server database: inline)",
 )
 @click.option("--max-body-mb", type=int, default=16, show_default=True, help="body limit (MiB)")
 @click.option(

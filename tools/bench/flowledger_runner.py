@@ -111,14 +111,14 @@ MODES = (
         "async-history",
         "NORMAL",
         True,
-        "SQLite WAL, synchronous=NORMAL, history_mode=async",
+        "SQLite WAL, synchronous=NORMAL, projection=async-history",
         "audit",
     ),
     Mode(
         "async-history-full-history",
         "NORMAL",
         True,
-        "SQLite WAL, synchronous=NORMAL, history_mode=async at level full",
+        "SQLite WAL, synchronous=NORMAL, projection=async-history at level full",
         "full",
     ),
 )
@@ -172,9 +172,8 @@ def open_engine(path: Path, mode: Mode, **extra: Any) -> Engine:
         "history_level": mode.history_level,
         **extra,
     }
-    if mode.async_history:
-        options["history_mode"] = "async"
-    options["projection"] = mode.projection
+    # Every mode names its projection: a new SQLite file's default is not what "inline" measures.
+    options["projection"] = "async-history" if mode.async_history else mode.projection
     engine = Engine(f"sqlite:///{path}", **options)
     engine.register_delegate(DELEGATE_NAME, count_delegate)
     if mode.projection == "deferred":
