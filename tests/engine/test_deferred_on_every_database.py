@@ -48,7 +48,7 @@ def test_reads_see_every_write_and_the_tables_equal_a_rebuild(db_url: str) -> No
         (locked,) = engine.external_task_service.fetch_and_lock("w", {"work": 60_000})
         assert locked.process_instance_id == pi.id
         assert engine.projection_health().status == "UP"
-    with Engine(db_url) as again:  # adopts the database's mode
+    with Engine(db_url, projection=None) as again:  # adopts the database's mode
         assert again.projection == "deferred"
         report = again.audit_service.verify()
         assert report.problems == []
@@ -59,7 +59,7 @@ def test_one_follower_per_database_and_a_standby_takes_over(db_url: str) -> None
     if db_url.startswith("sqlite"):
         pytest.skip("SQLite has no lease: each engine's follower follows (compare-and-set)")
     first = Engine(db_url, projection="deferred")
-    second = Engine(db_url)
+    second = Engine(db_url, projection=None)
     try:
         first.deploy({"p.bpmn": USER_TASK})
         first.start_projection_follower()

@@ -242,7 +242,7 @@ def test_reads_see_writes_of_other_threads_and_processes(deferred: Engine, url: 
     # none of this engine's rows and projects the missing commits from the log itself.
     # Another process on the file, with no follower of its own running: its read writes what
     # the first engine's commands left behind (or finds its follower did).
-    with Engine(url) as other:
+    with Engine(url, projection=None) as other:
         stop_follower(other)
         stop_follower(deferred)
         second = deferred.start_process_instance("p", {"who": "ann"})
