@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     # Loaded on first use: the history follower runs as `python -m
-    # flowledger.engine.workers.history_worker`, and the facade imports that module; importing it
-    # with the package would load it twice (once as __main__), which runpy warns about.
+    # flowledger.engine.workers.follower_process`, and the facade imports the workers; importing
+    # them with the package would load that module twice (once as __main__), which runpy warns
+    # about.
     if name == "Engine":
         from flowledger.engine.root import Engine
 

@@ -1,7 +1,7 @@
 """Workers that keep asynchronous history close behind the log, and stop loudly when they cannot.
 
-`HistoryProcess` runs the follower in a child process (`python -m core.history_worker`, the
-database URL in its environment), so projecting history takes its own core instead of the command
+`HistoryProcess` runs the follower in a child process (`follower_process`, the database URL in
+its environment), so projecting history takes its own core instead of the command
 path's interpreter lock; the child stops when its stdin closes, which also happens when the parent
 dies. A supervisor thread in the parent restarts a child that dies (killed, out of memory) with
 backoff, and reports each restart. `HistoryThread` does the same in-process, for in-memory SQLite
@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import logging
 import os
-import select
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, suppress
+from collections.abc import Callable
+from contextlib import AbstractContextManager, suppress
 from datetime import UTC, datetime
 
 from sqlalchemy.engine import Connection
@@ -33,7 +32,6 @@ from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from flowledger.core.errors import ProcessEngineError
-from flowledger.engine.workers.follower_lease import STANDBY_RETRY, FollowerLease
 from flowledger.projections.follower import HistoryFollower, HistoryStopped, ProjectionFailed
 
 log = logging.getLogger("flowledger.history")
@@ -141,7 +139,7 @@ def run_to_end(runner: HistoryRunner, what: str) -> None:
         raise ProcessEngineError(f"{what} failed (nothing moved; try again): {exc}") from exc
 
 
-class _Backoff:
+class Backoff:
     """1, 2, 4 … MAX_BACKOFF seconds."""
 
     def __init__(self) -> None:
@@ -187,7 +185,7 @@ class HistoryThread:
         self._thread.join()
 
     def _run(self) -> None:
-        backoff = _Backoff()
+        backoff = Backoff()
         wait = self._interval
         while not self._stopping.is_set():
             self._wake.wait(wait)
@@ -260,7 +258,7 @@ class HistoryProcess:
                 [
                     sys.executable,
                     "-m",
-                    "flowledger.engine.workers.history_worker",
+                    "flowledger.engine.workers.follower_process",
                     history_level,
                     sqlite_synchronous,
                     kind,
@@ -301,7 +299,7 @@ class HistoryProcess:
             os.write(child.stdin.fileno(), b"w")
 
     def _supervise(self) -> None:
-        backoff = _Backoff()
+        backoff = Backoff()
         while True:
             child = self._child
             if child is None:
@@ -357,149 +355,3 @@ class HistoryProcess:
         if self._supervisor is not None:
             self._supervisor.join(timeout=5)
         self._state = "stopped"
-
-
-def follow(
-    url: str,
-    history_level: str,
-    sqlite_synchronous: str,
-    stopped: Callable[[float], bool],
-    kind: str = "history",
-    report: Callable[[int], None] | None = None,
-) -> int:
-    """Project history (`kind` history) or every deferred row (`kind` deferred) from the log
-    until `stopped(wait)` says so (it may wait up to `wait` seconds for the answer); one
-    transaction per batch, whose new checkpoint goes to `report`. Returns the exit status."""
-    from flowledger.engine.lookups import deferred_table
-    from flowledger.engine.storage.codec import make_codec
-    from flowledger.engine.storage.database import create_database
-    from flowledger.eventlog import EventStore
-    from flowledger.projections.changes import SqlRowStore
-    from flowledger.projections.deferred import DeferredFollower
-    from flowledger.projections.history import HistoryProjector
-
-    if kind == "deferred":
-        from flowledger.engine.storage import database
-
-        database.WRITE_RETRY_STEP = DEFERRED_RETRY_STEP
-    db = create_database(url, sqlite_synchronous)
-    store = EventStore(db.dialect.name)
-    projector = HistoryProjector(history_level)
-    follower = (
-        DeferredFollower(store, make_codec(), projector, SqlRowStore(), deferred_table)
-        if kind == "deferred"
-        else HistoryFollower(store, make_codec(), projector, SqlRowStore())
-    )
-
-    @contextmanager
-    def read() -> Iterator[Connection]:
-        with db.connect() as conn, conn.begin():
-            yield conn
-
-    @contextmanager
-    def write() -> Iterator[Connection]:
-        with db.connect().execution_options(flowledger_write=True) as conn, conn.begin():
-            yield conn
-
-    runner = HistoryRunner(follower, read, write)
-    lease = FollowerLease(db, kind)
-    try:
-        if not _take_lease(lease, stopped, report):
-            return 0
-        return _follow(runner, lease, kind, stopped, report)
-    finally:
-        lease.release()
-        db.dispose()
-
-
-def _take_lease(
-    lease: FollowerLease, stopped: Callable[[float], bool], report: Callable[[int], None] | None
-) -> bool:
-    """Wait in standby until this process holds the lease (False: told to stop first)."""
-    announced = False
-    while True:
-        try:
-            if lease.take():
-                return True
-        except PASSING as exc:
-            log.warning("cannot ask for the follower lease, trying again: %s", exc)
-        if not announced:
-            log.info("another process follows the log of this database: standing by")
-            if report is not None:
-                report(STANDBY)
-            announced = True
-        if stopped(STANDBY_RETRY):
-            return False
-
-
-def _follow(
-    runner: HistoryRunner,
-    lease: FollowerLease,
-    kind: str,
-    stopped: Callable[[float], bool],
-    report: Callable[[int], None] | None,
-) -> int:
-    if report is not None:
-        report(0)  # ready: readers may wait for this process from now on
-    # The deferred follower comes round more often: reads wait for it (they wake it), and the
-    # lag stays far below 100 ms; its batches still gather the commits of 20 ms.
-    interval = DEFERRED_INTERVAL if kind == "deferred" else INTERVAL
-    backoff = _Backoff()
-    wait = interval
-    checked = time.monotonic()
-    while not stopped(wait):
-        try:
-            while not stopped(0) and runner.step() > 0:
-                if report is not None:
-                    report(runner.position)
-            runner.heartbeat()
-        except HistoryStopped as failure:
-            log.error("history projection stopped: %s", failure)
-            return FAILED_EXIT
-        except Exception as exc:
-            wait = backoff.take()
-            log.warning("history projection failed, retrying in %.0f s: %s", wait, exc)
-            continue
-        if time.monotonic() - checked > HEARTBEAT:
-            checked = time.monotonic()
-            if not lease.still_held():
-                # Another process may follow by now: exit; the supervisor starts a standby.
-                log.warning("the follower lost its connection and with it its lease: restarting")
-                return LEASE_LOST_EXIT
-        backoff.reset()
-        wait = interval
-    return 0
-
-
-def _stdin_closed(timeout: float) -> bool:
-    """Wait up to `timeout` for the parent to wake us (a byte on stdin: commits are waiting) or
-    to close our stdin; True once it has closed it."""
-    readable, _, _ = select.select([sys.stdin.buffer], [], [], timeout)
-    return bool(readable) and not os.read(sys.stdin.fileno(), 4096)
-
-
-def main(argv: list[str]) -> int:
-    # Started by the engine (HistoryProcess), never by hand: say so rather than fail obscurely.
-    if len(argv) not in (2, 3) or URL_VARIABLE not in os.environ:
-        print(
-            "the history follower is started by the engine (Engine(history_mode='async')), "
-            f"with a history level, a SQLite synchronous mode and ${URL_VARIABLE}",
-            file=sys.stderr,
-        )
-        return 2
-    history_level, sqlite_synchronous, *rest = argv
-    kind = rest[0] if rest else "history"
-    url = os.environ[URL_VARIABLE]
-    logging.basicConfig(level=logging.WARNING, format=f"flowledger {kind}: %(message)s")
-    report = _report if kind == "deferred" else None  # only its parent reads our stdout
-    return follow(url, history_level, sqlite_synchronous, _stdin_closed, kind, report)
-
-
-def _report(position: int) -> None:
-    """Tell the parent the checkpoint a batch reached (it wakes the reads waiting for it)."""
-    with suppress(BrokenPipeError):  # the parent is gone: our stdin closing stops us next
-        os.write(sys.stdout.fileno(), b"%d\n" % position)
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

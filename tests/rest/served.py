@@ -70,7 +70,7 @@ class Served:
                 cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
             except FileNotFoundError:
                 continue
-            if b"history_worker" in cmdline:
+            if b"follower_process" in cmdline:
                 return pid
         return None
 

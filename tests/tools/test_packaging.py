@@ -129,6 +129,7 @@ def test_the_wheel_holds_one_top_level_package_and_no_benchmark(installed: Insta
         "flowledger/__init__.py",
         "flowledger/py.typed",
         "flowledger/engine/workers/history_worker.py",
+        "flowledger/engine/workers/follower_process.py",
         "flowledger/migrations/script.py.mako",
         "flowledger/migrations/versions/0001_event_log.py",
         "flowledger/tools/examples/invoice.bpmn",
