@@ -175,38 +175,39 @@ def verify_consistency(
 
 class MemoryTree:
     """Every level of a tree in memory: `levels[0]` the leaf hashes, `levels[n]` the complete
-    subtrees of 2**n leaves. For tests and small logs; the stored levels answer the same way."""
+    subtrees of 2**n leaves, each level one bytearray of 32-byte hashes (about 64 bytes per leaf
+    in all). For tests and for reading a log whole; stored levels answer the same questions."""
 
     def __init__(self, leaves: Iterable[bytes] = ()) -> None:
-        self.levels: list[list[bytes]] = [[]]
+        self.levels: list[bytearray] = [bytearray()]
         for data in leaves:
             self.append(data)
 
     @property
     def size(self) -> int:
-        return len(self.levels[0])
+        return len(self.levels[0]) // HASH_SIZE
 
     def append(self, data: bytes) -> None:
         """Add one leaf (its data, hashed here) and every subtree it completes."""
         self.append_hash(leaf_hash(data))
 
     def append_hash(self, leaf: bytes) -> None:
-        self.levels[0].append(leaf)
+        self.levels[0] += leaf
         level = 0
-        while len(self.levels[level]) % 2 == 0:
-            pair = self.levels[level][-2:]
+        while len(self.levels[level]) // HASH_SIZE % 2 == 0:
+            pair = self.levels[level][-2 * HASH_SIZE :]
             if level + 1 == len(self.levels):
-                self.levels.append([])
-            self.levels[level + 1].append(node_hash(pair[0], pair[1]))
+                self.levels.append(bytearray())
+            self.levels[level + 1] += node_hash(bytes(pair[:HASH_SIZE]), bytes(pair[HASH_SIZE:]))
             level += 1
 
     def subtree(self, level: int, index: int) -> bytes:
-        try:
-            return self.levels[level][index]
-        except IndexError:
+        start = index * HASH_SIZE
+        if level >= len(self.levels) or index < 0 or start + HASH_SIZE > len(self.levels[level]):
             raise ValueError(
                 f"the tree of {self.size} leaves has no complete subtree {index} at level {level}"
-            ) from None
+            )
+        return bytes(self.levels[level][start : start + HASH_SIZE])
 
     def root(self, size: int | None = None) -> bytes:
         return root(self, self.size if size is None else size)

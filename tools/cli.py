@@ -41,6 +41,7 @@ from .render import print_timeline
 # Subcommands that print results, and so take `--json`; the others serve, write files or
 # (bench) have their own `--json PATH`.
 JSON_COMMANDS = {
+    "audit",
     "example",
     "deploy",
     "start",
@@ -482,12 +483,16 @@ _ready: list[click.Group] = []
 def command() -> click.Group:
     """The command group, with the global options on it and on every subcommand."""
     if not _ready:
-        from . import cli_audit  # noqa: F401  (registers its commands on `app`)
+        from . import cli_audit, cli_proofs  # noqa: F401  (register their commands on `app`)
 
         app.params.extend(global_options(json_output=True))
         for name, sub in app.commands.items():
-            if name not in NO_GLOBALS:
-                sub.params.extend(global_options(json_output=name in JSON_COMMANDS))
+            if name in NO_GLOBALS:
+                continue
+            # A group's options go on its commands: `flowledger audit head --db URL`.
+            commands = sub.commands.values() if isinstance(sub, click.Group) else [sub]
+            for each in commands:
+                each.params.extend(global_options(json_output=name in JSON_COMMANDS))
         _ready.append(app)
     return app
 

@@ -14,9 +14,11 @@ from flowledger.core.errors import InvalidValue, NotFound
 from flowledger.core.instance_trail import Trail
 from flowledger.core.instance_view import Change, diff
 from flowledger.core.state import InstanceState
+from flowledger.engine.audit import log_tree
 from flowledger.engine.audit.inspection import PointInTime
 from flowledger.engine.audit.verify_tasks import VerifyTask
 from flowledger.engine.services.base import Service
+from flowledger.eventlog.proofs import ConsistencyProof, InclusionProof, TreeHead
 
 
 class AuditService(Service):
@@ -133,6 +135,24 @@ class AuditService(Service):
         """The log's anchor now (`POSITION:DIGEST`): kept outside the database, a later
         `verify(expect_anchor=...)` proves nothing up to it was rewritten since."""
         return self._parts.audit.head(progress)
+
+    def tree_head(self, progress: Callable[[int, int], None] | None = None) -> TreeHead:
+        """The Merkle tree head over every commit now (size, root, the last position it holds):
+        kept or published outside the database, later proofs are checked against it."""
+        with self._parts.db.read_unchecked() as conn:  # the log only
+            return log_tree.tree_head(self._parts.store, conn, progress)
+
+    def prove(self, position: int, *, size: int | None = None) -> InclusionProof:
+        """Proof that the commit holding log `position` is in the tree of the first `size`
+        commits (default: all), checkable without the database (`eventlog.proofs`)."""
+        with self._parts.db.read_unchecked() as conn:
+            return log_tree.prove_position(self._parts.store, conn, position, size)
+
+    def prove_consistency(self, old_size: int, new_size: int | None = None) -> ConsistencyProof:
+        """Proof that the tree of `new_size` commits (default: all) only extends the tree of
+        `old_size` commits: nothing in it was changed, removed or reordered since."""
+        with self._parts.db.read_unchecked() as conn:
+            return log_tree.prove_consistency(self._parts.store, conn, old_size, new_size)
 
     def rebuild(
         self,

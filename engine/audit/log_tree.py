@@ -1,0 +1,151 @@
+"""The Merkle tree over the log, its heads and proofs (`eventlog.proofs`), read from the database.
+
+This slice reads the log whole for each answer — every commit's hash, in position order, into a
+tree of packed levels (about 64 bytes a commit: 64 MB at a million commits) — on one read
+snapshot, so a head and a proof made together agree. Stored levels, kept by a follower, will
+answer the same questions in O(log n) reads (issue 34); the proofs do not change with them.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+
+from sqlalchemy.engine import Connection
+
+from flowledger.core.errors import InvalidValue, NotFound
+from flowledger.eventlog import EventStore
+from flowledger.eventlog.merkle import MemoryTree, consistency_proof, inclusion_proof
+from flowledger.eventlog.proofs import (
+    FORMAT,
+    ConsistencyProof,
+    InclusionProof,
+    ProvenCommit,
+    TreeHead,
+    commit_leaf,
+)
+from flowledger.eventlog.records import StoredCommit
+
+Progress = Callable[[int, int], None]
+
+
+class LogTree:
+    """The tree of every commit on one snapshot, and where each commit's positions end."""
+
+    def __init__(self, tree: MemoryTree, last_positions: list[int]) -> None:
+        self.tree = tree
+        self.last_positions = last_positions
+
+    @classmethod
+    def read(
+        cls,
+        store: EventStore,
+        conn: Connection,
+        progress: Progress | None = None,
+        keep: Callable[[int, StoredCommit], None] | None = None,
+    ) -> LogTree:
+        """Every commit's leaf, in position order; `keep(index, commit)` sees each commit."""
+        total = store.commit_count(conn) if progress is not None else 0
+        tree, last_positions = MemoryTree(), []
+        for commit in store.read_all(conn):
+            if keep is not None:
+                keep(tree.size, commit)
+            tree.append_hash(commit_leaf(commit.hash))
+            last_positions.append(commit.last_position)
+            if progress is not None and tree.size % 1000 == 0:
+                progress(tree.size, total)
+        if progress is not None:
+            progress(tree.size, total)
+        return cls(tree, last_positions)
+
+    def head(self, size: int | None = None) -> TreeHead:
+        size = self.tree.size if size is None else self.checked_size(size)
+        return TreeHead(
+            size=size,
+            root=self.tree.root(size).hex(),
+            position=self.last_positions[size - 1] if size else 0,
+        )
+
+    def checked_size(self, size: int) -> int:
+        if not 0 <= size <= self.tree.size:
+            raise InvalidValue(f"the log holds {self.tree.size} commits: no tree head of {size}")
+        return size
+
+    def leaf_of(self, position: int) -> int:
+        """The number of the commit that holds log position `position`."""
+        index = bisect.bisect_left(self.last_positions, position)
+        if position < 1 or index == len(self.last_positions):
+            raise NotFound("Log position", str(position), "the log does not reach it")
+        return index
+
+
+def tree_head(store: EventStore, conn: Connection, progress: Progress | None = None) -> TreeHead:
+    return LogTree.read(store, conn, progress).head()
+
+
+def prove_position(
+    store: EventStore, conn: Connection, position: int, size: int | None = None
+) -> InclusionProof:
+    """The commit holding log position `position` is in the tree of the first `size` commits
+    (default: all)."""
+    found: dict[int, StoredCommit] = {}
+
+    def keep(index: int, commit: StoredCommit) -> None:
+        if commit.first_position <= position <= commit.last_position:
+            found[index] = commit
+
+    log = LogTree.read(store, conn, keep=keep)
+    index = log.leaf_of(position)
+    head = log.head(size)
+    if index >= head.size:
+        raise InvalidValue(
+            f"log position {position} is in commit {index + 1}: the tree of {head.size} commits "
+            "does not hold it yet"
+        )
+    commit = found[index]
+    return InclusionProof(
+        format=FORMAT,
+        head=head,
+        leaf_index=index,
+        event_index=position - commit.first_position,
+        commit=proven(commit),
+        path=[h.hex() for h in inclusion_proof(log.tree, index, head.size)],
+    )
+
+
+def prove_consistency(
+    store: EventStore, conn: Connection, old_size: int, new_size: int | None = None
+) -> ConsistencyProof:
+    """The tree of the first `new_size` commits (default: all) extends that of `old_size`."""
+    log = LogTree.read(store, conn)
+    new = log.head(new_size)
+    if old_size > new.size:
+        raise InvalidValue(
+            f"no consistency proof from {old_size} commits to {new.size}: the old tree is larger"
+        )
+    old = log.head(old_size)
+    return ConsistencyProof(
+        format=FORMAT,
+        old=old,
+        new=new,
+        path=[h.hex() for h in consistency_proof(log.tree, old.size, new.size)],
+    )
+
+
+def proven(commit: StoredCommit) -> ProvenCommit:
+    return ProvenCommit(
+        stream_id=commit.stream_id,
+        first_version=commit.first_version,
+        last_version=commit.last_version,
+        first_position=commit.first_position,
+        last_position=commit.last_position,
+        command_id=commit.command_id,
+        command_type=commit.command_type,
+        actor=commit.actor,
+        causation_position=commit.causation_position,
+        recorded_at=commit.recorded_at,
+        events=commit.events.decode(),
+        prev_hash=commit.prev_hash,
+        hash=commit.hash,
+        via=commit.via,
+    )

@@ -1,0 +1,124 @@
+"""`flowledger audit head | prove | consistency | check` as an auditor runs them, on the suite's
+database: a tree head kept outside, proofs written as files and checked with no database, and the
+consistent re-hash forgery — which the per-stream chains no longer show — caught by the head an
+auditor kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from flowledger import Engine
+from flowledger.eventlog import proofs
+from tests.core.test_verify import forge
+from tests.tools.test_cli_audit import MODEL, cli
+
+HEAD = r"^\d+:[0-9a-f]{64}$"
+
+
+@pytest.fixture
+def claims(db_url: str) -> list[str]:
+    with Engine(db_url) as engine:
+        engine.deploy({"claim.bpmn": MODEL})
+        return [
+            engine.start_process_instance("claim", {"who": f"Claimant-{i}"}).id for i in range(5)
+        ]
+
+
+def _head(capsys: pytest.CaptureFixture[str], db_url: str) -> str:
+    status, out, _err = cli(capsys, "audit", "head", "--db", db_url)
+    assert status == 0
+    return out.strip()
+
+
+def test_a_proof_checks_without_the_database_and_fails_once_changed(
+    db_url: str, claims: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    head = _head(capsys, db_url)
+    assert head.split(":")[0] == "6"  # the deployment and five starts
+    proof_file = tmp_path / "proof.json"
+    status, _out, _err = cli(
+        capsys, "audit", "prove", "5", "--db", db_url, "--out", str(proof_file)
+    )
+    assert status == 0
+    proof = proofs.decode(proof_file.read_bytes())
+    assert isinstance(proof, proofs.InclusionProof)
+    assert proof.commit.first_position <= 5 <= proof.commit.last_position
+    assert len(proof.path) <= 3  # log2 of 6 commits, rounded up
+
+    # No --db: the check never opens a database.
+    status, out, _err = cli(capsys, "audit", "check", str(proof_file), "--head", head)
+    assert (status, out.split()[0]) == (0, "OK")
+    assert "log position 5" in out
+
+    data = json.loads(proof_file.read_text())
+    data["commit"]["actor"] = "mallory"
+    proof_file.write_text(json.dumps(data))
+    status, _out, err = cli(capsys, "audit", "check", str(proof_file), "--head", head)
+    assert status == 1
+    assert "the commit's columns hash to" in err
+
+    # A proof about another tree than the one the auditor trusts proves nothing about it.
+    other = tmp_path / "other.json"
+    cli(capsys, "audit", "prove", "2", "--head", "3", "--db", db_url, "--out", str(other))
+    status, _out, err = cli(capsys, "audit", "check", str(other), "--head", head)
+    assert status == 1 and "not the trusted head" in err
+
+
+def test_the_log_only_grows_past_a_head_kept_earlier(
+    db_url: str, claims: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kept = _head(capsys, db_url)
+    with Engine(db_url) as engine:
+        engine.start_process_instance("claim", {"who": "Later"})
+    now = _head(capsys, db_url)
+    assert now != kept and now.split(":")[0] == "7"
+    proof_file = tmp_path / "grew.json"
+    status, _out, _err = cli(
+        capsys, "audit", "consistency", kept, "--db", db_url, "--out", str(proof_file)
+    )
+    assert status == 0
+    status, out, _err = cli(capsys, "audit", "check", str(proof_file), "--head", kept)
+    assert status == 0 and f"extends the tree {kept}" in out
+
+
+def test_a_consistent_rehash_of_the_past_is_caught_by_the_kept_head(
+    db_url: str, claims: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kept = _head(capsys, db_url)
+    db = sa.create_engine(db_url)
+    try:
+        with db.begin() as conn:
+            forge(conn, claims[1], "Claimant-1", "Claimant-9")
+    finally:
+        db.dispose()
+    # Every stream's chain holds again, so only a head kept outside can tell.
+    status, _out, err = cli(capsys, "audit", "consistency", kept, "--db", db_url)
+    assert status == 1
+    assert "the log was rewritten since that head was taken" in err
+    # A forger who hands out a proof from the rewritten log: it does not check against the head.
+    size = kept.split(":")[0]
+    forged = tmp_path / "forged.json"
+    cli(capsys, "audit", "consistency", size, "--db", db_url, "--out", str(forged))
+    status, _out, err = cli(capsys, "audit", "check", str(forged), "--head", kept)
+    assert status == 1 and "neither of the proof's heads" in err
+
+
+def test_heads_and_proofs_that_are_not_are_refused(
+    db_url: str, claims: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _out, err = cli(capsys, "audit", "prove", "999", "--db", db_url)
+    assert status != 0 and "999" in err
+    status, _out, err = cli(capsys, "audit", "consistency", "12:zz", "--db", db_url)
+    assert status != 0 and "64 hex digits" in err
+    status, _out, err = cli(capsys, "audit", "consistency", "9", "--db", db_url)
+    assert status != 0 and "no consistency proof from 9 commits to 6" in err
+    status, _out, err = cli(capsys, "audit", "consistency", "2", "9", "--db", db_url)
+    assert status != 0 and "the log holds 6 commits: no tree head of 9" in err
+    junk = tmp_path / "junk.json"
+    junk.write_text('{"kind": "inclusion"}')
+    status, _out, err = cli(capsys, "audit", "check", str(junk))
+    assert status != 0 and "not a flowledger proof" in err

@@ -1,0 +1,140 @@
+"""`flowledger audit …`: Merkle tree heads over the log, inclusion and consistency proofs written
+as files, and `audit check`, which verifies such a file with no database at all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from flowledger.eventlog import proofs
+from flowledger.eventlog.proofs import ConsistencyProof, InclusionProof, Proof, TreeHead
+
+from .cli_app import app, open_engine, output
+
+
+def head_text(head: TreeHead) -> str:
+    """A tree head as one word to keep or publish: SIZE:ROOT."""
+    return f"{head.size}:{head.root}"
+
+
+def parse_head(text: str, param_hint: str) -> tuple[int, str | None]:
+    """SIZE or SIZE:ROOT (what `audit head` prints); the root as lowercase hex when given."""
+    size, sep, root = text.strip().partition(":")
+    if not size.isdigit():
+        raise click.BadParameter(f"{text!r} is not SIZE or SIZE:ROOT", param_hint=param_hint)
+    if sep and (len(root) != 64 or any(c not in "0123456789abcdefABCDEF" for c in root)):
+        raise click.BadParameter(
+            f"{text!r}: the root must be 64 hex digits (as `flowledger audit head` prints)",
+            param_hint=param_hint,
+        )
+    return int(size), root.lower() if sep else None
+
+
+def _same_root(head: TreeHead, root: str | None, what: str) -> None:
+    if root is not None and root != head.root:
+        raise click.ClickException(
+            f"{what}: the log's tree of {head.size} commits has root {head.root}, not {root}: "
+            "the log was rewritten since that head was taken (or the head is not this log's)"
+        )
+
+
+def _write(proof: Proof, out: Path | None) -> None:
+    data = proofs.encode(proof)
+    if out is None:
+        click.echo(data.decode(), nl=False)
+    else:
+        out.write_bytes(data)
+        click.echo(f"wrote {out}", err=True)
+
+
+@app.group("audit")
+def audit() -> None:
+    """Merkle tree heads and proofs over the log, checkable without the database."""
+
+
+@audit.command("head")
+def audit_head() -> None:
+    """Print the tree head over every commit now: SIZE:ROOT (keep or publish it)."""
+    out = output()
+    with open_engine() as engine, out.progress("reading the log") as progress:
+        head = engine.audit_service.tree_head(progress)
+    if out.json:
+        out.data(head)
+    else:
+        out.print(head_text(head))
+        out.err.print(f"{head.size} commits, log positions 1..{head.position}")
+
+
+@audit.command("prove")
+@click.argument("position", type=click.IntRange(min=1))
+@click.option("--head", "head", metavar="SIZE[:ROOT]", help="the tree head to prove it in")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="write it here")
+def audit_prove(position: int, head: str | None, out: Path | None) -> None:
+    """Prove that the event at log POSITION is in the log (an inclusion proof, as JSON)."""
+    size, root = (None, None) if head is None else parse_head(head, "--head")
+    with open_engine() as engine:
+        proof = engine.audit_service.prove(position, size=size)
+    _same_root(proof.head, root, "--head")
+    _write(proof, out)
+
+
+@audit.command("consistency")
+@click.argument("old_head", metavar="OLD_HEAD")
+@click.argument("new_head", metavar="[NEW_HEAD]", required=False)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="write it here")
+def audit_consistency(old_head: str, new_head: str | None, out: Path | None) -> None:
+    """Prove that the log (or its tree of NEW_HEAD) only extends OLD_HEAD (SIZE or SIZE:ROOT)."""
+    old_size, old_root = parse_head(old_head, "OLD_HEAD")
+    new_size, new_root = (None, None) if new_head is None else parse_head(new_head, "NEW_HEAD")
+    with open_engine() as engine:
+        proof = engine.audit_service.prove_consistency(old_size, new_size)
+    _same_root(proof.old, old_root, "OLD_HEAD")
+    _same_root(proof.new, new_root, "NEW_HEAD")
+    _write(proof, out)
+
+
+@audit.command("check")
+@click.argument("proof_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--head",
+    "trusted",
+    metavar="SIZE:ROOT",
+    help="the tree head you trust (kept or published earlier): the proof must be about it",
+)
+def audit_check(proof_file: Path, trusted: str | None) -> None:
+    """Check a proof file with no database: exit 0 when it holds, 1 (saying why) when not."""
+    head = None
+    if trusted is not None:
+        size, root = parse_head(trusted, "--head")
+        if root is None:
+            raise click.BadParameter(
+                "a trusted head needs its root: SIZE:ROOT", param_hint="--head"
+            )
+        head = TreeHead(size=size, root=root, position=0)
+    try:
+        proof = proofs.decode(proof_file.read_bytes())
+        if isinstance(proof, InclusionProof):
+            problems = proofs.check_inclusion(proof, head)
+            what = (
+                f"log position {proof.commit.first_position + proof.event_index} (commit "
+                f"{proof.leaf_index + 1}, stream {proof.commit.stream_id}) is in the tree "
+                f"{head_text(proof.head)}"
+            )
+        else:
+            assert isinstance(proof, ConsistencyProof)
+            problems = proofs.check_consistency(proof, head)
+            what = f"the tree {head_text(proof.new)} extends the tree {head_text(proof.old)}"
+    except proofs.ProofError as exc:
+        raise click.ClickException(f"{proof_file}: {exc}") from None
+    if problems:
+        for problem in problems:
+            click.echo(f"FAILED {problem}", err=True)
+        raise click.exceptions.Exit(1)
+    click.echo(f"OK {what}")
+    if head is None:
+        click.echo(
+            "(checked against the proof's own head: pass --head SIZE:ROOT with a head you got "
+            "from elsewhere to know it is the log's)",
+            err=True,
+        )
