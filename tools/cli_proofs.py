@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from flowledger.eventlog import proofs
+from flowledger.eventlog import proofs, signed_heads
 from flowledger.eventlog.proofs import ConsistencyProof, InclusionProof, Proof, TreeHead
 
 from .cli_app import app, open_engine, output
@@ -53,10 +53,39 @@ def audit() -> None:
     """Merkle tree heads and proofs over the log, checkable without the database."""
 
 
+@audit.command("keygen")
+@click.argument("key_file", type=click.Path(dir_okay=False, path_type=Path))
+def audit_keygen(key_file: Path) -> None:
+    """Write a new Ed25519 signing key to KEY_FILE (mode 0600) and its public key to
+    KEY_FILE.pub. Keep the private key off the database's machine if you can."""
+    try:
+        public = signed_heads.generate(key_file)
+    except signed_heads.KeyFileError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote {key_file} (private, mode 0600) and {public} (give it to auditors)")
+
+
 @audit.command("head")
-def audit_head() -> None:
-    """Print the tree head over every commit now: SIZE:ROOT (keep or publish it)."""
+@click.option(
+    "--signing-key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="sign the head with this key (`audit keygen`): prints a signed checkpoint",
+)
+@click.option("--origin", help="the log's name in a signed head (default: from its first commit)")
+def audit_head(signing_key: Path | None, origin: str | None) -> None:
+    """Print the tree head over every commit now: SIZE:ROOT, or signed (keep or publish it)."""
     out = output()
+    if signing_key is not None:
+        try:
+            key = signed_heads.load_private(signing_key)
+        except signed_heads.KeyFileError as exc:
+            raise click.ClickException(str(exc)) from None
+        with open_engine() as engine, out.progress("reading the log") as progress:
+            note = engine.audit_service.signed_head(
+                key, signed_heads.key_name(signing_key), origin=origin, progress=progress
+            )
+        click.echo(note, nl=False)
+        return
     with open_engine() as engine, out.progress("reading the log") as progress:
         head = engine.audit_service.tree_head(progress)
     if out.json:
@@ -94,24 +123,54 @@ def audit_consistency(old_head: str, new_head: str | None, out: Path | None) -> 
     _write(proof, out)
 
 
+def _signed(path: Path, key_file: Path | None, what: str) -> signed_heads.SignedHead:
+    if key_file is None:
+        raise click.UsageError(f"{what} is a signed head: --key PUBLIC_KEY checks its signature")
+    try:
+        return signed_heads.verify(
+            path.read_text(errors="replace"), signed_heads.load_public(key_file)
+        )
+    except (signed_heads.KeyFileError, signed_heads.HeadError) as exc:
+        raise click.ClickException(f"{path}: {exc}") from None
+
+
+def _trusted(text: str, key_file: Path | None) -> TreeHead:
+    """--head: SIZE:ROOT, or a file holding a signed head (checked with --key)."""
+    if Path(text).is_file():
+        return _signed(Path(text), key_file, f"--head {text}").head
+    size, root = parse_head(text, "--head")
+    if root is None:
+        raise click.BadParameter("a trusted head needs its root: SIZE:ROOT", param_hint="--head")
+    return TreeHead(size=size, root=root, position=0)
+
+
 @audit.command("check")
 @click.argument("proof_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--head",
     "trusted",
-    metavar="SIZE:ROOT",
-    help="the tree head you trust (kept or published earlier): the proof must be about it",
+    metavar="SIZE:ROOT|FILE",
+    help="the tree head you trust (kept or published earlier, or a signed head's file): the "
+    "proof must be about it",
 )
-def audit_check(proof_file: Path, trusted: str | None) -> None:
-    """Check a proof file with no database: exit 0 when it holds, 1 (saying why) when not."""
-    head = None
-    if trusted is not None:
-        size, root = parse_head(trusted, "--head")
-        if root is None:
-            raise click.BadParameter(
-                "a trusted head needs its root: SIZE:ROOT", param_hint="--head"
-            )
-        head = TreeHead(size=size, root=root, position=0)
+@click.option(
+    "--key",
+    "key_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="the public key signed heads are checked with",
+)
+def audit_check(proof_file: Path, trusted: str | None, key_file: Path | None) -> None:
+    """Check a proof file, or a signed head, with no database: exit 0 when it holds, 1 (saying
+    why) when not."""
+    if proof_file.read_bytes().lstrip()[:1] != b"{":  # not JSON: a signed head
+        signed = _signed(proof_file, key_file, str(proof_file))
+        click.echo(
+            f"OK {signed.origin} {head_text(signed.head)} (log positions "
+            f"1..{signed.head.position}), signed by {signed.key_name} at "
+            f"{signed.time:%Y-%m-%dT%H:%M:%SZ}"
+        )
+        return
+    head = None if trusted is None else _trusted(trusted, key_file)
     try:
         proof = proofs.decode(proof_file.read_bytes())
         if isinstance(proof, InclusionProof):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from sqlalchemy.engine import Connection
 
-from flowledger.core.errors import InvalidValue, NotFound
+from flowledger.core.errors import InvalidValue, NotFound, ProcessEngineError
 from flowledger.eventlog import EventStore
 from flowledger.eventlog.merkle import MemoryTree, consistency_proof, inclusion_proof
 from flowledger.eventlog.proofs import (
@@ -27,6 +27,7 @@ from flowledger.eventlog.proofs import (
 from flowledger.eventlog.records import StoredCommit
 
 Progress = Callable[[int, int], None]
+DURABLE_TRIES = 5  # FULL checkpoints tried before signing gives up (each waits for writers)
 
 
 class LogTree:
@@ -81,6 +82,25 @@ class LogTree:
 
 def tree_head(store: EventStore, conn: Connection, progress: Progress | None = None) -> TreeHead:
     return LogTree.read(store, conn, progress).head()
+
+
+def make_durable(conn: Connection) -> None:
+    """Everything committed so far is on disk once this returns: a head is signed only over
+    commits a power loss cannot take back (which would later look like tampering). SQLite in WAL
+    mode with synchronous=NORMAL syncs its WAL at checkpoints only: a FULL checkpoint syncs it and
+    copies it into the database file. PostgreSQL and MariaDB sync each commit already (their
+    defaults, synchronous_commit=on and innodb_flush_log_at_trx_commit=1, which an operator who
+    signs heads must keep)."""
+    if conn.dialect.name != "sqlite":
+        return
+    for _ in range(DURABLE_TRIES):
+        busy, _log, _done = conn.exec_driver_sql("PRAGMA wal_checkpoint(FULL)").one()
+        if not busy:
+            return
+    raise ProcessEngineError(
+        "cannot make the log durable before signing its head: SQLite's checkpoint stayed busy "
+        f"{DURABLE_TRIES} times (a long reader?); try again"
+    )
 
 
 def prove_position(

@@ -9,6 +9,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from flowledger.core import audit_trail, views
 from flowledger.core.errors import InvalidValue, NotFound
 from flowledger.core.instance_trail import Trail
@@ -18,6 +20,7 @@ from flowledger.engine.audit import log_tree
 from flowledger.engine.audit.inspection import PointInTime
 from flowledger.engine.audit.verify_tasks import VerifyTask
 from flowledger.engine.services.base import Service
+from flowledger.eventlog import signed_heads
 from flowledger.eventlog.proofs import ConsistencyProof, InclusionProof, TreeHead
 
 
@@ -141,6 +144,25 @@ class AuditService(Service):
         kept or published outside the database, later proofs are checked against it."""
         with self._parts.db.read_unchecked() as conn:  # the log only
             return log_tree.tree_head(self._parts.store, conn, progress)
+
+    def signed_head(
+        self,
+        key: Ed25519PrivateKey,
+        key_name: str,
+        *,
+        origin: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> str:
+        """The tree head over every commit, signed with `key` (kept outside the database) as a
+        transparency-log checkpoint (`eventlog.signed_heads`), over commits already on disk.
+        `origin` names the log (default: from its first commit's hash)."""
+        with self._parts.db.read_unchecked() as conn:
+            head = log_tree.tree_head(self._parts.store, conn, progress)
+            first = next(self._parts.store.read_all(conn, batch_size=1), None)
+        with self._parts.db.read_unchecked() as conn:
+            log_tree.make_durable(conn)
+        name = origin or signed_heads.origin_of(None if first is None else first.hash)
+        return signed_heads.sign(name, head, key, key_name, self._parts.clock.now())
 
     def prove(self, position: int, *, size: int | None = None) -> InclusionProof:
         """Proof that the commit holding log `position` is in the tree of the first `size`

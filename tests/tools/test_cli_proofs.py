@@ -122,3 +122,56 @@ def test_heads_and_proofs_that_are_not_are_refused(
     junk.write_text('{"kind": "inclusion"}')
     status, _out, err = cli(capsys, "audit", "check", str(junk))
     assert status != 0 and "not a flowledger proof" in err
+
+
+def test_a_signed_head_checks_with_the_public_key_alone(
+    db_url: str, claims: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = tmp_path / "ledger.key"
+    status, _out, _err = cli(capsys, "audit", "keygen", str(key))
+    assert status == 0
+    assert key.stat().st_mode & 0o777 == 0o600
+    public = tmp_path / "ledger.key.pub"
+    status, note, _err = cli(capsys, "audit", "head", "--db", db_url, "--signing-key", str(key))
+    assert status == 0
+    lines = note.splitlines()
+    assert lines[0].startswith("flowledger/") and lines[1] == "6"  # origin, size
+    assert lines[-1].startswith("\u2014 ledger.key ")
+    head_file = tmp_path / "head.txt"
+    head_file.write_text(note)
+    status, out, _err = cli(capsys, "audit", "check", str(head_file), "--key", str(public))
+    assert status == 0 and out.startswith(f"OK {lines[0]} 6:")
+
+    # A proof checked against the signed head, with nothing but the two files and the key.
+    proof_file = tmp_path / "proof.json"
+    cli(capsys, "audit", "prove", "3", "--db", db_url, "--out", str(proof_file))
+    status, out, _err = cli(
+        capsys, "audit", "check", str(proof_file), "--head", str(head_file), "--key", str(public)
+    )
+    assert status == 0 and "log position 3" in out
+
+    # Changed after signing: the size line says 7.
+    head_file.write_text(note.replace("\n6\n", "\n7\n", 1))
+    status, _out, err = cli(capsys, "audit", "check", str(head_file), "--key", str(public))
+    assert status == 1 and "the head was changed after it was signed" in err
+
+    # Another key's public half finds no signature of its own on the head.
+    other = tmp_path / "other.key"
+    cli(capsys, "audit", "keygen", str(other))
+    head_file.write_text(note)
+    status, _out, err = cli(
+        capsys, "audit", "check", str(head_file), "--key", str(tmp_path / "other.key.pub")
+    )
+    assert status == 1 and "no signature by this public key" in err
+
+
+def test_a_signing_key_others_can_read_is_refused_and_keys_are_never_overwritten(
+    db_url: str, claims: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = tmp_path / "ledger.key"
+    cli(capsys, "audit", "keygen", str(key))
+    status, _out, err = cli(capsys, "audit", "keygen", str(key))
+    assert status == 1 and "exists: keys are never overwritten" in err
+    key.chmod(0o640)
+    status, _out, err = cli(capsys, "audit", "head", "--db", db_url, "--signing-key", str(key))
+    assert status == 1 and "accessible by others (mode 0640)" in err
