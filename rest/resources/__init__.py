@@ -26,6 +26,7 @@ from . import (
     incident,
     job,
     job_definition,
+    log_proofs,
     message,
     process_definition,
     process_definition_form,
@@ -69,6 +70,7 @@ MODULES: tuple[ModuleType, ...] = (
 
 EXTENSIONS: tuple[ModuleType, ...] = (
     audit_trail,
+    log_proofs,
     form_fields,
     activity_durations,
     dashboard,
