@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import stat
 from dataclasses import dataclass
@@ -120,6 +121,42 @@ def _parse(text: str, key_name: str, note: str) -> SignedHead:
         raise HeadError("the signed text is not a tree head (origin, size, root, time)") from None
     head = TreeHead(size=size, root=root.hex(), position=position)
     return SignedHead(origin, head, time, key_name, note)
+
+
+# -- published heads ---------------------------------------------------------------------------
+
+
+def publish(path: Path, note: str) -> None:
+    """Append a signed head to the file of published heads (one JSON document per line), synced
+    to disk before returning: a head once published stays published."""
+    line = json.dumps({"note": note}) + "\n"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, line.encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def published(path: Path) -> list[str]:
+    """The signed heads in a file of published heads, oldest first; HeadError names a line that
+    is not one."""
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise HeadError(f"cannot read the published heads {path}: {exc.strerror}") from None
+    notes = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            note = json.loads(line)["note"]
+        except (ValueError, KeyError, TypeError):
+            raise HeadError(f"{path}:{number}: not a published head") from None
+        if not isinstance(note, str):
+            raise HeadError(f"{path}:{number}: not a published head")
+        notes.append(note)
+    return notes
 
 
 # -- key files ---------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from flowledger.core.views import PackageSummary
 from flowledger.engine import Engine
 
 from .cli_app import app, as_user, open_engine, output
+from .cli_proofs import published_heads
 from .output import Output, when
 from .render import compact, diff_table, instance_panel, print_timeline, who
 
@@ -275,13 +276,31 @@ def head() -> None:
     help="an anchor `head` printed earlier (or a file holding it): the log up to it must be "
     "unchanged",
 )
+@click.option(
+    "--against-published",
+    "published",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="a file of signed heads (`audit publish`): the log must still extend every one",
+)
+@click.option(
+    "--key",
+    "key_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="the public key the published heads are checked with",
+)
 @click.option("--instance", metavar="ID", help="only this process instance (quick)")
-def verify(against: str | None, instance: str | None) -> None:
+def verify(
+    against: str | None, published: Path | None, key_file: Path | None, instance: str | None
+) -> None:
     """Check hash chains, the command log, replay == live state, and rebuilt tables == live."""
     out = output()
     anchor = None if against is None else anchor_from(against)
+    heads = [] if published is None else published_heads(published, key_file)
     with open_engine() as engine, out.progress("verify") as progress:
         report = engine.verify(expect_anchor=anchor, progress=progress, instance=instance)
+        if heads:
+            found = engine.audit_service.check_published(heads)
+            report = msgspec.structs.replace(report, problems=[*report.problems, *found])
     if out.json:
         out.data(report)
     else:

@@ -123,6 +123,49 @@ def audit_consistency(old_head: str, new_head: str | None, out: Path | None) -> 
     _write(proof, out)
 
 
+def published_heads(path: Path, key_file: Path | None) -> list[TreeHead]:
+    """The heads in a file of published heads, each signature checked with `key_file`."""
+    if key_file is None:
+        raise click.UsageError("--against-published needs --key, the heads' public key")
+    try:
+        public = signed_heads.load_public(key_file)
+        notes = signed_heads.published(path)
+        return [signed_heads.verify(note, public).head for note in notes]
+    except (signed_heads.KeyFileError, signed_heads.HeadError) as exc:
+        raise click.ClickException(f"{path}: {exc}") from None
+
+
+@audit.command("publish")
+@click.option(
+    "--signing-key",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="the key that signs the head (`audit keygen`)",
+)
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="the file of published heads (appended to, one signed head a line)",
+)
+@click.option("--origin", help="the log's name in the head (default: from its first commit)")
+def audit_publish(signing_key: Path, target: Path, origin: str | None) -> None:
+    """Sign the tree head now and append it to a file of published heads (keep that file
+    where the database's writers cannot rewrite it): `verify --against-published` checks it."""
+    try:
+        key = signed_heads.load_private(signing_key)
+    except signed_heads.KeyFileError as exc:
+        raise click.ClickException(str(exc)) from None
+    with open_engine() as engine:
+        note = engine.audit_service.signed_head(
+            key, signed_heads.key_name(signing_key), origin=origin
+        )
+    signed_heads.publish(target, note)
+    lines = note.splitlines()
+    click.echo(f"published {lines[1]} commits of {lines[0]} to {target}")
+
+
 def _signed(path: Path, key_file: Path | None, what: str) -> signed_heads.SignedHead:
     if key_file is None:
         raise click.UsageError(f"{what} is a signed head: --key PUBLIC_KEY checks its signature")

@@ -84,6 +84,27 @@ def tree_head(store: EventStore, conn: Connection, progress: Progress | None = N
     return LogTree.read(store, conn, progress).head()
 
 
+def check_heads(store: EventStore, conn: Connection, heads: list[TreeHead]) -> list[str]:
+    """What the log says against heads published earlier (empty: it extends every one): a head
+    whose size the log's tree no longer has, or whose root it no longer gives, means commits
+    were removed or rewritten after the head was taken."""
+    log = LogTree.read(store, conn)
+    problems = []
+    for head in heads:
+        if head.size > log.tree.size:
+            problems.append(
+                f"published: a head covers {head.size} commits, the log holds only "
+                f"{log.tree.size}: commits were removed after it was published"
+            )
+        elif log.tree.root(head.size).hex() != head.root:
+            problems.append(
+                f"published: the log's tree of {head.size} commits has root "
+                f"{log.tree.root(head.size).hex()}, not the published {head.root}: the log was "
+                "rewritten after that head was published"
+            )
+    return problems
+
+
 def make_durable(conn: Connection) -> None:
     """Everything committed so far is on disk once this returns: a head is signed only over
     commits a power loss cannot take back (which would later look like tampering). SQLite in WAL

@@ -164,6 +164,12 @@ class AuditService(Service):
         name = origin or signed_heads.origin_of(None if first is None else first.hash)
         return signed_heads.sign(name, head, key, key_name, self._parts.clock.now())
 
+    def check_published(self, heads: list[TreeHead]) -> list[str]:
+        """Problems of the log against tree heads published earlier (their signatures checked
+        by the caller): empty when it still extends every one."""
+        with self._parts.db.read_unchecked() as conn:
+            return log_tree.check_heads(self._parts.store, conn, heads)
+
     def prove(self, position: int, *, size: int | None = None) -> InclusionProof:
         """Proof that the commit holding log `position` is in the tree of the first `size`
         commits (default: all), checkable without the database (`eventlog.proofs`)."""

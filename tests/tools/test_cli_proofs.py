@@ -175,3 +175,58 @@ def test_a_signing_key_others_can_read_is_refused_and_keys_are_never_overwritten
     key.chmod(0o640)
     status, _out, err = cli(capsys, "audit", "head", "--db", db_url, "--signing-key", str(key))
     assert status == 1 and "accessible by others (mode 0640)" in err
+
+
+def test_verify_against_published_heads_catches_a_rewrite_after_publishing(
+    db_url: str, claims: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key, published = tmp_path / "ledger.key", tmp_path / "published.jsonl"
+    public = tmp_path / "ledger.key.pub"
+    cli(capsys, "audit", "keygen", str(key))
+    status, out, _err = cli(
+        capsys,
+        "audit",
+        "publish",
+        "--db",
+        db_url,
+        "--signing-key",
+        str(key),
+        "--to",
+        str(published),
+    )
+    assert status == 0 and out.startswith("published 6 commits")
+    with Engine(db_url) as engine:
+        engine.start_process_instance("claim", {"who": "Later"})
+    cli(
+        capsys,
+        "audit",
+        "publish",
+        "--db",
+        db_url,
+        "--signing-key",
+        str(key),
+        "--to",
+        str(published),
+    )
+    assert len(published.read_text().splitlines()) == 2
+
+    verify = ("verify", "--db", db_url, "--against-published", str(published), "--key", str(public))
+    status, out, _err = cli(capsys, *verify)
+    assert status == 0 and "OK" in out
+
+    db = sa.create_engine(db_url)
+    try:
+        with db.begin() as conn:
+            forge(conn, claims[2], "Claimant-2", "Claimant-7")
+    finally:
+        db.dispose()
+    status, out, _err = cli(capsys, *verify)
+    assert status == 2
+    rewritten = [
+        line for line in out.splitlines() if "rewritten after that head was published" in line
+    ]
+    assert len(rewritten) == 2  # both heads cover the forged commit
+
+    # Without the key the published file proves nothing: refused before anything is read.
+    status, _out, err = cli(capsys, "verify", "--db", db_url, "--against-published", str(published))
+    assert status != 0 and "needs --key" in err
