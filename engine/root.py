@@ -13,6 +13,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import Connection
@@ -54,6 +55,7 @@ from flowledger.engine.workers.deferred_projection import (
     DeferredProjection,
     check_projection,
 )
+from flowledger.engine.workers.head_publisher import HeadPublisher, HeadPublisherHealth
 from flowledger.engine.workers.history_lifecycle import HistoryLifecycle, check_mode, resolve_level
 from flowledger.engine.workers.job_executor import JobExecutorSettings
 from flowledger.engine.workers.job_runs import JobRuns
@@ -62,6 +64,7 @@ from flowledger.projections.changes import SqlRowStore
 from flowledger.projections.deferred import DeferredFollower
 
 DEFAULT_URL = "sqlite:///flowledger.db"
+HEAD_INTERVAL = 300.0  # seconds between signed heads a server publishes (while the log grows)
 # The projection of a new SQLite file when none is asked for (issue 33: it beats inline in the
 # benchmark and CI passes in it); server databases and in-memory SQLite start inline.
 DEFAULT_SQLITE_PROJECTION = "deferred"
@@ -123,6 +126,7 @@ class Engine:
                 "'end' (a root instance's end stamps its history) or 'start'"
             )
         self.url = url or DEFAULT_URL
+        self._head_publisher: HeadPublisher | None = None
         self.clock: Clock = clock or SystemClock()
         self.allow_scripts = allow_scripts
         self._checkpointer = _start_checkpointer(self.url, sqlite_synchronous)
@@ -236,6 +240,39 @@ class Engine:
 
     # -- lifecycle -------------------------------------------------------------------------
 
+    def publish_heads(
+        self,
+        signing_key: str | Path,
+        target: str | Path,
+        *,
+        every: float = HEAD_INTERVAL,
+        origin: str | None = None,
+    ) -> HeadPublisher:
+        """Sign the log's tree head with the key in `signing_key` (`flowledger audit keygen`)
+        every `every` seconds while the log grows, appending each to the file of published heads
+        `target` (what `flowledger serve --signing-key --publish-heads` runs). KeyFileError
+        names a key that cannot be used; `head_publisher_health()` says how it goes."""
+        from flowledger.eventlog import signed_heads  # cryptography, only for those who sign
+
+        key_path = Path(signing_key)
+        key = signed_heads.load_private(key_path)
+        name = signed_heads.key_name(key_path)
+        publisher = HeadPublisher(
+            lambda: self.audit_service.signed_head(key, name, origin=origin),
+            Path(target),
+            every,
+            self.log_position,
+        )
+        if self._head_publisher is not None:
+            self._head_publisher.stop()
+        self._head_publisher = publisher
+        publisher.start()
+        return publisher
+
+    def head_publisher_health(self) -> HeadPublisherHealth | None:
+        """How the publishing of signed heads goes; None when this engine publishes none."""
+        return None if self._head_publisher is None else self._head_publisher.health()
+
     def close(self) -> None:
         """Stop background work (history is brought up to date first) and release the pool.
 
@@ -244,6 +281,8 @@ class Engine:
         Closing a view (`acting_as`) leaves the engine it views open."""
         if not self._owner:
             return
+        if self._head_publisher is not None:
+            self._head_publisher.stop()
         self._parts.jobs.stop()
         if self._deferred is not None:
             self._deferred.stop()  # every row written: readers need no barrier any more

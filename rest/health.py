@@ -63,6 +63,21 @@ def health(engine: NamedDependency[Engine]) -> Response[HealthDto]:
     )
     if projection.status != "UP":
         status = "DOWN"
+    heads = engine.head_publisher_health()
+    if heads is not None:
+        components["heads"] = ComponentDto(
+            heads.status,
+            {
+                "target": heads.target,
+                "interval": heads.interval,
+                "published": heads.published,
+                **({} if heads.last_size is None else {"lastSize": heads.last_size}),
+                **({} if heads.last_at is None else {"lastAt": format_date(heads.last_at)}),
+                **({} if heads.last_error is None else {"lastError": heads.last_error}),
+            },
+        )
+        if heads.status != "UP":
+            status = "DOWN"
     jobs = engine.management_service.job_executor_health()
     if jobs is not None:
         job_status = "UP" if jobs.running else "DOWN"

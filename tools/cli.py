@@ -343,6 +343,24 @@ def migrate() -> None:
     "in each command and history behind the log (async-history); default: as the database is "
     "(a new SQLite file: deferred; a new server database: inline)",
 )
+@click.option(
+    "--signing-key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="sign the log's tree head with this key (`audit keygen`) and publish it (--publish-heads)",
+)
+@click.option(
+    "--publish-heads",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="append a signed head to this file at every --head-interval while the log grows",
+)
+@click.option(
+    "--head-interval",
+    type=click.FloatRange(min=1.0),
+    default=300.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="seconds between published heads",
+)
 @click.option("--max-body-mb", type=int, default=16, show_default=True, help="body limit (MiB)")
 @click.option(
     "--no-job-executor",
@@ -369,6 +387,9 @@ def serve(
     insecure: bool,
     history_mode: str,
     projection: str | None,
+    signing_key: Path | None,
+    publish_heads: Path | None,
+    head_interval: float,
     max_body_mb: int,
     no_job_executor: bool,
     history_time_to_live: int | None,
@@ -385,6 +406,15 @@ def serve(
         require_private(users)  # before reading it, as ssh does a private key
         accounts = Users.load(users)
     check_binding(host, accounts, insecure)  # refuse before touching the database
+    if (signing_key is None) != (publish_heads is None):
+        raise click.UsageError("--signing-key and --publish-heads go together")
+    if signing_key is not None:
+        from flowledger.eventlog import signed_heads
+
+        try:
+            signed_heads.load_private(signing_key)  # refuse a bad key before serving
+        except signed_heads.KeyFileError as exc:
+            raise click.ClickException(str(exc)) from None
     engine = open_engine(
         create=True,
         history_mode=history_mode,
@@ -394,6 +424,8 @@ def serve(
         history_removal_time_strategy=history_removal_time_strategy,
     )
     engine.start_projection_follower()  # a server is long-lived: no need to wait for load
+    if signing_key is not None and publish_heads is not None:
+        engine.publish_heads(signing_key, publish_heads, every=head_interval)
     try:
         serve_http(
             engine,

@@ -7,9 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from typing import TYPE_CHECKING, Any
 
 from flowledger.core import audit_trail, views
 from flowledger.core.errors import InvalidValue, NotFound
@@ -20,8 +18,10 @@ from flowledger.engine.audit import log_tree
 from flowledger.engine.audit.inspection import PointInTime
 from flowledger.engine.audit.verify_tasks import VerifyTask
 from flowledger.engine.services.base import Service
-from flowledger.eventlog import signed_heads
 from flowledger.eventlog.proofs import ConsistencyProof, InclusionProof, TreeHead
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 
 class AuditService(Service):
@@ -161,6 +161,8 @@ class AuditService(Service):
             first = next(self._parts.store.read_all(conn, batch_size=1), None)
         with self._parts.db.read_unchecked() as conn:
             log_tree.make_durable(conn)
+        from flowledger.eventlog import signed_heads  # cryptography, only for those who sign
+
         name = origin or signed_heads.origin_of(None if first is None else first.hash)
         return signed_heads.sign(name, head, key, key_name, self._parts.clock.now())
 
