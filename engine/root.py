@@ -179,6 +179,7 @@ class Engine:
             history_removal_time_strategy,
             deferred=None if self._deferred is None else deferred_table,
             catch_up=None if self._deferred is None else self._deferred.within,
+            catch_up_beside=None if self._deferred is None else self._deferred.beside,
         )
         self._bus = CommandBus(
             HANDLERS,

@@ -68,6 +68,9 @@ class Wiring:
     # their rows out), and the catch-up a lookup of one runs first in the command's transaction.
     deferred: Callable[[Table], bool] | None = None
     catch_up: Callable[[Connection], None] | None = None
+    # ... and the one of a command decided on a transaction of its own (a server database's):
+    # the tail is written in short transactions beside it, which it then reads (READ COMMITTED).
+    catch_up_beside: Callable[[Connection], None] | None = None
 
 
 class UnitOfWork:
@@ -123,14 +126,18 @@ class UnitOfWork:
         self._prepared: tuple[list[NewCommit], WritePlan] | None = None
         # Events the decision may emit before it raises DecisionTooLarge (None: any number).
         self._room = event_limit
-        if wiring.catch_up is not None and (
-            conn.get_execution_options().get("flowledger_write") or conn.dialect.name != "sqlite"
-        ):
-            # A server database decides most commands on a transaction of their own, beside the
-            # append (READ COMMITTED): the tail is written there. SQLite decides inside the write
-            # transaction, or beside it on a read that passed the barrier (no writing there: a
-            # read transaction cannot take SQLite's write lock without risking a deadlock).
+        if conn.get_execution_options().get("flowledger_write"):
             conn.info[CATCH_UP] = wiring.catch_up
+        elif conn.dialect.name != "sqlite":
+            # A server database decides most commands on a transaction of their own, beside the
+            # append: the tail is written beside it and committed at once. Written inside it, the
+            # checkpoint's row lock would be held until the decision ends, and a second lookup
+            # of the same decision could wait for another command that waits for that lock.
+            # SQLite decides inside the write transaction, or beside it on a read that passed the
+            # barrier (it cannot take the write lock from a read transaction without a deadlock).
+            conn.info[CATCH_UP] = wiring.catch_up_beside
+        else:
+            conn.info.pop(CATCH_UP, None)
 
     def _session(
         self, state: InstanceState | None, model: ProcessModel

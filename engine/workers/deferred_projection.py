@@ -229,6 +229,16 @@ class DeferredProjection:
         passing database error (nothing moved then)."""
         run_to_end(self._runner, "deferred projection")
 
+    def beside(self, _conn: Connection) -> None:
+        """Before a command decided on a transaction of its own looks up a deferred table (a
+        server database): the tail is written in short transactions beside it, each committed
+        at once, which the command's READ COMMITTED transaction then sees."""
+        with self._within:
+            while True:
+                with self._db.write() as conn:
+                    if not self._command_follower.catch_up(conn, wall_clock()):
+                        return
+
     def within(self, conn: Connection) -> None:
         """In a command's write transaction, before it looks up a deferred table: the tail is
         written there, so the lookup sees every commit before the command."""
