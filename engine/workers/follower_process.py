@@ -99,9 +99,11 @@ def _take_lease(
         try:
             if lease.take():
                 return True
+            held_elsewhere = True
         except PASSING as exc:
             log.warning("cannot ask for the follower lease, trying again: %s", exc)
-        if not announced:
+            held_elsewhere = False
+        if held_elsewhere and not announced:
             log.info("another process follows the log of this database: standing by")
             if report is not None:
                 report(STANDBY)
