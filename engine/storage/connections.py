@@ -245,6 +245,12 @@ class Connections:
         # read-your-writes check); None while commands write every row themselves.
         self.barrier: Callable[[Connection], None] | None = None
 
+    @property
+    def sqlite_lock(self) -> threading.RLock | None:
+        """The engine's lock where every write (and decide) transaction takes it: SQLite."""
+        lock = self.lock
+        return None if isinstance(lock, CommandLock) else lock
+
     def command(self) -> AbstractContextManager[Any]:
         """Hold while running one command: beside the engine's other commands on a server
         database, alone on SQLite."""

@@ -119,7 +119,9 @@ class DeferredProjection:
         self._url = url
         self._history_level = history_level
         self._sqlite_synchronous = sqlite_synchronous
-        self._runner = HistoryRunner(self.follower, db.snapshot, db.write, wall_clock)
+        self._runner = HistoryRunner(
+            self.follower, db.snapshot, db.write, wall_clock, outer=db.sqlite_lock
+        )
         self.worker: HistoryProcess | HistoryThread | None = None
         self._starting = threading.Lock()
         self._stopped = True  # until `start`; again after `stop`

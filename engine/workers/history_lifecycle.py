@@ -70,7 +70,7 @@ class HistoryLifecycle:
         self._url = url
         self._sqlite_synchronous = sqlite_synchronous
         self._follower = HistoryFollower(store, codec, self.projector, rows)
-        self._runner = HistoryRunner(self._follower, db.snapshot, db.write)
+        self._runner = HistoryRunner(self._follower, db.snapshot, db.write, outer=db.sqlite_lock)
         self.worker: HistoryThread | HistoryProcess | None = None
         # Set when the engine projects deferred: history is computed by the commands and
         # written behind the log with the runtime rows (`flush` drains it, `health` reports it).

@@ -24,8 +24,9 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager, suppress
+from contextlib import AbstractContextManager, nullcontext, suppress
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
@@ -64,6 +65,7 @@ class HistoryRunner:
         read: Transaction,
         write: Transaction,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        outer: AbstractContextManager[Any] | None = None,
     ) -> None:
         self._follower = follower
         self._read = read
@@ -74,13 +76,17 @@ class HistoryRunner:
         # One batch at a time: the follower's replayed states are not for two threads at once
         # (a deferred engine's reads, its drain and, on in-memory SQLite, its follower thread).
         self._stepping = threading.Lock()
+        # Taken before it (SQLite: the engine's lock, which every transaction of `read` and
+        # `write` takes too): always in that order, so a caller holding the engine's lock (a
+        # verify draining) and a thread stepping on its own never wait for each other.
+        self._outer: AbstractContextManager[Any] = outer if outer is not None else nullcontext()
 
     def step(self, max_events: int = BATCH_EVENTS) -> int:
         """Project one batch; the number of events projected (0: history is current).
 
         Raises `ProjectionFailed` (a HistoryStopped, recorded in the checkpoint row) when a
         commit cannot be projected, and the errors in `PASSING` as they come."""
-        with self._stepping:
+        with self._outer, self._stepping:
             try:
                 return self._batch(max_events)
             except PASSING:
