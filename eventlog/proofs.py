@@ -16,12 +16,14 @@ an event is proven by its commit's inclusion and its place in the commit (`event
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 
 import msgspec
 
 from . import merkle
-from .hashing import commit_hash
+from .integrity import stored_hash
+from .records import StoredCommit
 
 FORMAT = "flowledger.proof/1"
 
@@ -58,22 +60,14 @@ class ProvenCommit(msgspec.Struct, frozen=True):
     hash: str
     via: str | None = None
 
+    @classmethod
+    def of(cls, commit: StoredCommit) -> ProvenCommit:
+        return cls(**{**dataclasses.asdict(commit), "events": commit.events.decode()})
+
     def recomputed_hash(self) -> str:
-        return commit_hash(
-            prev_hash=self.prev_hash,
-            stream_id=self.stream_id,
-            first_version=self.first_version,
-            last_version=self.last_version,
-            first_position=self.first_position,
-            last_position=self.last_position,
-            command_id=self.command_id,
-            command_type=self.command_type,
-            actor=self.actor,
-            causation_position=self.causation_position,
-            recorded_at=self.recorded_at,
-            events=self.events.encode(),
-            via=self.via,
-        )
+        """The hash the columns give (`integrity.stored_hash`, as verify recomputes it)."""
+        fields = msgspec.structs.asdict(self)
+        return stored_hash(StoredCommit(**{**fields, "events": self.events.encode()}))
 
 
 class InclusionProof(msgspec.Struct, frozen=True, tag="inclusion", tag_field="kind"):

@@ -149,7 +149,7 @@ def prove_position(
         head=head,
         leaf_index=index,
         event_index=position - commit.first_position,
-        commit=proven(commit),
+        commit=ProvenCommit.of(commit),
         path=[h.hex() for h in inclusion_proof(log.tree, index, head.size)],
     )
 
@@ -170,23 +170,4 @@ def prove_consistency(
         old=old,
         new=new,
         path=[h.hex() for h in consistency_proof(log.tree, old.size, new.size)],
-    )
-
-
-def proven(commit: StoredCommit) -> ProvenCommit:
-    return ProvenCommit(
-        stream_id=commit.stream_id,
-        first_version=commit.first_version,
-        last_version=commit.last_version,
-        first_position=commit.first_position,
-        last_position=commit.last_position,
-        command_id=commit.command_id,
-        command_type=commit.command_type,
-        actor=commit.actor,
-        causation_position=commit.causation_position,
-        recorded_at=commit.recorded_at,
-        events=commit.events.decode(),
-        prev_hash=commit.prev_hash,
-        hash=commit.hash,
-        via=commit.via,
     )
