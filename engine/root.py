@@ -55,6 +55,11 @@ from flowledger.engine.workers.deferred_projection import (
     DeferredProjection,
     check_projection,
 )
+from flowledger.engine.workers.exporters import ExporterHealth, ExporterSettings, TargetSpec
+from flowledger.engine.workers.exporters import status as exporter_status
+from flowledger.engine.workers.exporters.runner import Exporter
+from flowledger.engine.workers.exporters.status import ExporterStatus
+from flowledger.engine.workers.exporters.wiring import make_exporter
 from flowledger.engine.workers.head_publisher import HeadPublisher, HeadPublisherHealth
 from flowledger.engine.workers.history_lifecycle import HistoryLifecycle, check_mode, resolve_level
 from flowledger.engine.workers.job_executor import JobExecutorSettings
@@ -127,6 +132,7 @@ class Engine:
             )
         self.url = url or DEFAULT_URL
         self._head_publisher: HeadPublisher | None = None
+        self._exporters: list[Exporter] = []
         self.clock: Clock = clock or SystemClock()
         self.allow_scripts = allow_scripts
         self._checkpointer = _start_checkpointer(self.url, sqlite_synchronous)
@@ -274,6 +280,46 @@ class Engine:
         """How the publishing of signed heads goes; None when this engine publishes none."""
         return None if self._head_publisher is None else self._head_publisher.health()
 
+    def start_exporter(
+        self,
+        target: str,
+        *,
+        origin: str | None = None,
+        settings: ExporterSettings | None = None,
+    ) -> Exporter:
+        """Stream every committed event, in log order, as CloudEvents to `target`: `[NAME=]URL`
+        with URL `file:PATH`, `nats://HOST:PORT/STREAM[/subject.prefix]` or `https://…` (on the
+        outbound allow-list); what `flowledger serve --export` runs. Its position is stored as
+        `exporter:NAME`; `exporters_health()` says how it goes. ValueError names a bad target."""
+        spec = TargetSpec.parse(target)
+        if any(e.name == spec.name for e in self._exporters):
+            raise ValueError(f"an exporter named {spec.name!r} runs already (name it: NAME=URL)")
+        exporter = make_exporter(
+            spec,
+            db=self._db,
+            store=self._store,
+            codec=self._codec,
+            policy=self.outbound.policy,
+            origin=origin,
+            settings=settings,
+        )
+        self._bus.add_commit_listener(exporter.committed)
+        self._exporters.append(exporter)
+        exporter.start()
+        return exporter
+
+    def exporters_health(self) -> list[ExporterHealth]:
+        """How this engine's exporters go (empty when it runs none)."""
+        if not self._exporters:
+            return []
+        head = self.log_position()
+        return [e.health(head) for e in self._exporters]
+
+    def exporters_status(self) -> list[ExporterStatus]:
+        """Every exporter's stored position in the database, whichever process runs it."""
+        with self._db.read_unchecked() as conn:
+            return exporter_status.stored(conn, self._store)
+
     def close(self) -> None:
         """Stop background work (history is brought up to date first) and release the pool.
 
@@ -284,6 +330,8 @@ class Engine:
             return
         if self._head_publisher is not None:
             self._head_publisher.stop()
+        for exporter in self._exporters:
+            exporter.stop()
         self._parts.jobs.stop()
         if self._deferred is not None:
             self._deferred.stop()  # every row written: readers need no barrier any more

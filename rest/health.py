@@ -78,6 +78,28 @@ def health(engine: NamedDependency[Engine]) -> Response[HealthDto]:
         )
         if heads.status != "UP":
             status = "DOWN"
+    exporters = engine.exporters_health()
+    if exporters:  # DOWN while one of them cannot reach its target; lag says how far behind
+        down = [e.name for e in exporters if e.status != "UP"]
+        components["exporters"] = ComponentDto(
+            "DOWN" if down else "UP",
+            {
+                e.name: {
+                    "status": e.status,
+                    "state": e.state,
+                    "target": e.target,
+                    "position": e.position,
+                    "lag": e.lag,
+                    "exported": e.exported,
+                    "failures": e.failures,
+                    **({} if e.last_at is None else {"lastAt": format_date(e.last_at)}),
+                    **({} if e.last_error is None else {"lastError": e.last_error}),
+                }
+                for e in exporters
+            },
+        )
+        if down:
+            status = "DOWN"
     jobs = engine.management_service.job_executor_health()
     if jobs is not None:
         job_status = "UP" if jobs.running else "DOWN"

@@ -42,6 +42,9 @@ from .render import print_timeline
 # (bench) have their own `--json PATH`.
 JSON_COMMANDS = {
     "audit",
+    "erase",
+    "personal-data",
+    "exporters",
     "example",
     "deploy",
     "start",
@@ -361,6 +364,14 @@ def migrate() -> None:
     metavar="SECONDS",
     help="seconds between published heads",
 )
+@click.option(
+    "--export",
+    "exports",
+    multiple=True,
+    metavar="[NAME=]URL",
+    help="stream every committed event as CloudEvents to file:PATH, "
+    "nats://HOST:PORT/STREAM[/subject.prefix] or https://HOST/PATH (on --http-allow); repeatable",
+)
 @click.option("--max-body-mb", type=int, default=16, show_default=True, help="body limit (MiB)")
 @click.option(
     "--no-job-executor",
@@ -390,6 +401,7 @@ def serve(
     signing_key: Path | None,
     publish_heads: Path | None,
     head_interval: float,
+    exports: tuple[str, ...],
     max_body_mb: int,
     no_job_executor: bool,
     history_time_to_live: int | None,
@@ -408,6 +420,13 @@ def serve(
     check_binding(host, accounts, insecure)  # refuse before touching the database
     if (signing_key is None) != (publish_heads is None):
         raise click.UsageError("--signing-key and --publish-heads go together")
+    from flowledger.engine.workers.exporters import TargetSpec
+
+    try:
+        for target in exports:
+            TargetSpec.parse(target)  # refuse a bad target before serving
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--export") from None
     if signing_key is not None:
         from flowledger.eventlog import signed_heads
 
@@ -426,6 +445,8 @@ def serve(
     engine.start_projection_follower()  # a server is long-lived: no need to wait for load
     if signing_key is not None and publish_heads is not None:
         engine.publish_heads(signing_key, publish_heads, every=head_interval)
+    for target in exports:
+        engine.start_exporter(target)
     try:
         serve_http(
             engine,
@@ -515,7 +536,12 @@ _ready: list[click.Group] = []
 def command() -> click.Group:
     """The command group, with the global options on it and on every subcommand."""
     if not _ready:
-        from . import cli_audit, cli_proofs  # noqa: F401  (register their commands on `app`)
+        from . import (  # noqa: F401  (they register on `app`)
+            cli_audit,
+            cli_exporters,
+            cli_personal_data,
+            cli_proofs,
+        )
 
         app.params.extend(global_options(json_output=True))
         for name, sub in app.commands.items():
