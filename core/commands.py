@@ -109,6 +109,15 @@ class DeleteProcessInstance(Command, tag=True, frozen=True):
     reason: str | None = None
 
 
+class ErasePersonalData(Command, tag=True, frozen=True):
+    """Destroy the keys an instance's personal values of one data subject are sealed with, and
+    record it (`flowledger erase`): one command per instance stream of the subject."""
+
+    process_instance_id: str
+    key_ids: list[str]
+    reason: str
+
+
 class DeleteHistoricProcessInstance(Command, tag=True, frozen=True):
     process_instance_id: str
     cleanup: bool = False  # history cleanup's, not a user's

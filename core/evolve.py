@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from . import events as ev
+from .personal_data import erased_value
 from .state import (
     ActivityInstance,
     EventSubscription,
@@ -316,6 +317,14 @@ def _variable_set(s: InstanceState, e: ev.VariableSet) -> None:
 def _variable_deleted(s: InstanceState, e: ev.VariableDeleted) -> None:
     index = variable_index(s)
     index.remove(s.variables.pop(e.variable_id))
+
+
+@applies(ev.PersonalDataErased)
+def _personal_data_erased(s: InstanceState, e: ev.PersonalDataErased) -> None:
+    for variable_id in e.variable_ids:
+        variable = s.variables.get(variable_id)
+        if variable is not None:
+            variable.value = erased_value()
 
 
 # -- user tasks -------------------------------------------------------------------------------

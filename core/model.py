@@ -12,6 +12,7 @@ from types import CodeType
 from . import element_kinds as kinds
 from .expressions import Expression
 from .forms import FormDefinition
+from .personal_data import PersonalData
 from .timers import TimerDefinition
 
 
@@ -333,6 +334,8 @@ class ProcessModel:
     category: str | None = None
     job_priority: Expression | None = None  # camunda:jobPriority of the process
     listeners: tuple[Listener, ...] = ()  # the process's execution listeners: start, end
+    # Its personal variables and their subject (camunda:property personalData), None: none.
+    personal_data: PersonalData | None = None
     _reach: dict[tuple[str, str], bool] = field(default_factory=dict, compare=False, repr=False)
     _esps: dict[str, list[Activity]] = field(default_factory=dict, compare=False, repr=False)
 

@@ -284,6 +284,16 @@ def _too_deep(name: str) -> InvalidValue:
 
 
 def _explicit(name: str, tv: TypedValue) -> StoredValue:
+    stored = _explicit_value(name, tv)
+    if tv.value_info and tv.value_info.get("personalData") in (True, "true"):
+        # Marked personal through the API: sealed in the log (core.personal_data.flagged).
+        return StoredValue(
+            stored.type, stored.value, {**(stored.info or {}), "personalData": "true"}
+        )
+    return stored
+
+
+def _explicit_value(name: str, tv: TypedValue) -> StoredValue:
     serializer = SERIALIZERS.get(tv.type) or SERIALIZERS.get(tv.type.capitalize())
     if serializer is None:
         raise _refuse(name, f"unsupported value type '{tv.type}'")

@@ -34,6 +34,8 @@ from flowledger.engine.commands.handlers import AFTER_DECISION, HANDLERS
 from flowledger.engine.commands.unit_of_work import Wiring
 from flowledger.engine.lookups import deferred_table
 from flowledger.engine.outbound import Outbound, OutboundPolicy
+from flowledger.engine.personal_data.keys import SubjectKeys
+from flowledger.engine.personal_data.opening import Opener
 from flowledger.engine.services.audit import AuditService
 from flowledger.engine.services.base import Caller, EngineParts
 from flowledger.engine.services.decisions import DecisionService
@@ -41,6 +43,7 @@ from flowledger.engine.services.external_tasks import ExternalTaskService
 from flowledger.engine.services.forms import FormService
 from flowledger.engine.services.history import HistoryService
 from flowledger.engine.services.management import ManagementService
+from flowledger.engine.services.personal_data import PersonalDataService
 from flowledger.engine.services.repository import RepositoryService, Source
 from flowledger.engine.services.runtime import RuntimeService
 from flowledger.engine.services.tasks import TaskService
@@ -149,6 +152,9 @@ class Engine:
         rows = SqlRowStore()
         self._delegates: dict[str, Any] = {}
         self._db = Connections(db, is_memory_url(self.url))
+        # Personal values are sealed in the log and opened as it is read (engine/personal_data).
+        self.personal_keys = SubjectKeys(self._db.read_unchecked)
+        self._codec.opener = Opener(self.personal_keys)
         try:
             level = resolve_level(self._db, history_level)
         except BaseException:
@@ -186,6 +192,7 @@ class Engine:
             deferred=None if self._deferred is None else deferred_table,
             catch_up=None if self._deferred is None else self._deferred.within,
             catch_up_beside=None if self._deferred is None else self._deferred.beside,
+            personal_keys=self.personal_keys,
         )
         self._bus = CommandBus(
             HANDLERS,
@@ -215,6 +222,7 @@ class Engine:
             jobs=JobRuns(self._bus, self._db, self.clock),
             outbound=self.outbound,
             clock=self.clock,
+            personal_keys=self.personal_keys,
         )
         # What the schema revisions applied at this start rebuilt (None: nothing to rebuild).
         self.migration_rebuild = rebuild.after_migration(invalidated)
@@ -244,6 +252,7 @@ class Engine:
         self.decision_service = DecisionService(parts, caller)
         self.history_service = HistoryService(parts, caller)
         self.audit_service = AuditService(parts, caller)
+        self.personal_data_service = PersonalDataService(parts, caller)
 
     # -- lifecycle -------------------------------------------------------------------------
 

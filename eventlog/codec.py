@@ -6,11 +6,20 @@ Pure: no I/O. The event vocabulary is handed in, so the store stays independent 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Opener(Protocol):
+    """Turns the sealed values of decoded events back into what they were (or says they are
+    erased). Called only for a commit whose bytes hold `marker`; it may read the key table."""
+
+    marker: bytes
+
+    def __call__(self, events: list[Any]) -> list[Any]: ...
 
 
 class UpcasterRegistry:
@@ -62,8 +71,10 @@ class EventCodec:
         union: Any,
         versions: dict[str, int],
         upcasters: UpcasterRegistry | None = None,
+        opener: Opener | None = None,
     ) -> None:
         self._union = union
+        self.opener = opener
         self._versions = versions
         self._upcasters = upcasters or UpcasterRegistry()
         self._encoder = msgspec.json.Encoder()
@@ -82,6 +93,20 @@ class EventCodec:
         return self._encoder.encode(event)
 
     def decode(self, data: bytes | str) -> list[Any]:
+        """The commit's events, with sealed values opened when the codec has an opener."""
+        events = self._decode(data)
+        opener = self.opener
+        if opener is not None:
+            raw = data if isinstance(data, bytes) else data.encode()
+            if opener.marker in raw:
+                return opener(events)
+        return events
+
+    def decode_sealed(self, data: bytes | str) -> list[Any]:
+        """The commit's events as the log holds them: sealed values stay sealed (exports)."""
+        return self._decode(data)
+
+    def _decode(self, data: bytes | str) -> list[Any]:
         from .errors import CodecError
 
         try:

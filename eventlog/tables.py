@@ -9,6 +9,7 @@ from sqlalchemy import (
     BigInteger,
     Column,
     DateTime,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -71,6 +72,11 @@ log_head = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=False),
     Column("last_position", BigInteger, nullable=False),
+    # The Merkle tree over the commits (revision 0018): how many commits it holds, and its right
+    # edge (`merkle.Frontier.encode`: one 32-byte hash per set bit of the size, NULL when empty).
+    # Written by every append under this row's lock, so a tree head is one read of this row.
+    Column("tree_size", BigInteger, nullable=False, server_default="0"),
+    Column("frontier", LargeBinary),
 )
 
 # Each stream's witness: its last commit's version and hash, written with every commit in the
@@ -117,4 +123,39 @@ projection_checkpoint = Table(
     Column("updated_at", Timestamp, nullable=False),
     # Why a projection stopped: the commit it cannot project and the error (revision 0004).
     Column("detail", Text),
+)
+
+# Stored levels of the Merkle tree (revision 0018), tiles of height 8 as C2SP tlog-tiles cuts them:
+# tile (level, idx) holds the hashes of tree level 8*level, nodes 256*idx .. 256*idx + 255, back to
+# back (level 0: the leaf hashes). The right-edge tile of a level is partial (fewer hashes) and is
+# rewritten as it fills. Level-0 tiles also keep each leaf's commit's last log position (8 bytes,
+# big-endian), and every tile the last position it covers: a position finds its leaf in one read.
+# Derived data, written by a follower (`eventlog.tile_store`), never by the command path.
+merkle_tile = Table(
+    "merkle_tile",
+    metadata,
+    Column("level", Integer, primary_key=True, autoincrement=False),
+    Column("idx", BigInteger, primary_key=True, autoincrement=False),
+    Column("hashes", LargeBinary, nullable=False),
+    Column("positions", LargeBinary),
+    Column("last_position", BigInteger, nullable=False),
+    Index("ix_merkle_tile_position", "level", "last_position"),
+)
+
+# The keys personal values are sealed with in the log (revision 0019): one per data subject and
+# instance stream, AES-256-GCM. Not part of the log (no hash covers them): erasure sets
+# `key_material` to NULL and records who and why; the log's ciphertext can no longer be read.
+subject_key = Table(
+    "subject_key",
+    metadata,
+    Column("key_id", String(64), primary_key=True),
+    Column("subject", String(255), nullable=False),
+    Column("stream_id", String(64), nullable=False),
+    Column("key_material", LargeBinary),
+    Column("created_at", Timestamp, nullable=False),
+    Column("erased_at", Timestamp),
+    Column("erased_by", String(255)),
+    Column("reason", Text),
+    Index("ix_subject_key_subject", "subject"),
+    Index("ix_subject_key_stream", "stream_id", "subject"),
 )

@@ -119,6 +119,31 @@ def project_evaluation_deleted(
     purge_decision_history(changes, "ID_", e.decision_instance_id)
 
 
+def project_decision_values_erased(decisions: list[ev.ErasedDecision], changes: ChangeSet) -> None:
+    """The sealed inputs and outputs of decisions hold nothing any more (their keys were
+    destroyed): the value columns emptied, as a rebuild from the log writes them."""
+    for decision in decisions:
+        erase = [decision_input_id(decision.decision_instance_id, i) for i in decision.inputs]
+        for row_id in erase:
+            changes.update(ACT_HI_DEC_IN, row_id, ERASED_COLUMNS)
+            changes.delete(ACT_GE_BYTEARRAY, derived_id(row_id, "decision-value"))
+        for i in decision.outputs:
+            row_id = decision_output_id(decision.decision_instance_id, i)
+            changes.update(ACT_HI_DEC_OUT, row_id, ERASED_COLUMNS)
+            changes.delete(ACT_GE_BYTEARRAY, derived_id(row_id, "decision-value"))
+
+
+# The value columns of an erased value (`core.personal_data.erased_value`): type null, nothing.
+ERASED_COLUMNS: Row = {
+    "VAR_TYPE_": "null",
+    "BYTEARRAY_ID_": None,
+    "DOUBLE_": None,
+    "LONG_": None,
+    "TEXT_": None,
+    "TEXT2_": None,
+}
+
+
 def _value_columns(
     row_id: str, name: str, value: StoredValue, root_process: str | None, changes: ChangeSet
 ) -> Row:

@@ -22,6 +22,8 @@ from flowledger.core.variables import storage_columns
 
 from .changes import ChangeSet, Purge, Row, UnhandledEvent, blank_row, db_time, duration_ms
 from .decision_history import (
+    ERASED_COLUMNS,
+    project_decision_values_erased,
     project_evaluation,
     project_evaluation_deleted,
     purge_decision_history,
@@ -316,6 +318,7 @@ class HistoryProjector:
         if level >= 2:
             handlers[ev.VariableSet] = self._variable_set
             handlers[ev.VariableDeleted] = self._variable_deleted
+            handlers[ev.PersonalDataErased] = self._personal_data_erased
         if level >= 3:
             handlers[ev.JobCreated] = self._job_created
             handlers[ev.JobFailed] = self._job_failed
@@ -619,6 +622,22 @@ class HistoryProjector:
                 "EXECUTION_ID_": task.execution_id,
             },
         )
+
+    def _personal_data_erased(
+        self, e: ev.PersonalDataErased, s: InstanceState, changes: ChangeSet
+    ) -> None:
+        """Sealed values whose keys were destroyed: their history rows hold nothing any more."""
+        for variable_id in e.variable_ids:
+            changes.update(ACT_HI_VARINST, variable_id, ERASED_COLUMNS)
+            variable = s.variables.get(variable_id)
+            if variable is not None and storage_columns(variable.value).data is not None:
+                changes.delete(ACT_GE_BYTEARRAY, history_bytearray_id(variable_id))
+        if self.level < 3:
+            return
+        for detail_id in e.detail_ids:
+            changes.update(ACT_HI_DETAIL, detail_id, ERASED_COLUMNS)
+            changes.delete(ACT_GE_BYTEARRAY, derived_id(detail_id, "detail-value"))
+        project_decision_values_erased(e.decisions, changes)
 
     def _variable_set(self, e: ev.VariableSet, s: InstanceState, changes: ChangeSet) -> None:
         cols = storage_columns(e.value)

@@ -202,6 +202,10 @@ class RuntimeBatch:
     def _on_variable(self, e: Any, s: Any) -> None:
         self._variable(s, e.variable_id)
 
+    def _on_personal_data_erased(self, e: Any, s: Any) -> None:
+        for vid in e.variable_ids:
+            self._variable(s, vid)
+
     def _on_task(self, e: Any, s: Any) -> None:
         self._task(s, e.task_id)
 
@@ -557,6 +561,7 @@ _TOUCHES: dict[type[ev.Event], Callable[[RuntimeBatch, Any, Any], None]] = {
     ev.ActivityCanceled: RuntimeBatch._on_activity_ended,
     ev.VariableSet: RuntimeBatch._on_variable,
     ev.VariableDeleted: RuntimeBatch._on_variable,
+    ev.PersonalDataErased: RuntimeBatch._on_personal_data_erased,
     ev.UserTaskCreated: RuntimeBatch._on_task,
     ev.TaskAssigned: RuntimeBatch._on_task,
     ev.TaskClaimed: RuntimeBatch._on_task,

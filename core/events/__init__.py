@@ -113,6 +113,8 @@ from .tasks import (
     UserTaskCreated,
 )
 from .variables import (
+    ErasedDecision,
+    PersonalDataErased,
     VariableDeleted,
     VariableSet,
 )
@@ -167,6 +169,7 @@ EngineEvent = (
     | BpmnErrorThrown
     | VariableSet
     | VariableDeleted
+    | PersonalDataErased
     | UserTaskCreated
     | TaskAssigned
     | TaskClaimed
@@ -240,6 +243,7 @@ __all__ = [
     "DeploymentCreated",
     "DeploymentDeleted",
     "EngineEvent",
+    "ErasedDecision",
     "EvaluatedDecision",
     "Event",
     "EventSubscriptionCreated",
@@ -273,6 +277,7 @@ __all__ = [
     "JobRetriesSet",
     "JobSuspended",
     "MessageCorrelated",
+    "PersonalDataErased",
     "ProcessDefinitionActivated",
     "ProcessDefinitionSuspended",
     "ProcessInstanceActivated",

@@ -36,6 +36,7 @@ from .listeners import (
     read_listeners,
 )
 from .multi_instance import Loop, read_loop, rewire
+from .personal_data import read_personal_data
 
 # Elements that carry no execution semantics: documentation, diagrams, data, grouping.
 _IGNORED = {
@@ -150,6 +151,9 @@ class ProcessBuilder:
             )
             return None
         startable = (ctx.camunda(self.el, "isStartableInTasklist") or "true").lower() != "false"
+        personal_data = read_personal_data(ctx, self.el, extension_elements(self.el))
+        if len(ctx.problems) > before:
+            return None
         return ProcessModel(
             id=self.process_id,
             name=self.el.get("name"),
@@ -168,6 +172,7 @@ class ProcessBuilder:
             listeners=read_listeners(
                 ctx, extension_elements(self.el), "executionListener", EXECUTION_EVENTS
             ),
+            personal_data=personal_data,
         )
 
     # -- pass 1: ids and nesting ----------------------------------------------------------

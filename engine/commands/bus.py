@@ -450,10 +450,12 @@ class CommandBus:
             CommandRecord(
                 command_id=unit.command_id,
                 command_type=command_type,
-                payload=payload if payload is not None else encode_command(command),
+                payload=unit.seal_record(
+                    payload if payload is not None else encode_command(command)
+                ),
                 status="accepted",
                 received_at=unit.ctx.now,
-                result=encode_result(result),
+                result=unit.seal_record(encode_result(result)),
                 first_position=stored[0].first_position if stored else None,
                 last_position=stored[-1].last_position if stored else None,
                 actor=actor,

@@ -27,6 +27,8 @@ from flowledger.core.session import CommandContext, InstanceSession
 from flowledger.core.state import InstanceState
 from flowledger.engine.commands import decision_lookup
 from flowledger.engine.lookups import CATCH_UP
+from flowledger.engine.personal_data.keys import SubjectKeys
+from flowledger.engine.personal_data.sealing import CommandSeals
 from flowledger.engine.storage.state_cache import Cached
 from flowledger.engine.storage.streams import Owned, Repository, holds
 from flowledger.eventlog import EventCodec, EventStore, NewCommit, StoredCommit
@@ -71,6 +73,8 @@ class Wiring:
     # ... and the one of a command decided on a transaction of its own (a server database's):
     # the tail is written in short transactions beside it, which it then reads (READ COMMITTED).
     catch_up_beside: Callable[[Connection], None] | None = None
+    # The key table personal values are sealed with (engine/personal_data).
+    personal_keys: SubjectKeys | None = None
 
 
 class UnitOfWork:
@@ -122,6 +126,11 @@ class UnitOfWork:
         # Checks run after the positions are assigned, when the log head lock orders this command
         # after every command that committed before; a failed check raises ConcurrencyError.
         self.guards: list[Callable[[Connection], None]] = []
+        # Statements of the command beyond its rows and commits (erasure's key destruction),
+        # run in the write transaction before the rows.
+        self.writes: list[Callable[[Connection], None]] = []
+        # The keys the command sealed personal values with (None: it sealed none).
+        self.seals: CommandSeals | None = None
         # The encoded commits and planned row writes, once `prepare` ran.
         self._prepared: tuple[list[NewCommit], WritePlan] | None = None
         # Events the decision may emit before it raises DecisionTooLarge (None: any number).
@@ -238,9 +247,8 @@ class UnitOfWork:
         for stream_id, (session, version, head, batch) in self.instances.items():
             if not session.events:
                 continue
-            commits.append(
-                self._commit(stream_id, version, head, session.events, command_type, actor)
-            )
+            events = self._sealed(stream_id, session)
+            commits.append(self._commit(stream_id, version, head, events, command_type, actor))
             batch.finish(session.state, self.changes, lookups_only=deferred is not None)
         # After the instances: a deployment deleted with cascade ends its instances first.
         for stream_id, version, head, events in self._other_streams:
@@ -266,6 +274,10 @@ class UnitOfWork:
         if check_heads:
             # A stream that moved since the decision: retry before writing anything.
             self.store.check_heads(conn, commits)
+        if self.seals is not None:
+            SubjectKeys.write(conn, self.seals.new_rows)
+        for write in self.writes:
+            write(conn)
         # Rows before the log head: other commands keep appending while these statements run. A
         # writer racing us on a stream waits for our rows here, then loses on a unique key of a
         # row we both insert or on the log's UNIQUE(stream_id, first_version) below.
@@ -282,6 +294,27 @@ class UnitOfWork:
                     conn, session.state, len(session.events), commit, self.ctx.now
                 )
         return stored
+
+    def _sealed(self, stream_id: str, session: InstanceSession) -> list[ev.Event]:
+        """The session's events as the log keeps them: personal values sealed."""
+        spec = session.model.personal_data
+        events = session.events
+        if spec is None and not any(
+            type(e) is ev.VariableSet and e.value.info is not None for e in events
+        ):
+            return events
+        if self.seals is None:
+            assert self._wiring.personal_keys is not None
+            self.seals = CommandSeals(self._wiring.personal_keys, self.conn, self.ctx.now)
+        return self.seals.seal_events(stream_id, spec, session.state, events)
+
+    @property
+    def codec(self) -> EventCodec:
+        return self._wiring.codec
+
+    def seal_record(self, data: bytes) -> bytes:
+        """The command's payload or result as `command_log` keeps it (see CommandSeals)."""
+        return data if self.seals is None else self.seals.seal_record(data)
 
     def appends(self) -> list[tuple[str, int]]:
         """(stream id, version decided on) of every stream this command appends to."""

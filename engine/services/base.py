@@ -18,6 +18,7 @@ from flowledger.engine.audit.packages import Packages
 from flowledger.engine.audit.rebuild import Rebuild
 from flowledger.engine.commands.bus import CommandBus
 from flowledger.engine.outbound import Outbound
+from flowledger.engine.personal_data.keys import SubjectKeys
 from flowledger.engine.storage.connections import Connections
 from flowledger.engine.storage.streams import Repository
 from flowledger.engine.workers.history_lifecycle import HistoryLifecycle
@@ -41,6 +42,7 @@ class EngineParts:
     jobs: JobRuns
     outbound: Outbound
     clock: Clock
+    personal_keys: SubjectKeys
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from typing import Any
 
 from flowledger.core.events import CURRENT_VERSIONS, EngineEvent
 from flowledger.eventlog import EventCodec, UpcasterRegistry
+from flowledger.eventlog.codec import Opener
 
 upcasters = UpcasterRegistry()
 
@@ -21,5 +22,6 @@ def _task_claimed_names_the_assignee(raw: dict[str, Any]) -> dict[str, Any]:
     return raw
 
 
-def make_codec() -> EventCodec:
-    return EventCodec(EngineEvent, CURRENT_VERSIONS, upcasters)
+def make_codec(opener: Opener | None = None) -> EventCodec:
+    """The engine's codec; with `opener`, sealed personal values are opened as they are read."""
+    return EventCodec(EngineEvent, CURRENT_VERSIONS, upcasters, opener)

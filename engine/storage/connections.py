@@ -13,6 +13,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from sqlalchemy.engine import Connection
@@ -139,6 +140,16 @@ class CommandLock:
                             self._grant()
 
 
+# The connection this thread works on, for a reader that has none handed to it (the codec's
+# opener of sealed values): in-memory SQLite is one connection, a second one would undo the first.
+_CURRENT: ContextVar[Connection | None] = ContextVar("flowledger_connection", default=None)
+
+
+def current_connection() -> Connection | None:
+    """The connection of the transaction this thread is in, if it took one from `Connections`."""
+    return _CURRENT.get()
+
+
 class _KeptConnections:
     """Connections kept open between transactions (at most `keep` idle), so that a command
     costs no pool checkout, reset and return. Under `lock` (SQLite: one transaction at a time)
@@ -176,6 +187,7 @@ class _KeptConnections:
         """A kept connection as the pool hands one out: it begins on first use (the caller may
         commit), and what is left open is rolled back when it comes back."""
         conn = self._take()
+        token = _CURRENT.set(conn)
         try:
             yield conn
         except DBAPIError as exc:
@@ -183,6 +195,7 @@ class _KeptConnections:
                 conn.close()
             raise
         finally:
+            _CURRENT.reset(token)
             if not conn.closed and conn.in_transaction():
                 try:
                     conn.rollback()
@@ -275,7 +288,11 @@ class Connections:
             # In-memory SQLite is one connection for everyone: a read must not run inside (and
             # on return roll back) a command's or the history thread's transaction.
             with self.lock, self.db.connect() as conn:
-                yield conn
+                token = _CURRENT.set(conn)
+                try:
+                    yield conn
+                finally:
+                    _CURRENT.reset(token)
             return
         with self._readers.connection() as conn:
             yield conn

@@ -95,6 +95,9 @@ def create_database(
             # Group commit runs each command in a savepoint: the pages it changes are copied to a
             # statement journal, which SQLite spills to a temporary file past 64 KiB otherwise.
             cursor.execute("PRAGMA temp_store=MEMORY")
+            # Deleted content is overwritten with zeros, so an erased key (and the plaintext rows
+            # erasure empties) leave no bytes in free space (docs/design.md, "Erasure").
+            cursor.execute("PRAGMA secure_delete=ON")
             if checkpointer is not None and checkpointer.running:
                 cursor.execute("PRAGMA wal_autocheckpoint=0")
             cursor.close()

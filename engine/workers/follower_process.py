@@ -49,6 +49,8 @@ def follow(
     until `stopped(wait)` says so (it may wait up to `wait` seconds for the answer); one
     transaction per batch, whose new checkpoint goes to `report`. Returns the exit status."""
     from flowledger.engine.lookups import deferred_table
+    from flowledger.engine.personal_data.keys import SubjectKeys
+    from flowledger.engine.personal_data.opening import Opener
     from flowledger.engine.storage.codec import make_codec
     from flowledger.engine.storage.database import create_database
     from flowledger.eventlog import EventStore
@@ -63,10 +65,11 @@ def follow(
     db = create_database(url, sqlite_synchronous)
     store = EventStore(db.dialect.name)
     projector = HistoryProjector(history_level)
+    codec = make_codec(Opener(SubjectKeys(db.connect)))
     follower = (
-        DeferredFollower(store, make_codec(), projector, SqlRowStore(), deferred_table)
+        DeferredFollower(store, codec, projector, SqlRowStore(), deferred_table)
         if kind == "deferred"
-        else HistoryFollower(store, make_codec(), projector, SqlRowStore())
+        else HistoryFollower(store, codec, projector, SqlRowStore())
     )
 
     @contextmanager

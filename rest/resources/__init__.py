@@ -28,6 +28,7 @@ from . import (
     job_definition,
     log_proofs,
     message,
+    personal_data,
     process_definition,
     process_definition_form,
     process_instance,
@@ -71,6 +72,7 @@ MODULES: tuple[ModuleType, ...] = (
 EXTENSIONS: tuple[ModuleType, ...] = (
     audit_trail,
     log_proofs,
+    personal_data,
     form_fields,
     activity_durations,
     dashboard,

@@ -21,6 +21,7 @@ from flowledger.engine.commands.handlers import (
     instances,
     jobs,
     messages,
+    personal_data,
     signals,
     suspension,
     tasks,
@@ -56,5 +57,6 @@ HANDLERS = by_command(
         *messages.HANDLERS,
         *signals.HANDLERS,
         *suspension.HANDLERS,
+        *personal_data.HANDLERS,
     )
 )
