@@ -42,6 +42,7 @@ BATCH_EVENTS = 500  # events per batch at most
 BATCH_BYTES = 1024 * 1024  # a batch stops growing past this many bytes (one event at least)
 BACKOFF_FIRST = 0.5  # seconds before the first retry after a failure
 BACKOFF_CAP = 30.0  # seconds between retries at most, however long the target is away
+DEADLINE_SECONDS = 10.0  # one send (a webhook's POST, a NATS publish until acknowledged)
 POLL_SECONDS = 1.0  # the log is looked at this often when no commit of this engine woke us
 _READ_COMMITS = 64  # commits fetched per query while a batch fills
 
@@ -57,6 +58,7 @@ class ExporterSettings:
     backoff_first: float = BACKOFF_FIRST
     backoff_cap: float = BACKOFF_CAP
     poll_seconds: float = POLL_SECONDS
+    deadline_seconds: float = DEADLINE_SECONDS
 
     def __post_init__(self) -> None:
         if not 1 <= self.batch_events <= 10_000:
@@ -67,6 +69,8 @@ class ExporterSettings:
             raise ValueError("an exporter's backoff is more than 0 and at most 3,600 s")
         if not 0 < self.poll_seconds <= 60:
             raise ValueError("an exporter looks at the log every 0 to 60 s")
+        if not 0 < self.deadline_seconds <= 600:
+            raise ValueError("an exporter's deadline is more than 0 and at most 600 s")
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ def make_exporter(
     origin: str | None = None,
     settings: ExporterSettings | None = None,
 ) -> Exporter:
+    settings = settings or ExporterSettings()
     target: Target
     if spec.kind == "file":
         from .file_target import FileTarget
@@ -38,7 +39,7 @@ def make_exporter(
     elif spec.kind == "nats":
         from .nats_target import NatsTarget
 
-        target = NatsTarget(spec.url)
+        target = NatsTarget(spec.url, settings.deadline_seconds)
     else:
         from .webhook_target import WebhookTarget
 
@@ -48,6 +49,7 @@ def make_exporter(
             policy,
             connectors=frozenset({"http"}),
             max_response_bytes=min(policy.max_response_bytes, WEBHOOK_MAX_ANSWER),
+            deadline_seconds=settings.deadline_seconds,
         )
         target = WebhookTarget(spec.url, Outbound(webhook_policy), spec.name)
 
