@@ -464,6 +464,18 @@ class LogHead(msgspec.Struct, frozen=True):
     problems: list[str]
 
 
+class VerifyPhase(msgspec.Struct, frozen=True):
+    """One timed part of a verify: `root` (an incremental verify's trusted prefix), `chains`
+    (the log's own checks, the command log, the anchor and the tree), `replay` (every stream
+    evolved and projected into shadow tables), `tables` (live tables against the shadows)."""
+
+    name: str
+    seconds: float
+    commits: int = 0
+    events: int = 0
+    rows: int = 0
+
+
 class VerificationReport(msgspec.Struct, frozen=True):
     """What `Engine.verify()` found: empty `problems` means the log, state and tables agree."""
 
@@ -474,6 +486,12 @@ class VerificationReport(msgspec.Struct, frozen=True):
     # The digest of the log as read (`POSITION:DIGEST`): kept outside the database, it lets a
     # later `verify(expect_anchor=...)` see a consistently rewritten log.
     anchor: str = ""
+    # The Merkle tree head over the commits read (`SIZE:ROOT`, as `flowledger audit head`).
+    root: str = ""
+    phases: list[VerifyPhase] = []
+    # An incremental verify: the head (`SIZE:ROOT`) whose commits were checked by their root
+    # only; the replay and the table comparison are not part of it.
+    since_head: str = ""
 
     @property
     def ok(self) -> bool:

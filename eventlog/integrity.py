@@ -6,7 +6,8 @@ Read-only: these checks run over commits the store reads and report problems; th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ from sqlalchemy.engine import Connection
 
 from .errors import CorruptStream
 from .hashing import anchor_step, commit_hash
+from .merkle import Frontier, leaf_hash
 from .records import LogProblem, StoredCommit
 
 if TYPE_CHECKING:
@@ -25,6 +27,16 @@ _count_decoder = msgspec.json.Decoder(list[msgspec.Raw])
 
 
 GENESIS_ANCHOR = "0" * 64
+# Stream heads a checker given `predecessor` keeps (most recently used): a stream idle for longer
+# is looked up once when it moves again, so memory does not grow with the number of streams.
+KEEP_HEADS = 10_000
+
+# (stream id, position): the stream's last commit before that position, as (last version, hash).
+Predecessor = Callable[[str, int], tuple[int, str] | None]
+# Every stream whose last commit disagrees with its witness: (stream id, the log's last commit
+# as (version, hash) or None, the witness as (version, hash) or None).
+Mismatch = tuple[str, tuple[int, str] | None, tuple[int, str] | None]
+WitnessMismatches = Callable[[], Iterable[Mismatch]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +86,16 @@ def stored_hash(c: StoredCommit) -> str:
     )
 
 
+def commit_leaf_of(digest: str) -> bytes:
+    """The Merkle leaf of a commit whose stored hash is `digest` (64 hex digits; a hash column
+    edited into something else still gets a leaf, which then matches no published root)."""
+    try:
+        raw = bytes.fromhex(digest)
+    except ValueError:
+        raw = digest.encode()
+    return leaf_hash(raw)
+
+
 def check_stream(
     stream_id: str,
     commits: Sequence[StoredCommit],
@@ -107,12 +129,16 @@ def check_stream(
 
 class LogChecker:
     """The log's own checks, fed one commit at a time in position order: gapless positions,
-    event counts, stream versions, every stream's hash chain, the log head, and the anchor.
+    event counts, stream versions, every stream's hash chain, the log head, the anchor and the
+    Merkle tree's root (`frontier`, RFC 9162 over the commits' stored hashes).
 
-    Keeps one (version, hash) pair per stream, nothing per commit. Given `witnesses` (each
-    stream's witness as the store keeps it: stream id, last version, hash), `finish` compares
-    every stream's chain head with its witness; `holds` tells a commit made while the log was
-    read from a removed one.
+    Nothing per commit is kept. Given `predecessor` (the store's lookup of a stream's last commit
+    before a position), at most `keep` stream heads are kept, the others looked up when their
+    stream moves again: memory does not grow with the log. Without it every stream's head is
+    kept (a caller with no database). Given `mismatches` (streams whose last commit and witness
+    disagree, found by the database), or else `witnesses` (each stream's witness: stream id,
+    last version, hash; compared with the heads kept, which must then be all), `finish` reports
+    each; `holds` tells a commit made while the log was read from a removed one.
     """
 
     def __init__(
@@ -121,19 +147,36 @@ class LogChecker:
         imported_gaps: Iterable[tuple[int, int]] = (),
         witnesses: Callable[[], Iterable[tuple[str, int, str]]] | None = None,
         holds: Callable[[str, int, str], bool] | None = None,
+        *,
+        predecessor: Predecessor | None = None,
+        mismatches: WitnessMismatches | None = None,
+        keep: int = KEEP_HEADS,
     ) -> None:
         self._witnesses = witnesses
+        self._mismatches = mismatches
         # Whether the log holds the commit a witness names (stream, last version, hash): a
         # witness ahead of the commits read names a commit made after they were read.
         self._holds = holds
+        self._predecessor = predecessor
+        self._keep = keep
         self.problems: list[LogProblem] = []
         # Positions an imported audit package left out (exactly these ranges, nothing more).
         self._imported_gaps = set(imported_gaps)
-        self._heads: dict[str, tuple[int, str]] = {}
+        self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
         self._expected_position = 1
         self._digest = GENESIS_ANCHOR
         self._expect = expect
         self._expect_checked = expect is None or expect.position == 0
+        self.frontier = Frontier()
+        self.lookups = 0  # stream heads looked up in the database (evicted, or before `resume`)
+
+    def resume(self, frontier: Frontier, digest: str, last_position: int) -> None:
+        """Go on after commits checked elsewhere (an incremental verify's trusted prefix): the
+        tree and the anchor so far, and the position they end at. Stream heads before it come
+        from `predecessor`."""
+        self.frontier = frontier
+        self._digest = digest
+        self._expected_position = last_position + 1
 
     def check(self, c: StoredCommit) -> None:
         self._check_position(c)
@@ -148,7 +191,7 @@ class LogChecker:
                 c,
                 f"commit covers {covered} positions but holds {count} events",
             )
-        prev_version, prev_hash = self._heads.get(c.stream_id) or (0, None)
+        prev_version, prev_hash = self._head_before(c)
         if c.first_version != prev_version + 1:
             self._problem(
                 "stream-version", c, f"version {c.first_version} follows version {prev_version}"
@@ -158,10 +201,29 @@ class LogChecker:
         recomputed = stored_hash(c)
         if recomputed != c.hash:
             self._problem("hash", c, "commit content does not match its hash")
-        self._heads[c.stream_id] = (c.last_version, c.hash)
-        # The anchor chains what the rows hold now (recomputed), so any edit changes it.
+        heads = self._heads
+        heads[c.stream_id] = (c.last_version, c.hash)
+        if self._predecessor is not None:
+            heads.move_to_end(c.stream_id)
+            if len(heads) > self._keep:
+                heads.popitem(last=False)
+        # The anchor chains what the rows hold now (recomputed), so any edit changes it; the
+        # tree's leaves are the stored hashes, as `audit head` and the proofs read them.
         self._digest = anchor_step(self._digest, recomputed)
+        self.frontier.append_hash(commit_leaf_of(c.hash))
         self._check_anchor(c)
+
+    def _head_before(self, c: StoredCommit) -> tuple[int, str | None]:
+        known = self._heads.get(c.stream_id)
+        if known is not None:
+            return known
+        if self._predecessor is None or c.first_version == 1:
+            return 0, None
+        # Not kept (evicted, or before a resumed start): the stream's last commit before this
+        # one, as stored; its hash was checked against its columns when it was read.
+        self.lookups += 1
+        found = self._predecessor(c.stream_id, c.first_position)
+        return (0, None) if found is None else found
 
     def finish(self, head_position: int) -> LogAnchor:
         """The checks that need the whole log; returns the anchor of the log as read."""
@@ -185,9 +247,23 @@ class LogChecker:
                     "recorded when the anchor was taken are gone",
                 )
             )
-        if self._witnesses is not None:
+        if self._mismatches is not None:
+            self._check_mismatches(self._mismatches())
+        elif self._witnesses is not None:
             self._check_witnesses(self._witnesses())
         return LogAnchor(last, self._digest)
+
+    def _check_mismatches(self, found: Iterable[Mismatch]) -> None:
+        for stream_id, head, witness in found:
+            if witness is None:
+                if head is not None:
+                    self._unwitnessed(stream_id, head[0])
+                continue
+            version, digest = witness
+            ahead = head is None or head[0] < version
+            if ahead and self._holds is not None and self._holds(stream_id, version, digest):
+                continue
+            self._witness_problem(stream_id, version, digest, head)
 
     def _check_witnesses(self, witnesses: Iterable[tuple[str, int, str]]) -> None:
         unwitnessed = dict(self._heads)
@@ -198,27 +274,35 @@ class LogChecker:
             ahead = head is None or head[0] < version
             if ahead and self._holds is not None and self._holds(stream_id, version, digest):
                 continue
-            ends = "holds no commit" if head is None else f"ends at version {head[0]}"
-            self.problems.append(
-                LogProblem(
-                    "witness",
-                    stream_id,
-                    None,
-                    f"its witness says its last commit is version {version} (hash "
-                    f"{digest[:12]}…), but the stream {ends}: commits after it were removed "
-                    "or inserted, or the witness was edited",
-                )
-            )
+            self._witness_problem(stream_id, version, digest, head)
         for stream_id, (version, _digest) in unwitnessed.items():
-            self.problems.append(
-                LogProblem(
-                    "witness",
-                    stream_id,
-                    None,
-                    f"the stream ends at version {version} but has no witness (its stream_head "
-                    "row was removed)",
-                )
+            self._unwitnessed(stream_id, version)
+
+    def _witness_problem(
+        self, stream_id: str, version: int, digest: str, head: tuple[int, str] | None
+    ) -> None:
+        ends = "holds no commit" if head is None else f"ends at version {head[0]}"
+        self.problems.append(
+            LogProblem(
+                "witness",
+                stream_id,
+                None,
+                f"its witness says its last commit is version {version} (hash "
+                f"{digest[:12]}…), but the stream {ends}: commits after it were removed "
+                "or inserted, or the witness was edited",
             )
+        )
+
+    def _unwitnessed(self, stream_id: str, version: int) -> None:
+        self.problems.append(
+            LogProblem(
+                "witness",
+                stream_id,
+                None,
+                f"the stream ends at version {version} but has no witness (its stream_head "
+                "row was removed)",
+            )
+        )
 
     def _check_position(self, c: StoredCommit) -> None:
         expected = self._expected_position
@@ -281,12 +365,19 @@ class CommandLogChecker:
     positions cover exactly the commits that carry its id, with the same type and actor, and
     every commit's command is recorded as accepted. Reads command_log in batches alongside."""
 
-    def __init__(self, store: EventStore, conn: Connection) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        conn: Connection,
+        accepted: Iterator[tuple[str, str, str | None, int, int]] | None = None,
+    ) -> None:
+        """`accepted`: the accepted commands to compare with, in position order (default:
+        every one; an incremental verify passes those after its trusted prefix)."""
         self.problems: list[LogProblem] = []
         self.missing: list[tuple[str, int, int]] = []  # (command id, first, last) without commits
         self._store = store
         self._conn = conn
-        self._accepted = store.accepted_commands(conn)
+        self._accepted = store.accepted_commands(conn) if accepted is None else accepted
         self._next = next(self._accepted, None)
         self._run: _CommandRun | None = None
 

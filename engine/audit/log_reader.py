@@ -18,13 +18,21 @@ from flowledger.core import events as ev
 from flowledger.core import views
 from flowledger.core.errors import InvalidValue, NotFound, ProcessEngineError
 from flowledger.core.state import InstanceState
+from flowledger.engine.audit.chain_pass import READ_BATCH, log_checker
 from flowledger.engine.audit.instance_verification import verify_instance
-from flowledger.engine.audit.verification import HeldState, Verifier, hold_states, make_shadows
+from flowledger.engine.audit.verification import (
+    HeldState,
+    PhaseStart,
+    Verifier,
+    hold_states,
+    make_shadows,
+)
 from flowledger.engine.audit.verify_tasks import VerifyTasks
 from flowledger.engine.storage.connections import Connections
 from flowledger.engine.storage.streams import CACHE_SIZE, Repository
 from flowledger.engine.workers.history_lifecycle import HistoryLifecycle, wall_clock
 from flowledger.eventlog import EventCodec, EventStore, LogAnchor
+from flowledger.eventlog.proofs import TreeHead
 from flowledger.eventlog.tables import event_log
 from flowledger.projections.changes import ChangeSet, SqlRowStore
 from flowledger.projections.compare import ShadowTables
@@ -94,7 +102,10 @@ class Audit:
             return self._repository.replay(conn, process_instance_id, until_position)
 
     def verify(
-        self, expect_anchor: str | None, progress: Callable[[int, int], None] | None
+        self,
+        expect_anchor: str | None,
+        progress: Callable[[int, int], None] | None,
+        phase: PhaseStart | None = None,
     ) -> views.VerificationReport:
         """The whole log checked at one point of it, the lock held only to fix that point: the
         engine's commands run on while the check reads a snapshot of the database."""
@@ -103,7 +114,7 @@ class Audit:
             # One connection for everyone, which a command would use beside the check: the
             # lock is held all along.
             return self._caught_up(
-                lambda conn: self._verify_on(conn, anchor, progress, self._held(), None)
+                lambda conn: self._verify_on(conn, anchor, progress, self._held(), None, phase)
             )
         with self._db.repeatable_read() as conn:
             try:
@@ -119,10 +130,29 @@ class Audit:
                     # a state stale (which it may be), never newer than the log it is checked on.
                     held = self._held()
                     self._db.take_snapshot(conn)
-                report = self._verify_on(conn, anchor, progress, held, shadows)
+                report = self._verify_on(conn, anchor, progress, held, shadows, phase)
             finally:
                 _drop(conn, shadows)
         return _stopped_first(report, stopped)
+
+    def verify_since(
+        self,
+        head: TreeHead,
+        progress: Callable[[int, int], None] | None,
+        phase: PhaseStart | None = None,
+    ) -> views.VerificationReport:
+        """An incremental verify from a tree head (`Verifier.run_since`): the log only, on one
+        snapshot of it; no lock beyond fixing that point, nothing written."""
+        verifier = Verifier(self._store, self._codec, self._repository, self._history.projector, {})
+        if self._db.memory:  # one connection for everyone: read under the lock
+            with self._db.read_unchecked() as conn:
+                return verifier.run_since(conn, head, progress=progress, phase=phase)
+        with self._db.repeatable_read() as conn:  # the log only: no projected table
+            self._db.take_snapshot(conn)
+            try:
+                return verifier.run_since(conn, head, progress=progress, phase=phase)
+            finally:
+                conn.rollback()
 
     def verify_instance(self, instance_id: str) -> views.VerificationReport:
         """`verify` for one instance: its chain, its commands, its state, its rows. Short: it
@@ -180,6 +210,7 @@ class Audit:
         progress: Callable[[int, int], None] | None,
         held: dict[str, HeldState],
         shadows: ShadowTables | None,
+        phase: PhaseStart | None = None,
     ) -> views.VerificationReport:
         # The states this engine serves commands from, compared with their replay.
         verifier = Verifier(
@@ -190,7 +221,9 @@ class Audit:
             held,
             keep=CACHE_SIZE,
         )
-        report = verifier.run(conn, expect_anchor=anchor, progress=progress, shadows=shadows)
+        report = verifier.run(
+            conn, expect_anchor=anchor, progress=progress, shadows=shadows, phase=phase
+        )
         for stream_id in verifier.stale:
             # Another engine moved the stream on; one of this engine's commands may have done
             # so since the check's point, and that state is not stale.
@@ -204,9 +237,9 @@ class Audit:
         is reported, not anchored silently): what an operator keeps outside the database."""
         with self._db.read() as conn:
             total = self._store.commit_count(conn)
-            checker = self._store.log_checker(conn)
+            checker = log_checker(self._store, conn)
             done = 0
-            for commit in self._store.read_all(conn):
+            for commit in self._store.read_all(conn, batch_size=READ_BATCH):
                 checker.check(commit)
                 done += 1
                 if progress is not None and done % 1000 == 0:

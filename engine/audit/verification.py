@@ -1,9 +1,12 @@
 """`Engine.verify`: the log, the instance states and the ACT_* tables checked against each other.
 
-One pass over the log in position order feeds the log's own checks (positions, hash chains,
-the anchor), the command log cross-check and a rebuild of every table into temporary shadow
-tables; states are kept for a bounded window and re-read from the log when needed, and the
-tables are compared by streaming both in key order. Memory stays flat as the database grows.
+Three phases, timed apart: `chains` reads the log in position order through the log's own checks
+(positions, hash chains, witnesses, the anchor, the Merkle root) and the command log cross-check
+(`chain_pass`); `replay` reads it again and rebuilds every table into temporary shadow tables,
+states kept for a bounded window and re-read from the log when needed; `tables` compares live
+and shadow tables by streaming both in key order. Memory stays flat as the database grows. An
+incremental run (`run_since`) checks the commits a tree head covers by its root alone and only
+the commits after it fully.
 Reads only: nothing is written but the temporary tables of its own connection. Every read of a
 run is of one snapshot when the connection's transaction is one (`Connections.take_snapshot`):
 the temporary tables are made before it begins (`make_shadows`), and nothing is made inside it.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -26,16 +30,12 @@ from sqlalchemy.exc import OperationalError
 from flowledger.core import events as ev
 from flowledger.core import views
 from flowledger.core.state import STATE_SCHEMA, InstanceState, decode_state, encode_state
+from flowledger.engine.audit.chain_pass import check_chains, check_prefix
 from flowledger.engine.audit.gc_batches import fewer_collections
 from flowledger.engine.storage.database import is_memory_url
 from flowledger.engine.storage.streams import Repository
-from flowledger.eventlog import (
-    CommandLogChecker,
-    EventStore,
-    LogAnchor,
-    LogProblem,
-    StoredCommit,
-)
+from flowledger.eventlog import EventStore, LogAnchor, LogProblem, StoredCommit
+from flowledger.eventlog.proofs import TreeHead
 from flowledger.eventlog.tables import event_log, instance_snapshot
 from flowledger.projections.changes import ChangeSet, Purge
 from flowledger.projections.compare import ShadowTables, compare_tables
@@ -58,8 +58,10 @@ from flowledger.projections.tables import (
     RUNTIME_TABLES,
 )
 
-# (commits checked, commits in the log): called every PROGRESS_EVERY commits and at the end
+# (done, total) within the running phase: called every PROGRESS_EVERY commits and at its end
 Progress = Callable[[int, int], None]
+# (phase name, its total): called as each phase begins
+PhaseStart = Callable[[str, int], None]
 log = logging.getLogger("flowledger.engine.verification")
 
 PROGRESS_EVERY = 1000
@@ -298,17 +300,29 @@ class Verifier:
         expect_anchor: LogAnchor | None = None,
         progress: Progress | None = None,
         shadows: ShadowTables | None = None,
+        phase: PhaseStart | None = None,
     ) -> views.VerificationReport:
         """`shadows`: made by `make_shadows` on `conn`, left to the caller to drop; without,
-        the run makes its own and drops them."""
+        the run makes its own and drops them. Three phases, timed apart, each reading what it
+        needs in position or key order: `chains`, `replay`, `tables`; `phase(name, total)` is
+        called as each begins, `progress(done, total)` within it (commits; tables in `tables`,
+        only for a caller that follows the phases: for the others the count ends at commits)."""
         own = shadows is None
         if shadows is None:
             shadows = make_shadows(conn)
         total = int(conn.execute(select(func.count()).select_from(event_log)).scalar_one())
         snapshots = _snapshot_versions(conn)
+        phases: list[views.VerifyPhase] = []
         try:
-            log = self.store.log_checker(conn, expect_anchor)
-            commands = CommandLogChecker(self.store, conn)
+            if phase is not None:
+                phase("chains", total)
+            chains = check_chains(self.store, conn, total, expect=expect_anchor, progress=progress)
+            phases.append(
+                views.VerifyPhase("chains", chains.seconds, chains.commits, chains.events)
+            )
+            if phase is not None:
+                phase("replay", total)
+            started = time.perf_counter()
             replay = _Replay(
                 self.repository,
                 conn,
@@ -321,36 +335,82 @@ class Verifier:
             )
             done = 0
             for commit in self.store.read_all(conn):
-                log.check(commit)
-                commands.check(commit)
                 replay.add(commit, self.batch_events)
                 done += 1
                 if progress is not None and done % PROGRESS_EVERY == 0:
                     progress(done, total)
             replay.project_batch()
-            anchor = log.finish(self.store.head_position(conn))
-            commands.finish()
-            problems = [str(p) for p in log.problems]
+            if progress is not None:
+                progress(done, total)
+            problems = [str(p) for p in chains.log.problems]
             problems += replay.problems
-            problems += [str(p) for p in commands.problems]
-            problems += self._missing_commits(conn, commands.missing)
+            problems += [str(p) for p in chains.commands.problems]
+            problems += self._missing_commits(conn, chains.commands.missing)
             problems += self._states(conn, replay, snapshots)
+            phases.append(
+                views.VerifyPhase("replay", time.perf_counter() - started, done, chains.events)
+            )
+            if phase is not None:
+                phase("tables", len(TABLES))
+            started = time.perf_counter()
             rows = 0
-            for table in TABLES:
+            for i, table in enumerate(TABLES, 1):
                 count, found = compare_tables(conn, table, shadows.of[table])
                 rows += count
                 problems += found
+                if progress is not None and phase is not None:  # counted in tables here
+                    progress(i, len(TABLES))
+            phases.append(views.VerifyPhase("tables", time.perf_counter() - started, rows=rows))
         finally:
             if own:
                 shadows.drop(conn)
-        if progress is not None:
-            progress(done, total)
         return views.VerificationReport(
-            commits_checked=done,
+            commits_checked=chains.commits,
             streams_checked=replay.streams,
             rows_compared=rows,
             problems=problems,
-            anchor=str(anchor),
+            anchor=str(chains.anchor),
+            root=chains.root,
+            phases=phases,
+        )
+
+    def run_since(
+        self,
+        conn: Connection,
+        head: TreeHead,
+        *,
+        progress: Progress | None = None,
+        phase: PhaseStart | None = None,
+    ) -> views.VerificationReport:
+        """An incremental verify: the commits `head` covers checked by its root alone
+        (`check_prefix`), then the log's and the command log's checks over the commits after
+        it, their chains going on from the hashes the root vouched for. No replay, no tables."""
+        total = int(conn.execute(select(func.count()).select_from(event_log)).scalar_one())
+        if phase is not None:
+            phase("root", head.size)
+        started = time.perf_counter()
+        prefix = check_prefix(self.store, conn, head, progress)
+        phases = [
+            views.VerifyPhase("root", time.perf_counter() - started, head.size, prefix.events)
+        ]
+        problems = list(prefix.problems)
+        tail = max(total - head.size, 0)
+        if phase is not None:
+            phase("chains", tail)
+        chains = check_chains(self.store, conn, tail, progress=progress, prefix=prefix)
+        phases.append(views.VerifyPhase("chains", chains.seconds, chains.commits, chains.events))
+        problems += [str(p) for p in chains.log.problems]
+        problems += [str(p) for p in chains.commands.problems]
+        problems += self._missing_commits(conn, chains.commands.missing)
+        return views.VerificationReport(
+            commits_checked=chains.commits,
+            streams_checked=0,
+            rows_compared=0,
+            problems=problems,
+            anchor=str(chains.anchor),
+            root=chains.root,
+            phases=phases,
+            since_head=f"{head.size}:{head.root}",
         )
 
     def _states(self, conn: Connection, replay: _Replay, snapshots: Mapping[str, int]) -> list[str]:

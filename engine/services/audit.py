@@ -81,6 +81,8 @@ class AuditService(Service):
         expect_anchor: str | None = None,
         progress: Callable[[int, int], None] | None = None,
         instance: str | None = None,
+        since_head: TreeHead | str | None = None,
+        phase: Callable[[str, int], None] | None = None,
     ) -> views.VerificationReport:
         """Check the hash chains and the command log, replay every instance, rebuild every
         projection into temporary tables and compare with the live state and tables. An empty
@@ -92,12 +94,21 @@ class AuditService(Service):
 
         `instance`: only that instance, quickly: its chain, its commands, its replay against
         the state served, and its rows against a rebuild of its own commits (and its
-        deployment's). The log-wide checks (gaps, anchor) need the whole log."""
+        deployment's). The log-wide checks (gaps, anchor) need the whole log.
+
+        `since_head`: a tree head trusted from earlier (`TreeHead`, or `SIZE:ROOT`): its commits
+        are checked by its root alone, only the commits after it fully (chains, command log);
+        no replay, no tables. `phase(name, total)` is called as each timed phase begins
+        (`report.phases` holds their times); `progress` counts within the phase."""
+        if since_head is not None:
+            if expect_anchor is not None or instance is not None:
+                raise InvalidValue("since_head verifies the log's tail: no anchor, no instance")
+            return self._parts.audit.verify_since(_tree_head(since_head), progress, phase)
         if instance is not None:
             if expect_anchor is not None:
                 raise InvalidValue("an anchor covers the whole log: verify it without instance")
             return self._parts.audit.verify_instance(instance)
-        return self._parts.audit.verify(expect_anchor, progress)
+        return self._parts.audit.verify(expect_anchor, progress, phase)
 
     def start_verify(self) -> VerifyTask:
         """Start a full `verify` in a worker thread (the running one when one runs already):
@@ -208,3 +219,17 @@ class AuditService(Service):
         """Rewrite every ACT_* table from the log, in one transaction: for a schema change, or
         tables someone edited by hand. Commands wait until it is done."""
         return self._parts.audit.rebuild_projections()
+
+
+def _tree_head(head: TreeHead | str) -> TreeHead:
+    """`SIZE:ROOT` (as `audit head` prints it) as a tree head; InvalidValue when it is not."""
+    if isinstance(head, TreeHead):
+        return head
+    size, sep, root = head.strip().partition(":")
+    try:
+        valid = size.isdigit() and sep and len(root) == 64 and bytes.fromhex(root) is not None
+    except ValueError:
+        valid = False
+    if not valid:
+        raise InvalidValue(f"{head!r} is not a tree head SIZE:ROOT", field="since_head")
+    return TreeHead(size=int(size), root=root.lower(), position=0)
