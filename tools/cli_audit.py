@@ -5,22 +5,34 @@ Registered on `tools.cli.app`.
 
 from __future__ import annotations
 
+import base64
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import click
 import msgspec
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from flowledger.core.instance_view import InstanceView, diff
 from flowledger.core.views import PackageSummary
 from flowledger.engine import Engine
+from flowledger.eventlog import signed_heads
+from flowledger.eventlog.proofs import TreeHead
 
 from .cli_app import app, as_user, open_engine, output
-from .cli_proofs import published_heads
+from .cli_proofs import parse_head, published_heads
 from .output import Output, when
 from .render import compact, diff_table, instance_panel, print_timeline, who
 
@@ -233,6 +245,66 @@ def why(instance: str, position: int) -> None:
         )
 
 
+@contextmanager
+def phase_progress(
+    out: Output,
+) -> Iterator[tuple[Callable[[str, int], None], Callable[[int, int], None]]]:
+    """A Rich progress bar per verify phase on stderr (a terminal only): `phase(name, total)`
+    starts the next bar, `progress(done, total)` moves the current one."""
+    bar = Progress(
+        TextColumn("{task.description:<7}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=out.err,
+        transient=False,
+        disable=not out.err.is_terminal,
+    )
+    current: list[TaskID] = []
+
+    def phase(name: str, total: int) -> None:
+        if current:
+            task = bar.tasks[-1]
+            bar.update(current[-1], completed=task.total)
+        current.append(bar.add_task(name, total=total))
+
+    def progress(done: int, total: int) -> None:
+        if not current:
+            phase("verify", total)
+        bar.update(current[-1], completed=done, total=total)
+
+    with bar:
+        yield phase, progress
+
+
+def trusted_head(text: str, key_file: Path | None) -> TreeHead:
+    """--since-head: SIZE:ROOT, a file holding it, or a signed head's file (its signature
+    checked with --key; read unchecked, with a warning, without one)."""
+    path = Path(text)
+    if not path.is_file():
+        size, root = parse_head(text, "--since-head")
+        if root is None:
+            raise click.BadParameter("a head needs its root: SIZE:ROOT", param_hint="--since-head")
+        return TreeHead(size=size, root=root, position=0)
+    note = path.read_text(errors="replace")
+    if key_file is not None:
+        try:
+            return signed_heads.verify(note, signed_heads.load_public(key_file)).head
+        except (signed_heads.KeyFileError, signed_heads.HeadError) as exc:
+            raise click.ClickException(f"{path}: {exc}") from None
+    lines = note.strip().splitlines()
+    if len(lines) == 1:
+        return trusted_head(lines[0], None)
+    try:
+        size, root = int(lines[1]), base64.b64decode(lines[2], validate=True).hex()
+    except (IndexError, ValueError):
+        raise click.BadParameter(
+            f"{path} holds neither SIZE:ROOT nor a signed head", param_hint="--since-head"
+        ) from None
+    output().err.print(f"warning: the signature of {path} is not checked (no --key)")
+    return TreeHead(size=size, root=root, position=0)
+
+
 def anchor_from(text: str) -> str:
     """An anchor as given: `POSITION:DIGEST`, or a file holding what `head` printed."""
     if _ANCHOR.fullmatch(text.strip()):
@@ -289,15 +361,34 @@ def head() -> None:
     help="the public key the published heads are checked with",
 )
 @click.option("--instance", metavar="ID", help="only this process instance (quick)")
+@click.option(
+    "--since-head",
+    "since",
+    metavar="SIZE:ROOT|FILE",
+    help="incremental: a tree head trusted from earlier (or a signed head's file; --key checks "
+    "its signature): its commits are checked by its root, only the later ones fully",
+)
 def verify(
-    against: str | None, published: Path | None, key_file: Path | None, instance: str | None
+    against: str | None,
+    published: Path | None,
+    key_file: Path | None,
+    instance: str | None,
+    since: str | None,
 ) -> None:
-    """Check hash chains, the command log, replay == live state, and rebuilt tables == live."""
+    """Check hash chains, the command log, replay == live state, and rebuilt tables == live;
+    print each phase's time (chains and the tree, replay, tables)."""
     out = output()
     anchor = None if against is None else anchor_from(against)
     heads = [] if published is None else published_heads(published, key_file)
-    with open_engine() as engine, out.progress("verify") as progress:
-        report = engine.verify(expect_anchor=anchor, progress=progress, instance=instance)
+    since_head = None if since is None else trusted_head(since, key_file)
+    with open_engine() as engine, phase_progress(out) as (phase, progress):
+        report = engine.audit_service.verify(
+            expect_anchor=anchor,
+            progress=progress,
+            instance=instance,
+            since_head=since_head,
+            phase=phase,
+        )
         if heads:
             found = engine.audit_service.check_published(heads)
             report = msgspec.structs.replace(report, problems=[*report.problems, *found])
@@ -312,7 +403,20 @@ def verify(
         # rewritten consistently (every hash recomputed), which no check inside it can.
         if report.anchor:
             out.print(f"anchor {report.anchor}")
-        if report.ok:
+        if report.root:
+            out.print(f"tree head {report.root}")
+        for p in report.phases:
+            rate = f", {p.events / p.seconds:,.0f} events/s" if p.events and p.seconds else ""
+            rows = f", {p.rows:,} rows" if p.rows else ""
+            out.print(f"  {p.name}: {p.seconds:.2f} s ({p.commits:,} commits{rows}{rate})")
+        if report.since_head:
+            out.print(
+                f"incremental from {report.since_head}: its commits checked by their root, the "
+                "later ones fully; no replay, no table comparison"
+            )
+        if report.ok and report.since_head:
+            out.print("OK: the head's root holds, later hash chains and command log intact")
+        elif report.ok:
             out.print(
                 "OK: hash chains and command log intact, replay == live state, "
                 "rebuilt tables == live tables"
