@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 from litestar import get, post
 from litestar.di import NamedDependency
+from litestar.params import JSONBody
 
 from flowledger.engine import Engine
 
@@ -75,7 +76,7 @@ def get_subject(engine: NamedDependency[Engine], request: AnyRequest) -> Subject
 
 
 @post("/personal-data/erasure", sync_to_thread=True, status_code=200)
-def erase_subject(engine: NamedDependency[Engine], data: ErasureRequestDto) -> ErasureDto:
+def erase_subject(engine: NamedDependency[Engine], data: JSONBody[ErasureRequestDto]) -> ErasureDto:
     """Erase a data subject: destroy its keys, record who and why in each instance's stream."""
     done = engine.personal_data_service.erase(data.subject, data.reason)
     return ErasureDto(
