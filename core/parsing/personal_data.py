@@ -15,7 +15,7 @@ from .context import CAMUNDA_NAMESPACES, ParseContext, local, ns
 def _properties(extensions: etree._Element | None) -> list[etree._Element]:
     if extensions is None:
         return []
-    found = []
+    found: list[etree._Element] = []
     for group in extensions:
         if ns(group) in CAMUNDA_NAMESPACES and local(group) == "properties":
             found.extend(

@@ -1,16 +1,13 @@
 """The key table (`subject_key`): the key a command seals an instance's personal values with,
 and the keys the log's sealed values open with, held briefly in memory.
 
-Must not: keep a destroyed key. Erasure here forgets it at once; another engine process on the
-same database forgets it within KEY_CACHE_SECONDS.
+Must not: keep a key in memory beyond one read — a key destroyed by any engine process on the
+database opens nothing from then on.
 """
 
 from __future__ import annotations
 
-import threading
-import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -23,9 +20,6 @@ from flowledger.eventlog.tables import subject_key
 
 from .cipher import new_key
 
-KEY_CACHE_SECONDS = 5.0  # how long a key read from the table is trusted without reading it again
-KEY_CACHE_ENTRIES = 10_000
-
 
 class SubjectKeys:
     """Keys by subject and stream (to seal) and by id (to open)."""
@@ -33,8 +27,6 @@ class SubjectKeys:
     def __init__(self, connect: Callable[[], AbstractContextManager[Connection]]) -> None:
         # A connection of its own, for a reader outside any of the engine's transactions.
         self._connect = connect
-        self._cache: OrderedDict[str, tuple[bytes | None, float]] = OrderedDict()
-        self._lock = threading.Lock()
 
     def active(
         self, conn: Connection | None, subject: str, stream_id: str
@@ -78,34 +70,9 @@ class SubjectKeys:
             conn.execute(insert(subject_key), rows)
 
     def keys(self, key_ids: Iterable[str]) -> dict[str, bytes | None]:
-        """Each key's bytes; None for a key destroyed (or never written)."""
-        now = time.monotonic()
-        found: dict[str, bytes | None] = {}
-        wanted: list[str] = []
-        with self._lock:
-            for key_id in set(key_ids):
-                cached = self._cache.get(key_id)
-                if cached is not None and now - cached[1] < KEY_CACHE_SECONDS:
-                    found[key_id] = cached[0]
-                else:
-                    wanted.append(key_id)
-        if wanted:
-            read = self._read(wanted)
-            with self._lock:
-                for key_id in wanted:
-                    found[key_id] = read.get(key_id)
-                    self._cache[key_id] = (found[key_id], now)
-                    self._cache.move_to_end(key_id)
-                while len(self._cache) > KEY_CACHE_ENTRIES:
-                    self._cache.popitem(last=False)
-        return found
-
-    def forget(self, key_ids: Iterable[str] | None = None) -> None:
-        with self._lock:
-            if key_ids is None:
-                self._cache.clear()
-            for key_id in key_ids or ():
-                self._cache.pop(key_id, None)
+        """Each key's bytes, read now; None for a key destroyed (or never written). Not cached:
+        a key another engine process destroyed a moment ago must not open anything here."""
+        return self._read(sorted(set(key_ids)))
 
     def _read(self, key_ids: list[str]) -> dict[str, bytes | None]:
         query = select(subject_key.c.key_id, subject_key.c.key_material).where(

@@ -91,7 +91,6 @@ class PersonalDataService(Service):
                 None,
                 actor,
             )
-            self._parts.personal_keys.forget(key_ids)
         self._parts.history.flush()  # the rows written behind the log are emptied too
         truncated = self._scrub()
         return Erasure(subject, sorted(by_stream), values, wal_truncated=truncated)

@@ -32,8 +32,10 @@ import flowledger.core.ids
 import flowledger.engine.commands.bus
 import flowledger.engine.storage.streams
 from flowledger import ControllableClock, Engine, FlowledgerError
+from flowledger.core.errors import NotFound
 from flowledger.core.evolve import evolve
 from flowledger.core.state import STATE_SCHEMA, InstanceState, decode_state, encode_state
+from flowledger.core.variables import TypedValue
 from tests.properties.models import (
     ERROR_CODE,
     MAX_ACTIVITIES,
@@ -50,6 +52,8 @@ KEYS = ("proc0", "proc1", "proc2")
 TRIGGERABLE = ("receiveTask", "intermediateMessageCatch", "intermediateSignalCatch")
 WORKERS = ("w1", "w2")
 USERS = ("alice", "bob", "carol")
+# Business keys, each a data subject: instances share them, and `erase_subject` erases one.
+SUBJECTS = ("subject-a", "subject-b")
 MAX_DEPLOYMENTS = 4
 MAX_ACTIVE_INSTANCES = 6
 RESTART_AFTER = 8  # steps between engine restarts (each one runs the migrations)
@@ -168,6 +172,7 @@ class EngineMachine(RuleBasedStateMachine):
         )  # ... and those the current node wrote to (its cache is current)
         self.restarted_at = 0
         self.gone_tasks: list[str] = []  # ids of completed user tasks
+        self.subjects: dict[str, list[str]] = {}  # data subject -> its instances
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -264,8 +269,17 @@ class EngineMachine(RuleBasedStateMachine):
         self, data: st.DataObject, start: dict[str, int], extra: dict[str, object]
     ) -> None:
         key = data.draw(st.sampled_from(self.keys), label="key")
-        instance = self.engine.start_process_instance(key, {**extra, **start})
+        subject = data.draw(st.sampled_from((None, *SUBJECTS)), label="business key")
+        personal: dict[str, object] = {}
+        if data.draw(st.booleans(), label="personal data"):
+            # sealed in the log: replay must agree with the live state before and after erasure
+            value = data.draw(texts(max_size=6), label="personal value")
+            personal["pii"] = TypedValue("String", value, {"personalData": True})
+        instance = self.engine.start_process_instance(
+            key, {**extra, **personal, **start}, business_key=subject
+        )
         self.changed()
+        self.subjects.setdefault(subject or instance.id, []).append(instance.id)
         self.instances.append(instance.id)
         self.touched.add(instance.id)
         self.written.add(instance.id)
@@ -518,6 +532,23 @@ class EngineMachine(RuleBasedStateMachine):
         else:
             return
         assert not self.command(pid, action, may_fail=True), f"{kind}: not refused"
+
+    @precondition(lambda self: self.subjects)
+    @rule(data=st.data())
+    def erase_subject(self, data: st.DataObject) -> None:
+        subject = data.draw(st.sampled_from(sorted(self.subjects)), label="subject")
+        try:
+            done = self.engine.personal_data_service.erase(subject, "property test")
+        except NotFound:
+            return  # none of its values was personal
+        self.changed()
+        self.touched.update(done.process_instance_ids)
+        self.written.update(done.process_instance_ids)
+        for pid in done.process_instance_ids:
+            assert not any(
+                v.value.type == "string" and v.name == "pii"
+                for v in self.live(pid).variables.values()
+            ), f"{pid}: a personal value is still readable after the erasure"
 
     @rule(milliseconds=st.sampled_from((1, 999, 1000, 60_000, 3_600_000)))
     def advance_clock(self, milliseconds: int) -> None:
