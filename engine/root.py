@@ -52,6 +52,7 @@ from flowledger.engine.storage.connections import Connections
 from flowledger.engine.storage.database import create_database, is_memory_url, sqlite_file
 from flowledger.engine.storage.state_cache import DEFAULT_MAX_BYTES
 from flowledger.engine.storage.streams import Repository
+from flowledger.engine.workers import head_targets
 from flowledger.engine.workers.checkpointer import Checkpointer
 from flowledger.engine.workers.deferred_projection import (
     ASYNC_HISTORY,
@@ -266,8 +267,10 @@ class Engine:
     ) -> HeadPublisher:
         """Sign the log's tree head with the key in `signing_key` (`flowledger audit keygen`)
         every `every` seconds while the log grows, appending each to the file of published heads
-        `target` (what `flowledger serve --signing-key --publish-heads` runs). KeyFileError
-        names a key that cannot be used; `head_publisher_health()` says how it goes."""
+        `target`, or publishing each to a NATS stream when `target` is
+        `nats://HOST:PORT/STREAM[/subject]` (what `flowledger serve --signing-key --publish-heads`
+        runs). KeyFileError names a key that cannot be used; `head_publisher_health()` says how
+        it goes."""
         from flowledger.eventlog import signed_heads  # cryptography, only for those who sign
 
         key_path = Path(signing_key)
@@ -275,7 +278,7 @@ class Engine:
         name = signed_heads.key_name(key_path)
         publisher = HeadPublisher(
             lambda: self.audit_service.signed_head(key, name, origin=origin),
-            Path(target),
+            head_targets.parse(target),
             every,
             self.log_position,
         )

@@ -353,8 +353,9 @@ def migrate() -> None:
 )
 @click.option(
     "--publish-heads",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="append a signed head to this file at every --head-interval while the log grows",
+    metavar="FILE|nats://HOST:PORT/STREAM[/subject]",
+    help="append a signed head to this file, or publish it to this NATS JetStream stream, at "
+    "every --head-interval while the log grows",
 )
 @click.option(
     "--head-interval",
@@ -399,7 +400,7 @@ def serve(
     history_mode: str,
     projection: str | None,
     signing_key: Path | None,
-    publish_heads: Path | None,
+    publish_heads: str | None,
     head_interval: float,
     exports: tuple[str, ...],
     max_body_mb: int,
@@ -427,6 +428,12 @@ def serve(
             TargetSpec.parse(target)  # refuse a bad target before serving
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--export") from None
+    from flowledger.engine.workers import head_targets
+
+    try:
+        head_target = None if publish_heads is None else head_targets.parse(publish_heads)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--publish-heads") from None
     if signing_key is not None:
         from flowledger.eventlog import signed_heads
 
@@ -443,8 +450,8 @@ def serve(
         history_removal_time_strategy=history_removal_time_strategy,
     )
     engine.start_projection_follower()  # a server is long-lived: no need to wait for load
-    if signing_key is not None and publish_heads is not None:
-        engine.publish_heads(signing_key, publish_heads, every=head_interval)
+    if signing_key is not None and head_target is not None:
+        engine.publish_heads(signing_key, head_target, every=head_interval)
     for target in exports:
         engine.start_exporter(target)
     try:

@@ -351,8 +351,9 @@ def head() -> None:
 @click.option(
     "--against-published",
     "published",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="a file of signed heads (`audit publish`): the log must still extend every one",
+    metavar="FILE|nats://HOST:PORT/STREAM[/subject]",
+    help="a file (`audit publish`) or NATS stream (`serve --publish-heads`) of signed heads: "
+    "the log must still extend every one",
 )
 @click.option(
     "--key",
@@ -370,7 +371,7 @@ def head() -> None:
 )
 def verify(
     against: str | None,
-    published: Path | None,
+    published: str | None,
     key_file: Path | None,
     instance: str | None,
     since: str | None,

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import click
 
+from flowledger.engine.workers import head_targets
 from flowledger.eventlog import proofs, signed_heads
 from flowledger.eventlog.proofs import ConsistencyProof, InclusionProof, Proof, TreeHead
 
-from .cli_app import app, open_engine, output
+from .cli_app import app, as_user, open_engine, output
+from .output import when
 
 
 def head_text(head: TreeHead) -> str:
@@ -81,7 +83,7 @@ def audit_head(signing_key: Path | None, origin: str | None) -> None:
         except signed_heads.KeyFileError as exc:
             raise click.ClickException(str(exc)) from None
         with open_engine() as engine, out.progress("reading the log") as progress:
-            note = engine.audit_service.signed_head(
+            note = as_user(engine).audit_service.signed_head(
                 key, signed_heads.key_name(signing_key), origin=origin, progress=progress
             )
         click.echo(note, nl=False)
@@ -93,6 +95,24 @@ def audit_head(signing_key: Path | None, origin: str | None) -> None:
     else:
         out.print(head_text(head))
         out.err.print(f"{head.size} commits, log positions 1..{head.position}")
+
+
+@audit.command("keys")
+def audit_keys() -> None:
+    """The keys that signed the log's heads, as the log recorded them (oldest first): each
+    key's hash (the signed note's key id), name, public key, when and who first signed with it,
+    and the key it replaced. A head signed by a key not listed here was not signed by this
+    engine."""
+    out = output()
+    with open_engine() as engine:
+        keys = engine.audit_service.signing_keys()
+    if out.json:
+        out.data(keys)
+        return
+    out.table(
+        ["key hash", "name", "public key (base64)", "since", "replaces"],
+        [(k.key_hash, k.name, k.public_key, when(k.time), k.replaces or "") for k in keys],
+    )
 
 
 @audit.command("prove")
@@ -123,15 +143,16 @@ def audit_consistency(old_head: str, new_head: str | None, out: Path | None) -> 
     _write(proof, out)
 
 
-def published_heads(path: Path, key_file: Path | None) -> list[TreeHead]:
-    """The heads in a file of published heads, each signature checked with `key_file`."""
+def published_heads(path: Path | str, key_file: Path | None) -> list[TreeHead]:
+    """The heads in a file or NATS stream of published heads, each signature checked with
+    `key_file`."""
     if key_file is None:
         raise click.UsageError("--against-published needs --key, the heads' public key")
     try:
         public = signed_heads.load_public(key_file)
-        notes = signed_heads.published(path)
+        notes = head_targets.published(head_targets.parse(path))
         return [signed_heads.verify(note, public).head for note in notes]
-    except (signed_heads.KeyFileError, signed_heads.HeadError) as exc:
+    except (signed_heads.KeyFileError, signed_heads.HeadError, ValueError) as exc:
         raise click.ClickException(f"{path}: {exc}") from None
 
 

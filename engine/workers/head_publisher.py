@@ -1,5 +1,6 @@
-"""Signs the log's tree head at an interval and appends it to a file of published heads
-(`flowledger serve --signing-key KEY --publish-heads FILE`), so that a rewrite of the log after
+"""Signs the log's tree head at an interval and appends it to a file of published heads, or
+publishes it to a NATS JetStream stream (`flowledger serve --signing-key KEY --publish-heads
+FILE|nats://HOST:PORT/STREAM[/subject]`, `head_targets`), so that a rewrite of the log after
 any published head is caught (`flowledger verify --against-published`).
 
 A thread of the server: every `interval` seconds it signs the head over every commit when the log
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from flowledger.eventlog import signed_heads
+from . import head_targets
 
 log = logging.getLogger("flowledger.heads")
 
@@ -41,7 +42,7 @@ class HeadPublisher:
     def __init__(
         self,
         sign: Callable[[], str],
-        target: Path,
+        target: Path | str,
         interval: float,
         log_position: Callable[[], int],
     ) -> None:
@@ -77,7 +78,7 @@ class HeadPublisher:
                 ):
                     return False  # nothing committed since the last head
                 note = self._sign()
-                signed_heads.publish(self.target, note)
+                head_targets.publish(self.target, note)
                 lines = note.split("\n")
                 size, position = int(lines[1]), int(lines[3].removeprefix("position "))
             except Exception as exc:
