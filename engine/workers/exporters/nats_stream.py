@@ -45,14 +45,14 @@ class NatsUrl:
             raise ValueError(f"{url!r} is not a nats:// URL")
         if not parts.hostname:
             raise ValueError(f"{url!r} names no NATS server")
-        stream, _, subject = parts.path.lstrip("/").partition("/")
+        stream, _, path_rest = parts.path.lstrip("/").partition("/")
         if not stream:
             raise ValueError(
                 f"{url!r} names no JetStream stream (nats://host:4222/STREAM[/subject])"
             )
         if len(stream) > MAX_STREAM_NAME or any(c in stream for c in " .*>\t\r\n"):
             raise ValueError(f"{stream!r} is not a JetStream stream name (no space, '.', '*', '>')")
-        subject = unquote(subject).replace("/", ".") or None
+        subject = unquote(path_rest).replace("/", ".") or None
         if subject is not None and (any(c in subject for c in " *>\t\r\n") or ".." in subject):
             raise ValueError(f"{subject!r} is not a NATS subject (no spaces or wildcards)")
         port = parts.port or 4222

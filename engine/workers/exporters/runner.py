@@ -99,7 +99,7 @@ class Exporter:
         db: Connections,
         store: EventStore,
         codec: EventCodec,
-        origin: Callable[[], str],
+        origin: Callable[[], str | None],
         settings: ExporterSettings | None = None,
     ) -> None:
         self.name = name
