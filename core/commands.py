@@ -109,6 +109,15 @@ class DeleteProcessInstance(Command, tag=True, frozen=True):
     reason: str | None = None
 
 
+class RecordSigningKey(Command, tag=True, frozen=True):
+    """Record in the log the key heads are signed with, when it is not the one recorded last."""
+
+    key_hash: str
+    name: str
+    public_key: str  # raw Ed25519, base64
+    origin: str | None = None
+
+
 class ErasePersonalData(Command, tag=True, frozen=True):
     """Destroy the keys an instance's personal values of one data subject are sealed with, and
     record it (`flowledger erase`): one command per instance stream of the subject."""

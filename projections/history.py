@@ -269,6 +269,7 @@ class HistoryProjector:
             ev.JobPrioritySet,
             ev.JobSuspended,
             ev.JobActivated,
+            ev.SigningKeyIntroduced,  # the log's own record: no table holds it
         }
     )
 

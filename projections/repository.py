@@ -18,6 +18,7 @@ from flowledger.core.events import (
     HistoricDecisionInstanceDeleted,
     ProcessDefinitionActivated,
     ProcessDefinitionSuspended,
+    SigningKeyIntroduced,
     StartEventSubscribed,
     StartEventUnsubscribed,
 )
@@ -69,6 +70,8 @@ def project_repository(event: Event, changes: ChangeSet) -> None:
         )
     elif isinstance(event, DecisionEvaluated | HistoricDecisionInstanceDeleted):
         return  # a stream without a deployment: history's
+    elif isinstance(event, SigningKeyIntroduced):
+        return  # the log's own record: no table holds it
     else:
         raise UnhandledEvent("project_repository", type(event))
 

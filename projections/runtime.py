@@ -95,6 +95,7 @@ class RuntimeBatch:
             *ev.START_SUBSCRIPTION_EVENTS,
             ev.ProcessDefinitionSuspended,
             ev.ProcessDefinitionActivated,
+            ev.SigningKeyIntroduced,  # the log's own record: no table holds it
         }
     )
 

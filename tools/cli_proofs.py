@@ -11,7 +11,8 @@ from flowledger.engine.workers import head_targets
 from flowledger.eventlog import proofs, signed_heads
 from flowledger.eventlog.proofs import ConsistencyProof, InclusionProof, Proof, TreeHead
 
-from .cli_app import app, open_engine, output
+from .cli_app import app, as_user, open_engine, output
+from .output import when
 
 
 def head_text(head: TreeHead) -> str:
@@ -82,7 +83,7 @@ def audit_head(signing_key: Path | None, origin: str | None) -> None:
         except signed_heads.KeyFileError as exc:
             raise click.ClickException(str(exc)) from None
         with open_engine() as engine, out.progress("reading the log") as progress:
-            note = engine.audit_service.signed_head(
+            note = as_user(engine).audit_service.signed_head(
                 key, signed_heads.key_name(signing_key), origin=origin, progress=progress
             )
         click.echo(note, nl=False)
@@ -94,6 +95,24 @@ def audit_head(signing_key: Path | None, origin: str | None) -> None:
     else:
         out.print(head_text(head))
         out.err.print(f"{head.size} commits, log positions 1..{head.position}")
+
+
+@audit.command("keys")
+def audit_keys() -> None:
+    """The keys that signed the log's heads, as the log recorded them (oldest first): each
+    key's hash (the signed note's key id), name, public key, when and who first signed with it,
+    and the key it replaced. A head signed by a key not listed here was not signed by this
+    engine."""
+    out = output()
+    with open_engine() as engine:
+        keys = engine.audit_service.signing_keys()
+    if out.json:
+        out.data(keys)
+        return
+    out.table(
+        ["key hash", "name", "public key (base64)", "since", "replaces"],
+        [(k.key_hash, k.name, k.public_key, when(k.time), k.replaces or "") for k in keys],
+    )
 
 
 @audit.command("prove")

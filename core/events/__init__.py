@@ -72,6 +72,7 @@ from .jobs import (
     JobRetriesSet,
     JobSuspended,
 )
+from .log_keys import SIGNING_KEYS_STREAM, SigningKeyIntroduced
 from .start_events import (
     START_SUBSCRIPTION_EVENTS,
     START_TIMER_EVENTS,
@@ -119,9 +120,9 @@ from .variables import (
     VariableSet,
 )
 
-# Events of streams without instance state: a deployment's (the repository projector's) and a
-# decision evaluated over the API (history's, in a stream of its own). Replay, verify and the
-# repository's reader never fold them into an instance.
+# Events of streams without instance state: a deployment's (the repository projector's), a
+# decision evaluated over the API (history's, in a stream of its own), the log's signing keys.
+# Replay, verify and the repository's reader never fold them into an instance.
 STATELESS_STREAM_EVENTS: tuple[type[Event], ...] = (
     DeploymentCreated,
     DeploymentDeleted,
@@ -131,6 +132,7 @@ STATELESS_STREAM_EVENTS: tuple[type[Event], ...] = (
     ProcessDefinitionActivated,
     DecisionEvaluated,
     HistoricDecisionInstanceDeleted,
+    SigningKeyIntroduced,
 )
 
 
@@ -138,6 +140,8 @@ def not_an_instance(first: Event) -> str:
     """What a stream that is not an instance's is, from its first event (for messages)."""
     if isinstance(first, DecisionEvaluated):
         return "that is a decision evaluation"
+    if isinstance(first, SigningKeyIntroduced):
+        return "that is the log's record of its signing keys"
     return "that is a deployment"
 
 
@@ -209,6 +213,7 @@ EngineEvent = (
     | ProcessInstanceActivated
     | ProcessDefinitionSuspended
     | ProcessDefinitionActivated
+    | SigningKeyIntroduced
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
@@ -223,6 +228,7 @@ CURRENT_VERSIONS: dict[str, int] = {
 __all__ = [
     "CURRENT_VERSIONS",
     "EVENT_TYPES",
+    "SIGNING_KEYS_STREAM",
     "START_SUBSCRIPTION_EVENTS",
     "START_TIMER_EVENTS",
     "STATELESS_STREAM_EVENTS",
@@ -287,6 +293,7 @@ __all__ = [
     "ProcessInstanceTerminated",
     "SignalReceived",
     "SignalThrown",
+    "SigningKeyIntroduced",
     "StartEventSubscribed",
     "StartEventUnsubscribed",
     "StartTimerDueDateSet",

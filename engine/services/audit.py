@@ -4,12 +4,15 @@ tables against each other and the log's anchor; audit packages; rebuilds of the 
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flowledger.core import audit_trail, views
+from flowledger.core import commands as cmd
+from flowledger.core import events as ev
 from flowledger.core.errors import InvalidValue, NotFound
 from flowledger.core.instance_trail import Trail
 from flowledger.core.instance_view import Change, diff
@@ -21,7 +24,10 @@ from flowledger.engine.services.base import Service
 from flowledger.eventlog.proofs import ConsistencyProof, InclusionProof, TreeHead
 
 if TYPE_CHECKING:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+        Ed25519PrivateKey,
+        Ed25519PublicKey,
+    )
 
 
 class AuditService(Service):
@@ -167,15 +173,61 @@ class AuditService(Service):
         """The tree head over every commit, signed with `key` (kept outside the database) as a
         transparency-log checkpoint (`eventlog.signed_heads`), over commits already on disk.
         `origin` names the log (default: from its first commit's hash)."""
-        with self._parts.db.read_unchecked() as conn:
-            head = log_tree.tree_head(self._parts.store, conn, progress)
-            first = next(self._parts.store.read_all(conn, batch_size=1), None)
-        with self._parts.db.read_unchecked() as conn:
-            log_tree.make_durable(conn)
         from flowledger.eventlog import signed_heads  # cryptography, only for those who sign
 
-        name = origin or signed_heads.origin_of(None if first is None else first.hash)
+        # The key first, so that the head covers the log's record of the key that signs it.
+        self.record_signing_key(key.public_key(), key_name, origin or self._origin())
+        with self._parts.db.read_unchecked() as conn:
+            head = log_tree.tree_head(self._parts.store, conn, progress)
+        with self._parts.db.read_unchecked() as conn:
+            log_tree.make_durable(conn)
+        name = origin or self._origin()
+        assert name is not None  # the log holds the key's record at least
         return signed_heads.sign(name, head, key, key_name, self._parts.clock.now())
+
+    def _origin(self) -> str | None:
+        """The log's name from its first commit's hash; None while the log is empty."""
+        from flowledger.eventlog import signed_heads
+
+        with self._parts.db.read_unchecked() as conn:
+            first = next(self._parts.store.read_all(conn, batch_size=1), None)
+        return None if first is None else signed_heads.origin_of(first.hash)
+
+    def record_signing_key(
+        self, public: Ed25519PublicKey, key_name: str, origin: str | None = None
+    ) -> bool:
+        """Record `public` in the log's stream of signing keys unless it is the key recorded
+        last (a rotation names the key it replaces); True when it was recorded now. Runs before
+        a head is signed, so a head's key is in the log before the head."""
+        from flowledger.eventlog import signed_heads
+
+        key_hash = signed_heads.key_id(key_name, public).hex()
+        recorded = self.signing_keys()
+        if recorded and recorded[-1].key_hash == key_hash:
+            return False
+        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+        raw = public.public_bytes(Encoding.Raw, PublicFormat.Raw)
+        return bool(
+            self._run(
+                cmd.RecordSigningKey(
+                    key_hash=key_hash,
+                    name=key_name,
+                    public_key=base64.b64encode(raw).decode(),
+                    origin=origin,
+                ),
+                None,
+                None,
+            )
+        )
+
+    def signing_keys(self) -> list[ev.SigningKeyIntroduced]:
+        """Every key recorded as signing the log's heads, oldest first."""
+        with self._parts.db.read_unchecked() as conn:
+            commits = self._parts.streams.stream(conn, ev.SIGNING_KEYS_STREAM)
+        return [
+            e for _c, events in commits for e in events if isinstance(e, ev.SigningKeyIntroduced)
+        ]
 
     def check_published(self, heads: list[TreeHead]) -> list[str]:
         """Problems of the log against tree heads published earlier (their signatures checked

@@ -37,9 +37,10 @@ def test_heads_are_published_while_the_log_grows(db_url: str, tmp_path: Path) ->
         assert publisher.publish_now() is True
         health = engine.head_publisher_health()
         assert health is not None
-        assert (health.status, health.published, health.last_size) == ("UP", 2, 2)
+        assert (health.status, health.published, health.last_size) == ("UP", 2, 3)
         heads = [signed_heads.verify(note, public).head for note in signed_heads.published(target)]
-        assert [h.size for h in heads] == [1, 2]
+        # the deployment and the log's record of the server's key, then the start
+        assert [h.size for h in heads] == [2, 3]
         assert engine.audit_service.check_published(heads) == []
 
 

@@ -135,12 +135,13 @@ def test_a_signed_head_checks_with_the_public_key_alone(
     status, note, _err = cli(capsys, "audit", "head", "--db", db_url, "--signing-key", str(key))
     assert status == 0
     lines = note.splitlines()
-    assert lines[0].startswith("flowledger/") and lines[1] == "6"  # origin, size
+    # origin, size: the five starts, the deployment and the log's record of the signing key
+    assert lines[0].startswith("flowledger/") and lines[1] == "7"
     assert lines[-1].startswith("\u2014 ledger.key ")
     head_file = tmp_path / "head.txt"
     head_file.write_text(note)
     status, out, _err = cli(capsys, "audit", "check", str(head_file), "--key", str(public))
-    assert status == 0 and out.startswith(f"OK {lines[0]} 6:")
+    assert status == 0 and out.startswith(f"OK {lines[0]} 7:")
 
     # A proof checked against the signed head, with nothing but the two files and the key.
     proof_file = tmp_path / "proof.json"
@@ -150,8 +151,8 @@ def test_a_signed_head_checks_with_the_public_key_alone(
     )
     assert status == 0 and "log position 3" in out
 
-    # Changed after signing: the size line says 7.
-    head_file.write_text(note.replace("\n6\n", "\n7\n", 1))
+    # Changed after signing: the size line says 8.
+    head_file.write_text(note.replace("\n7\n", "\n8\n", 1))
     status, _out, err = cli(capsys, "audit", "check", str(head_file), "--key", str(public))
     assert status == 1 and "the head was changed after it was signed" in err
 
@@ -194,7 +195,7 @@ def test_verify_against_published_heads_catches_a_rewrite_after_publishing(
         "--to",
         str(published),
     )
-    assert status == 0 and out.startswith("published 6 commits")
+    assert status == 0 and out.startswith("published 7 commits")  # with the key's record
     with Engine(db_url) as engine:
         engine.start_process_instance("claim", {"who": "Later"})
     cli(
@@ -230,3 +231,26 @@ def test_verify_against_published_heads_catches_a_rewrite_after_publishing(
     # Without the key the published file proves nothing: refused before anything is read.
     status, _out, err = cli(capsys, "verify", "--db", db_url, "--against-published", str(published))
     assert status != 0 and "needs --key" in err
+
+
+def test_a_rotated_signing_key_is_recorded_in_the_log(
+    db_url: str, claims: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "2026.key", tmp_path / "2027.key"
+    cli(capsys, "audit", "keygen", str(first))
+    cli(capsys, "audit", "keygen", str(second))
+    for key in (first, first, second):  # signing twice with one key records it once
+        status, _note, _err = cli(
+            capsys, "audit", "head", "--db", db_url, "--signing-key", str(key)
+        )
+        assert status == 0
+    status, out, _err = cli(capsys, "audit", "keys", "--db", db_url, "--json")
+    assert status == 0
+    keys = json.loads(out)
+    assert [k["name"] for k in keys] == ["2026.key", "2027.key"]
+    assert keys[0]["replaces"] is None and keys[1]["replaces"] == keys[0]["key_hash"]
+    # The public key the log recorded is the one the auditor was given.
+    public = (tmp_path / "2027.key.pub").read_text()
+    assert keys[1]["public_key"] in public
+    status, out, _err = cli(capsys, "verify", "--db", db_url, "--json")
+    assert status == 0 and json.loads(out)["problems"] == []

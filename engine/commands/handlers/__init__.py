@@ -23,6 +23,7 @@ from flowledger.engine.commands.handlers import (
     messages,
     personal_data,
     signals,
+    signing_keys,
     suspension,
     tasks,
     variables,
@@ -58,5 +59,6 @@ HANDLERS = by_command(
         *signals.HANDLERS,
         *suspension.HANDLERS,
         *personal_data.HANDLERS,
+        *signing_keys.HANDLERS,
     )
 )
