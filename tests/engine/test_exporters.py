@@ -252,3 +252,35 @@ class Receiver:
 def receiver() -> Iterator[Receiver]:
     with Receiver() as r:
         yield r
+
+
+def test_personal_values_leave_sealed(db_url: str, tmp_path: Path) -> None:
+    """An export carries a personal value as the log does, sealed: readable by no consumer, and
+    nothing to chase after its subject is erased."""
+    from flowledger.core.variables import TypedValue
+
+    target = tmp_path / "events.jsonl"
+    with Engine(db_url) as engine:
+        engine.deploy({"p.bpmn": USER_TASK})
+        engine.start_exporter(f"file:{target}")
+        engine.start_process_instance(
+            "p",
+            {
+                "who": "ann",  # the model assigns the task to `who`: that copy is not sealed
+                "email": TypedValue("String", "erin@exported.example", {"personalData": True}),
+            },
+            business_key="subject-e",
+        )
+        wait_for(lambda: _caught_up(engine))
+        engine.personal_data_service.erase("subject-e", "export test")
+        wait_for(lambda: _caught_up(engine))
+    text = target.read_text()
+    assert "erin@exported" not in text
+    sealed = [
+        json.loads(line)["data"]["value"]
+        for line in text.splitlines()
+        if json.loads(line)["type"] == "org.flowledger.VariableSet"
+        and json.loads(line)["data"]["name"] == "email"
+    ]
+    assert [v["type"] for v in sealed] == ["sealed"]
+    assert "org.flowledger.PersonalDataErased" in text

@@ -288,7 +288,9 @@ class Exporter:
                     continue
                 if origin is None:
                     origin = self.origin() or "flowledger/unnamed"
-                events = self._codec.decode(commit.events)
+                # As the log holds them: a personal value leaves sealed, so an export holds
+                # nothing readable once its subject is erased (docs/design.md, "Erasure").
+                events = self._codec.decode_sealed(commit.events)
                 for event in cloudevents.from_commit(origin, commit, events, after=after):
                     body = cloudevents.encode(event)
                     kind = event.type.removeprefix(cloudevents.TYPE_PREFIX)
