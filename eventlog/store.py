@@ -33,6 +33,7 @@ from .errors import ConcurrencyError, CorruptStream
 from .fastsql import Prepared, PreparedCache
 from .hashing import commit_hash
 from .integrity import LogAnchor, LogChecker
+from .merkle import Frontier, leaf_hash
 from .records import CommandRecord, LogEntry, LogProblem, NewCommit, Snapshot, StoredCommit
 from .tables import (
     command_log,
@@ -107,6 +108,31 @@ class EventStore:
             "RETURNING last_position"
         )
         self._reserve = update(log_head).where(log_head.c.id == 1)
+        # An append claims its positions and reads the tree's right edge in one statement, then
+        # writes the edge grown by its commits (the row is locked by then): the tree head is
+        # kept with the log head (`merkle.Frontier`), not recomputed from the log.
+        h = log_head.c
+        self._reserve_tree_returning = text(
+            "UPDATE log_head SET last_position = last_position + :n WHERE id = 1 "
+            "RETURNING last_position, tree_size, frontier"
+        )
+        self._head_tree_locked = (
+            select(h.last_position, h.tree_size, h.frontier).where(h.id == 1).with_for_update()
+        )
+        self._set_tree = (
+            update(log_head)
+            .where(h.id == 1)
+            .values(tree_size=bindparam("tree_size"), frontier=bindparam("frontier"))
+        )
+        self._advance_tree = (
+            update(log_head)
+            .where(h.id == 1)
+            .values(
+                last_position=bindparam("last_position"),
+                tree_size=bindparam("tree_size"),
+                frontier=bindparam("frontier"),
+            )
+        )
         self._head = select(log_head.c.last_position).where(log_head.c.id == 1)
         # The head and one checkpoint in one round trip: a read's check that the projections
         # have caught up with the log costs this one statement when they have.
@@ -221,6 +247,35 @@ class EventStore:
             last = self._prepared(conn, "_head").execute(conn, {}).fetchone()
         return int(last[0]) - count + 1
 
+    def _reserve_tree(self, conn: Connection, count: int) -> tuple[int, Frontier]:
+        """`reserve`, and the tree's right edge as the log head holds it. Without RETURNING
+        (MySQL/MariaDB) the row is read locked and `_write_tree` moves the head with the tree."""
+        if self._returning:
+            row = self._prepared(conn, "_reserve_tree_returning").execute(conn, {"n": count})
+            last, size, edge = row.fetchone()
+            first = int(last) - count + 1
+        else:
+            cursor = self._prepared(conn, "_head_tree_locked").execute(conn, {})
+            last, size, edge = cursor.fetchone()
+            cursor.close()
+            first = int(last) + 1
+        return first, Frontier.decode(int(size), edge or b"")
+
+    def _write_tree(self, conn: Connection, tree: Frontier, last_position: int | None) -> None:
+        values: dict[str, Any] = {"tree_size": tree.size, "frontier": tree.encode() or None}
+        if last_position is None:
+            self._prepared(conn, "_set_tree").execute(conn, values).close()
+        else:
+            values["last_position"] = last_position
+            self._prepared(conn, "_advance_tree").execute(conn, values).close()
+
+    def tree(self, conn: Connection) -> tuple[int, Frontier]:
+        """(last log position, the tree's right edge) as the log head holds them: a tree head
+        in one read."""
+        h = log_head.c
+        row = conn.execute(select(h.last_position, h.tree_size, h.frontier).where(h.id == 1)).one()
+        return int(row[0]), Frontier.decode(int(row[1]), row[2] or b"")
+
     def lock_head(self, conn: Connection) -> None:
         """Take the log head's row lock without claiming positions (serialises deployments)."""
         conn.execute(self._reserve.values(last_position=log_head.c.last_position))
@@ -256,7 +311,8 @@ class EventStore:
         if check_heads:
             self.check_heads(conn, commits)
         recorded_at = _naive_utc(recorded_at)
-        position = self.reserve(conn, sum(c.event_count for c in commits))
+        count = sum(c.event_count for c in commits)
+        position, tree = self._reserve_tree(conn, count)
         stored: list[StoredCommit] = []
         for c in commits:
             first = position
@@ -314,6 +370,9 @@ class EventStore:
             }
             for s in stored
         ]
+        for s in stored:
+            tree.append_hash(leaf_hash(bytes.fromhex(s.hash)))
+        self._write_tree(conn, tree, None if self._returning else position - 1)
         # One insert per commit: a lost race then names its own stream (multi-stream is rare).
         insert_commit = self._prepared(conn, "_insert_commit")
         for row, commit in zip(rows, commits, strict=True):
@@ -692,7 +751,7 @@ class EventStore:
         caller checked them) lies beyond this log's head; records the gaps the commits leave.
         Takes the commits in position order, written `batch_size` at a time."""
         self.lock_head(conn)
-        head = self.head_position(conn)
+        head, tree = self.tree(conn)
         first, last = first_position, last_position
         if first <= head:
             raise ValueError(
@@ -710,6 +769,7 @@ class EventStore:
                 gaps.append((expected, c.first_position - 1))
             expected = c.last_position + 1
             witnesses[c.stream_id] = (c.last_version, c.hash)
+            tree.append_hash(leaf_hash(bytes.fromhex(c.hash)))
             batch.append(
                 {
                     "first_position": c.first_position,
@@ -745,7 +805,7 @@ class EventStore:
         )
         for record in commands:
             self.record_command(conn, record)
-        conn.execute(update(log_head).where(log_head.c.id == 1).values(last_position=last))
+        self._write_tree(conn, tree, last)
         conn.execute(
             insert(log_import).values(
                 package_digest=digest,

@@ -282,6 +282,10 @@ def test_the_migration_fills_witnesses_from_the_log(
         (stats,) = [i for i in ACT_HI_ACTINST.indexes if i.name == "ACT_IDX_HI_ACT_INST_STATS"]
         stats.drop(conn)
         ACT_HI_COMMENT.drop(conn)
+        conn.execute(sa.text("DROP TABLE subject_key"))  # revision 0019
+        conn.execute(sa.text("DROP TABLE merkle_tile"))
+        conn.execute(sa.text("ALTER TABLE log_head DROP COLUMN frontier"))
+        conn.execute(sa.text("ALTER TABLE log_head DROP COLUMN tree_size"))
         conn.execute(sa.text("UPDATE alembic_version SET version_num = '0013_decisions'"))
     engine.close()
     with Engine(db_url, clock=clock) as upgraded:  # migrates on open
