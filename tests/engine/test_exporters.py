@@ -284,3 +284,27 @@ def test_personal_values_leave_sealed(db_url: str, tmp_path: Path) -> None:
     ]
     assert [v["type"] for v in sealed] == ["sealed"]
     assert "org.flowledger.PersonalDataErased" in text
+
+
+def test_two_engines_export_a_name_once_between_them(db_url: str, tmp_path: Path) -> None:
+    """Two engine processes on one database, both exporting under one name: one exports, the
+    other stands by, and takes over when the first stops; every event reaches the target once."""
+    target = tmp_path / "events.jsonl"
+    first, second = Engine(db_url), Engine(db_url)
+    try:
+        first.deploy({"p.bpmn": USER_TASK})
+        first.start_exporter(f"audit=file:{target}")
+        wait_for(lambda: _caught_up(first))
+        second.start_exporter(f"audit=file:{target}")
+        wait_for(lambda: [h.state for h in second.exporters_health()] == ["standby"])
+        for i in range(3):
+            second.start_process_instance("p", {"who": f"u{i}"})
+        wait_for(lambda: first.exporters_health()[0].position == first.log_position())
+        first.close()  # its lease goes with it: the standby takes over
+        second.start_process_instance("p", {"who": "later"})
+        head = second.log_position()
+        wait_for(lambda: second.exporters_health()[0].position == head, what="the takeover")
+    finally:
+        first.close()
+        second.close()
+    assert file_positions(target) == list(range(1, head + 1))

@@ -32,6 +32,7 @@ from flowledger.eventlog import EventCodec, EventStore
 from flowledger.eventlog.tables import event_log
 
 from . import cloudevents
+from .lease import ExporterLease
 from .targets import Held, Outgoing, Target, TargetError
 
 log = logging.getLogger("flowledger.exporters")
@@ -46,7 +47,9 @@ DEADLINE_SECONDS = 10.0  # one send (a webhook's POST, a NATS publish until ackn
 POLL_SECONDS = 1.0  # the log is looked at this often when no commit of this engine woke us
 _READ_COMMITS = 64  # commits fetched per query while a batch fills
 
-FOLLOWING, FAILING = "following", "failing"
+FOLLOWING, FAILING, STANDBY = "following", "failing", "standby"
+# Seconds between a standby exporter's tries to take the lease (another process exports).
+STANDBY_RETRY = 1.0
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,25 @@ class Exporter:
 
     def _run(self) -> None:
         delay = self.settings.backoff_first
-        while not self._stopping.is_set():
+        lease = ExporterLease(self._db.db, self.name)
+        try:
+            while not self._stopping.is_set():
+                if not (lease.take() and lease.still_held()):
+                    # Another engine process exports under this name: stand by, take over
+                    # when it stops (its lease goes with its process).
+                    self._close_target()
+                    self.state = STANDBY
+                    self._stopping.wait(STANDBY_RETRY)
+                    continue
+                delay = self._step(delay)
+        finally:
+            lease.release()
+            self._close_target()
+
+    def _step(self, delay: float) -> float:
+        """One round: open the target when it is not, send a batch or wait for commits; the
+        backoff for the next round."""
+        if not self._stopping.is_set():
             try:
                 if not self._opened:
                     self._open()
@@ -166,13 +187,11 @@ class Exporter:
             except Exception as exc:  # a failure is waited out, never the end of the thread
                 self._failed(exc, delay)
                 self._stopping.wait(delay)
-                delay = min(delay * 2, self.settings.backoff_cap)
-                continue
-            delay = self.settings.backoff_first
+                return min(delay * 2, self.settings.backoff_cap)
             if sent == 0:
                 self._wake.wait(self.settings.poll_seconds)
                 self._wake.clear()
-        self._close_target()
+        return self.settings.backoff_first
 
     def _failed(self, exc: Exception, delay: float) -> None:
         message = str(exc) if isinstance(exc, TargetError) else f"{type(exc).__name__}: {exc}"
