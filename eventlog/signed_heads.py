@@ -52,6 +52,7 @@ class SignedHead:
     time: datetime
     key_name: str
     note: str  # the whole signed note, as written
+    key_hash: str = ""  # the signature's key id (hex): which key signed it
 
 
 def origin_of(first_commit_hash: str | None) -> str:
@@ -106,11 +107,11 @@ def verify(note: str, public: Ed25519PublicKey, name: str | None = None) -> Sign
                 f"the signature of {line_name} does not hold: the head was changed after it was "
                 "signed"
             ) from None
-        return _parse(text, line_name, note)
+        return _parse(text, line_name, note, raw[:4].hex())
     raise HeadError("no signature by this public key on the head")
 
 
-def _parse(text: str, key_name: str, note: str) -> SignedHead:
+def _parse(text: str, key_name: str, note: str, key_hash: str = "") -> SignedHead:
     lines = text.rstrip("\n").split("\n")
     try:
         origin, size, root = lines[0], int(lines[1]), base64.b64decode(lines[2], validate=True)
@@ -120,7 +121,7 @@ def _parse(text: str, key_name: str, note: str) -> SignedHead:
     except (IndexError, ValueError, KeyError):
         raise HeadError("the signed text is not a tree head (origin, size, root, time)") from None
     head = TreeHead(size=size, root=root.hex(), position=position)
-    return SignedHead(origin, head, time, key_name, note)
+    return SignedHead(origin, head, time, key_name, note, key_hash)
 
 
 # -- published heads ---------------------------------------------------------------------------

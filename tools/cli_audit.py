@@ -32,7 +32,7 @@ from flowledger.eventlog import signed_heads
 from flowledger.eventlog.proofs import TreeHead
 
 from .cli_app import app, as_user, open_engine, output
-from .cli_proofs import parse_head, published_heads
+from .cli_proofs import parse_head, published_heads, signed_by_any
 from .output import Output, when
 from .render import compact, diff_table, instance_panel, print_timeline, who
 
@@ -277,7 +277,7 @@ def phase_progress(
         yield phase, progress
 
 
-def trusted_head(text: str, key_file: Path | None) -> TreeHead:
+def trusted_head(text: str, key_files: tuple[Path, ...] = ()) -> TreeHead:
     """--since-head: SIZE:ROOT, a file holding it, or a signed head's file (its signature
     checked with --key; read unchecked, with a warning, without one)."""
     path = Path(text)
@@ -287,14 +287,15 @@ def trusted_head(text: str, key_file: Path | None) -> TreeHead:
             raise click.BadParameter("a head needs its root: SIZE:ROOT", param_hint="--since-head")
         return TreeHead(size=size, root=root, position=0)
     note = path.read_text(errors="replace")
-    if key_file is not None:
+    if key_files:
         try:
-            return signed_heads.verify(note, signed_heads.load_public(key_file)).head
+            publics = [signed_heads.load_public(k) for k in key_files]
+            return signed_by_any(note, publics).head
         except (signed_heads.KeyFileError, signed_heads.HeadError) as exc:
             raise click.ClickException(f"{path}: {exc}") from None
     lines = note.strip().splitlines()
     if len(lines) == 1:
-        return trusted_head(lines[0], None)
+        return trusted_head(lines[0])
     try:
         size, root = int(lines[1]), base64.b64decode(lines[2], validate=True).hex()
     except (IndexError, ValueError):
@@ -357,9 +358,11 @@ def head() -> None:
 )
 @click.option(
     "--key",
-    "key_file",
+    "key_files",
+    multiple=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="the public key the published heads are checked with",
+    help="a public key the published heads are checked with (repeat it for each key the log was "
+    "signed with: `flowledger audit keys` lists them)",
 )
 @click.option("--instance", metavar="ID", help="only this process instance (quick)")
 @click.option(
@@ -372,7 +375,7 @@ def head() -> None:
 def verify(
     against: str | None,
     published: str | None,
-    key_file: Path | None,
+    key_files: tuple[Path, ...],
     instance: str | None,
     since: str | None,
 ) -> None:
@@ -380,8 +383,9 @@ def verify(
     print each phase's time (chains and the tree, replay, tables)."""
     out = output()
     anchor = None if against is None else anchor_from(against)
-    heads = [] if published is None else published_heads(published, key_file)
-    since_head = None if since is None else trusted_head(since, key_file)
+    signed = [] if published is None else published_heads(published, key_files)
+    heads = [s.head for s in signed]
+    since_head = None if since is None else trusted_head(since, key_files)
     with open_engine() as engine, phase_progress(out) as (phase, progress):
         report = engine.audit_service.verify(
             expect_anchor=anchor,
@@ -392,6 +396,9 @@ def verify(
         )
         if heads:
             found = engine.audit_service.check_published(heads)
+            found += engine.audit_service.check_signers(
+                [(s.head.size, s.key_name, s.key_hash) for s in signed]
+            )
             report = msgspec.structs.replace(report, problems=[*report.problems, *found])
     if out.json:
         out.data(report)

@@ -3,9 +3,11 @@ as files, and `audit check`, which verifies such a file with no database at all.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from flowledger.engine.workers import head_targets
 from flowledger.eventlog import proofs, signed_heads
@@ -143,17 +145,30 @@ def audit_consistency(old_head: str, new_head: str | None, out: Path | None) -> 
     _write(proof, out)
 
 
-def published_heads(path: Path | str, key_file: Path | None) -> list[TreeHead]:
-    """The heads in a file or NATS stream of published heads, each signature checked with
-    `key_file`."""
-    if key_file is None:
+def published_heads(path: Path | str, key_files: Sequence[Path]) -> list[signed_heads.SignedHead]:
+    """The heads in a file or NATS stream of published heads, each signature checked with one
+    of `key_files` (every key the log was signed with: a rotation adds one)."""
+    if not key_files:
         raise click.UsageError("--against-published needs --key, the heads' public key")
     try:
-        public = signed_heads.load_public(key_file)
+        publics = [signed_heads.load_public(k) for k in key_files]
         notes = head_targets.published(head_targets.parse(path))
-        return [signed_heads.verify(note, public).head for note in notes]
+        return [signed_by_any(note, publics) for note in notes]
     except (signed_heads.KeyFileError, signed_heads.HeadError, ValueError) as exc:
         raise click.ClickException(f"{path}: {exc}") from None
+
+
+def signed_by_any(note: str, publics: list[Ed25519PublicKey]) -> signed_heads.SignedHead:
+    problem: signed_heads.HeadError | None = None
+    for public in publics:
+        try:
+            return signed_heads.verify(note, public)
+        except signed_heads.HeadError as exc:
+            problem = exc
+    assert problem is not None
+    if len(publics) > 1 and "no signature by this public key" in str(problem):
+        raise signed_heads.HeadError("no signature by any of the given public keys on a head")
+    raise problem
 
 
 @audit.command("publish")

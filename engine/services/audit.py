@@ -221,6 +221,17 @@ class AuditService(Service):
             )
         )
 
+    def check_signers(self, signers: list[tuple[int, str, str]]) -> list[str]:
+        """Problems of published heads' keys, each (size, key name, key hash): a head signed by
+        a key the log never recorded as a signing key was not signed through this engine."""
+        recorded = {k.key_hash for k in self.signing_keys()}
+        return [
+            f"published: the head of size {size} is signed by key {name} ({key_hash}), which the "
+            "log never recorded as a signing key (`flowledger audit keys`)"
+            for size, name, key_hash in signers
+            if key_hash not in recorded
+        ]
+
     def signing_keys(self) -> list[ev.SigningKeyIntroduced]:
         """Every key recorded as signing the log's heads, oldest first."""
         with self._parts.db.read_unchecked() as conn:

@@ -6,17 +6,19 @@ auditor kept."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from flowledger import Engine
-from flowledger.eventlog import proofs
+from flowledger.eventlog import proofs, signed_heads
 from tests.core.test_verify import forge
 from tests.tools.test_cli_audit import MODEL, cli
 
 HEAD = r"^\d+:[0-9a-f]{64}$"
+NOW = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -254,3 +256,35 @@ def test_a_rotated_signing_key_is_recorded_in_the_log(
     assert keys[1]["public_key"] in public
     status, out, _err = cli(capsys, "verify", "--db", db_url, "--json")
     assert status == 0 and json.loads(out)["problems"] == []
+
+    # Heads published across the rotation check with both public keys; a head signed by a key
+    # the log never recorded (forged outside the engine) is a problem.
+    published = tmp_path / "published.jsonl"
+    for key in (first, second):
+        cli(
+            capsys,
+            "audit",
+            "publish",
+            "--db",
+            db_url,
+            "--signing-key",
+            str(key),
+            "--to",
+            str(published),
+        )
+    keys_args = ("--key", str(tmp_path / "2026.key.pub"), "--key", str(tmp_path / "2027.key.pub"))
+    against = ("verify", "--db", db_url, "--against-published", str(published))
+    status, out, _err = cli(capsys, *against, *keys_args)
+    assert status == 0, out
+    stranger = tmp_path / "stranger.key"
+    cli(capsys, "audit", "keygen", str(stranger))
+    with Engine(db_url) as engine:
+        head = engine.audit_service.tree_head()
+    note = signed_heads.sign(
+        "flowledger/x", head, signed_heads.load_private(stranger), "stranger.key", NOW
+    )
+    signed_heads.publish(published, note)
+    status, out, _err = cli(
+        capsys, *against, *keys_args, "--key", str(tmp_path / "stranger.key.pub")
+    )
+    assert status == 2 and "never recorded as a signing key" in out
