@@ -706,7 +706,11 @@ class EventStore:
     def log_checker(self, conn: Connection, expect: LogAnchor | None = None) -> LogChecker:
         """A checker of this log: it accepts the gaps imported audit packages left, no other, and
         compares each stream's chain head with its witness."""
-        return LogChecker(
+        from .tree_check import TreeCheckingLogChecker  # it reads tiles, whose module needs us
+
+        return TreeCheckingLogChecker(
+            conn,
+            self,
             expect,
             self.imported_gaps(conn),
             lambda: self.witnesses(conn),

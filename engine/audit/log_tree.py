@@ -1,9 +1,10 @@
 """The Merkle tree over the log, its heads and proofs (`eventlog.proofs`), read from the database.
 
-This slice reads the log whole for each answer — every commit's hash, in position order, into a
-tree of packed levels (about 64 bytes a commit: 64 MB at a million commits) — on one read
-snapshot, so a head and a proof made together agree. Stored levels, kept by a follower, will
-answer the same questions in O(log n) reads (issue 34); the proofs do not change with them.
+A tree head is read from the right edge every append keeps beside the log head (one read);
+proofs from the stored tiles a follower writes (`eventlog.tile_store`: O(log n) reads, the log's
+tail past the follower tiled in memory), on one read snapshot, so a head and a proof made
+together agree. `check_heads` (verify against published heads) reads the log itself: the tiles
+and the edge are derived data a forger can rewrite too.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from flowledger.eventlog.proofs import (
     commit_leaf,
 )
 from flowledger.eventlog.records import StoredCommit
+from flowledger.eventlog.tile_store import StoredTree
 
 Progress = Callable[[int, int], None]
 DURABLE_TRIES = 5  # FULL checkpoints tried before signing gives up (each waits for writers)
@@ -127,50 +129,68 @@ def make_durable(conn: Connection) -> None:
     )
 
 
+def _stored_head(tree: StoredTree, size: int) -> TreeHead:
+    return TreeHead(
+        size=size,
+        root=tree.root(size).hex(),
+        position=tree.last_position(size - 1) if size else 0,
+    )
+
+
+def _stored_tree(store: EventStore, conn: Connection, size: int | None) -> tuple[StoredTree, int]:
+    """The stored tree over every commit now, and `size` checked against it (default: all)."""
+    _position, frontier = store.tree(conn)
+    total = frontier.size
+    if size is not None and not 0 <= size <= total:
+        raise InvalidValue(f"the log holds {total} commits: no tree head of {size}")
+    return StoredTree(conn, total), total if size is None else size
+
+
 def prove_position(
     store: EventStore, conn: Connection, position: int, size: int | None = None
 ) -> InclusionProof:
     """The commit holding log position `position` is in the tree of the first `size` commits
-    (default: all)."""
-    found: dict[int, StoredCommit] = {}
-
-    def keep(index: int, commit: StoredCommit) -> None:
-        if commit.first_position <= position <= commit.last_position:
-            found[index] = commit
-
-    log = LogTree.read(store, conn, keep=keep)
-    index = log.leaf_of(position)
-    head = log.head(size)
+    (default: all), from the stored tiles: O(log n) reads."""
+    tree, size = _stored_tree(store, conn, size)
+    index = tree.leaf_of(position) if position >= 1 else None
+    if index is None:
+        raise NotFound("Log position", str(position), "the log does not reach it")
+    head = _stored_head(tree, size)
     if index >= head.size:
         raise InvalidValue(
             f"log position {position} is in commit {index + 1}: the tree of {head.size} commits "
             "does not hold it yet"
         )
-    commit = found[index]
+    after = tree.last_position(index - 1) if index else 0
+    commit = next(store.read_all(conn, after_position=after, batch_size=1), None)
+    if commit is None or not commit.first_position <= position <= commit.last_position:
+        raise NotFound("Log position", str(position), "no commit holds it")
     return InclusionProof(
         format=FORMAT,
         head=head,
         leaf_index=index,
         event_index=position - commit.first_position,
         commit=ProvenCommit.of(commit),
-        path=[h.hex() for h in inclusion_proof(log.tree, index, head.size)],
+        path=[h.hex() for h in inclusion_proof(tree.source, index, head.size)],
     )
 
 
 def prove_consistency(
     store: EventStore, conn: Connection, old_size: int, new_size: int | None = None
 ) -> ConsistencyProof:
-    """The tree of the first `new_size` commits (default: all) extends that of `old_size`."""
-    log = LogTree.read(store, conn)
-    new = log.head(new_size)
-    if old_size > new.size:
+    """The tree of the first `new_size` commits (default: all) extends that of `old_size`, from
+    the stored tiles: O(log n) reads."""
+    tree, size = _stored_tree(store, conn, new_size)
+    if old_size > size:
         raise InvalidValue(
-            f"no consistency proof from {old_size} commits to {new.size}: the old tree is larger"
+            f"no consistency proof from {old_size} commits to {size}: the old tree is larger"
         )
-    old = log.head(old_size)
+    if old_size < 0:
+        raise InvalidValue(f"the log holds {size} commits: no tree head of {old_size}")
+    new, old = _stored_head(tree, size), _stored_head(tree, old_size)
     return ConsistencyProof(
         format=FORMAT,
         old=old,
         new=new,
-        path=[h.hex() for h in consistency_proof(log.tree, old.size, new.size)],
+        path=[h.hex() for h in consistency_proof(tree.source, old.size, new.size)],
     )
