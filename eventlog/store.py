@@ -44,6 +44,7 @@ from .tables import (
     projection_checkpoint,
     stream_head,
 )
+from .tree_check import TreeCheckingLogChecker
 
 
 def _naive_utc(moment: datetime) -> datetime:
@@ -706,8 +707,6 @@ class EventStore:
     def log_checker(self, conn: Connection, expect: LogAnchor | None = None) -> LogChecker:
         """A checker of this log: it accepts the gaps imported audit packages left, no other, and
         compares each stream's chain head with its witness."""
-        from .tree_check import TreeCheckingLogChecker  # it reads tiles, whose module needs us
-
         return TreeCheckingLogChecker(
             conn,
             self,

@@ -11,18 +11,31 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
+from typing import Protocol
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection
 
 from . import merkle
-from .merkle_tiles import HASH_SIZE, Tile, TileBuilder, TileSource, edge_keys, positions_of
-from .store import EventStore
+from .merkle import HASH_SIZE
+from .merkle_tiles import Tile, TileBuilder, TileSource, edge_keys, positions_of
 from .tables import event_log, merkle_tile
 
 CHECKPOINT = "merkle"
 SCHEMA_VERSION = 1
 BATCH = 5000  # commits read from the log at a time
+
+
+class Checkpoints(Protocol):
+    """What `extend` needs of the `EventStore` (which imports this module's reader in verify)."""
+
+    def checkpoint(self, conn: Connection, name: str, *, lock: bool = False) -> int | None: ...
+
+    def save_checkpoint(
+        self, conn: Connection, name: str, position: int, schema_version: int, now: datetime
+    ) -> None: ...
+
+    def drop_checkpoint(self, conn: Connection, name: str) -> None: ...
 
 
 def read_tile(conn: Connection, level: int, idx: int) -> Tile | None:
@@ -72,7 +85,7 @@ def _builder(conn: Connection) -> tuple[TileBuilder, int]:
 
 
 def extend(
-    store: EventStore, conn: Connection, now: datetime, limit: int = 50_000
+    store: Checkpoints, conn: Connection, now: datetime, limit: int = 50_000
 ) -> tuple[int, int]:
     """Tile up to `limit` more commits of the log (the follower's step, in the caller's write
     transaction): (leaves tiled now, commits added)."""
@@ -105,7 +118,7 @@ def write(conn: Connection, tiles: dict[tuple[int, int], Tile]) -> None:
             conn.execute(insert(merkle_tile).values(level=level, idx=idx, **values))
 
 
-def clear(conn: Connection, store: EventStore) -> None:
+def clear(conn: Connection, store: Checkpoints) -> None:
     """Drop every tile and the checkpoint (they are built again from the log)."""
     conn.execute(delete(merkle_tile))
     store.drop_checkpoint(conn, CHECKPOINT)

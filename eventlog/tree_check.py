@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from . import merkle
+from . import merkle, tile_store
 from .integrity import LogAnchor, LogChecker
 from .merkle_tiles import WIDTH, TileBuilder, edge_keys
 from .records import LogProblem, StoredCommit
@@ -24,8 +24,6 @@ class TreeCheckingLogChecker(LogChecker):
 
     def __init__(self, conn: Connection, store: Any, *args: Any) -> None:
         super().__init__(*args)
-        from . import tile_store  # tile_store imports the store, which makes this checker
-
         self._read_tile: Callable[[int, int], Any] = lambda level, idx: tile_store.read_tile(
             conn, level, idx
         )
