@@ -620,6 +620,7 @@ _DEPLOYMENT_STREAM_ONLY: tuple[type[ev.Event], ...] = (
     ev.ProcessDefinitionActivated,
     ev.DecisionEvaluated,  # over the API: a stream of its own
     ev.HistoricDecisionInstanceDeleted,
+    ev.SigningKeyIntroduced,  # the log's record of its signing keys: a stream of its own
 )
 for _event_type in _DEPLOYMENT_STREAM_ONLY:
     APPLIERS[_event_type] = _deployment_stream_only
