@@ -68,6 +68,7 @@ from flowledger.engine.workers.head_publisher import HeadPublisher, HeadPublishe
 from flowledger.engine.workers.history_lifecycle import HistoryLifecycle, check_mode, resolve_level
 from flowledger.engine.workers.job_executor import JobExecutorSettings
 from flowledger.engine.workers.job_runs import JobRuns
+from flowledger.engine.workers.tree_follower import TreeFollower, TreeHealth
 from flowledger.eventlog import EventStore
 from flowledger.projections.changes import SqlRowStore
 from flowledger.projections.deferred import DeferredFollower
@@ -137,6 +138,7 @@ class Engine:
         self.url = url or DEFAULT_URL
         self._head_publisher: HeadPublisher | None = None
         self._exporters: list[Exporter] = []
+        self._tree: TreeFollower | None = None
         self.clock: Clock = clock or SystemClock()
         self.allow_scripts = allow_scripts
         self._checkpointer = _start_checkpointer(self.url, sqlite_synchronous)
@@ -288,6 +290,19 @@ class Engine:
         publisher.start()
         return publisher
 
+    def start_tree_follower(self) -> TreeFollower:
+        """Keep the Merkle tree's stored tiles up to the log in a thread (what `flowledger
+        serve` runs), so that proofs read O(log n) tiles; `tree_health()` says how far it is."""
+        if self._tree is None:
+            self._tree = TreeFollower(self._db, self._store)
+            self._bus.add_commit_listener(self._tree.committed)
+            self._tree.start()
+        return self._tree
+
+    def tree_health(self) -> TreeHealth | None:
+        """How the tiles follow the log; None when this engine runs no tree follower."""
+        return None if self._tree is None else self._tree.health()
+
     def head_publisher_health(self) -> HeadPublisherHealth | None:
         """How the publishing of signed heads goes; None when this engine publishes none."""
         return None if self._head_publisher is None else self._head_publisher.health()
@@ -344,6 +359,8 @@ class Engine:
             self._head_publisher.stop()
         for exporter in self._exporters:
             exporter.stop()
+        if self._tree is not None:
+            self._tree.stop()
         self._parts.jobs.stop()
         if self._deferred is not None:
             self._deferred.stop()  # every row written: readers need no barrier any more

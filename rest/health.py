@@ -78,6 +78,19 @@ def health(engine: NamedDependency[Engine]) -> Response[HealthDto]:
         )
         if heads.status != "UP":
             status = "DOWN"
+    tree = engine.tree_health()
+    if tree is not None:  # the Merkle tree's stored tiles: lag = commits a proof reads from the log
+        components["tree"] = ComponentDto(
+            tree.status,
+            {
+                "size": tree.size,
+                "tiled": tree.tiled,
+                "lag": tree.lag,
+                **({} if tree.last_error is None else {"lastError": tree.last_error}),
+            },
+        )
+        if tree.status != "UP":
+            status = "DOWN"
     exporters = engine.exporters_health()
     if exporters:  # DOWN while one of them cannot reach its target; lag says how far behind
         down = [e.name for e in exporters if e.status != "UP"]

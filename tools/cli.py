@@ -450,6 +450,7 @@ def serve(
         history_removal_time_strategy=history_removal_time_strategy,
     )
     engine.start_projection_follower()  # a server is long-lived: no need to wait for load
+    engine.start_tree_follower()  # proofs read O(log n) stored tiles, not the log
     if signing_key is not None and head_target is not None:
         engine.publish_heads(signing_key, head_target, every=head_interval)
     for target in exports:
