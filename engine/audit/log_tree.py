@@ -15,8 +15,13 @@ from collections.abc import Callable
 from sqlalchemy.engine import Connection
 
 from flowledger.core.errors import InvalidValue, NotFound, ProcessEngineError
-from flowledger.eventlog import EventStore
-from flowledger.eventlog.merkle import MemoryTree, consistency_proof, inclusion_proof
+from flowledger.eventlog import EventStore, tile_store
+from flowledger.eventlog.merkle import (
+    Frontier,
+    MemoryTree,
+    consistency_proof,
+    inclusion_proof,
+)
 from flowledger.eventlog.proofs import (
     FORMAT,
     ConsistencyProof,
@@ -92,20 +97,32 @@ def tree_head(store: EventStore, conn: Connection, progress: Progress | None = N
 def check_heads(store: EventStore, conn: Connection, heads: list[TreeHead]) -> list[str]:
     """What the log says against heads published earlier (empty: it extends every one): a head
     whose size the log's tree no longer has, or whose root it no longer gives, means commits
-    were removed or rewritten after the head was taken."""
-    log = LogTree.read(store, conn)
+    were removed or rewritten after the head was taken. The tree is grown from the log's own
+    commit hashes (never the stored tiles, which a forger rewrites as well), a frontier at a
+    time: memory O(log n), whatever the log's length."""
+    sizes = {h.size for h in heads}
+    frontier = Frontier()
+    roots = {0: frontier.root()} if 0 in sizes else {}
+    largest = max(sizes, default=0)
+    if largest:
+        for _last, digest in tile_store.leaves_after(conn, 0):
+            frontier.append_hash(commit_leaf(digest))
+            if frontier.size in sizes:
+                roots[frontier.size] = frontier.root()
+                if frontier.size == largest:
+                    break
     problems = []
     for head in heads:
-        if head.size > log.tree.size:
+        root = roots.get(head.size)
+        if root is None:
             problems.append(
                 f"published: a head covers {head.size} commits, the log holds only "
-                f"{log.tree.size}: commits were removed after it was published"
+                f"{frontier.size}: commits were removed after it was published"
             )
-        elif log.tree.root(head.size).hex() != head.root:
+        elif root.hex() != head.root:
             problems.append(
-                f"published: the log's tree of {head.size} commits has root "
-                f"{log.tree.root(head.size).hex()}, not the published {head.root}: the log was "
-                "rewritten after that head was published"
+                f"published: the log's tree of {head.size} commits has root {root.hex()}, not "
+                f"the published {head.root}: the log was rewritten after that head was published"
             )
     return problems
 
