@@ -452,6 +452,8 @@ class PackageSummary(msgspec.Struct, frozen=True):
     first_position: int
     last_position: int
     engine_version: str  # of the engine that exported it
+    # SIZE:ROOT of the exporting log's tree its commits are proven in (None: an older package)
+    tree_head: str | None = None
 
 
 class LogHead(msgspec.Struct, frozen=True):

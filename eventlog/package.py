@@ -10,7 +10,11 @@ The file is a zip archive (docs/audit-packages.md describes it):
   their stored JSON text), in position order;
 - `commands.jsonl`: the command-log row of every command those commits carry;
 - `resources/<name>`: the deployed definition files, for people to read (the events carry the
-  same bytes, and only those count).
+  same bytes, and only those count);
+- `proofs.jsonl` (when the manifest has a `tree`): per commit, in the same order, its leaf index
+  in the exporting log's Merkle tree and its inclusion path to that tree's root — so an importer
+  checks the package against a tree head it got from elsewhere (a published, signed one), not
+  only against itself. The manifest may carry that head signed (`signed_head`).
 
 Reading checks everything before anything is handed out: the manifest, both digests, every
 commit's hash, every stream's chain from its first commit, and that each commit's command is
@@ -35,7 +39,9 @@ from typing import TypeVar
 
 import msgspec
 
+from . import merkle
 from .integrity import stored_hash
+from .proofs import TreeHead, commit_leaf
 from .records import CommandRecord, StoredCommit
 
 FORMAT = "flowledger-audit-package"
@@ -71,6 +77,17 @@ class Manifest(msgspec.Struct, frozen=True):
     commits_sha256: str
     commands_sha256: str
     resources: list[str] = []
+    # The exporting log's tree head the commits are proven in, and their proofs' digest.
+    tree: TreeHead | None = None
+    proofs_sha256: str | None = None
+    signed_head: str | None = None  # the head as a signed note (`audit keygen`), when signed
+
+
+class LeafProof(msgspec.Struct, frozen=True):
+    """A commit's place in the exporting log's tree and its path to the tree's root."""
+
+    leaf_index: int
+    path: list[str]
 
 
 class _Commit(msgspec.Struct, frozen=True):
@@ -104,7 +121,7 @@ class _Command(msgspec.Struct, frozen=True):
     via: str | None = None
 
 
-_Row = TypeVar("_Row", _Commit, _Command)
+_Row = TypeVar("_Row", _Commit, _Command, LeafProof)
 
 
 @dataclass(frozen=True)
@@ -138,10 +155,17 @@ def write_package(
     commits: Sequence[StoredCommit],
     commands: Sequence[CommandRecord],
     resources: Mapping[str, bytes],
+    tree: TreeHead | None = None,
+    proofs: Sequence[LeafProof] = (),
+    signed_head: str | None = None,
 ) -> Manifest:
-    """Write the package to `path` (replaced whole: written beside it, then renamed)."""
+    """Write the package to `path` (replaced whole: written beside it, then renamed). With
+    `tree`, `proofs` holds each commit's inclusion proof in it, in the commits' order."""
+    if tree is not None and len(proofs) != len(commits):
+        raise ValueError("a package proven in a tree needs one proof per commit")
     commit_lines = b"".join(msgspec.json.encode(_commit_row(c)) + b"\n" for c in commits)
     command_lines = b"".join(msgspec.json.encode(_command_row(r)) + b"\n" for r in commands)
+    proof_lines = b"".join(msgspec.json.encode(p) + b"\n" for p in proofs)
     heads: dict[str, StreamHead] = {}
     for c in commits:
         heads[c.stream_id] = StreamHead(c.last_version, c.hash)
@@ -157,12 +181,17 @@ def write_package(
         commits_sha256=hashlib.sha256(commit_lines).hexdigest(),
         commands_sha256=hashlib.sha256(command_lines).hexdigest(),
         resources=sorted(resources),
+        tree=tree,
+        proofs_sha256=None if tree is None else hashlib.sha256(proof_lines).hexdigest(),
+        signed_head=signed_head,
     )
     partial = path.with_name(path.name + ".partial")
     with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("manifest.json", msgspec.json.format(msgspec.json.encode(manifest)))
         archive.writestr("commits.jsonl", commit_lines)
         archive.writestr("commands.jsonl", command_lines)
+        if tree is not None:
+            archive.writestr("proofs.jsonl", proof_lines)
         for name, data in sorted(resources.items()):
             archive.writestr(f"resources/{Path(name).name}", data)
     partial.replace(path)
@@ -198,8 +227,14 @@ def read_package(path: Path) -> Package:
                 if r.status == "accepted":
                     accepted.add(r.command_id)
             checker = _Checker(path, manifest, accepted)
+            proven = _proofs(archive, path, manifest)
             for c in _lines(archive, path, commits_info, _Commit):
-                checker.check(_stored(c))
+                stored = _stored(c)
+                checker.check(stored)
+                if proven is not None:
+                    _check_proof(path, manifest, stored, next(proven, None))
+            if proven is not None and next(proven, None) is not None:
+                raise PackageError(f"{path}: proofs.jsonl holds more proofs than commits")
         digest = _file_digest(path)
     except (zipfile.BadZipFile, EOFError, OSError, zlib.error) as exc:
         reason = getattr(exc, "strerror", None) or exc
@@ -287,6 +322,37 @@ class _Checker:
                 )
         if set(self.manifest.streams) != set(self.heads):
             raise PackageError(f"{self.path}: the manifest names streams the commits do not hold")
+
+
+def _proofs(archive: zipfile.ZipFile, path: Path, manifest: Manifest) -> Iterator[LeafProof] | None:
+    """The commits' proofs, digest checked, when the package is proven in a tree."""
+    if manifest.tree is None:
+        return None
+    if manifest.proofs_sha256 is None:
+        raise PackageError(f"{path}: its manifest names a tree but no digest of its proofs")
+    info = _member(archive, path, "proofs.jsonl")
+    _digest(archive, path, info, manifest.proofs_sha256)
+    return _lines(archive, path, info, LeafProof)
+
+
+def _check_proof(path: Path, manifest: Manifest, c: StoredCommit, proof: LeafProof | None) -> None:
+    tree = manifest.tree
+    assert tree is not None
+    where = f"{path}: the commit at position {c.first_position}"
+    if proof is None:
+        raise PackageError(f"{where} has no inclusion proof (proofs.jsonl ends early)")
+    try:
+        path_hashes = [bytes.fromhex(h) for h in proof.path]
+        root = bytes.fromhex(tree.root)
+    except ValueError:
+        raise PackageError(f"{where}: its inclusion proof is not hex") from None
+    if not merkle.verify_inclusion(
+        commit_leaf(c.hash), proof.leaf_index, tree.size, path_hashes, root
+    ):
+        raise PackageError(
+            f"{where} is not in the tree of {tree.size} commits its manifest names (its "
+            "inclusion proof does not lead to that root)"
+        )
 
 
 def _member(archive: zipfile.ZipFile, path: Path, name: str) -> zipfile.ZipInfo:
@@ -411,3 +477,22 @@ def _record(r: _Command) -> CommandRecord:
     result = None if r.result is None else r.result.encode()
     fields = msgspec.structs.asdict(r)
     return CommandRecord(**{**fields, "payload": r.payload.encode(), "result": result})
+
+
+def head_problems(path: Path, manifest: Manifest, trusted: TreeHead | None) -> list[str]:
+    """What keeps a checked package from being proven in `trusted`, a tree head the importer got
+    from elsewhere (empty: every commit is in that tree). Without `trusted`, only whether the
+    package is proven in a tree at all."""
+    tree = manifest.tree
+    if tree is None:
+        return [
+            f"{path} carries no tree head and no inclusion proofs (exported by an older "
+            "engine): it checks only against itself"
+        ]
+    if trusted is not None and (trusted.size, trusted.root) != (tree.size, tree.root):
+        return [
+            f"{path} is proven in the tree {tree.size}:{tree.root}, not in the trusted head "
+            f"{trusted.size}:{trusted.root} (export it proven in that head: `flowledger export "
+            f"--head-size {trusted.size}`)"
+        ]
+    return []

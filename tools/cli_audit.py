@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 import msgspec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -445,22 +446,67 @@ def verify(
     type=click.Path(dir_okay=False, path_type=Path),
     help="the package file to write",
 )
-def export_package(instance: str, target: Path) -> None:
-    """Write an instance's audit package: commits with hashes, commands, definitions."""
+@click.option(
+    "--head-size",
+    type=click.IntRange(min=1),
+    help="prove the commits in the log's tree of this many commits (a head published earlier) "
+    "instead of the tree of every commit now",
+)
+@click.option(
+    "--signing-key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="sign the head the commits are proven in now (`audit keygen`); the package carries it",
+)
+def export_package(
+    instance: str, target: Path, head_size: int | None, signing_key: Path | None
+) -> None:
+    """Write an instance's audit package: commits with hashes, commands, definitions, and each
+    commit's inclusion proof in the log's Merkle tree (checked on import against a head you got
+    from elsewhere: `import --head`, `audit check PACKAGE --head`)."""
     out = output()
+    key = None if signing_key is None else _private_key(signing_key)
     with open_engine() as engine:
-        summary = engine.audit_service.export_instance(instance, target)
+        summary = as_user(engine).audit_service.export_instance(
+            instance,
+            target,
+            head_size=head_size,
+            signing_key=key,
+            key_name="flowledger" if signing_key is None else signed_heads.key_name(signing_key),
+        )
     _package_summary(out, summary, "wrote")
+
+
+def _private_key(path: Path) -> Ed25519PrivateKey:
+    try:
+        return signed_heads.load_private(path)
+    except signed_heads.KeyFileError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @app.command("import")
 @click.argument("package", type=click.Path(dir_okay=False, path_type=Path))
-def import_package(package: Path) -> None:
-    """Load an audit package (every hash checked first) into the database (--db)."""
+@click.option(
+    "--head",
+    "trusted",
+    metavar="SIZE:ROOT|FILE",
+    help="a tree head of the exporting log you got from elsewhere (or a signed head's file, "
+    "checked with --key): every commit must be proven in it",
+)
+@click.option(
+    "--key",
+    "key_files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="the public key a signed --head is checked with",
+)
+def import_package(package: Path, trusted: str | None, key_files: tuple[Path, ...]) -> None:
+    """Load an audit package (every hash and inclusion proof checked first) into the database
+    (--db)."""
     out = output()
+    head = None if trusted is None else trusted_head(trusted, key_files)
     # An auditor loads a package into a database of its own: the one place it may be new.
     with open_engine(create=True) as engine:
-        summary = engine.audit_service.import_package(package)
+        summary = engine.audit_service.import_package(package, trusted=head)
     _package_summary(out, summary, "imported")
 
 
@@ -475,6 +521,8 @@ def _package_summary(out: Output, summary: PackageSummary, verb: str) -> None:
         f"{summary.last_position}), {summary.commands} commands; exported by flowledger "
         f"{summary.engine_version}"
     )
+    if summary.tree_head is not None:
+        out.print(f"proven in the exporting log's tree {summary.tree_head}")
 
 
 @app.command()

@@ -3,6 +3,7 @@ as files, and `audit check`, which verifies such a file with no database at all.
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from flowledger.engine.workers import head_targets
 from flowledger.eventlog import proofs, signed_heads
+from flowledger.eventlog.package import PackageError, head_problems, read_package
 from flowledger.eventlog.proofs import ConsistencyProof, InclusionProof, Proof, TreeHead
 
 from .cli_app import app, as_user, open_engine, output
@@ -239,8 +241,11 @@ def _trusted(text: str, key_file: Path | None) -> TreeHead:
     help="the public key signed heads are checked with",
 )
 def audit_check(proof_file: Path, trusted: str | None, key_file: Path | None) -> None:
-    """Check a proof file, or a signed head, with no database: exit 0 when it holds, 1 (saying
-    why) when not."""
+    """Check a proof file, a signed head, or an audit package's inclusion proofs, with no
+    database: exit 0 when it holds, 1 (saying why) when not."""
+    if zipfile.is_zipfile(proof_file):
+        _check_package(proof_file, trusted, key_file)
+        return
     if proof_file.read_bytes().lstrip()[:1] != b"{":  # not JSON: a signed head
         signed = _signed(proof_file, key_file, str(proof_file))
         click.echo(
@@ -274,5 +279,40 @@ def audit_check(proof_file: Path, trusted: str | None, key_file: Path | None) ->
         click.echo(
             "(checked against the proof's own head: pass --head SIZE:ROOT with a head you got "
             "from elsewhere to know it is the log's)",
+            err=True,
+        )
+
+
+def _check_package(path: Path, trusted: str | None, key_file: Path | None) -> None:
+    """Every hash, chain and inclusion proof of the package, then its tree against the head
+    trusted (--head; else the signed head it carries, checked with --key)."""
+    try:
+        package = read_package(path)
+    except PackageError as exc:
+        raise click.ClickException(str(exc)) from None
+    manifest = package.manifest
+    head = None if trusted is None else _trusted(trusted, key_file)
+    if head is None and manifest.signed_head is not None and key_file is not None:
+        try:
+            head = signed_heads.verify(
+                manifest.signed_head, signed_heads.load_public(key_file)
+            ).head
+        except (signed_heads.KeyFileError, signed_heads.HeadError) as exc:
+            raise click.ClickException(f"{path}: its signed head: {exc}") from None
+    problems = head_problems(path, manifest, head)
+    if problems:
+        for problem in problems:
+            click.echo(f"FAILED {problem}", err=True)
+        raise click.exceptions.Exit(1)
+    tree = manifest.tree
+    assert tree is not None
+    click.echo(
+        f"OK {path}: {manifest.commits} commits of {len(package.streams)} streams, each proven "
+        f"in the tree {tree.size}:{tree.root}"
+    )
+    if head is None:
+        click.echo(
+            "(checked against the package's own head: pass --head SIZE:ROOT with a head you got "
+            "from elsewhere, or --key for the signed head it carries, to know it is the log's)",
             err=True,
         )

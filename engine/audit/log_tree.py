@@ -22,6 +22,7 @@ from flowledger.eventlog.merkle import (
     consistency_proof,
     inclusion_proof,
 )
+from flowledger.eventlog.package import LeafProof
 from flowledger.eventlog.proofs import (
     FORMAT,
     ConsistencyProof,
@@ -211,3 +212,23 @@ def prove_consistency(
         new=new,
         path=[h.hex() for h in consistency_proof(tree.source, old.size, new.size)],
     )
+
+
+def prove_commits(
+    store: EventStore, conn: Connection, commits: list[StoredCommit], size: int | None = None
+) -> tuple[TreeHead, list[LeafProof]]:
+    """The tree head of the first `size` commits (default: all) and each of `commits`' place and
+    inclusion path in it, in their order (an audit package's proofs): O(log n) tile reads each."""
+    tree, size = _stored_tree(store, conn, size)
+    head = _stored_head(tree, size)
+    proven = []
+    for commit in commits:
+        index = tree.leaf_of(commit.first_position)
+        if index is None or index >= size:
+            raise InvalidValue(
+                f"the commit at position {commit.first_position} is not in the tree of {size} "
+                "commits"
+            )
+        path = [h.hex() for h in inclusion_proof(tree.source, index, size)]
+        proven.append(LeafProof(leaf_index=index, path=path))
+    return head, proven

@@ -17,12 +17,20 @@ from sqlalchemy.engine import Connection
 from flowledger.core import events as ev
 from flowledger.core import views
 from flowledger.core.errors import InvalidValue, NotFound
+from flowledger.engine.audit import log_tree
 from flowledger.engine.audit.log_reader import Audit
 from flowledger.engine.storage.connections import Connections
 from flowledger.engine.storage.streams import Repository
 from flowledger.engine.workers.history_lifecycle import wall_clock
 from flowledger.eventlog import CodecError, CommandRecord, EventStore, StoredCommit
-from flowledger.eventlog.package import PackageError, read_package, write_package
+from flowledger.eventlog.package import (
+    LeafProof,
+    PackageError,
+    head_problems,
+    read_package,
+    write_package,
+)
+from flowledger.eventlog.proofs import TreeHead
 
 
 def engine_version() -> str:
@@ -43,7 +51,11 @@ class Packages:
         self._repository = repository
         self._audit = audit
 
-    def export(self, instance_id: str, path: Path) -> views.PackageSummary:
+    def export(
+        self, instance_id: str, path: Path, proven: Proven | None = None
+    ) -> views.PackageSummary:
+        """`proven`: the tree head the commits are proven in (default: the tree of every commit
+        now) and that head signed, when it is."""
         with self._db.read() as conn:
             commits: list[StoredCommit] = []
             resources: dict[str, bytes] = {}
@@ -79,9 +91,13 @@ class Packages:
                                 resources.update(_resources(event))
             commits.sort(key=lambda c: c.first_position)
             commands = self._commands(conn, commits)
-        return self._write(path, instance_id, commits, commands, resources)
+            tree, proofs = log_tree.prove_commits(
+                self._store, conn, commits, None if proven is None else proven.size
+            )
+        signed = None if proven is None else proven.signed_head
+        return self._write(path, instance_id, commits, commands, resources, tree, proofs, signed)
 
-    def export_log(self, path: Path) -> views.PackageSummary:
+    def export_log(self, path: Path, proven: Proven | None = None) -> views.PackageSummary:
         """The whole log as one package (subject `log`): every stream and every command,
         refused ones too. The golden logs in tests/golden are such packages."""
         with self._db.read() as conn:
@@ -95,7 +111,11 @@ class Packages:
                     for event in self._repository.decode(commit.events):
                         if isinstance(event, ev.DeploymentCreated):
                             resources.update(_resources(event))
-        return self._write(path, "log", commits, commands, resources)
+            tree, proofs = log_tree.prove_commits(
+                self._store, conn, commits, None if proven is None else proven.size
+            )
+        signed = None if proven is None else proven.signed_head
+        return self._write(path, "log", commits, commands, resources, tree, proofs, signed)
 
     def _write(
         self,
@@ -104,6 +124,9 @@ class Packages:
         commits: list[StoredCommit],
         commands: list[CommandRecord],
         resources: dict[str, bytes],
+        tree: TreeHead,
+        proofs: list[LeafProof],
+        signed_head: str | None,
     ) -> views.PackageSummary:
         manifest = write_package(
             path,
@@ -113,10 +136,13 @@ class Packages:
             commits=commits,
             commands=commands,
             resources=resources,
+            tree=tree,
+            proofs=proofs,
+            signed_head=signed_head,
         )
-        return _summary(path, manifest.subject, commits, commands, manifest.engine_version)
+        return _summary(path, manifest.subject, commits, commands, manifest.engine_version, tree)
 
-    def load(self, path: Path) -> views.PackageSummary:
+    def load(self, path: Path, trusted: TreeHead | None = None) -> views.PackageSummary:
         """Check the whole package, then write it in one transaction and rebuild the tables.
 
         The package is read a line at a time, three times (checked, decoded, written): memory
@@ -124,6 +150,9 @@ class Packages:
         try:
             package = read_package(path)
             manifest = package.manifest
+            if trusted is not None:
+                for problem in head_problems(path, manifest, trusted):
+                    raise InvalidValue(problem, "package")
             for commit in package.commits():
                 # Every event must read here before anything is written: a package from a newer
                 # engine may hold events or versions this one does not know.
@@ -170,6 +199,9 @@ class Packages:
             first_position=package.first_position,
             last_position=package.last_position,
             engine_version=manifest.engine_version,
+            tree_head=None
+            if manifest.tree is None
+            else f"{manifest.tree.size}:{manifest.tree.root}",
         )
 
     def _commands(self, conn: Connection, commits: list[StoredCommit]) -> list[CommandRecord]:
@@ -198,6 +230,7 @@ def _summary(
     commits: list[StoredCommit],
     commands: list[CommandRecord],
     engine_version: str,
+    tree: TreeHead | None,
 ) -> views.PackageSummary:
     return views.PackageSummary(
         path=str(path),
@@ -208,7 +241,17 @@ def _summary(
         first_position=commits[0].first_position,
         last_position=commits[-1].last_position,
         engine_version=engine_version,
+        tree_head=None if tree is None else f"{tree.size}:{tree.root}",
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class Proven:
+    """The tree head an exported package's commits are proven in: its size (None: the tree of
+    every commit at the export) and the head as a signed note, when it is one."""
+
+    size: int | None = None
+    signed_head: str | None = None
 
 
 def _resources(event: ev.DeploymentCreated) -> dict[str, bytes]:

@@ -19,6 +19,7 @@ from flowledger.core.instance_view import Change, diff
 from flowledger.core.state import InstanceState
 from flowledger.engine.audit import log_tree
 from flowledger.engine.audit.inspection import PointInTime
+from flowledger.engine.audit.packages import Proven
 from flowledger.engine.audit.verify_tasks import VerifyTask
 from flowledger.engine.services.base import Service
 from flowledger.eventlog.proofs import ConsistencyProof, InclusionProof, TreeHead
@@ -133,23 +134,57 @@ class AuditService(Service):
         tasks = self._parts.audit.verify_tasks
         return tasks.last_finished() or tasks.running()
 
-    def export_instance(self, process_instance_id: str, path: str | Path) -> views.PackageSummary:
+    def export_instance(
+        self,
+        process_instance_id: str,
+        path: str | Path,
+        *,
+        head_size: int | None = None,
+        signing_key: Ed25519PrivateKey | None = None,
+        key_name: str = "flowledger",
+    ) -> views.PackageSummary:
         """Write the instance's audit package to `path`: its commits (and those of the instances
         it called and of their deployments) with hashes and chain heads, their commands, the
-        definition files and this engine's version."""
-        return self._parts.packages.export(process_instance_id, Path(path))
+        definition files and this engine's version, and each commit's inclusion proof in the
+        log's tree of `head_size` commits (default: every commit) — or, with `signing_key`, in
+        a head signed now, which the package carries."""
+        return self._parts.packages.export(
+            process_instance_id, Path(path), self._proven(head_size, signing_key, key_name)
+        )
 
-    def export_log(self, path: str | Path) -> views.PackageSummary:
+    def export_log(
+        self,
+        path: str | Path,
+        *,
+        head_size: int | None = None,
+        signing_key: Ed25519PrivateKey | None = None,
+        key_name: str = "flowledger",
+    ) -> views.PackageSummary:
         """Write the whole log (every stream, every command) as one audit package: a backup
-        that loads into a fresh database of any kind, hashes intact."""
-        return self._parts.packages.export_log(Path(path))
+        that loads into a fresh database of any kind, hashes intact, proven as above."""
+        return self._parts.packages.export_log(
+            Path(path), self._proven(head_size, signing_key, key_name)
+        )
 
-    def import_package(self, path: str | Path) -> views.PackageSummary:
+    def _proven(
+        self, head_size: int | None, signing_key: Ed25519PrivateKey | None, key_name: str
+    ) -> Proven:
+        if signing_key is None:
+            return Proven(size=head_size)
+        if head_size is not None:
+            raise InvalidValue("a package is proven in a head signed now, or in --head-size")
+        note = self.signed_head(signing_key, key_name)
+        return Proven(size=int(note.split("\n")[1]), signed_head=note)
+
+    def import_package(
+        self, path: str | Path, *, trusted: TreeHead | None = None
+    ) -> views.PackageSummary:
         """Load an audit package after checking every hash in it (nothing is written when one
         fails), then rebuild the tables: the instance replays, shows its history and verifies
         here as where it was exported. The log must end before the package's first position
-        (a fresh database); InvalidValue says what is wrong otherwise."""
-        return self._parts.packages.load(Path(path))
+        (a fresh database); InvalidValue says what is wrong otherwise. With `trusted` (a tree
+        head got from elsewhere), every commit must be proven in that head."""
+        return self._parts.packages.load(Path(path), trusted)
 
     def head(self, progress: Callable[[int, int], None] | None = None) -> views.LogHead:
         """The log's anchor now (`POSITION:DIGEST`): kept outside the database, a later
