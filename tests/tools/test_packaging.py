@@ -137,6 +137,25 @@ def test_the_wheel_holds_one_top_level_package_and_no_benchmark(installed: Insta
         assert expected in names
 
 
+def test_the_wheel_holds_every_module_of_the_source_tree(installed: Installed) -> None:
+    """A package folder missing from pyproject's list installs nothing and fails at import."""
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        names = set(wheel.namelist())
+    source = Path(__file__).resolve().parents[2]
+    folders = {"api": "flowledger"} | {
+        name: f"flowledger/{name}"
+        for name in ("core", "engine", "eventlog", "projections", "migrations", "rest", "tools")
+    }
+    missing = [
+        f"{installed_as}/{module.relative_to(source / folder)}"
+        for folder, installed_as in folders.items()
+        for module in (source / folder).rglob("*.py")
+        if "bench" not in module.relative_to(source / folder).parts
+        and f"{installed_as}/{module.relative_to(source / folder)}" not in names
+    ]
+    assert missing == []
+
+
 ENGINE_SCRIPT = textwrap.dedent(
     """
     from importlib import resources
