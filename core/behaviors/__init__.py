@@ -15,6 +15,7 @@ from ..model import Activity
 from .base import Behavior
 from .calls import CallActivity
 from .decisions import BusinessRuleTask
+from .escalations import EscalationEndEvent, EscalationThrowEvent
 from .events import (
     BoundaryEvent,
     ErrorEndEvent,
@@ -71,6 +72,11 @@ BEHAVIORS: Mapping[ElementKind, Behavior] = {
     kinds.BOUNDARY_MESSAGE: BoundaryEvent(),
     kinds.BOUNDARY_SIGNAL: BoundaryEvent(),
     kinds.BOUNDARY_TIMER: BoundaryEvent(),
+    kinds.ESCALATION_THROW_EVENT: EscalationThrowEvent(),
+    kinds.ESCALATION_END_EVENT: EscalationEndEvent(),
+    kinds.BOUNDARY_ESCALATION: BoundaryEvent(),
+    kinds.ESCALATION_START_EVENT: PassThrough(),
+    kinds.LINK_CATCH_EVENT: PassThrough(),  # not a wait state: it goes on at once
 }
 # By activity type, as an activity names its kind.
 REGISTRY: Mapping[str, Behavior] = {kind.type: behavior for kind, behavior in BEHAVIORS.items()}

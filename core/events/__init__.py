@@ -39,6 +39,7 @@ from .deployments import (
     ProcessDefinitionActivated,
     ProcessDefinitionSuspended,
 )
+from .escalations import EscalationThrown
 from .flow import (
     ActivityCanceled,
     ActivityCompleted,
@@ -214,6 +215,7 @@ EngineEvent = (
     | ProcessDefinitionSuspended
     | ProcessDefinitionActivated
     | SigningKeyIntroduced
+    | EscalationThrown
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
@@ -250,6 +252,7 @@ __all__ = [
     "DeploymentDeleted",
     "EngineEvent",
     "ErasedDecision",
+    "EscalationThrown",
     "EvaluatedDecision",
     "Event",
     "EventSubscriptionCreated",

@@ -29,7 +29,9 @@ from ..model import (
 from ..timers import KINDS as TIMER_KINDS
 from ..timers import TimerError, parse_timer
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns
+from .escalations import read_definition as read_escalation_definition
 from .forms import read_form
+from .links import read_definition as read_link_definition
 from .listeners import extension_elements
 from .messages import read_message, read_signal
 from .tasks import service_spec
@@ -103,6 +105,14 @@ def _message(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDe
     return read_message(ctx, el) or MessageEventDefinition("")
 
 
+def _escalation(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
+    return read_escalation_definition(ctx, el, kind.catching)
+
+
+def _link(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDefinition:
+    return read_link_definition(ctx, el)
+
+
 def _signal(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
     if not kind.catching and (ctx.camunda(el, "async") or "").strip().lower() == "true":
         ctx.problem("asynchronous signal throws (camunda:async) are not supported yet", el)
@@ -116,6 +126,8 @@ _READERS: Mapping[str, DefinitionReader] = {
     kinds.MESSAGE: _message,
     kinds.SIGNAL: _signal,
     kinds.TIMER: _timer,
+    kinds.ESCALATION: _escalation,
+    kinds.LINK: _link,
 }
 EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
     definition: DefinitionKind(read, kinds.carrying(definition))
