@@ -475,7 +475,7 @@ class ProcessBuilder:
         if len(starts) != 1 or starts[0].type not in _TRIGGERED_STARTS:
             self.ctx.problem(
                 "an event subprocess needs exactly one start event, with a message, signal, "
-                "timer, error or escalation event definition",
+                "timer or error event definition",
                 el,
             )
             return True
