@@ -757,3 +757,105 @@ def test_an_escalation_start_event_outside_an_event_subprocess_is_refused(engine
     )
     found = problems(engine, proc("p", body))
     assert any(e == "s" and "only allowed in an event subprocess" in m for e, m in found), found
+
+
+@pytest.mark.parametrize("cancel", [True, False])
+def test_a_boundary_on_a_multi_instance_subprocess_catches_from_its_instances(
+    engine: Engine, cancel: bool
+) -> None:
+    """EscalationEventTest.testInterruptingEscalationBoundaryEventOnMultiInstanceSubprocess and
+    testNonInterruptingEscalationBoundaryEventOnMultiInstanceSubprocess: five instances throw;
+    interrupting, the first ends them all; non-interrupting, each throw is caught."""
+    loop = "<multiInstanceLoopCharacteristics><loopCardinality>5</loopCardinality></multiInstanceLoopCharacteristics>"
+    body = (
+        '<startEvent id="start"/>'
+        + throwing_subprocess(throw()).replace(
+            '<subProcess id="subProcess">', f'<subProcess id="subProcess">{loop}'
+        )
+        + "</subProcess>"
+        + boundary("subProcess", cancel=cancel)
+        + '<userTask id="taskAfterCatchedEscalation"/><endEvent id="theEnd"/><endEvent id="end2"/>'
+        + flows(
+            ("start", "subProcess"),
+            ("subProcess", "theEnd"),
+            ("escalationBoundaryEvent", "taskAfterCatchedEscalation"),
+            ("taskAfterCatchedEscalation", "end2"),
+        )
+    )
+    engine.deploy(definitions(proc("escalationProcess", body)))
+    pi = engine.start_process_instance("escalationProcess")
+    expected = (
+        ["taskAfterCatchedEscalation"]
+        if cancel
+        else ["taskAfterCatchedEscalation"] * 5 + ["taskInSubprocess"] * 5
+    )
+    assert keys(engine, pi.id) == expected
+    finish(engine)
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.verify().problems == []
+
+
+def test_an_interrupting_event_subprocess_of_the_caller_ends_the_called_instance(
+    engine: Engine,
+) -> None:
+    """EscalationEventSubprocessTest.testInterruptingEscalationEventSubprocessWithCallActivity."""
+    engine.deploy(
+        definitions(
+            proc(
+                "catchEscalationProcess",
+                '<startEvent id="start"/>'
+                '<callActivity id="callActivity" calledElement="throwEscalationProcess"/>'
+                '<endEvent id="theEnd"/>'
+                + esp(interrupting=True)
+                + flows(("start", "callActivity"), ("callActivity", "theEnd")),
+            ),
+            CALLED,
+        )
+    )
+    pi = engine.start_process_instance("catchEscalationProcess")
+    assert keys(engine) == ["taskAfterCatchedEscalation"]
+    assert [
+        p.id for p in engine.history_service.historic_process_instances() if p.state == "ACTIVE"
+    ] == [pi.id]
+    finish(engine)
+    assert engine.history_service.historic_process_instance(pi.id).state == "COMPLETED"
+    assert engine.verify().problems == []
+
+
+def test_an_escalation_thrown_from_an_event_subprocess_reaches_the_outer_boundary(
+    engine: Engine,
+) -> None:
+    """EscalationEventSubprocessTest.testThrowEscalationEventFromEventSubprocess: a message
+    starts the event subprocess, which escalates to the subprocess's boundary event."""
+    message_esp = (
+        '<subProcess id="eventSubProcess" triggeredByEvent="true">'
+        '<startEvent id="messageStart"><messageEventDefinition messageRef="m"/></startEvent>'
+        + throw("escalationThrowingEvent")
+        + '<endEvent id="espEnd"/>'
+        + flows(("messageStart", "escalationThrowingEvent"), ("escalationThrowingEvent", "espEnd"))
+        + "</subProcess>"
+    )
+    body = (
+        '<startEvent id="start"/><subProcess id="subProcess"><startEvent id="subStart"/>'
+        '<userTask id="taskInSubprocess"/><endEvent id="subEnd"/>'
+        + flows(("subStart", "taskInSubprocess"), ("taskInSubprocess", "subEnd"))
+        + message_esp
+        + "</subProcess>"
+        + boundary("subProcess")
+        + '<userTask id="taskAfterCatchedEscalation"/><endEvent id="theEnd"/><endEvent id="end2"/>'
+        + flows(
+            ("start", "subProcess"),
+            ("subProcess", "theEnd"),
+            ("escalationBoundaryEvent", "taskAfterCatchedEscalation"),
+            ("taskAfterCatchedEscalation", "end2"),
+        )
+    )
+    engine.deploy(
+        definitions(proc("p", body)).replace(
+            "</definitions>", '<message id="m" name="go"/></definitions>'
+        )
+    )
+    pi = engine.start_process_instance("p")
+    engine.runtime_service.correlate_message("go")
+    assert keys(engine, pi.id) == ["taskAfterCatchedEscalation"]
+    assert engine.verify().problems == []
