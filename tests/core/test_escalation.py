@@ -766,7 +766,10 @@ def test_a_boundary_on_a_multi_instance_subprocess_catches_from_its_instances(
     """EscalationEventTest.testInterruptingEscalationBoundaryEventOnMultiInstanceSubprocess and
     testNonInterruptingEscalationBoundaryEventOnMultiInstanceSubprocess: five instances throw;
     interrupting, the first ends them all; non-interrupting, each throw is caught."""
-    loop = "<multiInstanceLoopCharacteristics><loopCardinality>5</loopCardinality></multiInstanceLoopCharacteristics>"
+    loop = (
+        "<multiInstanceLoopCharacteristics><loopCardinality>5</loopCardinality>"
+        "</multiInstanceLoopCharacteristics>"
+    )
     body = (
         '<startEvent id="start"/>'
         + throwing_subprocess(throw()).replace(
