@@ -692,6 +692,29 @@ def simple(body: str) -> str:
             "has no escalationCode",
         ),
         (
+            '<userTask id="work"/>'
+            + boundary("work", ref="invalid-escalation")
+            + '<endEvent id="e"/>'
+            + flows(("start", "work"), ("work", "e"), ("escalationBoundaryEvent", "e")),
+            "escalationBoundaryEvent",
+            "could not find the escalation with id 'invalid-escalation'",
+        ),
+        (
+            '<userTask id="work"/><endEvent id="e"/>'
+            + esp(esp_id="one", task="t1", ref="invalid-escalation")
+            + flows(("start", "work"), ("work", "e")),
+            "oneStart",
+            "could not find the escalation with id 'invalid-escalation'",
+        ),
+        (
+            '<userTask id="work"/><endEvent id="e"/>'
+            + esp(esp_id="one", task="t1")
+            + esp(esp_id="two", task="t2", interrupting=False)
+            + flows(("start", "work"), ("work", "e")),
+            "twoStart",
+            "both catch the escalation code 'escalationCode'",
+        ),
+        (
             '<userTask id="t" camunda:escalationCodeVariable="v"/>' + flows(("start", "t")),
             "t",
             "camunda:escalationCodeVariable belongs on",
@@ -744,6 +767,37 @@ def test_bad_escalation_models_are_refused_naming_the_element(
     found = problems(engine, simple(body))
     assert any(e == element and words in m for e, m in found), found
     assert engine.repository_service.process_definitions() == []
+
+
+def test_an_escalation_without_an_id_is_refused(engine: Engine) -> None:
+    xml = definitions(simple('<endEvent id="e"/>' + flows(("start", "e")))).replace(
+        '<escalation id="other"', "<escalation"
+    )
+    with pytest.raises(ModelError, match="an escalation must have an id"):
+        engine.deploy(xml)
+
+
+def test_the_audit_timeline_says_what_caught_the_escalation(engine: Engine) -> None:
+    body = (
+        '<startEvent id="start"/>'
+        + throwing_subprocess(throw())
+        + "</subProcess>"
+        + boundary("subProcess", cancel=False)
+        + '<userTask id="taskAfterCatchedEscalation"/><endEvent id="theEnd"/><endEvent id="end2"/>'
+        + flows(
+            ("start", "subProcess"),
+            ("subProcess", "theEnd"),
+            ("escalationBoundaryEvent", "taskAfterCatchedEscalation"),
+            ("taskAfterCatchedEscalation", "end2"),
+        )
+    )
+    engine.deploy(definitions(proc("p", body)))
+    pi = engine.start_process_instance("p")
+    lines = [(e.activity_id, e.what) for e in engine.audit_service.timeline(pi.id)]
+    assert (
+        "escalationThrowingEvent",
+        "escalation escalationCode raised, caught by escalationBoundaryEvent",
+    ) in lines
 
 
 def test_an_escalation_start_event_outside_an_event_subprocess_is_refused(engine: Engine) -> None:
