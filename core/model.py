@@ -96,6 +96,9 @@ class DecisionTaskSpec:
     version_tag: Expression | None = None
     result_variable: str | None = None
     map_decision_result: str = "resultList"
+    # camunda:decisionRefTenantId: the tenant whose decision to evaluate. flowledger deploys
+    # every decision without a tenant, so only a null or empty value finds one.
+    tenant_id: Expression | None = None
 
 
 @dataclass(frozen=True, slots=True)
