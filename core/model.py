@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from types import CodeType
 
 from . import element_kinds as kinds
+from .errors import ModelProblem
 from .expressions import Expression
 from .forms import FormDefinition
 from .personal_data import PersonalData
@@ -132,12 +133,16 @@ class TerminateEventDefinition:
 @dataclass(frozen=True, slots=True)
 class TimerEventDefinition:
     """When a timer event fires: `kind` is timeDate, timeDuration or timeCycle. A literal value
-    is parsed at deployment (`timer`); an expression (`expression`) when the timer starts."""
+    is parsed at deployment (`timer`, or `invalid` when it does not parse); an expression
+    (`expression`) when the timer starts."""
 
     kind: str
     text: str
     timer: TimerDefinition | None = None
     expression: Expression | None = None
+    # Why the literal is no timer value: Camunda deploys it and fails when the timer is
+    # created (a process's timer start event, created at deployment, is refused there).
+    invalid: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,3 +414,5 @@ class ParsedResource:
     processes: tuple[ProcessModel, ...]
     # ids of the processes that are not executable (no isExecutable="true"): not deployed
     not_executable: tuple[str, ...] = ()
+    # what deploys but fails when it runs (ParseContext.warnings)
+    warnings: tuple[ModelProblem, ...] = ()

@@ -104,7 +104,12 @@ def _timer_definition(
 ) -> TimerDefinition:
     if timer.timer is not None:
         return timer.timer
-    assert timer.expression is not None
+    if timer.expression is None:
+        # A literal that deployed with a warning: the timer fails now, as Camunda's does when
+        # it resolves the due date.
+        raise ProcessEngineError(
+            f"Cannot create the timer of '{event.id}': {timer.invalid or 'it has no value'}"
+        )
     value = evaluate(
         flow.session, timer.expression, execution_id, element_id=event.id, what=f"the {timer.kind}"
     )

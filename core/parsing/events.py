@@ -177,8 +177,10 @@ def check_timer(ctx: ParseContext, definition: etree._Element) -> None:
 
 def read_timer(ctx: ParseContext, definition: etree._Element) -> TimerEventDefinition | None:
     """A timer's value as Camunda would read it: exactly one of timeDate, timeDuration and
-    timeCycle, and a literal value (an expression is read when the timer starts) that parses,
-    so that a typo is refused at deployment, naming the value, not when the timer is due."""
+    timeCycle, and a literal value (an expression is read when the timer starts). A literal
+    that does not parse deploys, as in Camunda, with a warning naming the value; the timer
+    fails when it is created (and a process's timer start event, created at deployment, is
+    refused by the process's checks)."""
     # Named by its event, the element a modeler clicks on, not by the definition inside it.
     event = definition.getparent()
     event_id = event.get("id") if event is not None else None
@@ -200,8 +202,9 @@ def read_timer(ctx: ParseContext, definition: etree._Element) -> TimerEventDefin
     try:
         return TimerEventDefinition(kind, text, parse_timer(kind, text))
     except TimerError as exc:
-        ctx.problem(f"{exc}{of}", values[0], event_id)
-        return None
+        reason = f"{exc}{of}"
+        ctx.warning(f"{reason}: the timer will fail when it is created", values[0], event_id)
+        return TimerEventDefinition(kind, text, invalid=reason)
 
 
 _IMPLEMENTATIONS = ("class", "delegateExpression", "expression", "type")

@@ -430,7 +430,10 @@ class ProcessBuilder:
         for timer in timers:
             spec = timer.spec
             assert isinstance(spec, EventSpec) and isinstance(spec.definition, TimerEventDefinition)
-            if spec.definition.expression is not None:
+            if spec.definition.invalid is not None:
+                # Camunda creates a process's start timer at deployment, where it fails.
+                self.ctx.problem(spec.definition.invalid, self.nodes[timer.id][0], timer.id)
+            elif spec.definition.expression is not None:
                 self.ctx.problem(
                     "the timer of a start event must be a literal value: no variables exist "
                     "before the instance does",
