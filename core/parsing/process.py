@@ -349,9 +349,11 @@ class ProcessBuilder:
             if gateway.type != kinds.EVENT_BASED_GATEWAY.type:
                 continue
             el = self.nodes[gateway.id][0]
-            if len(gateway.outgoing) < 2:
+            # Camunda's BpmnParse counts no flows: one event after the gateway deploys (it
+            # waits for that event alone). With none, nothing could ever end the wait.
+            if not gateway.outgoing:
                 self.ctx.problem(
-                    "an event-based gateway needs at least two outgoing sequence flows", el
+                    "an event-based gateway needs an outgoing sequence flow to a catch event", el
                 )
             for flow_id in gateway.outgoing:
                 flow = self.flows[flow_id]
