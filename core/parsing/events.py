@@ -99,7 +99,14 @@ def _terminate(_ctx: ParseContext, _el: etree._Element, _kind: EventKind) -> Eve
     return TerminateEventDefinition()
 
 
-def _message(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDefinition:
+def _message(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
+    if not kind.catching:
+        # Camunda's BpmnParse reads no messageRef on a throw or end event (it sends as a service
+        # task does, or passes through): none, or one naming no <message>, deploys.
+        ref = (el.get("messageRef") or "").strip()
+        return MessageEventDefinition(
+            ctx.messages.get(ref, ctx.messages.get(ref.rpartition(":")[2], ""))
+        )
     return read_message(ctx, el) or MessageEventDefinition("")
 
 
@@ -145,6 +152,10 @@ def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
         service = throw_service(ctx, definitions[0], el)
         if service is not None:
             return ParsedElement(activity_type or tag, service)
+        if tag == kinds.THROW_EVENT_TAG:
+            # Camunda types a message throw event that sends nothing as a none throw event
+            # (BpmnParse.parseIntermediateThrowEvent), in its history too.
+            return ParsedElement(kinds.NONE_THROW_EVENT.type, EventSpec(None))
     spec = EventSpec(definition)
     if tag == kinds.START_EVENT_TAG:
         # Only an event subprocess's start event may be non-interrupting (the process checks).
