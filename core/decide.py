@@ -55,6 +55,7 @@ from .scope import (
     set_variable_local,
 )
 from .session import InstanceSession
+from .signal_jobs import PROCESS_EVENT, run_signal_job
 from .state import ExternalTask, Job, UserTask
 
 
@@ -563,6 +564,8 @@ def execute_job(session: InstanceSession, job_id: str) -> bool:
         flow.enter(job.execution_id, job.activity_id, None, resumed=True)
     elif job.handler_type == ASYNC:
         flow.resume_after(job.execution_id, job.handler_configuration)
+    elif job.handler_type == PROCESS_EVENT:
+        run_signal_job(session, job)
     else:
         raise Rejected(f"Job '{job_id}' has the handler type '{job.handler_type}', unknown here")
     flow.run()

@@ -161,6 +161,8 @@ class SignalEventDefinition:
 
     name: str
     name_expression: Expression | None = None
+    # camunda:async on a throwing definition: intermediate catch events receive in a job
+    asynchronous: bool = False
 
 
 EventDefinition = (

@@ -11,7 +11,7 @@ plus its reader here. Pure: reports unsupported combinations on the context.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lxml import etree
 
@@ -111,9 +111,11 @@ def _message(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDef
 
 
 def _signal(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
+    definition = read_signal(ctx, el) or SignalEventDefinition("")
     if not kind.catching and (ctx.camunda(el, "async") or "").strip().lower() == "true":
-        ctx.problem("asynchronous signal throws (camunda:async) are not supported yet", el)
-    return read_signal(ctx, el) or SignalEventDefinition("")
+        # the catching intermediate events receive it in jobs (core.signal_jobs)
+        return replace(definition, asynchronous=True)
+    return definition
 
 
 # How each event definition is read; where it may appear, the table of element kinds says.

@@ -16,6 +16,7 @@ from flowledger.core import correlation
 from flowledger.core.behaviors.subscriptions import SIGNAL
 from flowledger.core.limits import MAX_MESSAGE_NAME, check_text, check_variable_count
 from flowledger.core.session import ThrownSignal
+from flowledger.core.signal_jobs import receives_in_a_job, schedule_signal_job
 from flowledger.engine import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.start_events import start_at
@@ -54,7 +55,11 @@ def broadcast(unit: UnitOfWork, signal: ThrownSignal) -> None:
         session = unit.instance(instance_id, ended_ok=True)
         if session.state.suspended:
             continue  # Camunda: a suspended instance does not receive signals
-        if sub_id in session.state.subscriptions:  # an earlier receiver may have ended it
+        if sub_id not in session.state.subscriptions:  # an earlier receiver may have ended it
+            continue
+        if signal.asynchronous and receives_in_a_job(session, sub_id):
+            schedule_signal_job(session, sub_id)
+        else:
             correlation.receive_signal(session, sub_id, signal.name, signal.variables)
     for start in starts:
         start_at(unit, start, None, signal.variables)
