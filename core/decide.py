@@ -29,6 +29,7 @@ from .behaviors.jobs import (
     schedule_follow_up,
 )
 from .behaviors.listeners import notify_task
+from .behaviors.timeout_listeners import TIMER_TASK_LISTENER, fire_timeout
 from .errors import NotFound, Rejected, TaskAlreadyClaimed
 from .flow import Flow
 from .limits import (
@@ -566,6 +567,8 @@ def execute_job(session: InstanceSession, job_id: str) -> bool:
         flow.resume_after(job.execution_id, job.handler_configuration)
     elif job.handler_type == PROCESS_EVENT:
         run_signal_job(session, job)
+    elif job.handler_type == TIMER_TASK_LISTENER:
+        fire_timeout(flow, job)
     else:
         raise Rejected(f"Job '{job_id}' has the handler type '{job.handler_type}', unknown here")
     flow.run()

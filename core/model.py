@@ -29,6 +29,9 @@ class Listener:
     class_name: str | None = None
     code: CodeType | None = None
     result_code: CodeType | None = None
+    # a `timeout` task listener: its id (named by its timer job) and the timer that fires it
+    id: str | None = None
+    timer: TimerEventDefinition | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,11 @@ class UserTaskSpec:
     description: Expression | None = None
     task_listeners: tuple[Listener, ...] = ()
     form: FormDefinition | None = None  # camunda:formData
+
+    @property
+    def timeout_listeners(self) -> tuple[Listener, ...]:
+        """The `timeout` task listeners: each has a timer of its own while the task is open."""
+        return tuple(listener for listener in self.task_listeners if listener.timer is not None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from ..model import (
     SignalEventDefinition,
     SubprocessSpec,
     TimerEventDefinition,
+    UserTaskSpec,
 )
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
 from .elements import ELEMENTS, NOT_YET
@@ -559,7 +560,11 @@ class ProcessBuilder:
             outgoing=outgoing,
             default_flow=default_flow,
             # local variables need an execution of their own: a mapped activity is a scope
-            is_scope=kind.container or bool(boundaries) or io is not None,
+            # so is a user task with timeout listeners (Camunda's parseTimeoutTaskListener)
+            is_scope=kind.container
+            or bool(boundaries)
+            or io is not None
+            or (isinstance(parsed.spec, UserTaskSpec) and bool(parsed.spec.timeout_listeners)),
             boundary_events=boundaries,
             line=line(el),
             spec=parsed.spec,
