@@ -230,6 +230,10 @@ class CallActivitySpec:
     version_tag: Expression | None = None
     inputs: tuple[VariableMapping, ...] = ()
     outputs: tuple[VariableMapping, ...] = ()
+    # a delegate variable mapping (core.behaviors.variable_mappings): a registered name, or an
+    # expression giving the delegate
+    variable_mapping_class: str | None = None
+    variable_mapping_expression: Expression | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from lxml import etree
 from ..model import Listener
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, local, ns
 from .scripts import python_code
+from .timers import read_timer
 
 EXECUTION_EVENTS = ("start", "end")
 TAKE_EVENTS = ("take",)
@@ -114,8 +115,6 @@ def _timeout(ctx: ParseContext, el: etree._Element, listener: Listener) -> Liste
         )
     if not listener_id or len(timers) != 1:
         return None
-    from .events import read_timer  # events reads forms, which read extension elements here
-
     timer = read_timer(ctx, timers[0])
     if timer is None:
         return None
