@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from . import element_kinds as kinds
 from . import events as ev
-from .behaviors.jobs import DEFAULT_RETRIES, job_definition_id
+from .behaviors.jobs import DEFAULT_RETRIES, PROCESS_EVENT, job_definition_id
 from .correlation import receive_signal
 from .session import InstanceSession
 from .state import Job
 
-PROCESS_EVENT = "event"  # Camunda's ProcessEventJobHandler.TYPE
+__all__ = ["PROCESS_EVENT", "receives_in_a_job", "run_signal_job", "schedule_signal_job"]
 
 
 def receives_in_a_job(session: InstanceSession, subscription_id: str) -> bool:

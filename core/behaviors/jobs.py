@@ -30,6 +30,7 @@ TIMER_INTERMEDIATE = "timer-intermediate-transition"
 ASYNC = "async-continuation"
 TIMER_START = "timer-start-event"
 TIMER_EVENT_SUBPROCESS = "timer-start-event-subprocess"
+PROCESS_EVENT = "event"  # Camunda's ProcessEventJobHandler: an asynchronous signal (signal_jobs)
 BEFORE = "transition-create-scope"
 PROCESS_START = "process-start"  # asyncBefore on the start event the instance began at
 AFTER_END = "activity-end"

@@ -102,3 +102,26 @@ def test_an_async_after_signal_throw_event_sends_before_its_job(engine: Engine) 
     assert task_keys(engine, sender.id) == []
     assert engine.run_due_jobs() == 1
     assert task_keys(engine, sender.id) == ["raised"]
+
+
+STARTED_BY_ALERT = model(
+    '<startEvent id="onAlert"><signalEventDefinition signalRef="Alert"/></startEvent>'
+    '<sequenceFlow id="f" sourceRef="onAlert" targetRef="assess"/><userTask id="assess"/>',
+    "triage",
+)
+
+
+def test_an_async_signal_starts_a_signal_start_event_in_a_job(engine: Engine) -> None:
+    engine.deploy({"triage.bpmn": STARTED_BY_ALERT.encode(), "throw.bpmn": ASYNC_THROW.encode()})
+    engine.start_process_instance("thrower")
+    # no instance of `triage` yet: a job of the definition (no instance) will start it
+    assert engine.history_service.historic_process_instances(process_definition_key="triage") == []
+    (job,) = [j for j in engine.management_service.jobs() if j.process_instance_id is None]
+    assert (job.job_type, job.handler_type, job.activity_id) == ("message", "event", "onAlert")
+    assert job.due_date is None
+    assert engine.run_due_jobs() == 1
+    (started,) = engine.history_service.historic_process_instances(process_definition_key="triage")
+    assert started.start_activity_id == "onAlert"
+    assert task_keys(engine, started.id) == ["assess"]
+    assert engine.management_service.jobs() == []
+    assert engine.verify().problems == []
