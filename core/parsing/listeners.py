@@ -115,7 +115,7 @@ def _timeout(ctx: ParseContext, el: etree._Element, listener: Listener) -> Liste
         )
     if not listener_id or len(timers) != 1:
         return None
-    timer = read_timer(ctx, timers[0])
+    timer = read_timer(ctx, timers[0], (_task_id(el), f"timeout listener '{listener_id}'"))
     if timer is None:
         return None
     return replace(listener, id=listener_id, timer=timer)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from flowledger import ControllableClock, Engine, ModelError
+from flowledger import ControllableClock, Engine, ModelError, ProcessEngineError
 from tests.core.test_jobs import chain, process
 
 
@@ -125,3 +125,17 @@ def test_a_timeout_listener_without_id_or_timer_is_refused(
     (found,) = refused.value.problems
     assert problem in found.message
     assert found.element_id == "task"
+
+
+def test_a_bad_timer_literal_of_a_timeout_listener_is_warned_of_naming_the_task(
+    engine: Engine,
+) -> None:
+    deployment = engine.deploy(
+        process(chain(_task(("reminder", "<timeDuration>soon</timeDuration>"))))
+    )
+    (warning,) = deployment.warnings
+    assert warning.element_id == "task"
+    assert "timeDuration 'soon' is not an ISO 8601 duration" in warning.message
+    assert "(timeout listener 'reminder')" in warning.message
+    with pytest.raises(ProcessEngineError, match="timer of 'task'"):
+        engine.start_process_instance("p")
