@@ -29,6 +29,7 @@ from .behaviors.jobs import (
     schedule_follow_up,
 )
 from .behaviors.listeners import notify_task
+from .behaviors.timeout_listeners import TIMER_TASK_LISTENER, fire_timeout
 from .errors import NotFound, Rejected, TaskAlreadyClaimed
 from .escalations import escalate_task
 from .flow import Flow
@@ -56,6 +57,7 @@ from .scope import (
     set_variable_local,
 )
 from .session import InstanceSession
+from .signal_jobs import PROCESS_EVENT, run_signal_job
 from .state import ExternalTask, Job, UserTask
 
 
@@ -606,6 +608,10 @@ def execute_job(session: InstanceSession, job_id: str) -> bool:
         flow.enter(job.execution_id, job.activity_id, None, resumed=True)
     elif job.handler_type == ASYNC:
         flow.resume_after(job.execution_id, job.handler_configuration)
+    elif job.handler_type == PROCESS_EVENT:
+        run_signal_job(session, job)
+    elif job.handler_type == TIMER_TASK_LISTENER:
+        fire_timeout(flow, job)
     else:
         raise Rejected(f"Job '{job_id}' has the handler type '{job.handler_type}', unknown here")
     flow.run()

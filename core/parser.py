@@ -59,7 +59,7 @@ def parse_bpmn(
                 processes.append(model)
     if ctx.problems:
         raise ModelError(ctx.problems)
-    return ParsedResource(resource_name, tuple(processes), tuple(ignored))
+    return ParsedResource(resource_name, tuple(processes), tuple(ignored), tuple(ctx.warnings))
 
 
 # What the repository and instance tables hold (ACT_RE_PROCDEF.KEY_/NAME_/CATEGORY_ 255,

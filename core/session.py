@@ -33,6 +33,8 @@ class ThrownSignal:
     variables: Mapping[str, Any]
     instance_id: str | None = None
     own_subscriptions: tuple[str, ...] = ()
+    # thrown with camunda:async: intermediate catch events receive it in a job (signal_jobs)
+    asynchronous: bool = False
 
 
 @dataclass(frozen=True)

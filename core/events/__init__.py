@@ -36,6 +36,7 @@ from .deployments import (
     DeployedResource,
     DeploymentCreated,
     DeploymentDeleted,
+    DeploymentWarning,
     ProcessDefinitionActivated,
     ProcessDefinitionSuspended,
 )
@@ -250,6 +251,7 @@ __all__ = [
     "DeployedResource",
     "DeploymentCreated",
     "DeploymentDeleted",
+    "DeploymentWarning",
     "EngineEvent",
     "ErasedDecision",
     "EscalationThrown",

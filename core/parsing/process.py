@@ -24,6 +24,7 @@ from ..model import (
     SignalEventDefinition,
     SubprocessSpec,
     TimerEventDefinition,
+    UserTaskSpec,
 )
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
 from .elements import ELEMENTS, NOT_YET
@@ -357,9 +358,11 @@ class ProcessBuilder:
             if gateway.type != kinds.EVENT_BASED_GATEWAY.type:
                 continue
             el = self.nodes[gateway.id][0]
-            if len(gateway.outgoing) < 2:
+            # Camunda's BpmnParse counts no flows: one event after the gateway deploys (it
+            # waits for that event alone). With none, nothing could ever end the wait.
+            if not gateway.outgoing:
                 self.ctx.problem(
-                    "an event-based gateway needs at least two outgoing sequence flows", el
+                    "an event-based gateway needs an outgoing sequence flow to a catch event", el
                 )
             for flow_id in gateway.outgoing:
                 flow = self.flows[flow_id]
@@ -438,7 +441,10 @@ class ProcessBuilder:
         for timer in timers:
             spec = timer.spec
             assert isinstance(spec, EventSpec) and isinstance(spec.definition, TimerEventDefinition)
-            if spec.definition.expression is not None:
+            if spec.definition.invalid is not None:
+                # Camunda creates a process's start timer at deployment, where it fails.
+                self.ctx.problem(spec.definition.invalid, self.nodes[timer.id][0], timer.id)
+            elif spec.definition.expression is not None:
                 self.ctx.problem(
                     "the timer of a start event must be a literal value: no variables exist "
                     "before the instance does",
@@ -562,7 +568,11 @@ class ProcessBuilder:
             outgoing=outgoing,
             default_flow=default_flow,
             # local variables need an execution of their own: a mapped activity is a scope
-            is_scope=kind.container or bool(boundaries) or io is not None,
+            # so is a user task with timeout listeners (Camunda's parseTimeoutTaskListener)
+            is_scope=kind.container
+            or bool(boundaries)
+            or io is not None
+            or (isinstance(parsed.spec, UserTaskSpec) and bool(parsed.spec.timeout_listeners)),
             boundary_events=boundaries,
             line=line(el),
             spec=parsed.spec,
