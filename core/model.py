@@ -155,12 +155,24 @@ class SignalEventDefinition:
     name_expression: Expression | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ConditionalEventDefinition:
+    """A conditional event's condition (`${...}`), and which variable changes re-evaluate it:
+    camunda:variableName (None: any) and camunda:variableEvents (empty: create, update and
+    delete alike)."""
+
+    condition: Expression
+    variable_name: str | None = None
+    variable_events: tuple[str, ...] = ()
+
+
 EventDefinition = (
     ErrorEventDefinition
     | TerminateEventDefinition
     | TimerEventDefinition
     | MessageEventDefinition
     | SignalEventDefinition
+    | ConditionalEventDefinition
 )
 
 

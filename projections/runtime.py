@@ -384,7 +384,7 @@ def subscription_row(s: InstanceState, sub: EventSubscription) -> Row:
         ID_=sub.id,
         REV_=1,
         EVENT_TYPE_=sub.event_type,
-        EVENT_NAME_=sub.event_name,
+        EVENT_NAME_=sub.event_name or None,  # a conditional one has no name
         EXECUTION_ID_=sub.execution_id,
         PROC_INST_ID_=s.id,
         ACTIVITY_ID_=sub.activity_id,

@@ -14,6 +14,7 @@ from ..element_kinds import ElementKind
 from ..model import Activity
 from .base import Behavior
 from .calls import CallActivity
+from .conditionals import IntermediateConditional
 from .decisions import BusinessRuleTask
 from .events import (
     BoundaryEvent,
@@ -71,6 +72,9 @@ BEHAVIORS: Mapping[ElementKind, Behavior] = {
     kinds.BOUNDARY_MESSAGE: BoundaryEvent(),
     kinds.BOUNDARY_SIGNAL: BoundaryEvent(),
     kinds.BOUNDARY_TIMER: BoundaryEvent(),
+    kinds.CONDITIONAL_START_EVENT: PassThrough(),
+    kinds.CONDITIONAL_CATCH_EVENT: IntermediateConditional(),
+    kinds.BOUNDARY_CONDITIONAL: BoundaryEvent(),
 }
 # By activity type, as an activity names its kind.
 REGISTRY: Mapping[str, Behavior] = {kind.type: behavior for kind, behavior in BEHAVIORS.items()}

@@ -1,6 +1,6 @@
 """Element parsers of events: the event elements (start, end, intermediate throw and catch,
 boundary) and, apart from them, the event definitions they may carry (error, terminate, timer,
-message, signal).
+message, signal, conditional).
 
 Which event carries which definition, as which Camunda activity type, is the table of element
 kinds' (`core.element_kinds`); here is how each definition is read (`EVENT_DEFINITIONS`) and how
@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from lxml import etree
 
 from .. import element_kinds as kinds
+from ..expressions import compile_expression
 from ..model import (
+    ConditionalEventDefinition,
     ErrorEventDefinition,
     EventDefinition,
     EventSpec,
@@ -28,6 +30,7 @@ from ..model import (
 )
 from ..timers import KINDS as TIMER_KINDS
 from ..timers import TimerError, parse_timer
+from .conditionals import read_conditional
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns
 from .forms import read_form
 from .listeners import extension_elements
@@ -109,6 +112,11 @@ def _signal(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefi
     return read_signal(ctx, el) or SignalEventDefinition("")
 
 
+def _conditional(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDefinition:
+    # A broken condition is reported; the placeholder never runs (the deployment fails).
+    return read_conditional(ctx, el) or ConditionalEventDefinition(compile_expression("${false}"))
+
+
 # How each event definition is read; where it may appear, the table of element kinds says.
 _READERS: Mapping[str, DefinitionReader] = {
     kinds.ERROR: _error,
@@ -116,6 +124,7 @@ _READERS: Mapping[str, DefinitionReader] = {
     kinds.MESSAGE: _message,
     kinds.SIGNAL: _signal,
     kinds.TIMER: _timer,
+    kinds.CONDITIONAL: _conditional,
 }
 EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
     definition: DefinitionKind(read, kinds.carrying(definition))
