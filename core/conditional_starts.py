@@ -15,6 +15,7 @@ from . import element_kinds as kinds
 from .errors import ProcessEngineError
 from .expressions import ExpressionEvaluationError, MappingContext, UnknownIdentifier
 from .model import Activity, ConditionalEventDefinition, EventSpec, ProcessModel
+from .variables import from_stored, to_stored
 
 
 def conditional_starts(model: ProcessModel) -> list[Activity]:
@@ -29,8 +30,15 @@ def conditional_starts(model: ProcessModel) -> list[Activity]:
     )
 
 
+def values(variables: Mapping[str, Any]) -> dict[str, Any]:
+    """The variables as a condition sees them: typed values (a REST request's) as the values an
+    instance would hold, read back from their stored form."""
+    return {name: from_stored(to_stored(name, value)) for name, value in variables.items()}
+
+
 def start_condition_holds(start: Activity, variables: Mapping[str, Any]) -> bool:
-    """Camunda's DefaultConditionHandler.evaluateCondition: with a camunda:variableName the
+    """Whether the start event's condition holds for `variables` (as `values` gives them).
+    Camunda's DefaultConditionHandler.evaluateCondition: with a camunda:variableName the
     request must bring that variable; a variable the condition names that the request lacks
     makes it false (tryEvaluate); camunda:variableEvents do not matter here."""
     spec = start.spec

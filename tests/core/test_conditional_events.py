@@ -1,5 +1,6 @@
-"""Conditional events through the public Engine API, after Camunda's IntermediateConditionalEventTest,
-BoundaryConditionalEventTest, EventSubProcessStartConditionalEventTest,
+"""Conditional events through the public Engine API, after Camunda's
+IntermediateConditionalEventTest, BoundaryConditionalEventTest,
+EventSubProcessStartConditionalEventTest,
 ConditionalEventWithSpecificVariableEventTest and ConditionalStartEventTest: evaluated when
 reached or when their scope starts, then on every variable change of their scope or a scope above
 (never a sibling's, never a task's local variable), narrowed by camunda:variableName and

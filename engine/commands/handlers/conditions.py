@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from flowledger.core import commands as cmd
 from flowledger.core import views
-from flowledger.core.conditional_starts import conditional_starts, start_condition_holds
+from flowledger.core.conditional_starts import (
+    conditional_starts,
+    start_condition_holds,
+    values,
+)
 from flowledger.core.errors import ProcessEngineError, Rejected
 from flowledger.core.limits import MAX_BUSINESS_KEY, check_text, check_variable_count
 from flowledger.engine import lookups
@@ -30,12 +34,13 @@ def evaluate(unit: UnitOfWork, command: cmd.EvaluateConditions) -> list[views.Pr
         raise Rejected(
             "Parameter 'tenantId' cannot be used together with parameter 'withoutTenantId'."
         )
+    variables = values(command.variables)
     chosen = [
         start
         for start in _candidates(unit, command)
         if start_condition_holds(
             unit.repository.model(unit.conn, start.definition_id).activities[start.activity_id],
-            command.variables,
+            variables,
         )
     ]
     started: list[views.ProcessInstance] = []
