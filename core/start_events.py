@@ -44,7 +44,7 @@ def subscribe(
 ) -> list[ev.Event]:
     """The subscriptions of the definition's message and signal start events, by name, then of
     its conditional start events."""
-    return [
+    named: list[ev.Event] = [
         ev.StartEventSubscribed(
             subscription_id=new_id(),
             event_type=event_type,
@@ -58,7 +58,8 @@ def subscribe(
             ("signal", model.signal_starts),
         )
         for name, activity_id in sorted(starts.items())
-    ] + [
+    ]
+    return named + [
         # Conditional start events are evaluated on request (POST /condition): their
         # subscriptions have no name, only the start event.
         ev.StartEventSubscribed(

@@ -136,7 +136,8 @@ def _waiting_below(state: InstanceState, execution_id: str) -> list[EventSubscri
     for sub in state.subscriptions.values():
         if sub.event_type != CONDITIONAL:
             continue
-        depth, current = 0, sub.execution_id
+        depth = 0
+        current: str | None = sub.execution_id
         while current is not None and current != execution_id:
             parent = executions.get(current)
             current = parent.parent_id if parent is not None else None
