@@ -9,6 +9,8 @@ camunda:variableEvents; conditional start events only on a condition evaluation.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from flowledger import Engine, ModelError
@@ -393,6 +395,61 @@ def test_an_event_subprocess_in_a_subprocess_belongs_to_it(engine: Engine) -> No
     engine.complete_task(handle.id)
     assert task_keys(engine, pi.id) == ["next"]  # the subprocess completed by its handler
     assert subscriptions(engine, pi.id) == []
+
+
+def test_a_variable_set_by_a_service_task_fires_before_the_task_is_left(engine: Engine) -> None:
+    """Camunda dispatches the variable changes of an activity as it is left: an interrupting
+    event subprocess takes over before the token reaches the next task."""
+    main = (
+        '<startEvent id="start"/>'
+        '<serviceTask id="set" camunda:expression="${execution.setVariable(\'variable\', 1)}"/>'
+        '<userTask id="work"/><endEvent id="end"/>'
+        '<sequenceFlow id="f1" sourceRef="start" targetRef="set"/>'
+        '<sequenceFlow id="f2" sourceRef="set" targetRef="work"/>'
+        '<sequenceFlow id="f3" sourceRef="work" targetRef="end"/>'
+    )
+    engine.deploy(esp_model(main=main))
+    pi = engine.start_process_instance("p")
+    assert task_keys(engine, pi.id) == ["handle"]
+    assert "work" not in [a[0] for a in activity_types(engine, pi.id)]  # never reached
+    assert ("set", "serviceTask", True) in activity_types(engine, pi.id)
+
+
+def test_a_non_interrupting_event_subprocess_that_keeps_its_condition_true_loops(
+    engine: Engine,
+) -> None:
+    """Camunda's testLoop: the handler sets the variable its start waits for again, so the
+    event subprocess starts again, until the delegate sets another value (here the third
+    time); the main path goes on meanwhile."""
+    count = {"n": 0}
+
+    def loop(execution: Any) -> None:
+        count["n"] += 1
+        execution.setVariable("variable", 1 if count["n"] < 3 else count["n"])
+
+    engine.register_delegate("loop", loop)
+    main = (
+        '<startEvent id="start"/><userTask id="first"/>'
+        '<serviceTask id="kick" camunda:delegateExpression="${loop}"/>'
+        '<userTask id="second"/><endEvent id="end"/>'
+        '<sequenceFlow id="f1" sourceRef="start" targetRef="first"/>'
+        '<sequenceFlow id="f2" sourceRef="first" targetRef="kick"/>'
+        '<sequenceFlow id="f3" sourceRef="kick" targetRef="second"/>'
+        '<sequenceFlow id="f4" sourceRef="second" targetRef="end"/>'
+        '<subProcess id="again" triggeredByEvent="true">'
+        f'<startEvent id="againStart" isInterrupting="false">{conditional()}</startEvent>'
+        '<serviceTask id="reloop" camunda:delegateExpression="${loop}"/>'
+        '<endEvent id="againEnd"/>'
+        '<sequenceFlow id="a1" sourceRef="againStart" targetRef="reloop"/>'
+        '<sequenceFlow id="a2" sourceRef="reloop" targetRef="againEnd"/></subProcess>'
+    )
+    engine.deploy(model(main))
+    pi = engine.start_process_instance("p")
+    (first,) = engine.tasks(process_instance_id=pi.id)
+    engine.complete_task(first.id)
+    assert task_keys(engine, pi.id) == ["second"]
+    assert engine.runtime_service.get_variable(pi.id, "variable") == 3
+    assert engine.verify().problems == []
 
 
 # -- replay ----------------------------------------------------------------------------------
