@@ -379,7 +379,8 @@ class ProcessBuilder:
                     self.ctx.problem(
                         f"event-based gateway '{gateway.id}' leads to '{target.id}', a "
                         f"{target.type}: it can only lead to message, signal or timer "
-                        "intermediate catch events and receive tasks with a message",
+                        "intermediate catch events, conditional ones, and receive tasks with a "
+                        "message",
                         el,
                     )
                 elif len(target.incoming) != 1:
