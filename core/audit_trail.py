@@ -220,6 +220,8 @@ def _describe(event: ev.Event) -> str:
             return f"signal {event.signal_name} received"
         case ev.SignalThrown():
             return f"signal {event.signal_name} thrown"
+        case ev.EventSubscriptionCreated() if event.event_type == "conditional":
+            return f"waits for the condition of {event.activity_id}"
         case ev.EventSubscriptionCreated():
             return f"waits for {event.event_type} {event.event_name}"
         case ev.CalledInstanceStarted():

@@ -88,3 +88,13 @@ def test_a_definition_without_conditional_start_events_is_refused(rest: LiveServ
     response = rest.client.post("/condition", json=body)
     assert response.status_code == 500, response.text
     assert "does not declare conditional start event" in response.json()["message"]
+
+
+def test_the_start_event_waits_as_a_nameless_conditional_subscription(rest: LiveServer) -> None:
+    found = rest.client.get("/event-subscription", params={"eventType": "conditional"}).json()
+    (start,) = [s for s in found if s["activityId"] == "overheated"]
+    assert (start["eventName"], start["executionId"], start["processInstanceId"]) == (
+        None,
+        None,
+        None,
+    )
