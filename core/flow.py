@@ -182,6 +182,13 @@ class Flow:
         map_inputs(self, token, activity)
         if activity.listeners:
             notify(self.session, activity.listeners, "start", token, activity.id)
+        if self.session.variable_changes and not self._dispatching:
+            # Camunda dispatches here too (ActivityStart), before the activity's own boundary
+            # events wait: they are evaluated once, as it starts, just below.
+            moved = self._dispatch_conditions_at(token)
+            if moved is None:
+                return  # a conditional event cancelled the activity as it started
+            token = moved
         ai_id = self.executions[token].activity_instance_id
         if activity.boundary_events and ai_id is not None:
             schedule_boundary_timers(self, token, activity, ai_id)
@@ -230,17 +237,18 @@ class Flow:
     def leave(self, execution_id: str) -> None:
         """The token's activity is done: its behaviour leaves it (usually by its outgoing flows)."""
         if self.session.variable_changes and not self._dispatching:
-            left = self._conditions_before_leaving(execution_id)
+            left = self._dispatch_conditions_at(execution_id)
             if left is None:
                 return  # a conditional event cancelled the activity
             execution_id = left
         activity = self.activity_of(execution_id)
         behavior_for(activity).leave(self, execution_id, activity)
 
-    def _conditions_before_leaving(self, execution_id: str) -> str | None:
-        """Camunda dispatches the variable changes before an activity is left: the conditional
-        events they make true occur first. The execution the activity instance is on afterwards
-        (a non-interrupting event may have moved it), or None: it was cancelled."""
+    def _dispatch_conditions_at(self, execution_id: str) -> str | None:
+        """Camunda dispatches the variable changes as an activity starts and before it is left:
+        the conditional events they make true occur first. The execution the activity instance
+        is on afterwards (a non-interrupting event may have moved it), or None: it was
+        cancelled."""
         ai = self.executions[execution_id].activity_instance_id
         self._dispatching = True
         try:

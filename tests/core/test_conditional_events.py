@@ -452,6 +452,45 @@ def test_a_non_interrupting_event_subprocess_that_keeps_its_condition_true_loops
     assert engine.verify().problems == []
 
 
+@pytest.mark.parametrize("interrupting", [True, False])
+def test_a_start_listener_setting_the_variable_fires_each_event_once(
+    engine: Engine, interrupting: bool
+) -> None:
+    """Camunda's ConditionalEventTriggeredByExecutionListenerTest (mixed process): the task's
+    start listener sets the variable; its boundary event and the event subprocess each fire
+    once (interrupting: the event subprocess takes the process over)."""
+    cancel = "" if interrupting else ' cancelActivity="false"'
+    flag = "" if interrupting else ' isInterrupting="false"'
+    listener = (
+        '<extensionElements><camunda:executionListener event="start" '
+        "expression=\"${execution.setVariable('variable', 1)}\"/></extensionElements>"
+    )
+    body = (
+        '<startEvent id="start"/><userTask id="before"/>'
+        f'<userTask id="withCondition">{listener}</userTask><endEvent id="end"/>'
+        '<sequenceFlow id="f1" sourceRef="start" targetRef="before"/>'
+        '<sequenceFlow id="f2" sourceRef="before" targetRef="withCondition"/>'
+        '<sequenceFlow id="f3" sourceRef="withCondition" targetRef="end"/>'
+        f'<boundaryEvent id="b" attachedToRef="withCondition"{cancel}>{conditional()}'
+        '</boundaryEvent><userTask id="afterBoundary"/>'
+        '<sequenceFlow id="f4" sourceRef="b" targetRef="afterBoundary"/>'
+        '<subProcess id="handler" triggeredByEvent="true">'
+        f'<startEvent id="handlerStart"{flag}>{conditional()}</startEvent>'
+        '<userTask id="afterStart"/>'
+        '<sequenceFlow id="h1" sourceRef="handlerStart" targetRef="afterStart"/></subProcess>'
+    )
+    engine.deploy(model(body))
+    pi = engine.start_process_instance("p")
+    (before,) = engine.tasks(process_instance_id=pi.id)
+    engine.complete_task(before.id)
+    if interrupting:
+        assert task_keys(engine, pi.id) == ["afterStart"]
+    else:
+        assert task_keys(engine, pi.id) == ["afterBoundary", "afterStart", "withCondition"]
+        assert len(subscriptions(engine, pi.id)) == 2
+    assert engine.verify().problems == []
+
+
 # -- replay ----------------------------------------------------------------------------------
 
 
