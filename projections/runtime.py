@@ -83,6 +83,7 @@ class RuntimeBatch:
             ev.MessageCorrelated,  # likewise
             ev.SignalThrown,
             ev.SignalReceived,
+            ev.ConditionalEventOccurred,  # an audit record, as MessageCorrelated
             ev.CalledInstanceStarted,  # history's (the called instance's rows are its own)
             ev.TaskCommentAdded,  # history's (ACT_HI_COMMENT)
             ev.ActivityDecisionEvaluated,  # history's: the result variable is an event of its own

@@ -27,7 +27,7 @@ from ..scope import set_variable
 from ..state import EventSubscription, InstanceState
 from ..variable_changes import VariableChange
 from .base import Behavior
-from .conditions import CONDITIONAL, definition_of, holds, subscribe, wanted
+from .conditions import CONDITIONAL, definition_of, holds, occurred, subscribe, wanted
 from .event_subprocesses import fire as fire_event_subprocess
 from .event_subprocesses import interrupting as esp_interrupting
 from .events import fire_boundary
@@ -166,6 +166,7 @@ def _offer(flow: FlowOperations, sub: EventSubscription, change: VariableChange 
         return False
     if not holds(flow, sub.execution_id, event):
         return False
+    occurred(flow, sub.id, event, change)
     if event.type == _BOUNDARY:
         fire_boundary(flow, sub.execution_id, event)
     elif event.type == _START:

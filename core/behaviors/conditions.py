@@ -75,3 +75,19 @@ def subscribe(
             time=flow.session.ctx.now,
         )
     )
+
+
+def occurred(
+    flow: FlowOperations, subscription_id: str, event: Activity, change: VariableChange | None
+) -> None:
+    """Record that the condition held at the waiting subscription, and for which change (the
+    audit's answer to "why did it fire"; what it causes follows)."""
+    flow.emit(
+        ev.ConditionalEventOccurred(
+            subscription_id=subscription_id,
+            activity_id=event.id,
+            time=flow.session.ctx.now,
+            variable_name=None if change is None else change.name,
+            variable_event=None if change is None else change.event,
+        )
+    )

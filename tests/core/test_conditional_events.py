@@ -491,6 +491,18 @@ def test_a_start_listener_setting_the_variable_fires_each_event_once(
     assert engine.verify().problems == []
 
 
+def test_the_log_records_which_change_made_the_condition_hold(engine: Engine) -> None:
+    """An audit event names the subscription and the variable change; replay only reads it."""
+    engine.deploy(boundary_model(interrupting=False))
+    pi = engine.start_process_instance("p", variables={"variable": 0})
+    engine.runtime_service.set_variables(pi.id, {"variable": 1})
+    occurred = [e for e in engine.events(pi.id) if e.type == "ConditionalEventOccurred"]
+    assert [(e.payload["activity_id"], e.payload["variable_name"]) for e in occurred] == [
+        ("changed", "variable")
+    ]
+    assert occurred[0].payload["variable_event"] == "update"
+
+
 # -- replay ----------------------------------------------------------------------------------
 
 
