@@ -503,6 +503,77 @@ def test_the_log_records_which_change_made_the_condition_hold(engine: Engine) ->
     assert occurred[0].payload["variable_event"] == "update"
 
 
+def mixed_model(mapping: str, interrupting: bool, after: str = "") -> str:
+    """MixedConditionalEventTest's process: a task with an input or output mapping of
+    `variable`, a conditional boundary event on it and a process-level conditional event
+    subprocess (both `${variable == 1}`)."""
+    cancel = "" if interrupting else ' cancelActivity="false"'
+    flag = "" if interrupting else ' isInterrupting="false"'
+    next_ = after or "end"
+    return model(
+        '<startEvent id="start"/><userTask id="before"/>'
+        f'<userTask id="withCondition"><extensionElements><camunda:inputOutput>{mapping}'
+        "</camunda:inputOutput></extensionElements></userTask>"
+        + (f'<userTask id="{after}"/>' if after else "")
+        + '<endEvent id="end"/>'
+        '<sequenceFlow id="f1" sourceRef="start" targetRef="before"/>'
+        '<sequenceFlow id="f2" sourceRef="before" targetRef="withCondition"/>'
+        f'<sequenceFlow id="f3" sourceRef="withCondition" targetRef="{next_}"/>'
+        + (f'<sequenceFlow id="f5" sourceRef="{after}" targetRef="end"/>' if after else "")
+        + f'<boundaryEvent id="b" attachedToRef="withCondition"{cancel}>{conditional()}'
+        '</boundaryEvent><userTask id="afterBoundary"/>'
+        '<sequenceFlow id="f4" sourceRef="b" targetRef="afterBoundary"/>'
+        '<subProcess id="handler" triggeredByEvent="true">'
+        f'<startEvent id="handlerStart"{flag}>{conditional()}</startEvent>'
+        '<userTask id="afterStart"/>'
+        '<sequenceFlow id="h1" sourceRef="handlerStart" targetRef="afterStart"/></subProcess>'
+    )
+
+
+INPUT = '<camunda:inputParameter name="variable">${1}</camunda:inputParameter>'
+OUTPUT = '<camunda:outputParameter name="variable">${1}</camunda:outputParameter>'
+
+
+def test_an_input_mapping_makes_the_boundary_event_true_as_the_task_starts(
+    engine: Engine,
+) -> None:
+    """MixedConditionalEventTest.testSetVariableOnInputMapping: the mapped variable is local to
+    the task; its boundary event, evaluated as the task starts, sees it."""
+    engine.deploy(mixed_model(INPUT, interrupting=True))
+    pi = engine.start_process_instance("p")
+    (before,) = engine.tasks(process_instance_id=pi.id)
+    engine.complete_task(before.id)
+    assert task_keys(engine, pi.id) == ["afterBoundary"]
+
+
+def test_an_output_mapping_fires_the_event_subprocess_not_the_left_tasks_boundary(
+    engine: Engine,
+) -> None:
+    """MixedConditionalEventTest.testSetVariableOnOutputMapping: the output reaches the
+    process after the task's boundary event stopped waiting."""
+    engine.deploy(mixed_model(OUTPUT, interrupting=True))
+    pi = engine.start_process_instance("p")
+    engine.complete_task(engine.tasks(process_instance_id=pi.id)[0].id)
+    (task,) = engine.tasks(process_instance_id=pi.id)
+    engine.complete_task(task.id)
+    assert task_keys(engine, pi.id) == ["afterStart"]
+
+
+def test_a_non_interrupting_event_subprocess_fires_beside_the_next_task(engine: Engine) -> None:
+    """MixedConditionalEventTest.testNonInterruptingSetVariableOnOutputMapping: the event
+    subprocess starts beside the task the token goes on to."""
+    engine.deploy(mixed_model(OUTPUT, interrupting=False, after="afterMapping"))
+    pi = engine.start_process_instance("p")
+    engine.complete_task(engine.tasks(process_instance_id=pi.id)[0].id)
+    (task,) = engine.tasks(process_instance_id=pi.id)
+    engine.complete_task(task.id)
+    assert task_keys(engine, pi.id) == ["afterMapping", "afterStart"]
+    for open_task in engine.tasks(process_instance_id=pi.id):
+        engine.complete_task(open_task.id)
+    assert ended(engine, pi.id)
+    assert engine.verify().problems == []
+
+
 # -- replay ----------------------------------------------------------------------------------
 
 
