@@ -21,6 +21,8 @@ MESSAGE = "messageEventDefinition"
 SIGNAL = "signalEventDefinition"
 TIMER = "timerEventDefinition"
 CONDITIONAL = "conditionalEventDefinition"
+ESCALATION = "escalationEventDefinition"
+LINK = "linkEventDefinition"
 
 # -- the BPMN event elements: one tag each, the event definition inside decides the kind -----
 
@@ -110,6 +112,18 @@ BOUNDARY_SIGNAL = ElementKind("boundarySignal", BOUNDARY_EVENT_TAG, SIGNAL)
 BOUNDARY_TIMER = ElementKind("boundaryTimer", BOUNDARY_EVENT_TAG, TIMER)
 BOUNDARY_CONDITIONAL = ElementKind("boundaryConditional", BOUNDARY_EVENT_TAG, CONDITIONAL)
 
+# Escalations: thrown by an intermediate throw or end event, caught by a boundary event or an
+# event subprocess's start event (core.behaviors.escalations).
+ESCALATION_THROW_EVENT = ElementKind(
+    "intermediateEscalationThrowEvent", THROW_EVENT_TAG, ESCALATION
+)
+ESCALATION_END_EVENT = ElementKind("escalationEndEvent", END_EVENT_TAG, ESCALATION)
+BOUNDARY_ESCALATION = ElementKind("boundaryEscalation", BOUNDARY_EVENT_TAG, ESCALATION)
+ESCALATION_START_EVENT = ElementKind("escalationStartEvent", START_EVENT_TAG, ESCALATION)
+# A link catch event: where a link throw of its name continues. The throw itself is no activity
+# (Camunda's parser turns the flows into it into flows into the catch; core.parsing.links).
+LINK_CATCH_EVENT = ElementKind("intermediateLinkCatch", CATCH_EVENT_TAG, LINK)
+
 KINDS: tuple[ElementKind, ...] = (
     TASK,
     MANUAL_TASK,
@@ -149,6 +163,11 @@ KINDS: tuple[ElementKind, ...] = (
     CONDITIONAL_START_EVENT,
     CONDITIONAL_CATCH_EVENT,
     BOUNDARY_CONDITIONAL,
+    ESCALATION_THROW_EVENT,
+    ESCALATION_END_EVENT,
+    BOUNDARY_ESCALATION,
+    ESCALATION_START_EVENT,
+    LINK_CATCH_EVENT,
 )
 
 BY_TYPE: Mapping[str, ElementKind] = {kind.type: kind for kind in KINDS}

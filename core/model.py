@@ -166,6 +166,23 @@ class ConditionalEventDefinition:
     variable_events: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class EscalationEventDefinition:
+    """An escalation: the code a throw or end event raises, or the code a boundary event or
+    an event subprocess's start event catches (`escalation_code` None: any escalation);
+    `code_variable` (camunda:escalationCodeVariable) names where a catch stores the code."""
+
+    escalation_code: str | None = None
+    code_variable: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkEventDefinition:
+    """A link catch event: link throw events of the same `name` continue here."""
+
+    name: str
+
+
 EventDefinition = (
     ErrorEventDefinition
     | TerminateEventDefinition
@@ -173,6 +190,8 @@ EventDefinition = (
     | MessageEventDefinition
     | SignalEventDefinition
     | ConditionalEventDefinition
+    | EscalationEventDefinition
+    | LinkEventDefinition
 )
 
 

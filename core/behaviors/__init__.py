@@ -16,6 +16,7 @@ from .base import Behavior
 from .calls import CallActivity
 from .conditionals import IntermediateConditional
 from .decisions import BusinessRuleTask
+from .escalations import EscalationEndEvent, EscalationThrowEvent
 from .events import (
     BoundaryEvent,
     ErrorEndEvent,
@@ -75,6 +76,11 @@ BEHAVIORS: Mapping[ElementKind, Behavior] = {
     kinds.CONDITIONAL_START_EVENT: PassThrough(),
     kinds.CONDITIONAL_CATCH_EVENT: IntermediateConditional(),
     kinds.BOUNDARY_CONDITIONAL: BoundaryEvent(),
+    kinds.ESCALATION_THROW_EVENT: EscalationThrowEvent(),
+    kinds.ESCALATION_END_EVENT: EscalationEndEvent(),
+    kinds.BOUNDARY_ESCALATION: BoundaryEvent(),
+    kinds.ESCALATION_START_EVENT: PassThrough(),
+    kinds.LINK_CATCH_EVENT: PassThrough(),  # not a wait state: it goes on at once
 }
 # By activity type, as an activity names its kind.
 REGISTRY: Mapping[str, Behavior] = {kind.type: behavior for kind, behavior in BEHAVIORS.items()}

@@ -40,6 +40,7 @@ from .deployments import (
     ProcessDefinitionActivated,
     ProcessDefinitionSuspended,
 )
+from .escalations import EscalationThrown
 from .flow import (
     ActivityCanceled,
     ActivityCompleted,
@@ -216,6 +217,7 @@ EngineEvent = (
     | ProcessDefinitionSuspended
     | ProcessDefinitionActivated
     | SigningKeyIntroduced
+    | EscalationThrown
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
@@ -253,6 +255,7 @@ __all__ = [
     "DeploymentDeleted",
     "EngineEvent",
     "ErasedDecision",
+    "EscalationThrown",
     "EvaluatedDecision",
     "Event",
     "EventSubscriptionCreated",

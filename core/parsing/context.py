@@ -70,6 +70,8 @@ class ParseContext:
     messages: dict[str, str] = field(default_factory=dict)
     # <signal> elements of the document: id -> name
     signals: dict[str, str] = field(default_factory=dict)
+    # <escalation> elements of the document: id -> escalationCode (None: the escalation has none)
+    escalations: dict[str, str | None] = field(default_factory=dict)
     # The connectors the engine runs (camunda:connectorId); None: not checked.
     connectors: frozenset[str] | None = None
 

@@ -32,7 +32,9 @@ from ..timers import KINDS as TIMER_KINDS
 from ..timers import TimerError, parse_timer
 from .conditionals import read_conditional
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns
+from .escalations import read_definition as read_escalation_definition
 from .forms import read_form
+from .links import read_definition as read_link_definition
 from .listeners import extension_elements
 from .messages import read_message, read_signal
 from .tasks import service_spec
@@ -106,6 +108,14 @@ def _message(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDe
     return read_message(ctx, el) or MessageEventDefinition("")
 
 
+def _escalation(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
+    return read_escalation_definition(ctx, el, kind.catching)
+
+
+def _link(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDefinition:
+    return read_link_definition(ctx, el)
+
+
 def _signal(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
     if not kind.catching and (ctx.camunda(el, "async") or "").strip().lower() == "true":
         ctx.problem("asynchronous signal throws (camunda:async) are not supported yet", el)
@@ -125,6 +135,8 @@ _READERS: Mapping[str, DefinitionReader] = {
     kinds.SIGNAL: _signal,
     kinds.TIMER: _timer,
     kinds.CONDITIONAL: _conditional,
+    kinds.ESCALATION: _escalation,
+    kinds.LINK: _link,
 }
 EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
     definition: DefinitionKind(read, kinds.carrying(definition))

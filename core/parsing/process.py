@@ -28,8 +28,10 @@ from ..model import (
 )
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
 from .elements import ELEMENTS, NOT_YET
+from .escalations import check_escalations
 from .io import read_input_output
 from .jobs import read_async, read_job_settings
+from .links import resolve_links
 from .listeners import (
     EXECUTION_EVENTS,
     TAKE_EVENTS,
@@ -92,6 +94,7 @@ _TRIGGERED_STARTS = kinds.types_of(
     kinds.START_TIMER_EVENT,
     kinds.ERROR_START_EVENT,
     kinds.CONDITIONAL_START_EVENT,
+    kinds.ESCALATION_START_EVENT,
 )
 # Where a camunda:connector may stand.
 _SERVICE_TAGS = (kinds.SERVICE_TASK.tag, kinds.SEND_TASK.tag, kinds.BUSINESS_RULE_TASK.tag)
@@ -132,6 +135,7 @@ class ProcessBuilder:
         self.signal_starts: dict[str, str] = {}
         self.refused: set[str] = set()  # ids of elements refused (reported) while collecting
         self.loops: dict[str, Loop] = {}  # multi-instance activities, rewired into bodies
+        self.links: dict[str, str] = {}  # link throw event -> the catch event it continues at
 
     def build(self) -> ProcessModel | None:
         ctx = self.ctx
@@ -140,9 +144,11 @@ class ProcessBuilder:
             return None
         before = len(ctx.problems)
         self._collect(self.el, self.process_id)
+        self.links = resolve_links(ctx, self.nodes, self.flow_elements, self.refused)
         self._build_flows()
         self._build_activities()
         self._check_event_gateways()
+        check_escalations(ctx, self.activities, self.nodes, self.el)
         rewire(self.activities, self.flows, self.loops)
         if len(ctx.problems) > before:
             return None
@@ -254,6 +260,8 @@ class ProcessBuilder:
         ctx = self.ctx
         for flow_id, (el, scope_id) in self.flow_elements.items():
             source, target = el.get("sourceRef"), el.get("targetRef")
+            # a flow into a link throw event leads to its catch event (core.parsing.links)
+            target = self.links.get(target or "", target)
             ok = True
             for role, ref in (("source", source), ("target", target)):
                 if not ref:
@@ -478,7 +486,7 @@ class ProcessBuilder:
         if len(starts) != 1 or starts[0].type not in _TRIGGERED_STARTS:
             self.ctx.problem(
                 "an event subprocess needs exactly one start event, with a message, signal, "
-                "timer, error or conditional event definition",
+                "timer or error event definition",
                 el,
             )
             return True

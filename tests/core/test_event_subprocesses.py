@@ -188,7 +188,7 @@ def test_a_non_interrupting_event_subprocess_fires_while_a_join_waits(engine: En
         (
             '<subProcess id="handler" triggeredByEvent="true"><startEvent id="handlerStart"/>'
             "</subProcess>",
-            "needs exactly one start event, with a message, signal, timer, error or conditional",
+            "needs exactly one start event, with a message, signal, timer or error",
         ),
         (
             '<subProcess id="handler" triggeredByEvent="true"><startEvent id="handlerStart" '

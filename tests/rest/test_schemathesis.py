@@ -60,6 +60,10 @@ DELIBERATE_SERVER_ERRORS: dict[tuple[str, str], dict[str, str]] = {
         "the named definition declares none): the engine's ProcessEngineException, which "
         "Camunda's REST layer maps to 500",
     },
+    ("POST", "/task/{id}/bpmnEscalation"): {
+        "ProcessEngineException": "an escalation no boundary event or event subprocess catches; "
+        "Camunda's TaskService.handleEscalation throws it (BpmnBehaviorLogger 043), REST: 500",
+    },
     ("POST", "/task/{id}/claim"): {
         "TaskAlreadyClaimedException": "a claim of a task someone else holds; Camunda "
         "documents 500 for it",
