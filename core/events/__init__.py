@@ -20,6 +20,7 @@ from .base import (
     Event,
     to_dict,
 )
+from .conditions import ConditionalEventOccurred
 from .decisions import (
     ActivityDecisionEvaluated,
     DecisionEvaluated,
@@ -210,6 +211,7 @@ EngineEvent = (
     | MessageCorrelated
     | SignalThrown
     | SignalReceived
+    | ConditionalEventOccurred
     | CalledInstanceStarted
     | ProcessInstanceSuspended
     | ProcessInstanceActivated
@@ -241,6 +243,7 @@ __all__ = [
     "ActivityStarted",
     "BpmnErrorThrown",
     "CalledInstanceStarted",
+    "ConditionalEventOccurred",
     "DecisionEvaluated",
     "DecisionInputValue",
     "DecisionOutputValue",
