@@ -20,6 +20,8 @@ TERMINATE = "terminateEventDefinition"
 MESSAGE = "messageEventDefinition"
 SIGNAL = "signalEventDefinition"
 TIMER = "timerEventDefinition"
+COMPENSATE = "compensateEventDefinition"
+CANCEL = "cancelEventDefinition"
 
 # -- the BPMN event elements: one tag each, the event definition inside decides the kind -----
 
@@ -77,6 +79,9 @@ EVENT_BASED_GATEWAY = ElementKind("eventBasedGateway", "eventBasedGateway")
 SUB_PROCESS = ElementKind("subProcess", "subProcess", container=True)
 # A multi-instance activity's body: no element, the parser's rewiring puts it in the flow.
 MULTI_INSTANCE_BODY = ElementKind("multiInstanceBody", None)
+# A transaction subprocess: a cancel end event inside compensates it and leaves by its cancel
+# boundary event.
+TRANSACTION = ElementKind("transaction", "transaction", container=True)
 
 # -- events -----------------------------------------------------------------------------------
 
@@ -104,6 +109,17 @@ BOUNDARY_ERROR = ElementKind("boundaryError", BOUNDARY_EVENT_TAG, ERROR)
 BOUNDARY_MESSAGE = ElementKind("boundaryMessage", BOUNDARY_EVENT_TAG, MESSAGE)
 BOUNDARY_SIGNAL = ElementKind("boundarySignal", BOUNDARY_EVENT_TAG, SIGNAL)
 BOUNDARY_TIMER = ElementKind("boundaryTimer", BOUNDARY_EVENT_TAG, TIMER)
+
+# -- compensation and cancellation (Camunda's ActivityTypes) -----------------------------------
+
+COMPENSATION_START_EVENT = ElementKind("compensationStartEvent", START_EVENT_TAG, COMPENSATE)
+COMPENSATION_END_EVENT = ElementKind("compensationEndEvent", END_EVENT_TAG, COMPENSATE)
+COMPENSATION_THROW_EVENT = ElementKind(
+    "intermediateCompensationThrowEvent", THROW_EVENT_TAG, COMPENSATE
+)
+BOUNDARY_COMPENSATION = ElementKind("compensationBoundaryCatch", BOUNDARY_EVENT_TAG, COMPENSATE)
+CANCEL_END_EVENT = ElementKind("cancelEndEvent", END_EVENT_TAG, CANCEL)
+BOUNDARY_CANCEL = ElementKind("cancelBoundaryCatch", BOUNDARY_EVENT_TAG, CANCEL)
 
 KINDS: tuple[ElementKind, ...] = (
     TASK,
@@ -141,6 +157,13 @@ KINDS: tuple[ElementKind, ...] = (
     BOUNDARY_MESSAGE,
     BOUNDARY_SIGNAL,
     BOUNDARY_TIMER,
+    TRANSACTION,
+    COMPENSATION_START_EVENT,
+    COMPENSATION_END_EVENT,
+    COMPENSATION_THROW_EVENT,
+    BOUNDARY_COMPENSATION,
+    CANCEL_END_EVENT,
+    BOUNDARY_CANCEL,
 )
 
 BY_TYPE: Mapping[str, ElementKind] = {kind.type: kind for kind in KINDS}

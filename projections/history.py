@@ -246,6 +246,10 @@ class HistoryProjector:
             # Camunda keeps no history of event subscriptions
             ev.EventSubscriptionCreated,
             ev.EventSubscriptionDeleted,
+            # compensation's bookkeeping: what it runs is activity instances and variables
+            ev.CompensationScopeRetained,
+            ev.CompensationStarted,
+            ev.CompensationScopeReopened,
             # ACT_HI_EXT_TASK_LOG is not projected yet
             ev.ExternalTaskCreated,
             ev.ExternalTaskLocked,

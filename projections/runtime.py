@@ -96,6 +96,10 @@ class RuntimeBatch:
             ev.ProcessDefinitionSuspended,
             ev.ProcessDefinitionActivated,
             ev.SigningKeyIntroduced,  # the log's own record: no table holds it
+            # compensation's own bookkeeping: its rows are subscriptions, executions, variables
+            ev.CompensationScopeRetained,
+            ev.CompensationStarted,
+            ev.CompensationScopeReopened,
         }
     )
 
@@ -384,7 +388,7 @@ def subscription_row(s: InstanceState, sub: EventSubscription) -> Row:
         ID_=sub.id,
         REV_=1,
         EVENT_TYPE_=sub.event_type,
-        EVENT_NAME_=sub.event_name,
+        EVENT_NAME_=sub.event_name or None,  # a compensate subscription has none (NULL)
         EXECUTION_ID_=sub.execution_id,
         PROC_INST_ID_=s.id,
         ACTIVITY_ID_=sub.activity_id,

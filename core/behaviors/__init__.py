@@ -14,6 +14,7 @@ from ..element_kinds import ElementKind
 from ..model import Activity
 from .base import Behavior
 from .calls import CallActivity
+from .compensation import CancelEndEvent, CompensationEndEvent, CompensationThrowEvent
 from .decisions import BusinessRuleTask
 from .events import (
     BoundaryEvent,
@@ -71,6 +72,14 @@ BEHAVIORS: Mapping[ElementKind, Behavior] = {
     kinds.BOUNDARY_MESSAGE: BoundaryEvent(),
     kinds.BOUNDARY_SIGNAL: BoundaryEvent(),
     kinds.BOUNDARY_TIMER: BoundaryEvent(),
+    kinds.TRANSACTION: EmbeddedSubprocess(),
+    kinds.COMPENSATION_START_EVENT: PassThrough(),
+    kinds.COMPENSATION_END_EVENT: CompensationEndEvent(),
+    kinds.COMPENSATION_THROW_EVENT: CompensationThrowEvent(),
+    # never entered: it marks its activity's compensation handler (by its association)
+    kinds.BOUNDARY_COMPENSATION: BoundaryEvent(),
+    kinds.CANCEL_END_EVENT: CancelEndEvent(),
+    kinds.BOUNDARY_CANCEL: BoundaryEvent(),
 }
 # By activity type, as an activity names its kind.
 REGISTRY: Mapping[str, Behavior] = {kind.type: behavior for kind, behavior in BEHAVIORS.items()}

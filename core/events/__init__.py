@@ -20,6 +20,11 @@ from .base import (
     Event,
     to_dict,
 )
+from .compensation import (
+    CompensationScopeReopened,
+    CompensationScopeRetained,
+    CompensationStarted,
+)
 from .decisions import (
     ActivityDecisionEvaluated,
     DecisionEvaluated,
@@ -208,6 +213,9 @@ EngineEvent = (
     | MessageCorrelated
     | SignalThrown
     | SignalReceived
+    | CompensationScopeRetained
+    | CompensationStarted
+    | CompensationScopeReopened
     | CalledInstanceStarted
     | ProcessInstanceSuspended
     | ProcessInstanceActivated
@@ -238,6 +246,9 @@ __all__ = [
     "ActivityStarted",
     "BpmnErrorThrown",
     "CalledInstanceStarted",
+    "CompensationScopeReopened",
+    "CompensationScopeRetained",
+    "CompensationStarted",
     "DecisionEvaluated",
     "DecisionInputValue",
     "DecisionOutputValue",

@@ -17,6 +17,8 @@ from lxml import etree
 
 from .. import element_kinds as kinds
 from ..model import (
+    CancelEventDefinition,
+    CompensateEventDefinition,
     ErrorEventDefinition,
     EventDefinition,
     EventSpec,
@@ -109,6 +111,18 @@ def _signal(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefi
     return read_signal(ctx, el) or SignalEventDefinition("")
 
 
+def _compensate(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
+    if kind.catching:
+        return CompensateEventDefinition()  # Camunda ignores activityRef on a catch
+    ref = (el.get("activityRef") or "").strip() or None
+    wait = (el.get("waitForCompletion") or "true").strip().lower() != "false"
+    return CompensateEventDefinition(activity_ref=ref, wait_for_completion=wait)
+
+
+def _cancel(_ctx: ParseContext, _el: etree._Element, _kind: EventKind) -> EventDefinition:
+    return CancelEventDefinition()
+
+
 # How each event definition is read; where it may appear, the table of element kinds says.
 _READERS: Mapping[str, DefinitionReader] = {
     kinds.ERROR: _error,
@@ -116,6 +130,8 @@ _READERS: Mapping[str, DefinitionReader] = {
     kinds.MESSAGE: _message,
     kinds.SIGNAL: _signal,
     kinds.TIMER: _timer,
+    kinds.COMPENSATE: _compensate,
+    kinds.CANCEL: _cancel,
 }
 EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
     definition: DefinitionKind(read, kinds.carrying(definition))

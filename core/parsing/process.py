@@ -25,6 +25,7 @@ from ..model import (
     SubprocessSpec,
     TimerEventDefinition,
 )
+from .compensation import is_compensation_boundary, link_compensation
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
 from .elements import ELEMENTS, NOT_YET
 from .io import read_input_output
@@ -87,6 +88,7 @@ _TRIGGERED_STARTS = kinds.types_of(
     kinds.SIGNAL_START_EVENT,
     kinds.START_TIMER_EVENT,
     kinds.ERROR_START_EVENT,
+    kinds.COMPENSATION_START_EVENT,
 )
 # Where a camunda:connector may stand.
 _SERVICE_TAGS = (kinds.SERVICE_TASK.tag, kinds.SEND_TASK.tag, kinds.BUSINESS_RULE_TASK.tag)
@@ -139,6 +141,7 @@ class ProcessBuilder:
         self._build_activities()
         self._check_event_gateways()
         rewire(self.activities, self.flows, self.loops)
+        link_compensation(ctx, self.el, self.process_id, self.nodes, self.activities)
         if len(ctx.problems) > before:
             return None
         ttl_text = ctx.camunda(self.el, "historyTimeToLive")
@@ -324,7 +327,7 @@ class ProcessBuilder:
                     self.ctx.problem(
                         f"boundary event is attached to '{attached}', which does not exist", el
                     )
-                else:
+                elif not is_compensation_boundary(el):
                     boundaries[attached].append(node_id)
         for node_id, (el, scope_id) in self.nodes.items():
             self.activities[node_id] = self._activity(
@@ -467,7 +470,7 @@ class ProcessBuilder:
         if len(starts) != 1 or starts[0].type not in _TRIGGERED_STARTS:
             self.ctx.problem(
                 "an event subprocess needs exactly one start event, with a message, signal, "
-                "timer or error event definition",
+                "timer or error event definition (or compensation)",
                 el,
             )
             return True
@@ -563,4 +566,5 @@ class ProcessBuilder:
             jobs=read_job_settings(ctx, el),
             io=io,
             listeners=listeners,
+            for_compensation=(el.get("isForCompensation") or "").strip().lower() == "true",
         )
