@@ -6,7 +6,9 @@ read its variables as they were when it completed; bad references are deploy pro
 
 from __future__ import annotations
 
-from flowledger import Engine
+import pytest
+
+from flowledger import Engine, ModelError
 from tests.core.test_jobs import process
 
 
@@ -118,3 +120,282 @@ def test_nothing_completed_nothing_compensated(engine: Engine) -> None:
     assert task_keys(engine, pi.id) == ["book"]
     complete(engine, pi.id, "book")
     assert state_of(engine, pi.id) == "COMPLETED"
+
+
+def first_wins(handler_id: str) -> str:
+    """A compensation handler that records itself in `first` unless another ran before."""
+    return (
+        f'<scriptTask id="{handler_id}" isForCompensation="true" scriptFormat="juel" '
+        f"camunda:resultVariable=\"first\"><script>${{first == null ? '{handler_id}' : first}}"
+        "</script></scriptTask>"
+    )
+
+
+def with_handler(task_id: str, handler: str, handler_id: str) -> str:
+    return (
+        f'<userTask id="{task_id}"/>'
+        f'<boundaryEvent id="{task_id}Comp" attachedToRef="{task_id}">'
+        "<compensateEventDefinition/></boundaryEvent>"
+        + handler
+        + f'<association id="{task_id}Assoc" sourceRef="{task_id}Comp" targetRef="{handler_id}"/>'
+    )
+
+
+PARALLEL_SCRIPTS = (
+    '<startEvent id="start"/><parallelGateway id="fork"/>'
+    + with_handler("bookA", first_wins("undoA"), "undoA")
+    + with_handler("bookB", first_wins("undoB"), "undoB")
+    + '<parallelGateway id="join"/>'
+    + THROW
+    + '<userTask id="after"/><endEvent id="end"/>'
+    + flows(
+        ("start", "fork"),
+        ("fork", "bookA"),
+        ("fork", "bookB"),
+        ("bookA", "join"),
+        ("bookB", "join"),
+        ("join", "throw"),
+        ("throw", "after"),
+        ("after", "end"),
+    )
+)
+
+
+@pytest.mark.parametrize(("completed", "runs_first"), [("BA", "undoA"), ("AB", "undoB")])
+def test_after_a_parallel_fork_the_branch_that_finished_last_is_compensated_first(
+    engine: Engine, completed: str, runs_first: str
+) -> None:
+    engine.deploy(process(PARALLEL_SCRIPTS))
+    pi = engine.start_process_instance("p", {"first": None})
+    for letter in completed:
+        complete(engine, pi.id, f"book{letter}")
+    assert task_keys(engine, pi.id) == ["after"]
+    assert engine.runtime_service.get_variables(pi.id) == {"first": runs_first}
+    ran = [a.activity_id for a in engine.historic_activity_instances(pi.id)]
+    assert ran.count("undoA") == ran.count("undoB") == 1
+    assert engine.verify().problems == []
+
+
+PARALLEL_TASKS = PARALLEL_SCRIPTS.replace(
+    first_wins("undoA"), '<userTask id="undoA" isForCompensation="true"/>'
+).replace(first_wins("undoB"), '<userTask id="undoB" isForCompensation="true"/>')
+
+
+def test_handlers_with_wait_states_run_side_by_side_and_the_throw_waits_for_all(
+    engine: Engine,
+) -> None:
+    engine.deploy(process(PARALLEL_TASKS))
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "bookA")
+    complete(engine, pi.id, "bookB")
+    handlers = engine.tasks(process_instance_id=pi.id)
+    # both started by the one throw, the last completed (bookB) first
+    assert [t.task_definition_key for t in sorted(handlers, key=lambda t: t.id)] == [
+        "undoB",
+        "undoA",
+    ]
+    complete(engine, pi.id, "undoB")
+    assert task_keys(engine, pi.id) == ["undoA"]
+    complete(engine, pi.id, "undoA")
+    assert task_keys(engine, pi.id) == ["after"]
+    complete(engine, pi.id, "after")
+    assert state_of(engine, pi.id) == "COMPLETED"
+    assert engine.verify().problems == []
+
+
+def test_each_completed_instance_of_a_multi_instance_activity_is_compensated(
+    engine: Engine,
+) -> None:
+    engine.deploy(
+        process(
+            '<startEvent id="start"/>'
+            '<userTask id="book"><multiInstanceLoopCharacteristics>'
+            "<loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>"
+            '<boundaryEvent id="bookComp" attachedToRef="book"><compensateEventDefinition/>'
+            '</boundaryEvent><userTask id="undoBook" isForCompensation="true"/>'
+            '<association id="a1" sourceRef="bookComp" targetRef="undoBook"/>'
+            '<intermediateThrowEvent id="throw"><compensateEventDefinition activityRef="book"/>'
+            '</intermediateThrowEvent><userTask id="after"/><endEvent id="end"/>'
+            + flows(("start", "book"), ("book", "throw"), ("throw", "after"), ("after", "end"))
+        )
+    )
+    pi = engine.start_process_instance("p")
+    for _ in range(3):
+        engine.complete_task(engine.tasks(process_instance_id=pi.id)[0].id)
+    assert task_keys(engine, pi.id) == ["undoBook"] * 3
+    # the body runs again, around its handlers (Camunda's activity instance tree)
+    bodies = [
+        a
+        for a in engine.historic_activity_instances(pi.id)
+        if a.activity_type == "multiInstanceBody"
+    ]
+    assert len(bodies) == 2
+    handlers = [a for a in engine.historic_activity_instances(pi.id) if a.activity_id == "undoBook"]
+    assert {h.parent_activity_instance_id for h in handlers} == {bodies[1].id}
+    for task in engine.tasks(process_instance_id=pi.id):
+        engine.complete_task(task.id)
+    assert task_keys(engine, pi.id) == ["after"]
+    complete(engine, pi.id, "after")
+    assert state_of(engine, pi.id) == "COMPLETED"
+    assert engine.verify().problems == []
+
+
+SNAPSHOT = (
+    '<startEvent id="start"/>'
+    '<subProcess id="sub"><extensionElements><camunda:inputOutput>'
+    '<camunda:inputParameter name="amount">${10}</camunda:inputParameter>'
+    "</camunda:inputOutput></extensionElements>"
+    '<startEvent id="subStart"/>'
+    + compensable("charge", "refund")
+    + '<endEvent id="subEnd"/>'
+    + flows(("subStart", "charge"), ("charge", "subEnd"))
+    + "</subProcess>"
+    + compensable("reserve", "release")
+    + '<userTask id="wait"/>'
+    + THROW
+    + '<endEvent id="end"/>'
+    + flows(("start", "sub"), ("sub", "reserve"), ("reserve", "wait"), ("wait", "throw"))
+    + flows(("throw", "end"))
+)
+
+
+def test_a_subprocess_handler_reads_the_variables_as_they_were_when_it_completed(
+    engine: Engine,
+) -> None:
+    engine.deploy(process(SNAPSHOT))
+    pi = engine.start_process_instance("p", {"note": "early"})
+    (charge,) = engine.tasks(process_instance_id=pi.id)
+    engine.task_service.set_variables(
+        charge.id, {"ignored": 1}, local=True
+    )  # a task's own: not kept
+    engine.runtime_service.set_variables(charge.execution_id, {"amount": 25})  # the scope's
+    engine.complete_task(charge.id)
+    complete(engine, pi.id, "reserve")
+    # after the subprocess: a process variable of the same name, and a changed one
+    complete_with = engine.tasks(process_instance_id=pi.id)[0]
+    engine.runtime_service.set_variables(pi.id, {"amount": 99, "note": "late"})
+    engine.complete_task(complete_with.id)
+    assert task_keys(engine, pi.id) == ["refund", "release"]
+    (refund,) = engine.tasks(process_instance_id=pi.id, task_definition_key="refund")
+    (release,) = engine.tasks(process_instance_id=pi.id, task_definition_key="release")
+    # the subprocess's handler: its local variables as it completed, the process's live
+    assert engine.task_service.get_variables(refund.id) == {"amount": 25, "note": "late"}
+    # a plain task's handler: the variables as they are now
+    assert engine.task_service.get_variables(release.id) == {"amount": 99, "note": "late"}
+    complete(engine, pi.id, "refund")
+    complete(engine, pi.id, "release")
+    assert state_of(engine, pi.id) == "COMPLETED"
+    types = [a.activity_type for a in engine.historic_activity_instances(pi.id)]
+    assert types.count("subProcess") == 2  # completed, then reopened for its compensation
+    assert engine.verify().problems == []
+
+
+def test_a_throw_inside_a_subprocess_compensates_only_that_subprocess(engine: Engine) -> None:
+    engine.deploy(
+        process(
+            '<startEvent id="start"/>'
+            + compensable("outer", "undoOuter")
+            + '<subProcess id="sub"><startEvent id="subStart"/>'
+            + compensable("inner", "undoInner")
+            + THROW
+            + '<endEvent id="subEnd"/>'
+            + flows(("subStart", "inner"), ("inner", "throw"), ("throw", "subEnd"))
+            + '</subProcess><endEvent id="end"/>'
+            + flows(("start", "outer"), ("outer", "sub"), ("sub", "end"))
+        )
+    )
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "outer")
+    complete(engine, pi.id, "inner")
+    assert task_keys(engine, pi.id) == ["undoInner"]
+    complete(engine, pi.id, "undoInner")
+    assert state_of(engine, pi.id) == "COMPLETED"
+    assert engine.verify().problems == []
+
+
+def test_a_compensation_end_event_compensates_then_ends_its_path(engine: Engine) -> None:
+    engine.deploy(
+        process(
+            '<startEvent id="start"/>'
+            + compensable("book", "undoBook")
+            + '<endEvent id="end"><compensateEventDefinition/></endEvent>'
+            + flows(("start", "book"), ("book", "end"))
+        )
+    )
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "book")
+    assert task_keys(engine, pi.id) == ["undoBook"]
+    complete(engine, pi.id, "undoBook")
+    assert state_of(engine, pi.id) == "COMPLETED"
+    assert types_of(engine, pi.id)["end"] == "compensationEndEvent"
+    assert engine.runtime_service.event_subscriptions(process_instance_id=pi.id) == []
+
+
+def test_an_activity_ref_compensates_only_that_activity(engine: Engine) -> None:
+    engine.deploy(
+        process(
+            '<startEvent id="start"/>'
+            + compensable("a", "undoA")
+            + compensable("b", "undoB")
+            + '<intermediateThrowEvent id="throw"><compensateEventDefinition activityRef="a"/>'
+            '</intermediateThrowEvent><userTask id="after"/><endEvent id="end"/>'
+            + flows(("start", "a"), ("a", "b"), ("b", "throw"), ("throw", "after"))
+            + flows(("after", "end"))
+        )
+    )
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "a")
+    complete(engine, pi.id, "b")
+    assert task_keys(engine, pi.id) == ["undoA"]
+    complete(engine, pi.id, "undoA")
+    assert task_keys(engine, pi.id) == ["after"]
+    (left,) = engine.runtime_service.event_subscriptions(process_instance_id=pi.id)
+    assert left.activity_id == "undoB"
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        (
+            '<startEvent id="s"/><intermediateThrowEvent id="throw">'
+            '<compensateEventDefinition activityRef="nowhere"/></intermediateThrowEvent>'
+            '<sequenceFlow id="f" sourceRef="s" targetRef="throw"/>',
+            "element 'throw'.*activityRef 'nowhere': no activity with that id",
+        ),
+        (
+            '<startEvent id="s"/><userTask id="plain"/><intermediateThrowEvent id="throw">'
+            '<compensateEventDefinition activityRef="plain"/></intermediateThrowEvent>'
+            '<sequenceFlow id="f" sourceRef="s" targetRef="plain"/>'
+            '<sequenceFlow id="g" sourceRef="plain" targetRef="throw"/>',
+            "activityRef 'plain', which is not compensable",
+        ),
+        (
+            '<startEvent id="s"/><userTask id="t"/><sequenceFlow id="f" sourceRef="s" '
+            'targetRef="t"/><boundaryEvent id="comp" attachedToRef="t">'
+            "<compensateEventDefinition/></boundaryEvent>",
+            "compensation boundary event 'comp' needs exactly one association",
+        ),
+        (
+            '<startEvent id="s"/><userTask id="t"/><sequenceFlow id="f" sourceRef="s" '
+            'targetRef="t"/><boundaryEvent id="comp" attachedToRef="t">'
+            '<compensateEventDefinition/></boundaryEvent><userTask id="h"/>'
+            '<association id="a" sourceRef="comp" targetRef="h"/>',
+            "'h' is not one",
+        ),
+        (
+            '<startEvent id="s"/><subProcess id="esp" triggeredByEvent="true">'
+            '<startEvent id="es"><compensateEventDefinition/></startEvent></subProcess>',
+            "only supported inside an embedded subprocess",
+        ),
+        (
+            '<startEvent id="s"/><userTask id="h" isForCompensation="true"/>'
+            '<sequenceFlow id="f" sourceRef="s" targetRef="h"/>',
+            "compensation handler 'h' .* cannot have sequence flows",
+        ),
+    ],
+)
+def test_compensation_that_cannot_work_is_refused_at_deploy(
+    engine: Engine, body: str, problem: str
+) -> None:
+    with pytest.raises(ModelError, match=problem):
+        engine.deploy(process(body))
