@@ -265,9 +265,8 @@ def test_a_subprocess_handler_reads_the_variables_as_they_were_when_it_completed
     engine.deploy(process(SNAPSHOT))
     pi = engine.start_process_instance("p", {"note": "early"})
     (charge,) = engine.tasks(process_instance_id=pi.id)
-    engine.task_service.set_variables(
-        charge.id, {"ignored": 1}, local=True
-    )  # a task's own: not kept
+    # a task's own variable is not kept with its scope
+    engine.task_service.set_variables(charge.id, {"ignored": 1}, local=True)
     engine.runtime_service.set_variables(charge.execution_id, {"amount": 25})  # the scope's
     engine.complete_task(charge.id)
     complete(engine, pi.id, "reserve")
