@@ -167,15 +167,12 @@ def collect(flow: FlowOperations, execution_id: str, activity: Activity) -> list
         if isinstance(spec, EventSpec) and isinstance(spec.definition, CompensateEventDefinition)
         else None
     )
-    if ref is None:
-        return sorted(found, key=_position(state.subscriptions))
-    wanted = _subscription_activity(flow, ref)
-    return [s for s in found if s.activity_id == wanted]
-
-
-def _position(subscriptions: dict[str, EventSubscription]) -> object:
-    order = {sid: i for i, sid in enumerate(subscriptions)}
-    return lambda sub: order[sub.id]
+    if ref is not None:
+        wanted = _subscription_activity(flow, ref)
+        found = [s for s in found if s.activity_id == wanted]
+    # the state keeps subscriptions in the order they were made: completion order
+    order = {sid: i for i, sid in enumerate(state.subscriptions)}
+    return sorted(found, key=lambda sub: order[sub.id])
 
 
 def _subscription_activity(flow: FlowOperations, ref: str) -> str:
