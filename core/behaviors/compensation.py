@@ -26,8 +26,7 @@ from ..state import EventSubscription, Execution
 from .base import Behavior
 from .events import fire_boundary
 from .operations import FlowOperations
-
-COMPENSATE = "compensate"  # ACT_RU_EVENT_SUBSCR.EVENT_TYPE_
+from .subscriptions import COMPENSATE
 
 # Activities whose scope is retained for compensation when they complete.
 _RETAINING = kinds.types_of(kinds.SUB_PROCESS, kinds.TRANSACTION, kinds.MULTI_INSTANCE_BODY)

@@ -398,3 +398,57 @@ def test_compensation_that_cannot_work_is_refused_at_deploy(
 ) -> None:
     with pytest.raises(ModelError, match=problem):
         engine.deploy(process(body))
+
+
+def test_an_error_event_subprocess_compensates_what_completed_in_its_scope(
+    engine: Engine,
+) -> None:
+    engine.deploy(
+        process(
+            '<startEvent id="start"/>'
+            + compensable("book", "undoBook")
+            + '<endEvent id="fail"><errorEventDefinition errorRef="failed"/></endEvent>'
+            + flows(("start", "book"), ("book", "fail"))
+            + '<subProcess id="onError" triggeredByEvent="true">'
+            '<startEvent id="caught"><errorEventDefinition/></startEvent>'
+            '<intermediateThrowEvent id="undo"><compensateEventDefinition/>'
+            '</intermediateThrowEvent><endEvent id="handled"/>'
+            + flows(("caught", "undo"), ("undo", "handled"))
+            + "</subProcess>"
+        )
+    )
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "book")
+    assert task_keys(engine, pi.id) == ["undoBook"]
+    complete(engine, pi.id, "undoBook")
+    assert state_of(engine, pi.id) == "COMPLETED"
+    assert engine.verify().problems == []
+
+
+def test_what_a_cancelled_subprocess_retained_is_no_longer_compensable(engine: Engine) -> None:
+    engine.deploy(
+        process(
+            '<startEvent id="start"/><subProcess id="outer"><startEvent id="outerStart"/>'
+            '<subProcess id="inner"><startEvent id="innerStart"/>'
+            + compensable("t", "undoT")
+            + '<endEvent id="innerEnd"/>'
+            + flows(("innerStart", "t"), ("t", "innerEnd"))
+            + '</subProcess><userTask id="wait"/><endEvent id="outerEnd"/>'
+            + flows(("outerStart", "inner"), ("inner", "wait"), ("wait", "outerEnd"))
+            + "</subProcess>"
+            '<boundaryEvent id="abort" attachedToRef="outer">'
+            '<messageEventDefinition messageRef="Abort"/></boundaryEvent>'
+            '<userTask id="aborted"/><endEvent id="end"/>'
+            + flows(("start", "outer"), ("outer", "end"), ("abort", "aborted"))
+        ).replace("</definitions>", '<message id="Abort" name="abort"/></definitions>')
+    )
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "t")
+    types = sorted(
+        s.event_type for s in engine.runtime_service.event_subscriptions(process_instance_id=pi.id)
+    )
+    assert types == ["compensate", "compensate", "message"]  # inner retained with what it kept
+    engine.runtime_service.correlate_message("abort", process_instance_id=pi.id)
+    assert task_keys(engine, pi.id) == ["aborted"]
+    assert engine.runtime_service.event_subscriptions(process_instance_id=pi.id) == []
+    assert engine.verify().problems == []
