@@ -100,6 +100,7 @@ def test_the_compensate_subscription_is_in_act_ru_event_subscr_until_compensated
     (sub,) = engine.runtime_service.event_subscriptions(process_instance_id=qi.id)
     assert sub.event_type == "compensate"
     assert sub.activity_id == "undoBook"  # Camunda's: the handler
+    assert sub.event_name is None
     complete(engine, qi.id, "wait")
     assert engine.runtime_service.event_subscriptions(process_instance_id=qi.id) == []
     complete(engine, qi.id, "undoBook")
@@ -203,13 +204,14 @@ def test_handlers_with_wait_states_run_side_by_side_and_the_throw_waits_for_all(
     assert engine.verify().problems == []
 
 
+@pytest.mark.parametrize("sequential", ["false", "true"])
 def test_each_completed_instance_of_a_multi_instance_activity_is_compensated(
-    engine: Engine,
+    engine: Engine, sequential: str
 ) -> None:
     engine.deploy(
         process(
             '<startEvent id="start"/>'
-            '<userTask id="book"><multiInstanceLoopCharacteristics>'
+            f'<userTask id="book"><multiInstanceLoopCharacteristics isSequential="{sequential}">'
             "<loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>"
             '<boundaryEvent id="bookComp" attachedToRef="book"><compensateEventDefinition/>'
             '</boundaryEvent><userTask id="undoBook" isForCompensation="true"/>'
@@ -451,4 +453,90 @@ def test_what_a_cancelled_subprocess_retained_is_no_longer_compensable(engine: E
     engine.runtime_service.correlate_message("abort", process_instance_id=pi.id)
     assert task_keys(engine, pi.id) == ["aborted"]
     assert engine.runtime_service.event_subscriptions(process_instance_id=pi.id) == []
+    assert engine.verify().problems == []
+
+
+def test_a_subprocess_can_be_a_compensation_handler(engine: Engine) -> None:
+    engine.deploy(
+        process(
+            '<startEvent id="start"/><userTask id="book"/>'
+            '<boundaryEvent id="bookComp" attachedToRef="book"><compensateEventDefinition/>'
+            '</boundaryEvent><subProcess id="undoBook" isForCompensation="true">'
+            '<startEvent id="undoStart"/><userTask id="callHotel"/><endEvent id="undoEnd"/>'
+            + flows(("undoStart", "callHotel"), ("callHotel", "undoEnd"))
+            + '</subProcess><association id="a" sourceRef="bookComp" targetRef="undoBook"/>'
+            + THROW
+            + '<userTask id="after"/><endEvent id="end"/>'
+            + flows(("start", "book"), ("book", "throw"), ("throw", "after"), ("after", "end"))
+        )
+    )
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "book")
+    assert task_keys(engine, pi.id) == ["callHotel"]
+    complete(engine, pi.id, "callHotel")
+    assert task_keys(engine, pi.id) == ["after"]
+    complete(engine, pi.id, "after")
+    assert state_of(engine, pi.id) == "COMPLETED"
+    assert engine.verify().problems == []
+
+
+@pytest.mark.parametrize("rethrows", [True, False])
+def test_a_compensation_event_subprocess_rethrows_or_consumes_the_compensation(
+    engine: Engine, rethrows: bool
+) -> None:
+    inside = (
+        '<userTask id="note"/>'
+        + (THROW.replace('id="throw"', 'id="again"') if rethrows else "")
+        + '<endEvent id="noted"/>'
+        + (
+            flows(("undoing", "note"), ("note", "again"), ("again", "noted"))
+            if rethrows
+            else flows(("undoing", "note"), ("note", "noted"))
+        )
+    )
+    engine.deploy(
+        process(
+            '<startEvent id="start"/><subProcess id="sub"><startEvent id="subStart"/>'
+            + compensable("book", "undoBook")
+            + '<endEvent id="subEnd"/>'
+            + flows(("subStart", "book"), ("book", "subEnd"))
+            + '<subProcess id="onCompensation" triggeredByEvent="true">'
+            '<startEvent id="undoing"><compensateEventDefinition/></startEvent>'
+            + inside
+            + "</subProcess></subProcess>"
+            + '<endEvent id="end"><compensateEventDefinition/></endEvent>'
+            + flows(("start", "sub"), ("sub", "end"))
+        )
+    )
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "book")
+    assert task_keys(engine, pi.id) == ["note"]
+    complete(engine, pi.id, "note")
+    if rethrows:  # the event subprocess compensates what completed in its subprocess
+        assert task_keys(engine, pi.id) == ["undoBook"]
+        complete(engine, pi.id, "undoBook")
+    assert state_of(engine, pi.id) == "COMPLETED"
+    ran = [a.activity_id for a in engine.historic_activity_instances(pi.id)]
+    assert ran.count("undoBook") == (1 if rethrows else 0)
+    assert engine.verify().problems == []
+
+
+def test_a_receive_task_handler_waits_for_its_message(engine: Engine) -> None:
+    engine.deploy(
+        process(
+            '<startEvent id="start"/><userTask id="book"/>'
+            '<boundaryEvent id="bookComp" attachedToRef="book"><compensateEventDefinition/>'
+            '</boundaryEvent><receiveTask id="undoBook" isForCompensation="true" '
+            'messageRef="Undone"/><association id="a" sourceRef="bookComp" targetRef="undoBook"/>'
+            + THROW
+            + '<userTask id="after"/><endEvent id="end"/>'
+            + flows(("start", "book"), ("book", "throw"), ("throw", "after"), ("after", "end"))
+        ).replace("</definitions>", '<message id="Undone" name="undone"/></definitions>')
+    )
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "book")
+    (sub,) = engine.runtime_service.event_subscriptions(process_instance_id=pi.id)
+    assert (sub.event_type, sub.event_name) == ("message", "undone")
+    engine.runtime_service.correlate_message("undone", process_instance_id=pi.id)
+    assert task_keys(engine, pi.id) == ["after"]
     assert engine.verify().problems == []
