@@ -374,11 +374,14 @@ class CancelEndEvent(Behavior):
         throw(flow, execution_id, subscriptions)
 
     def leave(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
-        transaction = flow.model.activities[activity.scope_id]
+        host = flow.model.activities[activity.scope_id]
+        body = flow.model.activities.get(host.scope_id)
+        if body is not None and isinstance(body.spec, MultiInstanceSpec):
+            host = body  # a multi-instance transaction's boundary events sit on its body
         boundary = next(
             flow.model.activities[b]
-            for b in transaction.boundary_events
+            for b in host.boundary_events
             if flow.model.activities[b].type == kinds.BOUNDARY_CANCEL.type
         )
-        scope = _scope_execution(flow, execution_id, transaction.id)
+        scope = _scope_execution(flow, execution_id, host.id)
         fire_boundary(flow, scope.id, boundary)

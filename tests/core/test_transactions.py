@@ -168,3 +168,116 @@ def test_cancels_that_cannot_work_are_refused_at_deploy(
 ) -> None:
     with pytest.raises(ModelError, match=problem):
         engine.deploy(process(body))
+
+
+def counting(handler_id: str) -> str:
+    """A compensation handler that counts its runs in the variable named like it."""
+    return (
+        f'<serviceTask id="{handler_id}" isForCompensation="true" camunda:expression="'
+        f"${{execution.setVariable('{handler_id}', execution.getVariable('{handler_id}') == null"
+        f" ? 1 : execution.getVariable('{handler_id}') + 1)}}\"/>"
+    )
+
+
+def counted(task_id: str, handler_id: str, loop: str = "") -> str:
+    return (
+        f'<serviceTask id="{task_id}" camunda:expression="${{true}}">{loop}</serviceTask>'
+        f'<boundaryEvent id="{task_id}Comp" attachedToRef="{task_id}">'
+        "<compensateEventDefinition/></boundaryEvent>"
+        + counting(handler_id)
+        + f'<association id="{task_id}A" sourceRef="{task_id}Comp" targetRef="{handler_id}"/>'
+    )
+
+
+FIVE_TIMES = (
+    '<multiInstanceLoopCharacteristics isSequential="true"><loopCardinality>5</loopCardinality>'
+    "</multiInstanceLoopCharacteristics>"
+)
+
+
+def test_cancelling_an_inner_transaction_compensates_only_inside_it(engine: Engine) -> None:
+    inner = (
+        '<transaction id="inner"><startEvent id="innerStart"/>'
+        + counted("reserveRoom", "releaseRoom", FIVE_TIMES)
+        + '<userTask id="confirm"/><exclusiveGateway id="ok" default="yes"/>'
+        '<endEvent id="innerDone"/><endEvent id="innerCancel"><cancelEventDefinition/></endEvent>'
+        + flows(("innerStart", "reserveRoom"), ("reserveRoom", "confirm"), ("confirm", "ok"))
+        + '<sequenceFlow id="yes" sourceRef="ok" targetRef="innerDone"/>'
+        '<sequenceFlow id="no" sourceRef="ok" targetRef="innerCancel">'
+        "<conditionExpression>${not confirmed}</conditionExpression></sequenceFlow>"
+        "</transaction>"
+        '<boundaryEvent id="innerCancelled" attachedToRef="inner"><cancelEventDefinition/>'
+        '</boundaryEvent><userTask id="afterInner"/><endEvent id="innerPathEnd"/>'
+    )
+    engine.deploy(
+        process(
+            '<startEvent id="start"/><transaction id="outer"><startEvent id="outerStart"/>'
+            '<parallelGateway id="fork"/>'
+            + counted("payDeposit", "refundDeposit")
+            + inner
+            + '<userTask id="pay"/><endEvent id="outerDone"/>'
+            + flows(
+                ("outerStart", "fork"),
+                ("fork", "payDeposit"),
+                ("payDeposit", "pay"),
+                ("pay", "outerDone"),
+                ("fork", "inner"),
+                ("inner", "innerPathEnd"),
+                ("innerCancelled", "afterInner"),
+                ("afterInner", "innerPathEnd"),
+            )
+            + "</transaction>"
+            '<boundaryEvent id="outerCancelled" attachedToRef="outer"><cancelEventDefinition/>'
+            '</boundaryEvent><endEvent id="end"/><endEvent id="cancelledEnd"/>'
+            + flows(("start", "outer"), ("outer", "end"), ("outerCancelled", "cancelledEnd"))
+        )
+    )
+    pi = engine.start_process_instance("p")
+    compensate = [
+        s.activity_id
+        for s in engine.runtime_service.event_subscriptions(process_instance_id=pi.id)
+        if s.event_type == "compensate"
+    ]
+    assert compensate.count("releaseRoom") == 5 and compensate.count("refundDeposit") == 1
+    (confirm,) = engine.tasks(process_instance_id=pi.id, task_definition_key="confirm")
+    engine.complete_task(confirm.id, {"confirmed": False})
+    assert engine.runtime_service.get_variables(pi.id) == {"confirmed": False, "releaseRoom": 5}
+    assert task_keys(engine, pi.id) == ["afterInner", "pay"]
+    complete(engine, pi.id, "afterInner")
+    complete(engine, pi.id, "pay")
+    assert state_of(engine, pi.id) == "COMPLETED"
+    assert engine.verify().problems == []
+
+
+def test_a_cancel_in_one_instance_of_a_multi_instance_transaction_cancels_them_all(
+    engine: Engine,
+) -> None:
+    engine.deploy(
+        process(
+            '<startEvent id="start"/><transaction id="tx"><multiInstanceLoopCharacteristics>'
+            "<loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics>"
+            '<startEvent id="txStart"/>'
+            + counted("book", "undoBook")
+            + '<userTask id="decide"/><exclusiveGateway id="ok" default="yes"/>'
+            '<endEvent id="txDone"/><endEvent id="txCancel"><cancelEventDefinition/></endEvent>'
+            + flows(("txStart", "book"), ("book", "decide"), ("decide", "ok"))
+            + '<sequenceFlow id="yes" sourceRef="ok" targetRef="txDone"/>'
+            '<sequenceFlow id="no" sourceRef="ok" targetRef="txCancel">'
+            "<conditionExpression>${not confirmed}</conditionExpression></sequenceFlow>"
+            "</transaction>"
+            '<boundaryEvent id="cancelled" attachedToRef="tx"><cancelEventDefinition/>'
+            '</boundaryEvent><userTask id="afterCancel"/><endEvent id="end"/>'
+            + flows(("start", "tx"), ("tx", "end"), ("cancelled", "afterCancel"))
+        )
+    )
+    pi = engine.start_process_instance("p")
+    decisions = engine.tasks(process_instance_id=pi.id)
+    assert len(decisions) == 3
+    engine.complete_task(decisions[0].id, {"confirmed": False})
+    # only the cancelling instance's own completed work is compensated
+    assert engine.runtime_service.get_variables(pi.id) == {"confirmed": False, "undoBook": 1}
+    assert task_keys(engine, pi.id) == ["afterCancel"]
+    assert engine.runtime_service.event_subscriptions(process_instance_id=pi.id) == []
+    complete(engine, pi.id, "afterCancel")
+    assert state_of(engine, pi.id) == "COMPLETED"
+    assert engine.verify().problems == []
