@@ -641,6 +641,26 @@ def _compensation_started(s: InstanceState, e: ev.CompensationStarted) -> None:
 def _scope_reopened(s: InstanceState, e: ev.CompensationScopeReopened) -> None:
     s.retained_scopes.pop(e.subscription_id, None)
     s.reopened_scopes[e.activity_instance_id] = e.original_activity_instance_id
+    s.activity_instances[e.activity_instance_id] = ActivityInstance(
+        id=e.activity_instance_id,
+        activity_id=e.activity_id,
+        activity_type=e.activity_type,
+        activity_name=e.activity_name,
+        execution_id=e.execution_id,
+        parent_id=e.parent_activity_instance_id,
+        start_time=e.time,
+    )
+    execution = s.executions[e.execution_id]
+    execution.activity_id = e.activity_id
+    execution.activity_instance_id = e.activity_instance_id
+    execution.scope_activity_instance_id = e.activity_instance_id
+    execution.scope_activity_id = e.activity_id
+
+
+@applies(ev.CompensationScopeClosed)
+def _scope_closed(s: InstanceState, e: ev.CompensationScopeClosed) -> None:
+    s.reopened_scopes.pop(e.activity_instance_id, None)
+    _end_activity(s, e.activity_instance_id)
 
 
 def _deployment_stream_only(s: InstanceState, e: ev.Event) -> None:

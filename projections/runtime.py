@@ -99,7 +99,6 @@ class RuntimeBatch:
             # compensation's own bookkeeping: its rows are subscriptions, executions, variables
             ev.CompensationScopeRetained,
             ev.CompensationStarted,
-            ev.CompensationScopeReopened,
         }
     )
 
@@ -564,6 +563,8 @@ _TOUCHES: dict[type[ev.Event], Callable[[RuntimeBatch, Any, Any], None]] = {
     ev.TokenWaitingAtJoin: RuntimeBatch._on_execution,
     ev.ActivityCompleted: RuntimeBatch._on_activity_ended,
     ev.ActivityCanceled: RuntimeBatch._on_activity_ended,
+    ev.CompensationScopeReopened: RuntimeBatch._on_execution,  # its activity instance
+    ev.CompensationScopeClosed: RuntimeBatch._on_activity_ended,
     ev.VariableSet: RuntimeBatch._on_variable,
     ev.VariableDeleted: RuntimeBatch._on_variable,
     ev.PersonalDataErased: RuntimeBatch._on_personal_data_erased,

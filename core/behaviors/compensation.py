@@ -234,9 +234,12 @@ def _reopen(flow: FlowOperations, token: str, sub: EventSubscription) -> None:
     )
     parent_ai = flow.flow_scope_execution(token).scope_activity_instance_id or ""
     instance = f"{scope_activity.id}:{new_id()}"
+    reopened = instance if len(instance) <= 64 else new_id()
     flow.emit(
-        ev.ActivityStarted(
-            activity_instance_id=instance if len(instance) <= 64 else new_id(),
+        ev.CompensationScopeReopened(
+            subscription_id=sub.id,
+            activity_instance_id=reopened,
+            original_activity_instance_id=retained.activity_instance_id,
             activity_id=scope_activity.id,
             activity_type=scope_activity.type,
             activity_name=scope_activity.name,
@@ -245,8 +248,6 @@ def _reopen(flow: FlowOperations, token: str, sub: EventSubscription) -> None:
             time=now,
         )
     )
-    reopened = flow.execution(scope_execution).scope_activity_instance_id
-    assert reopened is not None
     for name, value in retained.variables.items():
         flow.emit(
             ev.VariableSet(
@@ -258,14 +259,6 @@ def _reopen(flow: FlowOperations, token: str, sub: EventSubscription) -> None:
                 detail_id=new_id(),
             )
         )
-    flow.emit(
-        ev.CompensationScopeReopened(
-            subscription_id=sub.id,
-            activity_instance_id=reopened,
-            original_activity_instance_id=retained.activity_instance_id,
-            time=now,
-        )
-    )
     if esp is not None:
         # The compensation event subprocess consumes the compensation: what it compensates
         # inside, it throws itself.
@@ -333,7 +326,7 @@ def _close(flow: FlowOperations, reopened: str) -> None:
     state = flow.session.state
     scope_execution = state.activity_instances[reopened].execution_id
     token = flow.execution(scope_execution).parent_id
-    flow.emit(ev.ActivityCompleted(activity_instance_id=reopened, time=flow.session.ctx.now))
+    flow.emit(ev.CompensationScopeClosed(activity_instance_id=reopened, time=flow.session.ctx.now))
     flow.emit(ev.ExecutionRemoved(execution_id=scope_execution))
     if token is not None and token in state.compensating:
         path_ended(flow, token)

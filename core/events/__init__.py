@@ -21,6 +21,7 @@ from .base import (
     to_dict,
 )
 from .compensation import (
+    CompensationScopeClosed,
     CompensationScopeReopened,
     CompensationScopeRetained,
     CompensationStarted,
@@ -216,6 +217,7 @@ EngineEvent = (
     | CompensationScopeRetained
     | CompensationStarted
     | CompensationScopeReopened
+    | CompensationScopeClosed
     | CalledInstanceStarted
     | ProcessInstanceSuspended
     | ProcessInstanceActivated
@@ -246,6 +248,7 @@ __all__ = [
     "ActivityStarted",
     "BpmnErrorThrown",
     "CalledInstanceStarted",
+    "CompensationScopeClosed",
     "CompensationScopeReopened",
     "CompensationScopeRetained",
     "CompensationStarted",
