@@ -540,3 +540,19 @@ def test_a_receive_task_handler_waits_for_its_message(engine: Engine) -> None:
     engine.runtime_service.correlate_message("undone", process_instance_id=pi.id)
     assert task_keys(engine, pi.id) == ["after"]
     assert engine.verify().problems == []
+
+
+def test_deleting_an_instance_while_handlers_run_ends_everything(engine: Engine) -> None:
+    engine.deploy(process(PARALLEL_TASKS))
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "bookA")
+    complete(engine, pi.id, "bookB")
+    assert task_keys(engine, pi.id) == ["undoA", "undoB"]
+    engine.runtime_service.delete_process_instance(pi.id, "no longer needed")
+    assert engine.tasks(process_instance_id=pi.id) == []
+    assert engine.runtime_service.event_subscriptions(process_instance_id=pi.id) == []
+    handlers = [
+        a for a in engine.historic_activity_instances(pi.id) if a.activity_id.startswith("undo")
+    ]
+    assert len(handlers) == 2 and all(h.canceled for h in handlers)
+    assert engine.verify().problems == []
