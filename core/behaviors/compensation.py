@@ -191,28 +191,31 @@ def throw(flow: FlowOperations, execution_id: str, subscriptions: list[EventSubs
     assert waiter is not None, "a throw event waits in its activity instance"
     scope_id = flow.flow_scope_execution(execution_id).id
     tokens = [(flow.concurrent_beside(scope_id), sub) for sub in reversed(subscriptions)]
-    for token, sub in tokens:
-        _start(flow, token, sub, waiter)
+    _start_all(flow, tokens, waiter)
 
 
-def _start(flow: FlowOperations, token: str, sub: EventSubscription, waiter: str) -> None:
-    """The execution `token` compensates the subscription: runs its handler, or reopens the
-    scope it retained."""
+def _start_all(
+    flow: FlowOperations, tokens: list[tuple[str, EventSubscription]], waiter: str
+) -> None:
+    """Each execution compensates its subscription: all are recorded as started for `waiter`
+    before any runs, so one that ends at once does not end the wait for the others."""
     now = flow.session.ctx.now
-    flow.emit(ev.EventSubscriptionDeleted(subscription_id=sub.id, time=now))
-    flow.emit(
-        ev.CompensationStarted(
-            execution_id=token,
-            subscription_id=sub.id,
-            activity_id=sub.activity_id,
-            waiter_activity_instance_id=waiter,
-            time=now,
+    for token, sub in tokens:
+        flow.emit(ev.EventSubscriptionDeleted(subscription_id=sub.id, time=now))
+        flow.emit(
+            ev.CompensationStarted(
+                execution_id=token,
+                subscription_id=sub.id,
+                activity_id=sub.activity_id,
+                waiter_activity_instance_id=waiter,
+                time=now,
+            )
         )
-    )
-    if sub.id in flow.session.state.retained_scopes:
-        _reopen(flow, token, sub)
-    else:
-        flow.enter_later(token, sub.activity_id)
+    for token, sub in tokens:
+        if sub.id in flow.session.state.retained_scopes:
+            _reopen(flow, token, sub)  # the scope it retained runs again
+        else:
+            flow.enter_later(token, sub.activity_id)  # its handler runs
 
 
 def _reopen(flow: FlowOperations, token: str, sub: EventSubscription) -> None:
@@ -278,8 +281,7 @@ def _reopen(flow: FlowOperations, token: str, sub: EventSubscription) -> None:
     if not inner:
         _close(flow, reopened)
         return
-    for child, inner_sub in [(_child(flow, scope_execution), s) for s in reversed(inner)]:
-        _start(flow, child, inner_sub, reopened)
+    _start_all(flow, [(_child(flow, scope_execution), s) for s in reversed(inner)], reopened)
 
 
 def _child(flow: FlowOperations, scope_execution: str) -> str:
