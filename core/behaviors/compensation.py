@@ -304,7 +304,7 @@ def is_compensating(flow: FlowOperations, execution_id: str) -> bool:
 
 def path_ended(flow: FlowOperations, execution_id: str) -> None:
     """A compensating execution's handler ended: it goes; once the last one started for its
-    waiter ended, the waiter goes on (a throw event leaves, a reopened scope completes)."""
+    waiter ended, the waiter goes on (a throw event leaves, a reopened scope closes)."""
     state = flow.session.state
     waiter = state.compensating[execution_id]
     parent = flow.execution(execution_id).parent_id
@@ -323,7 +323,7 @@ def path_ended(flow: FlowOperations, execution_id: str) -> None:
 
 
 def _close(flow: FlowOperations, reopened: str) -> None:
-    """Everything compensated in a reopened scope: it completes, and the execution that
+    """Everything compensated in a reopened scope: it closes, and the execution that
     reopened it has ended its compensation."""
     state = flow.session.state
     scope_execution = state.activity_instances[reopened].execution_id
