@@ -214,6 +214,9 @@ def _describe(event: ev.Event) -> str:
             return f"{event.incident_type} incident: {event.message}"
         case ev.BpmnErrorThrown():
             return f"BPMN error {event.error_code} thrown"
+        case ev.EscalationThrown():
+            caught = f", caught by {event.caught_by}" if event.caught_by else ", not caught here"
+            return f"escalation {event.escalation_code} raised{caught}"
         case ev.MessageCorrelated():
             return f"message {event.message_name} received"
         case ev.SignalReceived():

@@ -60,6 +60,23 @@ class CompleteTask(Command, tag=True, frozen=True):
     variables: dict[str, Any] = {}
 
 
+class HandleTaskEscalation(Command, tag=True, frozen=True):
+    """taskService.handleEscalation: the user task raises an escalation where it waits."""
+
+    task_id: str
+    escalation_code: str
+    variables: dict[str, Any] = {}
+
+
+class HandleTaskBpmnError(Command, tag=True, frozen=True):
+    """taskService.handleBpmnError: the user task throws a BPMN error where it waits."""
+
+    task_id: str
+    error_code: str
+    error_message: str | None = None
+    variables: dict[str, Any] = {}
+
+
 class AddTaskComment(Command, tag=True, frozen=True):
     """taskService.createComment: a comment on an open task, written by the command's actor."""
 

@@ -29,7 +29,9 @@ from .behaviors.jobs import (
     schedule_follow_up,
 )
 from .behaviors.listeners import notify_task
+from .behaviors.timeout_listeners import TIMER_TASK_LISTENER, fire_timeout
 from .errors import NotFound, Rejected, TaskAlreadyClaimed
+from .escalations import escalate_task
 from .flow import Flow
 from .limits import (
     MAX_BUSINESS_KEY,
@@ -55,6 +57,7 @@ from .scope import (
     set_variable_local,
 )
 from .session import InstanceSession
+from .signal_jobs import PROCESS_EVENT, run_signal_job
 from .state import ExternalTask, Job, UserTask
 
 
@@ -168,6 +171,48 @@ def complete_task(session: InstanceSession, task_id: str, variables: Mapping[str
     flow = Flow(session)
     flow.leave(task.execution_id)
     flow.run()
+
+
+def task_escalation(
+    session: InstanceSession, task_id: str, code: str, variables: Mapping[str, Any]
+) -> None:
+    """TaskService.handleEscalation (core.escalations): the variables set from the task's
+    execution, then the escalation raised where the task waits."""
+    if not code:
+        raise Rejected("escalationCode is null or empty")
+    check_text("escalationCode", code, MAX_ERROR_CODE)
+    check_variable_count(variables)
+    task = _workable_task(session, task_id)
+    for name, value in variables.items():
+        set_variable(session, task.execution_id, name, value)
+    escalate_task(session, task.execution_id, code)
+
+
+def task_bpmn_error(
+    session: InstanceSession,
+    task_id: str,
+    error_code: str,
+    error_message: str | None,
+    variables: Mapping[str, Any],
+) -> None:
+    """TaskService.handleBpmnError: the variables set from the task's execution, then the
+    error thrown where the task waits, as a delegate's would be."""
+    if not error_code:
+        raise Rejected("errorCode is null or empty")
+    check_text("errorCode", error_code, MAX_ERROR_CODE)
+    check_text("errorMessage", error_message, MAX_TEXT)
+    check_variable_count(variables)
+    task = _workable_task(session, task_id)
+    for name, value in variables.items():
+        set_variable(session, task.execution_id, name, value)
+    flow = Flow(session)
+    throw_error(flow, task.execution_id, error_code, error_message)
+    flow.run()
+    still = session.state.tasks.get(task_id)
+    if still is not None and still.activity_instance_id not in session.state.activity_instances:
+        # Uncaught, the error ended the task's path (Camunda ends the execution): the task
+        # goes with it.
+        session.emit(ev.TaskDeleted(task_id=task_id, reason="deleted", time=session.ctx.now))
 
 
 def claim_task(session: InstanceSession, task_id: str, user_id: str) -> None:
@@ -563,6 +608,10 @@ def execute_job(session: InstanceSession, job_id: str) -> bool:
         flow.enter(job.execution_id, job.activity_id, None, resumed=True)
     elif job.handler_type == ASYNC:
         flow.resume_after(job.execution_id, job.handler_configuration)
+    elif job.handler_type == PROCESS_EVENT:
+        run_signal_job(session, job)
+    elif job.handler_type == TIMER_TASK_LISTENER:
+        fire_timeout(flow, job)
     else:
         raise Rejected(f"Job '{job_id}' has the handler type '{job.handler_type}', unknown here")
     flow.run()
@@ -701,6 +750,16 @@ def _(session: InstanceSession, c: cmd.SetProcessInstanceSuspended) -> None:
 @decides(cmd.CompleteTask)
 def _(session: InstanceSession, c: cmd.CompleteTask) -> None:
     complete_task(session, c.task_id, c.variables)
+
+
+@decides(cmd.HandleTaskEscalation)
+def _(session: InstanceSession, c: cmd.HandleTaskEscalation) -> None:
+    task_escalation(session, c.task_id, c.escalation_code, c.variables)
+
+
+@decides(cmd.HandleTaskBpmnError)
+def _(session: InstanceSession, c: cmd.HandleTaskBpmnError) -> None:
+    task_bpmn_error(session, c.task_id, c.error_code, c.error_message, c.variables)
 
 
 @decides(cmd.ClaimTask)

@@ -40,6 +40,11 @@ class ParsedDeployment:
     processes: dict[str, ParsedResource] = field(default_factory=dict)
     decisions: dict[str, DecisionRequirements] = field(default_factory=dict)
 
+    @property
+    def warnings(self) -> list[ModelProblem]:
+        """What deploys but will fail when it runs, of every BPMN resource in order."""
+        return [w for result in self.processes.values() for w in result.warnings]
+
 
 def parse_resources(
     resources: Sequence[ResourceInput],
@@ -183,6 +188,10 @@ def deployment_created(
         deploy_changed_only=duplicate_filtering and deploy_changed_only,
         decision_definitions=decisions,
         decision_requirements=requirements,
+        warnings=[
+            ev.DeploymentWarning(w.message, w.resource, w.element_id, w.line)
+            for w in parsed.warnings
+        ],
     )
 
 

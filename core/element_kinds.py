@@ -20,6 +20,8 @@ TERMINATE = "terminateEventDefinition"
 MESSAGE = "messageEventDefinition"
 SIGNAL = "signalEventDefinition"
 TIMER = "timerEventDefinition"
+ESCALATION = "escalationEventDefinition"
+LINK = "linkEventDefinition"
 COMPENSATE = "compensateEventDefinition"
 CANCEL = "cancelEventDefinition"
 
@@ -110,6 +112,18 @@ BOUNDARY_MESSAGE = ElementKind("boundaryMessage", BOUNDARY_EVENT_TAG, MESSAGE)
 BOUNDARY_SIGNAL = ElementKind("boundarySignal", BOUNDARY_EVENT_TAG, SIGNAL)
 BOUNDARY_TIMER = ElementKind("boundaryTimer", BOUNDARY_EVENT_TAG, TIMER)
 
+# Escalations: thrown by an intermediate throw or end event, caught by a boundary event or an
+# event subprocess's start event (core.behaviors.escalations).
+ESCALATION_THROW_EVENT = ElementKind(
+    "intermediateEscalationThrowEvent", THROW_EVENT_TAG, ESCALATION
+)
+ESCALATION_END_EVENT = ElementKind("escalationEndEvent", END_EVENT_TAG, ESCALATION)
+BOUNDARY_ESCALATION = ElementKind("boundaryEscalation", BOUNDARY_EVENT_TAG, ESCALATION)
+ESCALATION_START_EVENT = ElementKind("escalationStartEvent", START_EVENT_TAG, ESCALATION)
+# A link catch event: where a link throw of its name continues. The throw itself is no activity
+# (Camunda's parser turns the flows into it into flows into the catch; core.parsing.links).
+LINK_CATCH_EVENT = ElementKind("intermediateLinkCatch", CATCH_EVENT_TAG, LINK)
+
 # -- compensation and cancellation (Camunda's ActivityTypes) -----------------------------------
 
 COMPENSATION_START_EVENT = ElementKind("compensationStartEvent", START_EVENT_TAG, COMPENSATE)
@@ -157,6 +171,11 @@ KINDS: tuple[ElementKind, ...] = (
     BOUNDARY_MESSAGE,
     BOUNDARY_SIGNAL,
     BOUNDARY_TIMER,
+    ESCALATION_THROW_EVENT,
+    ESCALATION_END_EVENT,
+    BOUNDARY_ESCALATION,
+    ESCALATION_START_EVENT,
+    LINK_CATCH_EVENT,
     TRANSACTION,
     COMPENSATION_START_EVENT,
     COMPENSATION_END_EVENT,

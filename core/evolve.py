@@ -294,6 +294,11 @@ def _error_thrown(s: InstanceState, e: ev.BpmnErrorThrown) -> None:
     """A record for the audit trail; its consequences are separate events."""
 
 
+@applies(ev.EscalationThrown)
+def _escalation_thrown(s: InstanceState, e: ev.EscalationThrown) -> None:
+    """A record for the audit trail; its consequences are separate events."""
+
+
 # -- variables --------------------------------------------------------------------------------
 
 

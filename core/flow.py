@@ -122,7 +122,14 @@ class Flow:
         occurred = (execution_id, activity_id) in self._occurred
         self._occurred.discard((execution_id, activity_id))
         if activity.async_before and not resumed and not occurred:
-            starting = via is None and execution_id == self.session.state.id
+            state = self.session.state
+            # the instance's own start (a boundary event, too, is entered by no flow)
+            starting = (
+                via is None
+                and execution_id == state.id
+                and activity_id
+                == (state.start_activity_id or self.model.start_events.get(self.model.id))
+            )
             continue_async(self, execution_id, activity, PROCESS_START if starting else BEFORE)
             return
         parent_ai = self.flow_scope_execution(execution_id).scope_activity_instance_id or ""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from types import CodeType
 
 from . import element_kinds as kinds
+from .errors import ModelProblem
 from .expressions import Expression
 from .forms import FormDefinition
 from .personal_data import PersonalData
@@ -28,6 +29,9 @@ class Listener:
     class_name: str | None = None
     code: CodeType | None = None
     result_code: CodeType | None = None
+    # a `timeout` task listener: its id (named by its timer job) and the timer that fires it
+    id: str | None = None
+    timer: TimerEventDefinition | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,11 @@ class UserTaskSpec:
     description: Expression | None = None
     task_listeners: tuple[Listener, ...] = ()
     form: FormDefinition | None = None  # camunda:formData
+
+    @property
+    def timeout_listeners(self) -> tuple[Listener, ...]:
+        """The `timeout` task listeners: each has a timer of its own while the task is open."""
+        return tuple(listener for listener in self.task_listeners if listener.timer is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +105,9 @@ class DecisionTaskSpec:
     version_tag: Expression | None = None
     result_variable: str | None = None
     map_decision_result: str = "resultList"
+    # camunda:decisionRefTenantId: the tenant whose decision to evaluate. flowledger deploys
+    # every decision without a tenant, so only a null or empty value finds one.
+    tenant_id: Expression | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,12 +141,16 @@ class TerminateEventDefinition:
 @dataclass(frozen=True, slots=True)
 class TimerEventDefinition:
     """When a timer event fires: `kind` is timeDate, timeDuration or timeCycle. A literal value
-    is parsed at deployment (`timer`); an expression (`expression`) when the timer starts."""
+    is parsed at deployment (`timer`, or `invalid` when it does not parse); an expression
+    (`expression`) when the timer starts."""
 
     kind: str
     text: str
     timer: TimerDefinition | None = None
     expression: Expression | None = None
+    # Why the literal is no timer value: Camunda deploys it and fails when the timer is
+    # created (a process's timer start event, created at deployment, is refused there).
+    invalid: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +169,25 @@ class SignalEventDefinition:
 
     name: str
     name_expression: Expression | None = None
+    # camunda:async on a throwing definition: intermediate catch events receive in a job
+    asynchronous: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EscalationEventDefinition:
+    """An escalation: the code a throw or end event raises, or the code a boundary event or
+    an event subprocess's start event catches (`escalation_code` None: any escalation);
+    `code_variable` (camunda:escalationCodeVariable) names where a catch stores the code."""
+
+    escalation_code: str | None = None
+    code_variable: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkEventDefinition:
+    """A link catch event: link throw events of the same `name` continue here."""
+
+    name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +214,8 @@ EventDefinition = (
     | TimerEventDefinition
     | MessageEventDefinition
     | SignalEventDefinition
+    | EscalationEventDefinition
+    | LinkEventDefinition
 )
 
 
@@ -230,6 +267,10 @@ class CallActivitySpec:
     version_tag: Expression | None = None
     inputs: tuple[VariableMapping, ...] = ()
     outputs: tuple[VariableMapping, ...] = ()
+    # a delegate variable mapping (core.behaviors.variable_mappings): a registered name, or an
+    # expression giving the delegate
+    variable_mapping_class: str | None = None
+    variable_mapping_expression: Expression | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,3 +470,5 @@ class ParsedResource:
     processes: tuple[ProcessModel, ...]
     # ids of the processes that are not executable (no isExecutable="true"): not deployed
     not_executable: tuple[str, ...] = ()
+    # what deploys but fails when it runs (ParseContext.warnings)
+    warnings: tuple[ModelProblem, ...] = ()

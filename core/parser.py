@@ -10,6 +10,7 @@ from __future__ import annotations
 from .errors import ModelError, ModelProblem
 from .model import ParsedResource, ProcessModel
 from .parsing.context import BPMN, ParseContext, line, local, ns
+from .parsing.escalations import read_escalation
 from .parsing.process import ProcessBuilder
 from .parsing.xml import read_document, refuse
 
@@ -41,6 +42,8 @@ def parse_bpmn(
             ctx.messages[el.get("id", "")] = (el.get("name") or "").strip()
         if ns(el) == BPMN and local(el) == "signal" and el.get("id"):
             ctx.signals[el.get("id", "")] = (el.get("name") or "").strip()
+        if ns(el) == BPMN and local(el) == "escalation":
+            read_escalation(ctx, el)
     processes: list[ProcessModel] = []
     ignored: list[str] = []
     for el in root:
@@ -56,7 +59,7 @@ def parse_bpmn(
                 processes.append(model)
     if ctx.problems:
         raise ModelError(ctx.problems)
-    return ParsedResource(resource_name, tuple(processes), tuple(ignored))
+    return ParsedResource(resource_name, tuple(processes), tuple(ignored), tuple(ctx.warnings))
 
 
 # What the repository and instance tables hold (ACT_RE_PROCDEF.KEY_/NAME_/CATEGORY_ 255,

@@ -33,6 +33,8 @@ class ThrownSignal:
     variables: Mapping[str, Any]
     instance_id: str | None = None
     own_subscriptions: tuple[str, ...] = ()
+    # thrown with camunda:async: intermediate catch events receive it in a job (signal_jobs)
+    asynchronous: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,32 @@ class CallFailed:
 
 
 @dataclass(frozen=True)
+class EscalationThrower:
+    """Where an escalation was raised: the instance, the token and its activity instance (an
+    escalation throw or end event, or a user task escalated through the task service)."""
+
+    instance_id: str
+    execution_id: str
+    activity_instance_id: str
+    from_task: bool = False
+
+
+@dataclass(frozen=True)
+class CallEscalated:
+    """An escalation nothing in the called instance `callee_id` catches: it goes on at the
+    caller's call activity (on `execution_id`), the called instance's variables passed through
+    the call's `camunda:out` mappings first. The thrower waits for the outcome: it goes on
+    unless an interrupting catch above cancels it."""
+
+    caller_id: str
+    execution_id: str
+    callee_id: str
+    escalation_code: str | None
+    variables: Mapping[str, Any]
+    thrower: EscalationThrower
+
+
+@dataclass(frozen=True)
 class CancelCall:
     """The call activity was cancelled: its called instance is cancelled too."""
 
@@ -83,7 +111,7 @@ class CancelCall:
 
 
 # What a decision asks of other instances, done by the engine once the decision is made.
-Effect = ThrownSignal | StartCall | CallEnded | CallFailed | CancelCall
+Effect = ThrownSignal | StartCall | CallEnded | CallFailed | CancelCall | CallEscalated
 
 
 @dataclass

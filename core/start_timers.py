@@ -4,6 +4,9 @@ A start timer belongs to a process definition, not to an instance: its events li
 of the definition's deployment (scheduled at deployment, fired, failed, removed when a newer
 version replaces the definition or the deployment is deleted). Pure: the engine hands in what
 the job's row says (`StartTimer`) and appends the events these functions return.
+
+An asynchronous signal's job at a signal start event (`schedule_signal_start`, handler type
+`event`) is such a job too: due at once, it starts one instance there and does not repeat.
 """
 
 from __future__ import annotations
@@ -13,7 +16,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from . import events as ev
-from .behaviors.jobs import DEFAULT_RETRIES, TIMER_START, job_definition_id, retry_due
+from .behaviors.jobs import (
+    DEFAULT_RETRIES,
+    PROCESS_EVENT,
+    TIMER_START,
+    job_definition_id,
+    retry_due,
+)
 from .errors import Rejected
 from .limits import MAX_STACKTRACE, MAX_TEXT, check_java_int
 from .model import EventSpec, ProcessModel, TimerEventDefinition
@@ -26,6 +35,7 @@ __all__ = [
     "fire",
     "remove",
     "schedule",
+    "schedule_signal_start",
     "set_due_date",
     "set_retries",
 ]
@@ -46,17 +56,21 @@ class StartTimer:
     created: datetime
     has_stacktrace: bool = False  # a failure's stack trace is stored with it
     incident_id: str | None = None  # its open failedJob incident
+    handler_type: str = TIMER_START  # or PROCESS_EVENT: an asynchronous signal's start
 
     def as_it_is(self) -> ev.StartTimerJob:
         """What the events that change it record of it, for its job log and incident rows."""
         return ev.StartTimerJob(
-            job_definition_id=job_definition_id(self.definition_id, self.activity_id, TIMER_START),
+            job_definition_id=job_definition_id(
+                self.definition_id, self.activity_id, self.handler_type
+            ),
             deployment_id=self.deployment_id,
             definition_id=self.definition_id,
             definition_key=self.definition_key,
             activity_id=self.activity_id,
             due_date=self.due_date,
             retries=self.retries,
+            handler_type=self.handler_type,
         )
 
 
@@ -91,6 +105,34 @@ def schedule(
         time=now,
         repeat=definition.timer.anchored_text(now),
         log_id=new_id(),
+    )
+
+
+def schedule_signal_start(
+    *,
+    deployment_id: str,
+    definition_id: str,
+    definition_key: str,
+    activity_id: str,
+    subscription_id: str,
+    now: datetime,
+    new_id: Callable[[], str],
+) -> ev.StartTimerScheduled:
+    """An asynchronous signal reached a signal start event: a job, due at once, starts the
+    instance (Camunda's EventSubscriptionJobDeclaration of the start event; no payload)."""
+    return ev.StartTimerScheduled(
+        job_id=new_id(),
+        job_definition_id=job_definition_id(definition_id, activity_id, PROCESS_EVENT),
+        deployment_id=deployment_id,
+        definition_id=definition_id,
+        definition_key=definition_key,
+        activity_id=activity_id,
+        due_date=None,
+        retries=DEFAULT_RETRIES,
+        time=now,
+        log_id=new_id(),
+        handler_type=PROCESS_EVENT,
+        configuration=subscription_id,
     )
 
 

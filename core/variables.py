@@ -46,7 +46,17 @@ SERIALIZERS = {
 }
 _REST_NAMES = {v: k for k, v in SERIALIZERS.items()}
 _INT_RANGES = {"short": (-(2**15), 2**15), "integer": (-(2**31), 2**31), "long": (-(2**63), 2**63)}
-_json_encoder = msgspec.json.Encoder()
+
+
+def _plain(value: Any) -> Any:
+    # A JUEL Long (an int subclass msgspec does not encode) inside a list or map, e.g. an
+    # arithmetic result in a mapped camunda:map, is a JSON number as any int.
+    if isinstance(value, int):
+        return int(value)
+    raise TypeError(f"{type(value).__name__} is not JSON-serializable")
+
+
+_json_encoder = msgspec.json.Encoder(enc_hook=_plain)
 # What Jackson reads as a number from JSON text; Python's int()/float() also take "1_000",
 # " 12 " or "infinity", which Camunda does not.
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")

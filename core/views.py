@@ -61,6 +61,18 @@ class Deployment(msgspec.Struct, frozen=True):
     resource_names: list[str] = []
     decision_definitions: list[DecisionDefinition] = []
     decision_requirements_definitions: list[DecisionRequirementsDefinition] = []
+    # What deploys but will fail when it runs (a timer literal that is no ISO 8601 value), as
+    # the deployment's answer says; not kept in the repository tables (the log keeps it).
+    warnings: list[DeploymentWarning] = []
+
+
+class DeploymentWarning(msgspec.Struct, frozen=True):
+    """A warning of a deployment: its message, where it is (resource, element id, line)."""
+
+    message: str
+    resource: str | None = None
+    element_id: str | None = None
+    line: int | None = None
 
 
 class DecisionResult(msgspec.Struct, frozen=True):

@@ -27,6 +27,7 @@ from sqlalchemy import Select, Table, bindparam, func, or_, select
 from sqlalchemy.engine import Connection
 
 from flowledger.core import views
+from flowledger.core.behaviors.jobs import PROCESS_EVENT
 from flowledger.core.behaviors.subscriptions import MESSAGE
 from flowledger.core.start_timers import TIMER_START, StartTimer
 from flowledger.eventlog.fastsql import PreparedCache
@@ -435,7 +436,7 @@ def _start_timers(conn: Connection, *conditions: filters.Condition) -> list[Star
     stmt = (
         select(_J, i.c.ID_.label("INCIDENT_ID"))
         .outerjoin(i, i.c.CONFIGURATION_ == _J.c.ID_)
-        .where(_J.c.HANDLER_TYPE_ == TIMER_START, *conditions)
+        .where(_J.c.HANDLER_TYPE_.in_((TIMER_START, PROCESS_EVENT)), *conditions)
         .order_by(_J.c.ID_)
     )
     timers: list[StartTimer] = []
@@ -455,6 +456,7 @@ def _start_timers(conn: Connection, *conditions: filters.Condition) -> list[Star
                 created=created,
                 has_stacktrace=row["EXCEPTION_STACK_ID_"] is not None,
                 incident_id=row["INCIDENT_ID"],
+                handler_type=row["HANDLER_TYPE_"],
             )
         )
     return timers

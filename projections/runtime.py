@@ -79,6 +79,7 @@ class RuntimeBatch:
     # _TOUCHES (tests/projections check that each event type is in exactly one of the two).
     IGNORED: ClassVar[frozenset[type[ev.Event]]] = frozenset(
         {
+            ev.EscalationThrown,  # an audit record, as BpmnErrorThrown
             ev.BpmnErrorThrown,  # an audit record: its consequences are events of their own
             ev.MessageCorrelated,  # likewise
             ev.SignalThrown,

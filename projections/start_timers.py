@@ -45,7 +45,8 @@ def project_start_timer(event: ev.Event, changes: ChangeSet) -> None:
         row.update(
             ID_=event.job_id,
             REV_=1,
-            TYPE_="timer",
+            # an asynchronous signal's start is a message job, as Camunda's
+            TYPE_="timer" if event.handler_type == TIMER_START else "message",
             EXCLUSIVE_=True,
             PROCESS_DEF_ID_=event.definition_id,
             PROCESS_DEF_KEY_=event.definition_key,
@@ -53,8 +54,9 @@ def project_start_timer(event: ev.Event, changes: ChangeSet) -> None:
             DUEDATE_=db_time(event.due_date),
             REPEAT_=event.repeat,
             REPEAT_OFFSET_=0,
-            HANDLER_TYPE_=TIMER_START,
-            HANDLER_CFG_=event.definition_key,  # Camunda's configuration: the definition key
+            HANDLER_TYPE_=event.handler_type,
+            # Camunda's configuration: a timer's definition key, a signal start's subscription
+            HANDLER_CFG_=event.configuration or event.definition_key,
             DEPLOYMENT_ID_=event.deployment_id,
             SUSPENSION_STATE_=1,
             JOB_DEF_ID_=event.job_definition_id,
@@ -153,6 +155,7 @@ def project_start_timer_history(event: ev.Event, changes: ChangeSet) -> None:
                 activity_id=event.activity_id,
                 due_date=event.due_date,
                 retries=event.retries,
+                handler_type=event.handler_type,
             )
             _log(changes, event.log_id, event.job_id, job, JOB_CREATED, event.time)
     elif isinstance(event, ev.StartTimerFailed):
@@ -203,7 +206,7 @@ def _log(
         JOB_PRIORITY_=0,
         JOB_STATE_=state,
         JOB_DEF_ID_=job.job_definition_id,
-        JOB_DEF_TYPE_=TIMER_START,
+        JOB_DEF_TYPE_=job.handler_type,
         ACT_ID_=job.activity_id,
         PROCESS_DEF_ID_=job.definition_id,
         PROCESS_DEF_KEY_=job.definition_key,

@@ -158,6 +158,10 @@ def deploy(files: tuple[Path, ...], name: str | None, duplicate_filtering: bool)
         out.print(f"  {d.key} version {d.version}: {d.id}")
     for decision in deployment.decision_definitions:
         out.print(f"  decision {decision.key} version {decision.version}: {decision.id}")
+    for warning in deployment.warnings:
+        # deployed, but will fail when it runs (a timer literal that does not parse)
+        where = f"{warning.resource}:{warning.line} {warning.element_id or ''}".strip()
+        out.print(f"  warning ({where}): {warning.message}")
 
 
 @app.command()

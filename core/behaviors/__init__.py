@@ -16,6 +16,7 @@ from .base import Behavior
 from .calls import CallActivity
 from .compensation import CancelEndEvent, CompensationEndEvent, CompensationThrowEvent
 from .decisions import BusinessRuleTask
+from .escalations import EscalationEndEvent, EscalationThrowEvent
 from .events import (
     BoundaryEvent,
     ErrorEndEvent,
@@ -72,6 +73,11 @@ BEHAVIORS: Mapping[ElementKind, Behavior] = {
     kinds.BOUNDARY_MESSAGE: BoundaryEvent(),
     kinds.BOUNDARY_SIGNAL: BoundaryEvent(),
     kinds.BOUNDARY_TIMER: BoundaryEvent(),
+    kinds.ESCALATION_THROW_EVENT: EscalationThrowEvent(),
+    kinds.ESCALATION_END_EVENT: EscalationEndEvent(),
+    kinds.BOUNDARY_ESCALATION: BoundaryEvent(),
+    kinds.ESCALATION_START_EVENT: PassThrough(),
+    kinds.LINK_CATCH_EVENT: PassThrough(),  # not a wait state: it goes on at once
     kinds.TRANSACTION: EmbeddedSubprocess(),
     kinds.COMPENSATION_START_EVENT: PassThrough(),
     kinds.COMPENSATION_END_EVENT: CompensationEndEvent(),

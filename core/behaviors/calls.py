@@ -21,6 +21,7 @@ from ..session import CancelCall, InstanceSession, StartCall
 from ..variables import from_stored
 from .base import Behavior
 from .operations import FlowOperations
+from .variable_mappings import map_input, map_output
 
 # Call activities nested in one another at most (Camunda has no limit). A process calling
 # itself without an end would otherwise start instances without bound: in one command the
@@ -67,6 +68,7 @@ class CallActivity(Behavior):
             ) from None
         tag = value(spec.version_tag, "camunda:calledElementVersionTag")
         variables, business_key = _inputs(session, execution_id, activity, spec.inputs)
+        map_input(session, execution_id, activity, spec, variables)  # after camunda:in
         ai = flow.execution(execution_id).activity_instance_id
         assert ai is not None
         session.ctx.outbox.append(
@@ -152,8 +154,10 @@ def map_outputs(
     ended_with: Mapping[str, Any],
 ) -> None:
     """The called instance ended with `ended_with`: the `camunda:out` mappings set the caller's
-    variables from them (as setVariable from the call activity, or locally on it)."""
-    for mapping in _spec(activity).outputs:
+    variables from them (as setVariable from the call activity, or locally on it); a
+    delegate variable mapping then maps them too."""
+    spec = _spec(activity)
+    for mapping in spec.outputs:
         values: dict[str, Any]
         if mapping.all:
             values = dict(ended_with)
@@ -173,3 +177,4 @@ def map_outputs(
                 set_variable_local(session, execution_id, name, value)
             else:
                 set_variable(session, execution_id, name, value)
+    map_output(session, execution_id, activity, spec, ended_with)

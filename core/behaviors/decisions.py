@@ -56,6 +56,15 @@ class BusinessRuleTask(ServiceTask):
                 f"camunda:decisionRefVersion of '{activity.id}' is {version!r}, not a number"
             ) from None
         tag = value(spec.version_tag, "camunda:decisionRefVersionTag")
+        tenant = value(spec.tenant_id, "camunda:decisionRefTenantId")
+        if tenant not in (None, ""):
+            # Camunda looks the decision up among the tenant's own definitions; flowledger
+            # deploys every definition without a tenant, so a named tenant has none.
+            raise ProcessEngineError(
+                f"business rule task '{activity.id}' evaluates the decision '{key}' of tenant "
+                f"'{tenant}', but no decision definition with that key is deployed for that "
+                "tenant (flowledger deploys every definition without a tenant)"
+            )
         ref = DecisionRef(
             key=key,
             binding=spec.binding,

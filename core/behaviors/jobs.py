@@ -15,7 +15,7 @@ from .. import element_kinds as kinds
 from .. import events as ev
 from ..errors import ProcessEngineError
 from ..ids import derived_id
-from ..model import Activity, EventSpec, ProcessModel, TimerEventDefinition
+from ..model import Activity, EventSpec, ProcessModel, TimerEventDefinition, UserTaskSpec
 from ..scope import evaluate
 from ..state import Job
 from ..timers import TimerDefinition, TimerError, parse_retry_cycle, parse_timer
@@ -30,6 +30,7 @@ TIMER_INTERMEDIATE = "timer-intermediate-transition"
 ASYNC = "async-continuation"
 TIMER_START = "timer-start-event"
 TIMER_EVENT_SUBPROCESS = "timer-start-event-subprocess"
+PROCESS_EVENT = "event"  # Camunda's ProcessEventJobHandler: an asynchronous signal (signal_jobs)
 BEFORE = "transition-create-scope"
 PROCESS_START = "process-start"  # asyncBefore on the start event the instance began at
 AFTER_END = "activity-end"
@@ -91,11 +92,22 @@ def job_declarations(definition_id: str, model: ProcessModel) -> list[ev.Deploye
             declare(activity, ASYNC_BEFORE, ASYNC, ASYNC_BEFORE)
         if activity.async_after:
             declare(activity, ASYNC_AFTER, ASYNC, ASYNC_AFTER)
+        prefix = {"timeDate": "DATE", "timeDuration": "DURATION", "timeCycle": "CYCLE"}
         timer = timer_of(activity)
         if timer is not None:
             handler = timer_handler(model, activity)
-            prefix = {"timeDate": "DATE", "timeDuration": "DURATION", "timeCycle": "CYCLE"}
             declare(activity, handler, handler, f"{prefix[timer.kind]}: {timer.text}"[:255])
+        spec = activity.spec
+        for listener in spec.timeout_listeners if isinstance(spec, UserTaskSpec) else ():
+            # one per timeout task listener, named as timeout_listeners.job_kind names it
+            assert listener.timer is not None and listener.id is not None
+            timeout = listener.timer
+            declare(
+                activity,
+                f"timer-task-listener$taskListener~{listener.id}",
+                "timer-task-listener",
+                f"{prefix[timeout.kind]}: {timeout.text}"[:255],
+            )
     return declared
 
 
@@ -104,7 +116,12 @@ def _timer_definition(
 ) -> TimerDefinition:
     if timer.timer is not None:
         return timer.timer
-    assert timer.expression is not None
+    if timer.expression is None:
+        # A literal that deployed with a warning: the timer fails now, as Camunda's does when
+        # it resolves the due date.
+        raise ProcessEngineError(
+            f"Cannot create the timer of '{event.id}': {timer.invalid or 'it has no value'}"
+        )
     value = evaluate(
         flow.session, timer.expression, execution_id, element_id=event.id, what=f"the {timer.kind}"
     )
@@ -160,7 +177,10 @@ def _create(
     activity_instance_id: str | None,
     due_date: datetime | None,
     repeat: str | None = None,
+    job_definition: str | None = None,
 ) -> None:
+    """`job_definition`: the job definition's id when the handler type alone does not name it
+    (a follow-up keeps its first job's; a timeout listener's timer is one per listener)."""
     ctx = flow.session.ctx
     flow.emit(
         ev.JobCreated(
@@ -168,7 +188,8 @@ def _create(
             job_type="message" if handler == ASYNC else "timer",
             handler_type=handler,
             handler_configuration=configuration,
-            job_definition_id=job_definition_id(
+            job_definition_id=job_definition
+            or job_definition_id(
                 flow.session.state.definition_id, activity.id, _kind(handler, configuration)
             ),
             execution_id=execution_id,
@@ -238,6 +259,38 @@ def schedule_follow_up(flow: FlowOperations, job: Job) -> None:
         activity_instance_id=job.activity_instance_id,
         due_date=due,
         repeat=job.repeat,
+        job_definition=job.job_definition_id,
+    )
+
+
+def create_timer_job(
+    flow: FlowOperations,
+    *,
+    execution_id: str,
+    activity: Activity,
+    handler: str,
+    configuration: str,
+    activity_instance_id: str | None,
+    timer: TimerEventDefinition,
+    job_definition: str,
+) -> None:
+    """A timer job of a kind the flow's own timers do not cover (a timeout task listener's):
+    due as `timer` says from now, a cycle anchored now; none when a cycle has no firing left."""
+    definition = _timer_definition(flow, execution_id, activity, timer)
+    now = flow.session.ctx.now
+    due = definition.first_due(now)
+    if due is None:
+        return
+    _create(
+        flow,
+        execution_id=execution_id,
+        activity=activity,
+        handler=handler,
+        configuration=configuration,
+        activity_instance_id=activity_instance_id,
+        due_date=due,
+        repeat=definition.anchored_text(now),
+        job_definition=job_definition,
     )
 
 

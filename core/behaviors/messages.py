@@ -91,7 +91,9 @@ class SignalThrowEvent(Behavior):
         session.emit(
             ev.SignalThrown(signal_name=name, activity_id=activity.id, time=session.ctx.now)
         )
-        session.ctx.outbox.append(ThrownSignal(name, {}, session.state.id, own))
+        session.ctx.outbox.append(
+            ThrownSignal(name, {}, session.state.id, own, spec.definition.asynchronous)
+        )
         flow.leave(execution_id)
 
 

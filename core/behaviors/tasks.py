@@ -24,6 +24,7 @@ from .incidents import close_incidents
 from .listeners import notify_task
 from .operations import FlowOperations
 from .scripts import run_python
+from .timeout_listeners import schedule_timeout_listeners
 
 
 class PassThrough(Behavior):
@@ -79,6 +80,8 @@ class UserTask(Behavior):
         spec = activity.spec if isinstance(activity.spec, UserTaskSpec) else UserTaskSpec()
         session = flow.session
         ctx = session.ctx
+        # Camunda creates a timeout listener's timer with the task's scope, before the task.
+        schedule_timeout_listeners(flow, execution_id, activity)
 
         def value(expr: Expression | None, what: str) -> Any:
             if expr is None:

@@ -42,9 +42,11 @@ from .deployments import (
     DeployedResource,
     DeploymentCreated,
     DeploymentDeleted,
+    DeploymentWarning,
     ProcessDefinitionActivated,
     ProcessDefinitionSuspended,
 )
+from .escalations import EscalationThrown
 from .flow import (
     ActivityCanceled,
     ActivityCompleted,
@@ -224,6 +226,7 @@ EngineEvent = (
     | ProcessDefinitionSuspended
     | ProcessDefinitionActivated
     | SigningKeyIntroduced
+    | EscalationThrown
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
@@ -262,8 +265,10 @@ __all__ = [
     "DeployedResource",
     "DeploymentCreated",
     "DeploymentDeleted",
+    "DeploymentWarning",
     "EngineEvent",
     "ErasedDecision",
+    "EscalationThrown",
     "EvaluatedDecision",
     "Event",
     "EventSubscriptionCreated",

@@ -76,6 +76,16 @@ class DeployedDecisionRequirements(msgspec.Struct, frozen=True, omit_defaults=Tr
     category: str | None = None
 
 
+class DeploymentWarning(msgspec.Struct, frozen=True, omit_defaults=True):
+    """Something a deployed resource holds that will fail when it runs (a timer literal that is
+    no ISO 8601 value): Camunda deploys it, and so does flowledger, saying so."""
+
+    message: str
+    resource: str | None = None
+    element_id: str | None = None
+    line: int | None = None
+
+
 class DeploymentCreated(Event, tag=True, frozen=True):
     deployment_id: str
     name: str | None
@@ -89,6 +99,8 @@ class DeploymentCreated(Event, tag=True, frozen=True):
     deploy_changed_only: bool = False
     decision_definitions: list[DeployedDecisionDefinition] = []
     decision_requirements: list[DeployedDecisionRequirements] = []
+    # What the parser warned of (the deployment answer and the log say it).
+    warnings: list[DeploymentWarning] = []
 
 
 class DeploymentDeleted(Event, tag=True, frozen=True):

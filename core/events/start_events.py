@@ -15,9 +15,12 @@ from .base import Event
 
 
 class StartTimerScheduled(Event, tag=True, frozen=True):
-    """A timer start event's job (handler `timer-start-event`): due at `due_date`, it starts an
-    instance of `definition_id`. Kept in the stream of the definition's deployment, as the
-    definition's other facts are; `repeat` is its cycle, anchored at its first scheduling."""
+    """A job that starts an instance of `definition_id` at `activity_id`, belonging to no
+    instance: a timer start event's (handler `timer-start-event`, due at `due_date`), or an
+    asynchronous signal's at a signal start event (handler `event`, due at once,
+    `configuration` the start event's subscription). Kept in the stream of the definition's
+    deployment, as the definition's other facts are; `repeat` is a timer's cycle, anchored at its
+    first scheduling."""
 
     job_id: str
     job_definition_id: str
@@ -25,11 +28,13 @@ class StartTimerScheduled(Event, tag=True, frozen=True):
     definition_id: str
     definition_key: str
     activity_id: str
-    due_date: datetime
+    due_date: datetime | None
     retries: int
     time: datetime
     repeat: str | None = None
     log_id: str | None = None  # its ACT_HI_JOB_LOG row (None in logs written before it had one)
+    handler_type: str = "timer-start-event"
+    configuration: str | None = None  # ACT_RU_JOB.HANDLER_CFG_ (None: the definition key)
 
 
 class StartTimerJob(msgspec.Struct, frozen=True):
@@ -43,6 +48,7 @@ class StartTimerJob(msgspec.Struct, frozen=True):
     activity_id: str
     due_date: datetime | None
     retries: int
+    handler_type: str = "timer-start-event"
 
 
 class StartTimerFired(Event, tag=True, frozen=True):

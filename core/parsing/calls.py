@@ -1,8 +1,10 @@
 """Call activities: `calledElement` with its binding (latest, deployment, version, versionTag),
-and the `camunda:in` / `camunda:out` variable mappings, read as Camunda reads them.
+the `camunda:in` / `camunda:out` variable mappings and a delegate variable mapping
+(`camunda:variableMappingClass` / `variableMappingDelegateExpression`), read as Camunda reads
+them.
 
-Pure: reports what cannot run (no called element, an unknown binding, a mapping without source
-or target, mapping classes) on the context.
+Pure: reports what cannot run (no called element, a CMMN `camunda:caseRef`, an unknown binding,
+a mapping without source or target) on the context.
 """
 
 from __future__ import annotations
@@ -20,6 +22,15 @@ BINDINGS = ("latest", "deployment", "version", "versionTag")
 
 def parse_call_activity(ctx: ParseContext, el: etree._Element) -> ParsedElement:
     node_id = el.get("id") or ""
+    case_ref = ctx.camunda(el, "caseRef") or el.get("caseRef")
+    if case_ref is not None:
+        # Camunda calls a CMMN case here; flowledger runs BPMN and DMN only.
+        ctx.problem(
+            f"camunda:caseRef '{case_ref}' calls a CMMN case: CMMN is not supported (flowledger "
+            "runs BPMN processes and DMN decisions); call a process with calledElement instead",
+            el,
+        )
+        return ParsedElement(kinds.CALL_ACTIVITY.type)
     called = (el.get("calledElement") or "").strip()
     if not called:
         ctx.problem("a call activity needs a calledElement (the key of the process it calls)", el)
@@ -29,15 +40,33 @@ def parse_call_activity(ctx: ParseContext, el: etree._Element) -> ParsedElement:
     if bound is None:
         return ParsedElement(kinds.CALL_ACTIVITY.type)
     binding, version, version_tag = bound
-    for attribute in ("variableMappingClass", "variableMappingDelegateExpression", "caseRef"):
-        if ctx.camunda(el, attribute) or el.get(attribute):
-            ctx.problem(f"camunda:{attribute} on a call activity is not supported", el)
+    mapping_class = (ctx.camunda(el, "variableMappingClass") or "").strip() or None
+    mapping_expression = ctx.expression(
+        ctx.camunda(el, "variableMappingDelegateExpression"),
+        el,
+        f"camunda:variableMappingDelegateExpression of '{node_id}'",
+    )
+    if mapping_class is not None and mapping_expression is not None:
+        ctx.problem(
+            "a call activity has camunda:variableMappingClass or "
+            "camunda:variableMappingDelegateExpression, not both",
+            el,
+        )
     extensions = extension_elements(el)
     inputs = tuple(_mappings(ctx, extensions, "in"))
     outputs = tuple(_mappings(ctx, extensions, "out"))
     if expression is None:
         return ParsedElement(kinds.CALL_ACTIVITY.type)
-    spec = CallActivitySpec(expression, binding, version, version_tag, inputs, outputs)
+    spec = CallActivitySpec(
+        expression,
+        binding,
+        version,
+        version_tag,
+        inputs,
+        outputs,
+        variable_mapping_class=mapping_class,
+        variable_mapping_expression=mapping_expression,
+    )
     return ParsedElement(kinds.CALL_ACTIVITY.type, spec)
 
 

@@ -64,12 +64,16 @@ class ParseContext:
     resource: str
     allow_scripts: bool
     problems: list[ModelProblem] = field(default_factory=list)
+    # What deploys but will fail when it runs, as in Camunda (a timer literal that does not parse)
+    warnings: list[ModelProblem] = field(default_factory=list)
     # <error> elements of the document: id -> (errorCode, camunda:errorMessage)
     errors: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     # <message> elements of the document: id -> name
     messages: dict[str, str] = field(default_factory=dict)
     # <signal> elements of the document: id -> name
     signals: dict[str, str] = field(default_factory=dict)
+    # <escalation> elements of the document: id -> escalationCode (None: the escalation has none)
+    escalations: dict[str, str | None] = field(default_factory=dict)
     # The connectors the engine runs (camunda:connectorId); None: not checked.
     connectors: frozenset[str] | None = None
 
@@ -82,6 +86,9 @@ class ParseContext:
             element_id = node.get("id")
             node = node.getparent()
         self.problems.append(ModelProblem(message, self.resource, element_id, line(el)))
+
+    def warning(self, message: str, el: etree._Element | None, element_id: str | None) -> None:
+        self.warnings.append(ModelProblem(message, self.resource, element_id, line(el)))
 
     def camunda(self, el: etree._Element, name: str) -> str | None:
         for namespace in CAMUNDA_NAMESPACES:

@@ -11,7 +11,7 @@ plus its reader here. Pure: reports unsupported combinations on the context.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lxml import etree
 
@@ -28,13 +28,14 @@ from ..model import (
     TerminateEventDefinition,
     TimerEventDefinition,
 )
-from ..timers import KINDS as TIMER_KINDS
-from ..timers import TimerError, parse_timer
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns
+from .escalations import read_definition as read_escalation_definition
 from .forms import read_form
+from .links import read_definition as read_link_definition
 from .listeners import extension_elements
 from .messages import read_message, read_signal
 from .tasks import service_spec
+from .timers import read_timer
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,14 +102,31 @@ def _terminate(_ctx: ParseContext, _el: etree._Element, _kind: EventKind) -> Eve
     return TerminateEventDefinition()
 
 
-def _message(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDefinition:
+def _message(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
+    if not kind.catching:
+        # Camunda's BpmnParse reads no messageRef on a throw or end event (it sends as a service
+        # task does, or passes through): none, or one naming no <message>, deploys.
+        ref = (el.get("messageRef") or "").strip()
+        return MessageEventDefinition(
+            ctx.messages.get(ref, ctx.messages.get(ref.rpartition(":")[2], ""))
+        )
     return read_message(ctx, el) or MessageEventDefinition("")
 
 
+def _escalation(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
+    return read_escalation_definition(ctx, el, kind.catching)
+
+
+def _link(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDefinition:
+    return read_link_definition(ctx, el)
+
+
 def _signal(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
+    definition = read_signal(ctx, el) or SignalEventDefinition("")
     if not kind.catching and (ctx.camunda(el, "async") or "").strip().lower() == "true":
-        ctx.problem("asynchronous signal throws (camunda:async) are not supported yet", el)
-    return read_signal(ctx, el) or SignalEventDefinition("")
+        # the catching intermediate events receive it in jobs (core.signal_jobs)
+        return replace(definition, asynchronous=True)
+    return definition
 
 
 def _compensate(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
@@ -130,6 +148,8 @@ _READERS: Mapping[str, DefinitionReader] = {
     kinds.MESSAGE: _message,
     kinds.SIGNAL: _signal,
     kinds.TIMER: _timer,
+    kinds.ESCALATION: _escalation,
+    kinds.LINK: _link,
     kinds.COMPENSATE: _compensate,
     kinds.CANCEL: _cancel,
 }
@@ -161,6 +181,10 @@ def parse_event(ctx: ParseContext, el: etree._Element) -> ParsedElement:
         service = throw_service(ctx, definitions[0], el)
         if service is not None:
             return ParsedElement(activity_type or tag, service)
+        if tag == kinds.THROW_EVENT_TAG:
+            # Camunda types a message throw event that sends nothing as a none throw event
+            # (BpmnParse.parseIntermediateThrowEvent), in its history too.
+            return ParsedElement(kinds.NONE_THROW_EVENT.type, EventSpec(None))
     spec = EventSpec(definition)
     if tag == kinds.START_EVENT_TAG:
         # Only an event subprocess's start event may be non-interrupting (the process checks).
@@ -189,35 +213,6 @@ def check_timers(ctx: ParseContext, event: etree._Element) -> None:
 
 def check_timer(ctx: ParseContext, definition: etree._Element) -> None:
     read_timer(ctx, definition)
-
-
-def read_timer(ctx: ParseContext, definition: etree._Element) -> TimerEventDefinition | None:
-    """A timer's value as Camunda would read it: exactly one of timeDate, timeDuration and
-    timeCycle, and a literal value (an expression is read when the timer starts) that parses,
-    so that a typo is refused at deployment, naming the value, not when the timer is due."""
-    # Named by its event, the element a modeler clicks on, not by the definition inside it.
-    event = definition.getparent()
-    event_id = event.get("id") if event is not None else None
-    definition_id = definition.get("id")
-    of = f" (timerEventDefinition '{definition_id}')" if definition_id else ""
-    values = [c for c in definition if ns(c) == BPMN and local(c) in TIMER_KINDS]
-    if len(values) != 1:
-        ctx.problem(
-            f"a timerEventDefinition{of} needs exactly one of timeDate, timeDuration and "
-            f"timeCycle (found {len(values)})",
-            definition,
-            event_id,
-        )
-        return None
-    kind, text = local(values[0]), (values[0].text or "").strip()
-    if "${" in text or "#{" in text:
-        expression = ctx.expression(text, values[0], f"the {kind}{of}", event_id)
-        return None if expression is None else TimerEventDefinition(kind, text, None, expression)
-    try:
-        return TimerEventDefinition(kind, text, parse_timer(kind, text))
-    except TimerError as exc:
-        ctx.problem(f"{exc}{of}", values[0], event_id)
-        return None
 
 
 _IMPLEMENTATIONS = ("class", "delegateExpression", "expression", "type")

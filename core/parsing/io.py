@@ -57,38 +57,63 @@ def parameters(ctx: ParseContext, mapping: etree._Element, tag: str) -> list[Par
 
 
 def _value(ctx: ParseContext, el: etree._Element, what: str) -> MappedValue:
-    """The value `el` holds: its one nested list, map or script, else its text."""
-    nested = [c for c in el if isinstance(c.tag, str) and ns(c) in CAMUNDA_NAMESPACES]
+    """The value a parameter or a map entry holds: its text, or its one nested list, map,
+    script or value (Camunda's BpmnParseUtil refuses a second one)."""
+    nested = _elements(el)
+    if len(nested) > 1:
+        ctx.problem(
+            f"the {what} holds {len(nested)} elements: a parameter or map entry holds at most "
+            "one (a camunda:list or camunda:map holds many)",
+            el,
+        )
+        return MappedValue("null")
     if not nested:
-        text = el.text or ""
-        if not text.strip():
-            return MappedValue("null")
-        if "${" in text or "#{" in text:
-            expression = ctx.expression(text, el, f"the {what}")
-            return MappedValue("expression", text=text, expression=expression)
-        return MappedValue("text", text=text)
-    child = nested[0]
+        return _text(ctx, el, what)
+    return _nested(ctx, nested[0], what)
+
+
+def _nested(ctx: ParseContext, child: etree._Element, what: str) -> MappedValue:
+    """A list, map, script or value element, at any depth: a list's items are such elements
+    themselves, a map entry holds one (or text)."""
     kind = local(child)
     if kind == "list":
-        items = tuple(_value(ctx, item, f"{what} (list item)") for item in _elements(child))
+        items = tuple(
+            _nested(ctx, item, f"{what} (list item {number})")
+            for number, item in enumerate(_elements(child), 1)
+        )
         return MappedValue("list", items=items)
     if kind == "map":
         entries: list[tuple[str, MappedValue]] = []
         for entry in _camunda_children(child, "entry"):
             key = entry.get("key")
-            if key is None:
+            if not key:
                 ctx.problem(f"a map entry of the {what} needs a key", entry)
                 continue
             entries.append((key, _value(ctx, entry, f"{what} (entry '{key}')")))
-        return MappedValue("map", entries=tuple(entries))
+        # Camunda keeps a map in a TreeMap: its entries sorted by key, a repeated key's last
+        # value winning. Sorted here once, so that every evaluation records the same order.
+        return MappedValue("map", entries=tuple(sorted(dict(entries).items())))
     if kind == "script":
         return _script(ctx, child, what)
+    if kind == "value":
+        return _text(ctx, child, what)
     ctx.problem(f"camunda:{kind} is not a value of the {what}", child)
     return MappedValue("null")
 
 
+def _text(ctx: ParseContext, el: etree._Element, what: str) -> MappedValue:
+    """A text value, trimmed as Camunda trims it: an expression, a constant, or null."""
+    text = (el.text or "").strip()
+    if not text:
+        return MappedValue("null")
+    if "${" in text or "#{" in text:
+        expression = ctx.expression(text, el, f"the {what}")
+        return MappedValue("expression", text=text, expression=expression)
+    return MappedValue("text", text=text)
+
+
 def _elements(el: etree._Element) -> list[etree._Element]:
-    """A list's items: camunda:value, list, map or script elements."""
+    """The camunda elements inside `el` (a list's items: value, list, map or script)."""
     return [c for c in el if isinstance(c.tag, str) and ns(c) in CAMUNDA_NAMESPACES]
 
 

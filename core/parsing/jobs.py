@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from lxml import etree
 
-from .. import element_kinds as kinds
 from ..model import DEFAULT_JOB_SETTINGS, JobSettings
 from ..timers import TimerError, parse_retry_cycle
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, local, ns
@@ -30,8 +29,8 @@ def read_async(ctx: ParseContext, el: etree._Element) -> tuple[bool, bool]:
     """(async before, async after) of a flow node."""
     before = _flag(ctx, el, "asyncBefore", False) or _flag(ctx, el, "async", False)
     after = _flag(ctx, el, "asyncAfter", False)
-    if (before or after) and local(el) == kinds.BOUNDARY_EVENT_TAG:
-        ctx.problem("asynchronous continuations on boundary events are not supported", el)
+    # A boundary event may be asynchronous as any flow node (Camunda's BpmnParse reads both on
+    # it): the job runs once the event fired, on the token that leaves it.
     return before, after
 
 

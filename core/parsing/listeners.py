@@ -7,15 +7,18 @@ script language other than JUEL or Python, Python while scripts are off) on the 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lxml import etree
 
 from ..model import Listener
-from .context import CAMUNDA_NAMESPACES, ParseContext, local, ns
+from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, local, ns
 from .scripts import python_code
+from .timers import read_timer
 
 EXECUTION_EVENTS = ("start", "end")
 TAKE_EVENTS = ("take",)
-TASK_EVENTS = ("create", "assignment", "complete", "delete")
+TASK_EVENTS = ("create", "assignment", "complete", "delete", "timeout")
 
 
 def read_listeners(
@@ -84,12 +87,45 @@ def _listener(
         )
         return None
     kind, value = chosen[0]
+    listener: Listener | None
     if kind == "class":
-        return Listener(event, "class", class_name=value.strip())
-    if kind == "script":
-        return _script(ctx, scripts[0], event, tag)
-    expression = ctx.expression(value, el, f"the {event} camunda:{tag}")
-    return None if expression is None else Listener(event, kind, expression=expression)
+        listener = Listener(event, "class", class_name=value.strip())
+    elif kind == "script":
+        listener = _script(ctx, scripts[0], event, tag)
+    else:
+        expression = ctx.expression(value, el, f"the {event} camunda:{tag}")
+        listener = None if expression is None else Listener(event, kind, expression=expression)
+    if listener is not None and event == "timeout":
+        return _timeout(ctx, el, listener)
+    return listener
+
+
+def _timeout(ctx: ParseContext, el: etree._Element, listener: Listener) -> Listener | None:
+    """A timeout task listener, as Camunda's BpmnParse.parseTimeoutTaskListener reads it: an
+    `id` (its timer job names it) and a timerEventDefinition (duration, date or cycle)."""
+    listener_id = (el.get("id") or "").strip()
+    timers = [c for c in el if ns(c) == BPMN and local(c) == "timerEventDefinition"]
+    if not listener_id:
+        ctx.problem("a timeout camunda:taskListener needs an id", el, _task_id(el))
+    if len(timers) != 1:
+        ctx.problem(
+            f"a timeout camunda:taskListener needs one timerEventDefinition (found {len(timers)})",
+            el,
+            _task_id(el),
+        )
+    if not listener_id or len(timers) != 1:
+        return None
+    timer = read_timer(ctx, timers[0], (_task_id(el), f"timeout listener '{listener_id}'"))
+    if timer is None:
+        return None
+    return replace(listener, id=listener_id, timer=timer)
+
+
+def _task_id(el: etree._Element) -> str | None:
+    # taskListener -> extensionElements -> userTask
+    extensions = el.getparent()
+    task = extensions.getparent() if extensions is not None else None
+    return task.get("id") if task is not None else None
 
 
 def _script(ctx: ParseContext, el: etree._Element, event: str, tag: str) -> Listener | None:

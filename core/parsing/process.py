@@ -24,12 +24,15 @@ from ..model import (
     SignalEventDefinition,
     SubprocessSpec,
     TimerEventDefinition,
+    UserTaskSpec,
 )
 from .compensation import is_compensation_boundary, link_compensation
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
 from .elements import ELEMENTS, NOT_YET
+from .escalations import check_escalations
 from .io import read_input_output
 from .jobs import read_async, read_job_settings
+from .links import resolve_links
 from .listeners import (
     EXECUTION_EVENTS,
     TAKE_EVENTS,
@@ -88,6 +91,7 @@ _TRIGGERED_STARTS = kinds.types_of(
     kinds.SIGNAL_START_EVENT,
     kinds.START_TIMER_EVENT,
     kinds.ERROR_START_EVENT,
+    kinds.ESCALATION_START_EVENT,
     kinds.COMPENSATION_START_EVENT,
 )
 # Where a camunda:connector may stand.
@@ -129,6 +133,7 @@ class ProcessBuilder:
         self.signal_starts: dict[str, str] = {}
         self.refused: set[str] = set()  # ids of elements refused (reported) while collecting
         self.loops: dict[str, Loop] = {}  # multi-instance activities, rewired into bodies
+        self.links: dict[str, str] = {}  # link throw event -> the catch event it continues at
 
     def build(self) -> ProcessModel | None:
         ctx = self.ctx
@@ -137,9 +142,11 @@ class ProcessBuilder:
             return None
         before = len(ctx.problems)
         self._collect(self.el, self.process_id)
+        self.links = resolve_links(ctx, self.nodes, self.flow_elements, self.refused)
         self._build_flows()
         self._build_activities()
         self._check_event_gateways()
+        check_escalations(ctx, self.activities, self.nodes, self.el)
         rewire(self.activities, self.flows, self.loops)
         link_compensation(ctx, self.el, self.process_id, self.nodes, self.activities)
         if len(ctx.problems) > before:
@@ -252,6 +259,8 @@ class ProcessBuilder:
         ctx = self.ctx
         for flow_id, (el, scope_id) in self.flow_elements.items():
             source, target = el.get("sourceRef"), el.get("targetRef")
+            # a flow into a link throw event leads to its catch event (core.parsing.links)
+            target = self.links.get(target or "", target)
             ok = True
             for role, ref in (("source", source), ("target", target)):
                 if not ref:
@@ -352,9 +361,11 @@ class ProcessBuilder:
             if gateway.type != kinds.EVENT_BASED_GATEWAY.type:
                 continue
             el = self.nodes[gateway.id][0]
-            if len(gateway.outgoing) < 2:
+            # Camunda's BpmnParse counts no flows: one event after the gateway deploys (it
+            # waits for that event alone). With none, nothing could ever end the wait.
+            if not gateway.outgoing:
                 self.ctx.problem(
-                    "an event-based gateway needs at least two outgoing sequence flows", el
+                    "an event-based gateway needs an outgoing sequence flow to a catch event", el
                 )
             for flow_id in gateway.outgoing:
                 flow = self.flows[flow_id]
@@ -433,7 +444,10 @@ class ProcessBuilder:
         for timer in timers:
             spec = timer.spec
             assert isinstance(spec, EventSpec) and isinstance(spec.definition, TimerEventDefinition)
-            if spec.definition.expression is not None:
+            if spec.definition.invalid is not None:
+                # Camunda creates a process's start timer at deployment, where it fails.
+                self.ctx.problem(spec.definition.invalid, self.nodes[timer.id][0], timer.id)
+            elif spec.definition.expression is not None:
                 self.ctx.problem(
                     "the timer of a start event must be a literal value: no variables exist "
                     "before the instance does",
@@ -557,7 +571,11 @@ class ProcessBuilder:
             outgoing=outgoing,
             default_flow=default_flow,
             # local variables need an execution of their own: a mapped activity is a scope
-            is_scope=kind.container or bool(boundaries) or io is not None,
+            # so is a user task with timeout listeners (Camunda's parseTimeoutTaskListener)
+            is_scope=kind.container
+            or bool(boundaries)
+            or io is not None
+            or (isinstance(parsed.spec, UserTaskSpec) and bool(parsed.spec.timeout_listeners)),
             boundary_events=boundaries,
             line=line(el),
             spec=parsed.spec,

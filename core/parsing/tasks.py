@@ -119,8 +119,9 @@ def decision_spec(
             el,
         )
         return None
-    if ctx.camunda(el, "decisionRefTenantId"):
-        ctx.problem("camunda:decisionRefTenantId is not supported (flowledger has no tenants)", el)
+    tenant_id = ctx.expression(
+        ctx.camunda(el, "decisionRefTenantId"), el, f"camunda:decisionRefTenantId of '{node_id}'"
+    )
     compiled = ctx.expression(ref, el, f"camunda:decisionRef of '{node_id}'")
     if compiled is None:
         return None
@@ -131,6 +132,7 @@ def decision_spec(
         version_tag=version_tag,
         result_variable=result_variable,
         map_decision_result=mapping,
+        tenant_id=tenant_id,
     )
 
 

@@ -44,7 +44,8 @@ class TimerDefinition:
 
     kind: TimerKind
     text: str
-    schedule: datetime | Duration | Cycle | Cron  # timeDate | timeDuration | timeCycle
+    # timeDate (a datetime, or a Duration for a date written `P...`) | timeDuration | timeCycle
+    schedule: datetime | Duration | Cycle | Cron
 
     @property
     def repeats(self) -> bool:
@@ -97,6 +98,9 @@ def parse_timer(kind: str, text: str) -> TimerDefinition:
         raise TimerError(f"{kind} is empty")
     try:
         if kind == "timeDate":
+            if value.startswith("P"):
+                # Camunda's DueDateBusinessCalendar: a date that is a duration counts from now.
+                return TimerDefinition("timeDate", value, parse_duration(value))
             return TimerDefinition("timeDate", value, parse_date(value))
         if kind == "timeDuration":
             return TimerDefinition("timeDuration", value, parse_duration(value))

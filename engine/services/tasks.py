@@ -97,6 +97,44 @@ class TaskService(Service):
         command = cmd.CompleteTask(task_id=task_id, variables=dict(variables or {}))
         self._run(command, command_id, actor)
 
+    def handle_escalation(
+        self,
+        task_id: str,
+        escalation_code: str,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Camunda's handleEscalation: the task raises `escalation_code` where it waits (after
+        setting `variables` from its execution); the nearest escalation boundary event or event
+        subprocess catches it, in this instance or one that called it. Refused (and nothing
+        changes) when nothing catches it."""
+        command = cmd.HandleTaskEscalation(
+            task_id=task_id, escalation_code=escalation_code, variables=dict(variables or {})
+        )
+        self._run(command, command_id, actor)
+
+    def handle_bpmn_error(
+        self,
+        task_id: str,
+        error_code: str,
+        error_message: str | None = None,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Camunda's handleBpmnError: the task throws the BPMN error `error_code` where it waits
+        (after setting `variables` from its execution), caught as a delegate's error is."""
+        command = cmd.HandleTaskBpmnError(
+            task_id=task_id,
+            error_code=error_code,
+            error_message=error_message,
+            variables=dict(variables or {}),
+        )
+        self._run(command, command_id, actor)
+
     def claim(
         self, task_id: str, user_id: str, *, command_id: str | None = None, actor: str | None = None
     ) -> None:

@@ -23,6 +23,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from flowledger.core import Rejected, views
+from flowledger.core.errors import ModelProblem
 from flowledger.engine import Engine
 from flowledger.projections.queries import definitions as repository
 
@@ -204,10 +205,27 @@ def _created_dto(
     )
 
 
+def warning_header(warnings: list[views.DeploymentWarning]) -> dict[str, str]:
+    """What deployed but will fail when it runs (a timer literal that is no ISO 8601 value), as
+    an HTTP `Warning` header (code 199, one quoted text per warning): Camunda's answer has no
+    field for it, and its body stays exactly Camunda's."""
+    if not warnings:
+        return {}
+    texts = []
+    for warning in warnings:
+        text = str(
+            ModelProblem(warning.message, warning.resource, warning.element_id, warning.line)
+        )
+        # a header holds printable ASCII: escape quotes, spell out anything else
+        text = text.replace("\\", "\\\\").replace('"', '\\"')
+        texts.append(f'199 flowledger "{text.encode("ascii", "backslashreplace").decode()}"')
+    return {"Warning": ", ".join(texts)}
+
+
 @post("/deployment/create", status_code=200)
 async def create_deployment(
     engine: NamedDependency[Engine], request: AnyRequest
-) -> DeploymentWithDefinitionsDto:
+) -> Response[DeploymentWithDefinitionsDto]:
     try:
         received = await request.form()
     except UnicodeDecodeError:
@@ -224,7 +242,10 @@ async def create_deployment(
     _check_activation(engine, form)
     # The engine call blocks (database, parsing): off the event loop.
     deployment, existing = await anyio.to_thread.run_sync(partial(_deploy, engine, form))
-    return _created_dto(request, deployment, existing)
+    return Response(
+        _created_dto(request, deployment, existing),
+        headers=warning_header([] if existing else deployment.warnings),
+    )
 
 
 # -- list and count -------------------------------------------------------------------------------

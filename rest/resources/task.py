@@ -17,6 +17,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
+from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.forms import FormFieldInvalid
 from flowledger.core.limits import strings_in
 from flowledger.core.variables import StoredValue
@@ -64,6 +65,17 @@ class UserIdDto(msgspec.Struct, rename="camel"):
 class CompleteTaskDto(msgspec.Struct, rename="camel"):
     variables: dict[str, VariableValueDto] | None = None
     with_variables_in_return: bool | None = None
+
+
+class TaskBpmnErrorDto(msgspec.Struct, rename="camel"):
+    error_code: str | None = None
+    error_message: str | None = None
+    variables: dict[str, VariableValueDto] | None = None
+
+
+class TaskEscalationDto(msgspec.Struct, rename="camel"):
+    escalation_code: str | None = None
+    variables: dict[str, VariableValueDto] | None = None
 
 
 class IdentityLinkDto(msgspec.Struct, rename="camel"):
@@ -255,6 +267,56 @@ def set_assignee(
     engine.task_service.set_assignee(id, _user_id(data))
 
 
+# -- BPMN errors and escalations ----------------------------------------------------------------
+
+
+def _as_rest_exception(act: Callable[[], None]) -> None:
+    """Camunda's TaskResourceImpl answers an unknown task (404) and a refused request (400)
+    as RestException; an escalation nothing catches stays the engine's error (500)."""
+    try:
+        act()
+    except NotFound as exc:
+        raise RestError(404, "RestException", str(exc)) from None
+    except Rejected as exc:
+        raise RestError(400, "RestException", str(exc)) from None
+
+
+@post("/task/{id:str}/bpmnError", status_code=204, **OPTIONS)
+def handle_bpmn_error(
+    engine: NamedDependency[Engine],
+    request: AnyRequest,
+    id: FromPath[str],
+    data: JSONBody[TaskBpmnErrorDto | None] = None,
+) -> None:
+    """TaskService.handleBpmnError: the task throws the error where it waits."""
+    body = data or TaskBpmnErrorDto()
+    refuse_nul_in_body("variables", body.variables)
+    check_decoded_size(request, body.variables)
+    variables = engine_variables(body.variables)
+    _as_rest_exception(
+        lambda: engine.task_service.handle_bpmn_error(
+            id, body.error_code or "", body.error_message, variables
+        )
+    )
+
+
+@post("/task/{id:str}/bpmnEscalation", status_code=204, **OPTIONS)
+def handle_escalation(
+    engine: NamedDependency[Engine],
+    request: AnyRequest,
+    id: FromPath[str],
+    data: JSONBody[TaskEscalationDto | None] = None,
+) -> None:
+    """TaskService.handleEscalation: the task raises the escalation where it waits."""
+    body = data or TaskEscalationDto()
+    refuse_nul_in_body("variables", body.variables)
+    check_decoded_size(request, body.variables)
+    variables = engine_variables(body.variables)
+    _as_rest_exception(
+        lambda: engine.task_service.handle_escalation(id, body.escalation_code or "", variables)
+    )
+
+
 # -- identity links -----------------------------------------------------------------------------
 
 
@@ -349,6 +411,8 @@ routes: list[Any] = [
     claim,
     unclaim,
     set_assignee,
+    handle_bpmn_error,
+    handle_escalation,
     identity_links,
     add_identity_link,
     delete_identity_link,

@@ -480,11 +480,24 @@ def test_row_22_error_event_subprocess_in_embedded_subprocess(engine: Engine) ->
     assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_23_escalation_event_subprocess() -> None:
+def test_row_23_escalation_event_subprocess(engine: Engine) -> None:
     """event_escalation_EscalationEventSubprocessTest.testCatchEscalationEventInsideSubprocess:
     a non-interrupting escalation event subprocess catches the throw -> 2 tasks: "task after
     catched escalation" and "task in subprocess"."""
+    deploy(
+        engine,
+        "event_escalation_EscalationEventSubprocessTest.testCatchEscalationEventInsideSubprocess",
+    )
+    pi = engine.start_process_instance("escalationProcess")
+    tasks = engine.tasks(process_instance_id=pi.id)
+    assert names(tasks) == ["task after catched escalation", "task in subprocess"]
+    history = historic_activity_ids(engine, pi.id)
+    assert "escalationStartEvent" in history
+    assert "escalationThrowingEvent" in history
+    for task in tasks:
+        engine.complete_task(task.id)
+    assert_process_ended(engine, pi.id)
+    assert_verified(engine)
 
 
 def test_row_24_terminate_end_event_ends_process(engine: Engine) -> None:

@@ -494,10 +494,24 @@ def test_row_22_error_event_subprocess_in_embedded_subprocess(engine: Engine) ->
     assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_23_escalation_event_subprocess() -> None:
-    """Row 23: a non-interrupting escalation event subprocess catches the throw -> two tasks.
-    flowledger has no escalation events yet (skipped as in test_camunda_conformance.py)."""
+def test_row_23_escalation_event_subprocess(engine: Engine) -> None:
+    """Row 23: a non-interrupting escalation event subprocess catches the throw -> two tasks,
+    the escalated one beside the thrower's next one; both must complete before the end."""
+    deploy(engine, "escalation_event_subprocess_non_interrupting")
+    pi = engine.start_process_instance("orderWithEscalation")
+    tasks = engine.tasks(process_instance_id=pi.id)
+    assert names(tasks) == ["Approve the big order", "Pack the goods"]
+    assert engine.runtime_service.get_variables(pi.id)["escalation"] == "BIG_ORDER"
+    history = historic_activity_ids(engine, pi.id)
+    assert "bigOrderNoticed" in history
+    assert "flagBigOrder" in history
+    (pack,) = [t for t in tasks if t.name == "Pack the goods"]
+    engine.complete_task(pack.id)
+    assert historic_state(engine, pi.id) == "ACTIVE"  # the review still runs
+    (approve,) = engine.tasks(process_instance_id=pi.id)
+    engine.complete_task(approve.id)
+    assert_process_ended(engine, pi.id, "shipped")
+    assert_verified(engine)
 
 
 def test_row_24_terminate_end_event_ends_process(engine: Engine) -> None:

@@ -305,22 +305,22 @@ def test_a_database_from_an_unknown_schema_version_is_refused_by_name(db_url: st
     ("event", "value", "message"),
     [
         (
-            '<intermediateCatchEvent id="wait">{}</intermediateCatchEvent>',
+            '<startEvent id="wait">{}</startEvent>',
             "<timeDuration>PT5X</timeDuration>",
             "timeDuration 'PT5X' is not an ISO 8601 duration",
         ),
         (
-            '<boundaryEvent id="wait" attachedToRef="t">{}</boundaryEvent>',
+            '<startEvent id="wait">{}</startEvent>',
             "<timeCycle>0 0 25 * * ?</timeCycle>",
             "hour 25 is out of range 0-23",
         ),
         (
-            '<boundaryEvent id="wait" attachedToRef="t">{}</boundaryEvent>',
+            '<startEvent id="wait">{}</startEvent>',
             "<timeDate>next monday</timeDate>",
             "timeDate 'next monday' is not an ISO 8601 date",
         ),
         (
-            '<boundaryEvent id="wait" attachedToRef="t">{}</boundaryEvent>',
+            '<startEvent id="wait">{}</startEvent>',
             "<timeCycle>R3/PT0S</timeCycle>",
             "the period of a repeating interval must be positive",
         ),
@@ -334,6 +334,8 @@ def test_a_database_from_an_unknown_schema_version_is_refused_by_name(db_url: st
 def test_a_bad_timer_value_is_refused_naming_the_element_and_the_value(
     engine: Engine, db_url: str, event: str, value: str, message: str
 ) -> None:
+    # A bad literal on a process's timer start event is refused (Camunda creates that timer at
+    # deployment); elsewhere it deploys with a warning (test_deploy_invalid_timer_literals.py).
     timer = event.format(f"<timerEventDefinition>{value}</timerEventDefinition>")
     source = _process(
         '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/>'

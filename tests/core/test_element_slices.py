@@ -87,8 +87,9 @@ def test_an_unresolved_error_ref_is_the_error_code_itself() -> None:
     ("element", "message"),
     [
         (
-            '<endEvent id="x"><escalationEventDefinition/></endEvent>',
-            "end events with a escalationEventDefinition are not supported yet",
+            # links are intermediate events only (core.parsing.links)
+            '<endEvent id="x"><linkEventDefinition name="a"/></endEvent>',
+            "end events with a linkEventDefinition are not supported yet",
         ),
         (
             '<startEvent id="x"><conditionalEventDefinition/></startEvent>',

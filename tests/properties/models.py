@@ -16,6 +16,7 @@ ERROR_CODE = "E1"  # the code of the one <bpmn:error> every model declares (id "
 TOPIC = "t1"
 MESSAGES = ("m1", "m2")  # the <bpmn:message> names every model declares (ids msg_m1, msg_m2)
 SIGNALS = ("s1", "s2")  # the <bpmn:signal> names every model declares (ids sig_s1, sig_s2)
+ESCALATION_CODE = "ESC1"  # the code of the one <bpmn:escalation> every model declares (id esc1)
 MAX_ACTIVITIES = 15
 
 # -- the model tree ---------------------------------------------------------------------------
@@ -107,6 +108,29 @@ class TimerCatch:
 
 
 @dataclass(frozen=True)
+class Link:
+    """A link throw event and the link catch event of its name: the flow goes on at the catch."""
+
+
+@dataclass(frozen=True)
+class Escalate:
+    """An intermediate throw event raising ESCALATION_CODE: caught by an escalation boundary
+    event of an enclosing subprocess, or by nothing (the token goes on either way unless the
+    catch interrupts)."""
+
+
+@dataclass(frozen=True)
+class EscalationBoundary:
+    """An escalation boundary event on a subprocess (`coded`: for ESCALATION_CODE only, else
+    for every escalation): interrupting ones merge back, non-interrupting ones lead each catch
+    to an end of their own while the subprocess goes on."""
+
+    coded: bool
+    interrupting: bool
+    body: Block
+
+
+@dataclass(frozen=True)
 class ExternalTask:
     boundary: Handler | None = None
 
@@ -162,6 +186,7 @@ class SubProcess:
     body: Block
     error_end: bool = False  # the body ends in an error end event instead of a none end event
     boundary: Handler | None = None
+    escalation: EscalationBoundary | None = None  # only where `boundary` is None
 
 
 @dataclass(frozen=True)
@@ -179,6 +204,8 @@ Node = (
     UserTask
     | CompensateThrow
     | TimerCatch
+    | Link
+    | Escalate
     | MessageCatch
     | SignalThrow
     | Race
@@ -239,6 +266,8 @@ _LEAVES = (
     "message",
     "signal",
     "race",
+    "link",
+    "escalate",
     "compensate",
 )
 _ASYNC = ("", "", "before", "after", "both")  # no continuation job as often as one
@@ -321,6 +350,10 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
             mapped=draw(st.integers(0, 3)) == 0,
             compensation=compensation,
         )
+    if kind == "link":
+        return Link() if budget.take(1) else None  # the catch (the throw is no activity)
+    if kind == "escalate":
+        return Escalate() if budget.take(1) else None
     if kind == "compensate":
         return CompensateThrow() if budget.take(1) else None
     if kind == "message":
@@ -396,7 +429,14 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
         body = draw(_block(budget, where.deeper(in_sub=True, caught=caught), min_size=0))
         error_end = caught and draw(st.booleans())
         boundary = draw(_handler(budget, where)) if has_boundary else None
-        return SubProcess(body, error_end, boundary)
+        escalation = None
+        if boundary is None and draw(st.booleans()) and budget.take(2):  # boundary + merge/end
+            escalation = EscalationBoundary(
+                coded=draw(st.booleans()),
+                interrupting=draw(st.booleans()),
+                body=draw(_block(budget, where.deeper(), min_size=0, max_size=1)),
+            )
+        return SubProcess(body, error_end, boundary, escalation)
     # escape: an exclusive gateway, an end event, a merge gateway
     if not budget.take(3):
         return None
@@ -450,6 +490,7 @@ _HEADER = (
     ' xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="Definitions_1"'
     ' targetNamespace="http://flowledger.test/properties">\n'
     f'  <bpmn:error id="err1" name="Generated error" errorCode="{ERROR_CODE}" />\n'
+    f'  <bpmn:escalation id="esc1" escalationCode="{ESCALATION_CODE}" />\n'
     + "".join(f'  <bpmn:message id="msg_{m}" name="{m}" />\n' for m in MESSAGES)
     + "".join(f'  <bpmn:signal id="sig_{s}" name="{s}" />\n' for s in SIGNALS)
 )
@@ -617,6 +658,25 @@ class _Renderer:
                 "</bpmn:intermediateThrowEvent>"
             )
             return node_id, node_id
+        if isinstance(node, Link):
+            throw, catch = self.new_id("LinkThrow"), self.new_id("LinkCatch")
+            scope.add(
+                f'<bpmn:intermediateThrowEvent id="{throw}">'
+                f'<bpmn:linkEventDefinition name="{catch}" /></bpmn:intermediateThrowEvent>'
+            )
+            scope.add(
+                f'<bpmn:intermediateCatchEvent id="{catch}">'
+                f'<bpmn:linkEventDefinition name="{catch}" /></bpmn:intermediateCatchEvent>'
+            )
+            return throw, catch
+        if isinstance(node, Escalate):
+            node_id = self.new_id("Escalate")
+            scope.add(
+                f'<bpmn:intermediateThrowEvent id="{node_id}">'
+                '<bpmn:escalationEventDefinition escalationRef="esc1" />'
+                "</bpmn:intermediateThrowEvent>"
+            )
+            return node_id, node_id
         if isinstance(node, TimerCatch):
             node_id = self.new_id("Timer")
             scope.add(
@@ -702,6 +762,13 @@ class _Renderer:
             scope.add(f'<bpmn:subProcess id="{node_id}">')
             scope.lines.extend(inner.lines)
             scope.add("</bpmn:subProcess>")
+            if node.escalation is not None:
+                escalation = node.escalation
+                ref = ' escalationRef="esc1"' if escalation.coded else ""
+                definition = f"<bpmn:escalationEventDefinition{ref} />"
+                return node_id, self._on_task(
+                    scope, node_id, definition, escalation.interrupting, escalation.body
+                )
             if node.boundary is None:
                 return node_id, node_id
             return node_id, self._boundary(scope, node_id, node.boundary)

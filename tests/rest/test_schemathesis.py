@@ -55,6 +55,10 @@ DELIBERATE_SERVER_ERRORS: dict[tuple[str, str], dict[str, str]] = {
     ("POST", "/decision-definition/key/{key}/evaluate"): {
         "RestException": "as for evaluating by id",
     },
+    ("POST", "/task/{id}/bpmnEscalation"): {
+        "ProcessEngineException": "an escalation no boundary event or event subprocess catches; "
+        "Camunda's TaskService.handleEscalation throws it (BpmnBehaviorLogger 043), REST: 500",
+    },
     ("POST", "/task/{id}/claim"): {
         "TaskAlreadyClaimedException": "a claim of a task someone else holds; Camunda "
         "documents 500 for it",

@@ -586,3 +586,30 @@ def test_the_decision_benchmark_peer_decides_the_same() -> None:
     assert dict(engine.result(task)) == {"fee": 47}
     peer = decision_figures.measure_peer(evaluations=10, repeat=1)
     assert peer is not None and peer["UNIQUE"]["evaluations_per_second"] > 0
+
+
+def test_the_conditional_workload_completes_on_the_peer_after_its_last_update() -> None:
+    spec = peer.parse(workloads.workload("conditional"))
+    finished = peer.run_by_updates(spec, 3)
+    assert [w.data["progress"] for w in finished] == [workloads.PROGRESS_THRESHOLD] * 3
+    assert [w.data["count"] for w in finished] == [1, 1, 1]  # the task after the wait ran once
+
+
+def test_the_peer_cannot_run_the_saga_and_says_so() -> None:
+    spec, reason = contenders.parse_peer(workloads.workload("saga"), wanted=True)
+    assert spec is None
+    assert reason is not None and "boundaryEvent" in reason
+
+
+def test_the_saga_model_has_a_compensation_handler_per_step() -> None:
+    from lxml import etree
+
+    xml = etree.fromstring(workloads.workload("saga").bpmn("camunda"))
+    ns = {"b": "http://www.omg.org/spec/BPMN/20100524/MODEL"}
+    handlers = xml.xpath("//b:serviceTask[@isForCompensation='true']/@id", namespaces=ns)
+    assert handlers == [f"undo{i}" for i in range(1, workloads.SAGA_STEPS + 1)]
+    boundaries = xml.xpath("//b:boundaryEvent[b:compensateEventDefinition]", namespaces=ns)
+    assert [b.get("attachedToRef") for b in boundaries] == [
+        f"step{i}" for i in range(1, workloads.SAGA_STEPS + 1)
+    ]
+    assert xml.xpath("//b:endEvent[b:compensateEventDefinition]/@id", namespaces=ns) == ["undo_all"]

@@ -66,6 +66,8 @@ class JsonStore:
 
 
 def unavailable_reason(spec: peer.PeerSpec, uncached: bool) -> str | None:
+    if uncached and spec.workload.variable_updates is not None:
+        return "variables set while instances wait: reloading per change is not measured"
     if uncached and spec.workload.task_variables is None:
         return "no user task: every instance ends without a wait state, nothing to reload"
     return None
@@ -84,6 +86,25 @@ def _run_saved(spec: peer.PeerSpec, store: JsonStore, serializer: Any, i: int) -
     return row
 
 
+def _run_saved_by_updates(
+    spec: peer.PeerSpec, store: JsonStore, serializer: Any, instances: int
+) -> None:
+    """Start every instance and save it (each waits); then, round by round, set each one's
+    variables and save it again, as flowledger commits every change."""
+    updates = spec.workload.variable_updates
+    assert updates is not None
+    workflows = [peer.start(spec, i) for i in range(instances)]
+    rows = [store.insert(serializer.serialize_json(workflow)) for workflow in workflows]
+    rounds = [updates(i) for i in range(instances)]
+    for step in range(max((len(r) for r in rounds), default=0)):
+        for i, workflow in enumerate(workflows):
+            if step < len(rounds[i]):
+                peer.update_waiting(workflow, rounds[i][step])
+                store.update(rows[i], serializer.serialize_json(workflow))
+    for i, workflow in enumerate(workflows):
+        peer.check_completed(spec, workflow, i)
+
+
 def _run(
     spec: peer.PeerSpec,
     instances: int,
@@ -96,12 +117,16 @@ def _run(
     serializer = peer.serializer()
     store = JsonStore(path)
     try:
+        if not uncached and spec.workload.variable_updates is not None:
+            with timed():
+                _run_saved_by_updates(spec, store, serializer, instances)
+            return store
         if not uncached:
             with timed():
                 for i in range(instances):
                     _run_saved(spec, store, serializer, i)
             return store
-        if spec.workload.task_variables is None:
+        if spec.workload.task_variables is None or spec.workload.variable_updates is not None:
             raise NotAvailable(str(unavailable_reason(spec, uncached)))
         rows: list[int] = []
         with timed():

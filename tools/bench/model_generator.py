@@ -18,7 +18,9 @@ XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 TARGET_NS = "http://flowledger.dev/bench"
 
 Dialect = Literal["camunda", "peer"]
-NodeKind = Literal["start", "end", "service", "user", "exclusive", "parallel"]
+NodeKind = Literal[
+    "start", "end", "service", "user", "exclusive", "parallel", "compensation_end", "conditional"
+]
 
 DELEGATE_NAME = "counter"  # the no-op delegate flowledger registers: `${counter}`
 COUNT_VARIABLE = "count"  # the variable it increments (a variable named `counter` would shadow it)
@@ -31,6 +33,8 @@ _TAGS: dict[NodeKind, str] = {
     "user": "userTask",
     "exclusive": "exclusiveGateway",
     "parallel": "parallelGateway",
+    "compensation_end": "endEvent",  # with a compensateEventDefinition: undo what completed
+    "conditional": "intermediateCatchEvent",  # with a conditionalEventDefinition: wait for it
 }
 
 
@@ -62,6 +66,9 @@ class Node:
     name: str | None = None
     multi_instance: MultiInstance | None = None
     default_flow: str | None = None
+    compensated_by: str | None = None  # the handler a compensation boundary event leads to
+    for_compensation: bool = False  # a compensation handler: reached only by compensation
+    condition: Comparison | None = None  # what a conditional catch waits for
 
 
 @dataclass(frozen=True)
@@ -172,6 +179,36 @@ def multi_instance(items: int) -> ProcessGraph:
     return graph
 
 
+def saga(steps: int = 5) -> ProcessGraph:
+    """start → `steps` service tasks, each with a compensation handler → compensation end: every
+    instance books `steps` things and undoes all of them, the last first."""
+    graph = ProcessGraph(f"saga{steps}", f"Saga of {steps} steps, undone at the end")
+    previous = graph.node(Node("start", "start"))
+    for i in range(1, steps + 1):
+        undo = graph.node(Node(f"undo{i}", "service", f"Undo step {i}", for_compensation=True))
+        step = graph.node(Node(f"step{i}", "service", f"Step {i}", compensated_by=undo))
+        graph.flow(previous, step)
+        previous = step
+    graph.flow(previous, graph.node(Node("undo_all", "compensation_end", "Undo all")))
+    graph.activities_per_instance = 2 * steps + 2
+    return graph
+
+
+def conditional_wait(variable: str, threshold: int) -> ProcessGraph:
+    """start → conditional catch on `variable >= threshold` → service task → end."""
+    graph = ProcessGraph("conditional_wait", f"Waits until {variable} >= {threshold}")
+    start = graph.node(Node("start", "start"))
+    wait = graph.node(
+        Node("ready", "conditional", "Ready?", condition=Comparison(variable, ">=", threshold))
+    )
+    task = graph.node(Node("work", "service", "Work"))
+    graph.flow(start, wait)
+    graph.flow(wait, task)
+    graph.flow(task, graph.node(Node("end", "end")))
+    graph.activities_per_instance = 4
+    return graph
+
+
 # -- rendering ----------------------------------------------------------------------------------
 
 
@@ -225,6 +262,32 @@ def _render_node(process: etree._Element, node: Node, dialect: Dialect) -> None:
         _render_multi_instance(element, node.multi_instance, dialect)
     if node.kind == "service" and dialect == "peer":
         etree.SubElement(element, _q(BPMN_NS, "script")).text = PEER_SCRIPT
+    if node.for_compensation:
+        element.set("isForCompensation", "true")
+    if node.kind == "compensation_end":
+        etree.SubElement(element, _q(BPMN_NS, "compensateEventDefinition"))
+    if node.kind == "conditional":
+        assert node.condition is not None, f"conditional event {node.id} has no condition"
+        definition = etree.SubElement(element, _q(BPMN_NS, "conditionalEventDefinition"))
+        condition = etree.SubElement(definition, _q(BPMN_NS, "condition"))
+        condition.set(_q(XSI_NS, "type"), "tFormalExpression")
+        condition.text = node.condition.render(dialect)
+    if node.compensated_by is not None:
+        _render_compensation(process, node)
+
+
+def _render_compensation(process: etree._Element, node: Node) -> None:
+    """A compensation boundary event on `node`, associated with its handler (no sequence flow:
+    compensation reaches a handler only through the association)."""
+    boundary_id = f"{node.id}_compensation"
+    boundary = etree.SubElement(
+        process, _q(BPMN_NS, "boundaryEvent"), id=boundary_id, attachedToRef=node.id
+    )
+    etree.SubElement(boundary, _q(BPMN_NS, "compensateEventDefinition"))
+    association = etree.SubElement(
+        process, _q(BPMN_NS, "association"), id=f"{node.id}_to_handler", sourceRef=boundary_id
+    )
+    association.set("targetRef", str(node.compensated_by))
 
 
 def _render_multi_instance(element: etree._Element, mi: MultiInstance, dialect: Dialect) -> None:

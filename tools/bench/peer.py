@@ -102,12 +102,48 @@ def run_instance(peer: PeerSpec, i: int) -> Any:
     return workflow
 
 
+def run_by_updates(peer: PeerSpec, instances: int) -> list[Any]:
+    """Start every instance (each waits), then set their variables round by round, as flowledger's
+    runner does."""
+    updates = peer.workload.variable_updates
+    assert updates is not None
+    workflows = [start(peer, i) for i in range(instances)]
+    rounds = [updates(i) for i in range(instances)]
+    for step in range(max((len(r) for r in rounds), default=0)):
+        for i, workflow in enumerate(workflows):
+            if step < len(rounds[i]):
+                update_waiting(workflow, rounds[i][step])
+    for i, workflow in enumerate(workflows):
+        check_completed(peer, workflow, i)
+    return workflows
+
+
+def update_waiting(workflow: Any, variables: dict[str, Any]) -> None:
+    """Set `variables` on the workflow's waiting tasks and re-check them, then run on.
+    SpiffWorkflow 3.2 re-checks a waiting conditional event only when its spec is updated
+    (`refresh_timers` looks at timers alone), and an update first copies the data of the task
+    before it: the variables go there."""
+    from SpiffWorkflow.util.task import TaskState
+
+    for task in workflow.get_tasks(state=TaskState.WAITING):
+        task.parent.set_data(**variables)
+        task.task_spec._update(task)
+    workflow.do_engine_steps()
+
+
+def _run_all(peer: PeerSpec, instances: int) -> None:
+    if peer.workload.variable_updates is not None:
+        run_by_updates(peer, instances)
+        return
+    for i in range(instances):
+        run_instance(peer, i)
+
+
 def timed_run(peer: PeerSpec, instances: int) -> Stopwatch:
     """Wall and CPU seconds to run `instances` instances to their end."""
     watch = Stopwatch()
     with watch.running():
-        for i in range(instances):
-            run_instance(peer, i)
+        _run_all(peer, instances)
     return watch
 
 
@@ -115,8 +151,7 @@ def peak_memory(peer: PeerSpec, instances: int) -> int:
     """Peak bytes Python allocated while running the instances (untimed: tracemalloc is slow)."""
     tracemalloc.start()
     try:
-        for i in range(instances):
-            run_instance(peer, i)
+        _run_all(peer, instances)
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

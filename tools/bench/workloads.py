@@ -1,7 +1,8 @@
 """The benchmark's workloads: which graph, which start variables, what completes the user tasks.
 
 Names: `linear10`, `usertask_gateway`, `parallel`, `mi50` (alias `mi`) are the base set;
-`linearN` and `miN` work for any N, and the default scaling ladder is listed in SCALING.
+`linearN` and `miN` work for any N, and the default scaling ladder is listed in SCALING. The
+construct workloads (CONSTRUCTS: `saga`, `conditional`) run when named.
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ from . import model_generator as gen
 BASE = ("linear10", "usertask_gateway", "parallel", "mi50")
 SCALING = ("linear50", "linear100", "linear200", "linear400", "mi10", "mi200", "mi1000")
 QUICK_SCALING = ("linear50", "mi10")
+CONSTRUCTS = ("saga", "conditional")
+SAGA_STEPS = 5
+# The conditional workload: every instance waits until `progress` reaches the threshold; the
+# variable is raised one step at a time, so each instance is re-evaluated THRESHOLD times and
+# fires on the last.
+PROGRESS_VARIABLE = "progress"
+PROGRESS_THRESHOLD = 5
 ALIASES = {"mi": "mi50"}
 # The size the `--instances` figure is meant for: bigger instances run proportionally fewer.
 REFERENCE_ACTIVITIES = 12
@@ -32,6 +40,9 @@ class Workload:
     start_variables: Callable[[int], dict[str, Any]]
     # Variables to complete the user task of instance i with; None: the model has no user task.
     task_variables: Callable[[int], dict[str, Any]] | None = None
+    # Variables set on instance i after every instance of the run started (all of them waiting),
+    # one round after another; None: the model needs none.
+    variable_updates: Callable[[int], list[dict[str, Any]]] | None = None
 
     @property
     def process_id(self) -> str:
@@ -70,6 +81,25 @@ def workload(name: str) -> Workload:
             _counter_start,
             _amount,
         )
+    if name == "saga":
+        return Workload(
+            name,
+            f"{SAGA_STEPS} service tasks with compensation handlers → compensation end: all "
+            "undone, the last first",
+            gen.saga(SAGA_STEPS),
+            _counter_start,
+        )
+    if name == "conditional":
+        return Workload(
+            name,
+            f"start → conditional catch on {PROGRESS_VARIABLE} >= {PROGRESS_THRESHOLD} → service "
+            f"→ end; {PROGRESS_VARIABLE} raised 1..{PROGRESS_THRESHOLD} while every instance waits",
+            gen.conditional_wait(PROGRESS_VARIABLE, PROGRESS_THRESHOLD),
+            lambda _i: {gen.COUNT_VARIABLE: 0, PROGRESS_VARIABLE: 0},
+            variable_updates=lambda _i: [
+                {PROGRESS_VARIABLE: step} for step in range(1, PROGRESS_THRESHOLD + 1)
+            ],
+        )
     if name == "parallel":
         return Workload(
             name, "fork → 4 branches x 2 service tasks → join → end", gen.parallel(), _counter_start
@@ -77,8 +107,8 @@ def workload(name: str) -> Workload:
     match = re.fullmatch(r"(linear|mi)([1-9][0-9]*)", name)
     if match is None:
         raise ValueError(
-            f"unknown workload {name!r}: use usertask_gateway, parallel, mi (= mi50), linearN or "
-            f"miN (N a positive number), e.g. {','.join(BASE + SCALING)}"
+            f"unknown workload {name!r}: use usertask_gateway, parallel, saga, conditional, mi "
+            f"(= mi50), linearN or miN (N a positive number), e.g. {','.join(BASE + SCALING)}"
         )
     size = int(match.group(2))
     if match.group(1) == "linear":

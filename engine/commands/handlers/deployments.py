@@ -65,6 +65,8 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
                 resource_name,
                 process_id,
             )
+    for warning in parsed.warnings:
+        log.warning("deployment warning: %s", warning)
     drgs = parsed.decisions.values()
     latest = LatestVersions(
         processes=lookups.latest_versions(
@@ -147,6 +149,10 @@ def deploy(unit: UnitOfWork, command: cmd.Deploy) -> views.Deployment:
                 category=r.category,
             )
             for r in created.decision_requirements
+        ],
+        warnings=[
+            views.DeploymentWarning(w.message, w.resource, w.element_id, w.line)
+            for w in created.warnings
         ],
     )
 

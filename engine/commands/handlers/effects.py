@@ -6,8 +6,15 @@ What those do may ask for more; more than MAX_EFFECTS in one command is refused 
 from __future__ import annotations
 
 from flowledger.core.errors import ProcessEngineError
-from flowledger.core.session import CallEnded, CallFailed, CancelCall, StartCall, ThrownSignal
-from flowledger.engine.commands.handlers import calls, signals
+from flowledger.core.session import (
+    CallEnded,
+    CallEscalated,
+    CallFailed,
+    CancelCall,
+    StartCall,
+    ThrownSignal,
+)
+from flowledger.engine.commands.handlers import calls, escalations, signals
 from flowledger.engine.commands.unit_of_work import UnitOfWork
 
 MAX_EFFECTS = 1_000
@@ -34,3 +41,5 @@ def settle(unit: UnitOfWork) -> None:
             calls.failed(unit, effect)
         elif isinstance(effect, CancelCall):
             calls.cancel(unit, effect)
+        elif isinstance(effect, CallEscalated):
+            escalations.escalated(unit, effect)

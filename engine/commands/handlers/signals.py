@@ -12,13 +12,16 @@ receivers throw in turn is broadcast after.
 from __future__ import annotations
 
 from flowledger.core import commands as cmd
-from flowledger.core import correlation
+from flowledger.core import correlation, start_timers
+from flowledger.core import events as ev
 from flowledger.core.behaviors.subscriptions import SIGNAL
 from flowledger.core.limits import MAX_MESSAGE_NAME, check_text, check_variable_count
 from flowledger.core.session import ThrownSignal
+from flowledger.core.signal_jobs import receives_in_a_job, schedule_signal_job
 from flowledger.engine import lookups
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers.start_events import start_at
+from flowledger.engine.commands.handlers.start_timers import append_to_deployment
 from flowledger.engine.commands.unit_of_work import UnitOfWork
 
 
@@ -54,10 +57,31 @@ def broadcast(unit: UnitOfWork, signal: ThrownSignal) -> None:
         session = unit.instance(instance_id, ended_ok=True)
         if session.state.suspended:
             continue  # Camunda: a suspended instance does not receive signals
-        if sub_id in session.state.subscriptions:  # an earlier receiver may have ended it
+        if sub_id not in session.state.subscriptions:  # an earlier receiver may have ended it
+            continue
+        if signal.asynchronous and receives_in_a_job(session, sub_id):
+            schedule_signal_job(session, sub_id)
+        else:
             correlation.receive_signal(session, sub_id, signal.name, signal.variables)
+    scheduled: dict[str, list[ev.Event]] = {}
     for start in starts:
-        start_at(unit, start, None, signal.variables)
+        if signal.asynchronous:
+            # Camunda's start event declares a job too: the instance starts when it runs
+            scheduled.setdefault(start.deployment_id, []).append(
+                start_timers.schedule_signal_start(
+                    deployment_id=start.deployment_id,
+                    definition_id=start.definition_id,
+                    definition_key=start.definition_key,
+                    activity_id=start.activity_id,
+                    subscription_id=start.subscription_id,
+                    now=unit.ctx.now,
+                    new_id=unit.ctx.new_id,
+                )
+            )
+        else:
+            start_at(unit, start, None, signal.variables)
+    for deployment_id, events in sorted(scheduled.items()):
+        append_to_deployment(unit, deployment_id, events)
 
 
 HANDLERS = (Handler(cmd.ThrowSignal, throw),)

@@ -17,6 +17,7 @@ from sqlalchemy.exc import DBAPIError
 from flowledger.core import commands as cmd
 from flowledger.core import events as ev
 from flowledger.core import start_timers
+from flowledger.core.behaviors.jobs import PROCESS_EVENT
 from flowledger.core.errors import JobFailure, NotFound, Rejected
 from flowledger.core.model import ProcessModel
 from flowledger.engine import lookups
@@ -73,7 +74,8 @@ def _job(unit: UnitOfWork, job_id: str) -> start_timers.StartTimer | None:
 
 
 def execute(unit: UnitOfWork, command: cmd.ExecuteJob) -> bool:
-    """Start an instance of the timer's definition; a cycle schedules its next firing."""
+    """Start an instance of the timer's definition (an asynchronous signal's job: at its
+    signal start event); a cycle schedules its next firing."""
     job = _job(unit, command.job_id)
     if job is None:
         return False
@@ -89,6 +91,7 @@ def execute(unit: UnitOfWork, command: cmd.ExecuteJob) -> bool:
             deployment_id=definition.deployment_id,
             business_key=None,
             variables={},
+            start_activity_id=job.activity_id if job.handler_type == PROCESS_EVENT else None,
             triggered=True,
         )
     except (DBAPIError, ConcurrencyError):
@@ -141,8 +144,9 @@ def refuse_suspension(unit: UnitOfWork, command: cmd.SetJobSuspended) -> bool:
     if _job(unit, command.job_id) is None:
         return False
     raise Rejected(
-        f"Job '{command.job_id}' belongs to a timer start event: suspending it is not supported "
-        "yet (delete or redeploy the definition to stop it)"
+        f"Job '{command.job_id}' belongs to a start event of a definition (a timer's, or an "
+        "asynchronous signal's): suspending it is not supported yet (delete or redeploy the "
+        "definition to stop it)"
     )
 
 
@@ -150,5 +154,6 @@ def refuse_priority(unit: UnitOfWork, command: cmd.SetJobPriority) -> bool:
     if _job(unit, command.job_id) is None:
         return False
     raise Rejected(
-        f"Job '{command.job_id}' belongs to a timer start event: its priority cannot be changed"
+        f"Job '{command.job_id}' belongs to a start event of a definition: its priority cannot "
+        "be changed"
     )

@@ -1,4 +1,5 @@
-"""Handlers of the user task commands: complete, claim, unclaim, set the assignee.
+"""Handlers of the user task commands: complete, claim, unclaim, set the assignee, raise an
+escalation or throw a BPMN error where the task waits.
 
 Each finds the instance that owns the task; the domain's `decide_on` reads the command.
 """
@@ -12,7 +13,14 @@ from flowledger.engine.commands.unit_of_work import UnitOfWork
 
 TASK_GONE = "it does not exist or is already completed"
 
-TaskCommand = cmd.CompleteTask | cmd.ClaimTask | cmd.UnclaimTask | cmd.SetAssignee
+TaskCommand = (
+    cmd.CompleteTask
+    | cmd.ClaimTask
+    | cmd.UnclaimTask
+    | cmd.SetAssignee
+    | cmd.HandleTaskEscalation
+    | cmd.HandleTaskBpmnError
+)
 
 
 def _owner(unit: UnitOfWork, command: TaskCommand) -> InstanceSession:
@@ -24,4 +32,6 @@ HANDLERS = (
     decided_on(cmd.ClaimTask, _owner),
     decided_on(cmd.UnclaimTask, _owner),
     decided_on(cmd.SetAssignee, _owner),
+    decided_on(cmd.HandleTaskEscalation, _owner),
+    decided_on(cmd.HandleTaskBpmnError, _owner),
 )
