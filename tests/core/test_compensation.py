@@ -574,3 +574,24 @@ def test_projections_rebuilt_from_the_log_are_the_live_tables(full_engine: Engin
     engine.rebuild_projections()
     assert_same_tables(before, capture(engine))
     assert engine.verify().problems == []
+
+
+def test_the_bench_saga_runs_every_undo_last_step_first(engine: Engine) -> None:
+    """The benchmark's saga workload (tools/bench): five service steps undone by a compensation
+    end event, all in the one command that starts the instance."""
+    from flowledger.tools.bench import workloads
+    from flowledger.tools.bench.flowledger_runner import DELEGATE_NAME, count_delegate
+
+    saga = workloads.workload("saga")
+    engine.register_delegate(DELEGATE_NAME, count_delegate)
+    engine.deploy(saga.bpmn("camunda"))
+    pi = engine.start_process_instance(saga.process_id, saga.start_variables(0))
+    assert state_of(engine, pi.id) == "COMPLETED"
+    undone = [
+        a.activity_id
+        for a in engine.historic_activity_instances(pi.id)
+        if a.activity_id.startswith("undo") and a.activity_id != "undo_all"
+    ]
+    steps = workloads.SAGA_STEPS
+    assert undone == [f"undo{i}" for i in range(steps, 0, -1)]
+    assert engine.verify().problems == []
