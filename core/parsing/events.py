@@ -130,10 +130,28 @@ def _signal(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefi
 
 
 def _compensate(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
+    event = el.getparent()
+    event_id = event.get("id") if event is not None else None
     if kind.catching:
-        return CompensateEventDefinition()  # Camunda ignores activityRef on a catch
+        # Camunda's warnings (validateCatchCompensateEventDefinition): both are ignored here.
+        for attribute in ("activityRef", "waitForCompletion"):
+            if el.get(attribute) is not None:
+                ctx.warning(
+                    f"attribute '{attribute}' is not supported on a catching compensation "
+                    "event: it is ignored",
+                    el,
+                    event_id,
+                )
+        return CompensateEventDefinition()
     ref = (el.get("activityRef") or "").strip() or None
     wait = (el.get("waitForCompletion") or "true").strip().lower() != "false"
+    if not wait:
+        ctx.warning(
+            'waitForCompletion="false" is not supported: the compensation event waits for '
+            "its handlers all the same (as in Camunda)",
+            el,
+            event_id,
+        )
     return CompensateEventDefinition(activity_ref=ref, wait_for_completion=wait)
 
 

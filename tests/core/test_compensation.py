@@ -595,3 +595,28 @@ def test_the_bench_saga_runs_every_undo_last_step_first(engine: Engine) -> None:
     steps = workloads.SAGA_STEPS
     assert undone == [f"undo{i}" for i in range(steps, 0, -1)]
     assert engine.verify().problems == []
+
+
+def test_camundas_compensation_warnings_name_the_event(engine: Engine) -> None:
+    deployment = engine.deploy(
+        process(
+            SEQUENCE.replace(
+                THROW,
+                '<intermediateThrowEvent id="throw">'
+                '<compensateEventDefinition waitForCompletion="false"/></intermediateThrowEvent>',
+            ).replace(
+                "<compensateEventDefinition/></boundaryEvent>",
+                '<compensateEventDefinition activityRef="book"/></boundaryEvent>',
+            )
+        )
+    )
+    warnings = sorted((w.element_id or "", w.message) for w in deployment.warnings)
+    assert [element for element, _ in warnings] == ["bookComp", "throw"]
+    assert "'activityRef' is not supported on a catching compensation event" in warnings[0][1]
+    assert 'waitForCompletion="false" is not supported' in warnings[1][1]
+    # and it waits all the same
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "book")
+    assert task_keys(engine, pi.id) == ["undoBook"]
+    complete(engine, pi.id, "undoBook")
+    assert task_keys(engine, pi.id) == ["after"]
