@@ -620,3 +620,51 @@ def test_camundas_compensation_warnings_name_the_event(engine: Engine) -> None:
     assert task_keys(engine, pi.id) == ["undoBook"]
     complete(engine, pi.id, "undoBook")
     assert task_keys(engine, pi.id) == ["after"]
+
+
+def _with_handler(handler: str) -> str:
+    return process(
+        '<startEvent id="start"/><userTask id="book"/>'
+        '<boundaryEvent id="bookComp" attachedToRef="book"><compensateEventDefinition/>'
+        f'</boundaryEvent>{handler}<association id="a" sourceRef="bookComp" targetRef="undo"/>'
+        + THROW
+        + '<userTask id="after"/><endEvent id="end"/>'
+        + flows(("start", "book"), ("book", "throw"), ("throw", "after"), ("after", "end"))
+    )
+
+
+def test_a_call_activity_can_be_a_compensation_handler(engine: Engine) -> None:
+    engine.deploy(
+        process(
+            '<startEvent id="s"/><userTask id="refundDesk"/><endEvent id="e"/>'
+            + flows(("s", "refundDesk"), ("refundDesk", "e")),
+            process_id="refund",
+        )
+    )
+    engine.deploy(
+        _with_handler('<callActivity id="undo" isForCompensation="true" calledElement="refund"/>')
+    )
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "book")
+    (desk,) = engine.tasks(task_definition_key="refundDesk")
+    assert desk.process_instance_id != pi.id  # in the called instance
+    engine.complete_task(desk.id)
+    assert task_keys(engine, pi.id) == ["after"]
+    assert engine.verify().problems == []
+
+
+def test_an_asynchronous_handler_runs_as_a_job_and_the_throw_waits_for_it(engine: Engine) -> None:
+    engine.deploy(
+        _with_handler(
+            '<serviceTask id="undo" isForCompensation="true" camunda:asyncBefore="true" '
+            "camunda:expression=\"${execution.setVariable('undone', true)}\"/>"
+        )
+    )
+    pi = engine.start_process_instance("p")
+    complete(engine, pi.id, "book")
+    assert task_keys(engine, pi.id) == []
+    assert len(engine.management_service.jobs(process_instance_id=pi.id)) == 1
+    assert engine.run_due_jobs() == 1
+    assert task_keys(engine, pi.id) == ["after"]
+    assert engine.runtime_service.get_variables(pi.id) == {"undone": True}
+    assert engine.verify().problems == []
