@@ -221,10 +221,19 @@ def _describe(event: ev.Event) -> str:
             return f"message {event.message_name} received"
         case ev.SignalReceived():
             return f"signal {event.signal_name} received"
+        case ev.ConditionalEventOccurred() if event.variable_name is None:
+            return f"condition of {event.activity_id} held as it started"
+        case ev.ConditionalEventOccurred():
+            return (
+                f"condition of {event.activity_id} held on "
+                f"{event.variable_event} of {event.variable_name}"
+            )
         case ev.SignalThrown():
             return f"signal {event.signal_name} thrown"
         case ev.EventSubscriptionCreated() if event.event_type == "compensate":
             return f"compensable (handler {event.activity_id})"
+        case ev.EventSubscriptionCreated() if event.event_type == "conditional":
+            return f"waits for the condition of {event.activity_id}"
         case ev.EventSubscriptionCreated():
             return f"waits for {event.event_type} {event.event_name}"
         case ev.CompensationStarted():

@@ -296,6 +296,19 @@ class ThrowSignal(Command, tag=True, frozen=True):
     variables: dict[str, Any] = {}
 
 
+class EvaluateConditions(Command, tag=True, frozen=True):
+    """runtimeService.createConditionEvaluation()...evaluateStartConditions(): start an instance
+    at every conditional start event (of the latest versions, or of `process_definition_id`)
+    whose condition holds for `variables`. `tenant_id` / `without_tenant_id` narrow the
+    definitions by tenant."""
+
+    variables: dict[str, Any] = {}
+    business_key: str | None = None
+    process_definition_id: str | None = None
+    tenant_id: str | None = None
+    without_tenant_id: bool = False
+
+
 class SetProcessInstanceSuspended(Command, tag=True, frozen=True):
     """runtimeService.suspendProcessInstanceById / activateProcessInstanceById."""
 

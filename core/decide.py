@@ -121,6 +121,9 @@ def start_instance(
         set_variable_local(session, instance_id, spec.initiator, ctx.actor)
     for name, value in variables.items():
         set_variable_local(session, instance_id, name, value)
+    # The start variables are there before the process: its conditional events see them when
+    # their scopes start, not as changes (Camunda fires a true event subprocess start once).
+    session.variable_changes.clear()
     Flow(session).start()
     return instance_id
 
@@ -262,6 +265,7 @@ def set_variables(
                 set_task_variable_local(session, task_id, name, value)
             else:
                 set_variable(session, task.execution_id, name, value)
+        _changed_variables(session)
         return
     _execution(session, execution_id)
     for name, value in variables.items():
@@ -269,6 +273,14 @@ def set_variables(
             set_variable_local(session, execution_id, name, value)
         else:
             set_variable(session, execution_id, name, value)
+    _changed_variables(session)
+
+
+def _changed_variables(session: InstanceSession) -> None:
+    """Variables changed outside any activity: the conditional events waiting for them are
+    evaluated now, and what they start runs until it rests (Camunda's AbstractVariableCmd)."""
+    if session.variable_changes:
+        Flow(session).run()
 
 
 def remove_variables(
@@ -287,10 +299,12 @@ def remove_variables(
                 session.emit(ev.VariableDeleted(variable_id=var.id, time=session.ctx.now))
             elif not local:
                 remove_variable(session, task.execution_id, name, local=False)
+        _changed_variables(session)
         return
     _execution(session, execution_id)
     for name in names:
         remove_variable(session, execution_id, name, local=local)
+    _changed_variables(session)
 
 
 def trigger(session: InstanceSession, execution_id: str, variables: Mapping[str, Any]) -> None:

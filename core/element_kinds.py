@@ -20,6 +20,7 @@ TERMINATE = "terminateEventDefinition"
 MESSAGE = "messageEventDefinition"
 SIGNAL = "signalEventDefinition"
 TIMER = "timerEventDefinition"
+CONDITIONAL = "conditionalEventDefinition"
 ESCALATION = "escalationEventDefinition"
 LINK = "linkEventDefinition"
 COMPENSATE = "compensateEventDefinition"
@@ -92,6 +93,8 @@ START_TIMER_EVENT = ElementKind("startTimerEvent", START_EVENT_TAG, TIMER)
 MESSAGE_START_EVENT = ElementKind("messageStartEvent", START_EVENT_TAG, MESSAGE)
 SIGNAL_START_EVENT = ElementKind("signalStartEvent", START_EVENT_TAG, SIGNAL)
 ERROR_START_EVENT = ElementKind("errorStartEvent", START_EVENT_TAG, ERROR)
+# A process's (started on request) or an event subprocess's: Camunda types both so.
+CONDITIONAL_START_EVENT = ElementKind("conditionalStartEvent", START_EVENT_TAG, CONDITIONAL)
 
 NONE_END_EVENT = ElementKind("noneEndEvent", END_EVENT_TAG)
 ERROR_END_EVENT = ElementKind("errorEndEvent", END_EVENT_TAG, ERROR)
@@ -106,11 +109,13 @@ SIGNAL_THROW_EVENT = ElementKind("intermediateSignalThrow", THROW_EVENT_TAG, SIG
 MESSAGE_CATCH_EVENT = ElementKind("intermediateMessageCatch", CATCH_EVENT_TAG, MESSAGE)
 SIGNAL_CATCH_EVENT = ElementKind("intermediateSignalCatch", CATCH_EVENT_TAG, SIGNAL)
 TIMER_CATCH_EVENT = ElementKind("intermediateTimer", CATCH_EVENT_TAG, TIMER)
+CONDITIONAL_CATCH_EVENT = ElementKind("intermediateConditional", CATCH_EVENT_TAG, CONDITIONAL)
 
 BOUNDARY_ERROR = ElementKind("boundaryError", BOUNDARY_EVENT_TAG, ERROR)
 BOUNDARY_MESSAGE = ElementKind("boundaryMessage", BOUNDARY_EVENT_TAG, MESSAGE)
 BOUNDARY_SIGNAL = ElementKind("boundarySignal", BOUNDARY_EVENT_TAG, SIGNAL)
 BOUNDARY_TIMER = ElementKind("boundaryTimer", BOUNDARY_EVENT_TAG, TIMER)
+BOUNDARY_CONDITIONAL = ElementKind("boundaryConditional", BOUNDARY_EVENT_TAG, CONDITIONAL)
 
 # Escalations: thrown by an intermediate throw or end event, caught by a boundary event or an
 # event subprocess's start event (core.behaviors.escalations).
@@ -171,6 +176,9 @@ KINDS: tuple[ElementKind, ...] = (
     BOUNDARY_MESSAGE,
     BOUNDARY_SIGNAL,
     BOUNDARY_TIMER,
+    CONDITIONAL_START_EVENT,
+    CONDITIONAL_CATCH_EVENT,
+    BOUNDARY_CONDITIONAL,
     ESCALATION_THROW_EVENT,
     ESCALATION_END_EVENT,
     BOUNDARY_ESCALATION,

@@ -597,6 +597,12 @@ def _arrived(s: InstanceState, e: ev.MessageCorrelated | ev.SignalReceived) -> N
         raise ValueError(f"an event arrived at subscription {e.subscription_id}: not open")
 
 
+@applies(ev.ConditionalEventOccurred)
+def _condition_held(s: InstanceState, e: ev.ConditionalEventOccurred) -> None:
+    if e.subscription_id not in s.subscriptions:
+        raise ValueError(f"a condition held at subscription {e.subscription_id}: not open")
+
+
 @applies(ev.SignalThrown)
 def _signal_thrown(s: InstanceState, e: ev.SignalThrown) -> None:
     return None  # an audit record: the receivers' streams record what it did

@@ -17,6 +17,9 @@ from . import element_kinds as kinds
 from . import events as ev
 from .behaviors import behavior_for, compensation
 from .behaviors.base import refuse_trigger
+from .behaviors.conditionals import dispatch as dispatch_conditions
+from .behaviors.conditionals import enter_activity as enter_conditional_boundaries
+from .behaviors.conditionals import evaluate_entered_scope
 from .behaviors.event_subprocesses import arm as arm_event_subprocesses
 from .behaviors.io import map_inputs, map_outputs
 from .behaviors.jobs import (
@@ -52,6 +55,9 @@ class Flow:
         # (execution, catch event) pairs whose event already occurred: entering passes through
         # (the event after an event-based gateway that fired).
         self._occurred: set[tuple[str, str]] = set()
+        # Conditional events are being evaluated: what they cause does not evaluate them again
+        # until it is done (Camunda dispatches the delayed variable events the same way).
+        self._dispatching = False
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -72,8 +78,29 @@ class Flow:
 
     def run(self) -> None:
         agenda = self._agenda
-        while agenda:
-            agenda.popleft()()
+        while True:
+            while agenda:
+                agenda.popleft()()
+            # The tokens rest: the conditional events evaluate what the command changed
+            # (core.behaviors.conditionals); what they start runs on, until nothing occurs.
+            if not self._settle_conditions():
+                return
+
+    def _settle_conditions(self) -> bool:
+        """Evaluate the conditional events of scopes just entered and of the command's variable
+        changes. True: something occurred, its work is on the agenda."""
+        session = self.session
+        if self._dispatching or not (session.variable_changes or session.entered_scopes):
+            return False
+        self._dispatching = True
+        try:
+            while session.entered_scopes:
+                execution_id, activity_instance_id = session.entered_scopes.pop(0)
+                evaluate_entered_scope(self, execution_id, activity_instance_id)
+            dispatch_conditions(self)
+        finally:
+            self._dispatching = False
+        return bool(self._agenda or session.variable_changes or session.entered_scopes)
 
     def execution(self, execution_id: str) -> Execution:
         return self.executions[execution_id]
@@ -162,10 +189,19 @@ class Flow:
         map_inputs(self, token, activity)
         if activity.listeners:
             notify(self.session, activity.listeners, "start", token, activity.id)
+        if self.session.variable_changes and not self._dispatching:
+            # Camunda dispatches here too (ActivityStart), before the activity's own boundary
+            # events wait: they are evaluated once, as it starts, just below.
+            moved = self._dispatch_conditions_at(token)
+            if moved is None:
+                return  # a conditional event cancelled the activity as it started
+            token = moved
         ai_id = self.executions[token].activity_instance_id
         if activity.boundary_events and ai_id is not None:
             schedule_boundary_timers(self, token, activity, ai_id)
             subscribe_boundary_events(self, token, activity, ai_id)
+            if enter_conditional_boundaries(self, token, activity, ai_id):
+                return  # an interrupting conditional boundary event occurred at once
         behavior_for(activity).execute(self, token, activity)
 
     def enter_later(self, execution_id: str, activity_id: str) -> None:
@@ -207,8 +243,30 @@ class Flow:
 
     def leave(self, execution_id: str) -> None:
         """The token's activity is done: its behaviour leaves it (usually by its outgoing flows)."""
+        if self.session.variable_changes and not self._dispatching:
+            left = self._dispatch_conditions_at(execution_id)
+            if left is None:
+                return  # a conditional event cancelled the activity
+            execution_id = left
         activity = self.activity_of(execution_id)
         behavior_for(activity).leave(self, execution_id, activity)
+
+    def _dispatch_conditions_at(self, execution_id: str) -> str | None:
+        """Camunda dispatches the variable changes as an activity starts and before it is left:
+        the conditional events they make true occur first. The execution the activity instance
+        is on afterwards (a non-interrupting event may have moved it), or None: it was
+        cancelled."""
+        ai = self.executions[execution_id].activity_instance_id
+        self._dispatching = True
+        try:
+            dispatch_conditions(self)
+        finally:
+            self._dispatching = False
+        if ai is None:
+            execution_id = self.resolve(execution_id)
+            return execution_id if execution_id in self.executions else None
+        instance = self.session.state.activity_instances.get(ai)
+        return None if instance is None else instance.execution_id
 
     def event_occurred(self, execution_id: str, event: Activity) -> None:
         """The message, signal or timer the catch event `event` waits for arrived: the event

@@ -174,6 +174,17 @@ class SignalEventDefinition:
 
 
 @dataclass(frozen=True, slots=True)
+class ConditionalEventDefinition:
+    """A conditional event's condition (`${...}`), and which variable changes re-evaluate it:
+    camunda:variableName (None: any) and camunda:variableEvents (empty: create, update and
+    delete alike)."""
+
+    condition: Expression
+    variable_name: str | None = None
+    variable_events: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class EscalationEventDefinition:
     """An escalation: the code a throw or end event raises, or the code a boundary event or
     an event subprocess's start event catches (`escalation_code` None: any escalation);
@@ -214,6 +225,7 @@ EventDefinition = (
     | TimerEventDefinition
     | MessageEventDefinition
     | SignalEventDefinition
+    | ConditionalEventDefinition
     | EscalationEventDefinition
     | LinkEventDefinition
 )

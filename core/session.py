@@ -16,6 +16,7 @@ from .evolve import evolve
 from .model import ProcessModel
 from .outbound import RecordedCalls
 from .state import InstanceState
+from .variable_changes import VariableChange, variable_change
 
 if TYPE_CHECKING:
     from .decisions import DecisionLookup
@@ -153,6 +154,12 @@ class InstanceSession:
         self.ctx = ctx
         self.observer = observer
         self.events: list[Event] = []
+        # Variable changes not yet offered to the conditional events waiting for them
+        # (core.behaviors.conditionals dispatches them, as Camunda's delayed variable events).
+        self.variable_changes: list[VariableChange] = []
+        # Scopes (execution, activity instance) just started whose conditional event
+        # subprocesses are to be evaluated once, when the command's tokens rest.
+        self.entered_scopes: list[tuple[str, str]] = []
 
     @property
     def state(self) -> InstanceState:
@@ -167,5 +174,9 @@ class InstanceSession:
     def emit(self, event: Event) -> None:
         if self.observer is not None:
             self.observer(event, self._state)
+        if self._state is not None:
+            change = variable_change(self._state, event)
+            if change is not None:
+                self.variable_changes.append(change)
         self._state = evolve(self._state, event)
         self.events.append(event)

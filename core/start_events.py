@@ -1,5 +1,6 @@
-"""Message and signal start events: the definition-level subscriptions that start an instance
-when their message is correlated or their signal broadcast.
+"""Message, signal and conditional start events: the definition-level subscriptions that start
+an instance when their message is correlated, their signal broadcast or their condition is true
+on a condition evaluation.
 
 Such a start event belongs to a process definition, not to an instance: its subscription
 lives in the stream of the definition's deployment (subscribed at deployment, unsubscribed when a
@@ -13,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 
 from . import events as ev
+from .conditional_starts import conditional_starts
 from .errors import Rejected
 from .model import ProcessModel
 
@@ -40,8 +42,9 @@ def _starts(model: ProcessModel) -> tuple[tuple[str, Mapping[str, str]], ...]:
 def subscribe(
     model: ProcessModel, definition_id: str, now: datetime, new_id: Callable[[], str]
 ) -> list[ev.Event]:
-    """The subscriptions of the definition's message and signal start events, by name."""
-    return [
+    """The subscriptions of the definition's message and signal start events, by name, then of
+    its conditional start events."""
+    named: list[ev.Event] = [
         ev.StartEventSubscribed(
             subscription_id=new_id(),
             event_type=event_type,
@@ -55,6 +58,19 @@ def subscribe(
             ("signal", model.signal_starts),
         )
         for name, activity_id in sorted(starts.items())
+    ]
+    return named + [
+        # Conditional start events are evaluated on request (POST /condition): their
+        # subscriptions have no name, only the start event.
+        ev.StartEventSubscribed(
+            subscription_id=new_id(),
+            event_type="conditional",
+            definition_id=definition_id,
+            activity_id=start.id,
+            event_name="",
+            time=now,
+        )
+        for start in conditional_starts(model)
     ]
 
 

@@ -250,6 +250,7 @@ class HistoryProjector:
             ev.MessageCorrelated,  # likewise
             ev.SignalThrown,
             ev.SignalReceived,
+            ev.ConditionalEventOccurred,  # an audit record, as MessageCorrelated
             # Camunda keeps no history of event subscriptions
             ev.EventSubscriptionCreated,
             ev.EventSubscriptionDeleted,

@@ -55,7 +55,7 @@ def project_repository(event: Event, changes: ChangeSet) -> None:
             ID_=event.subscription_id,
             REV_=1,
             EVENT_TYPE_=event.event_type,
-            EVENT_NAME_=event.event_name,
+            EVENT_NAME_=event.event_name or None,  # a conditional one has no name
             ACTIVITY_ID_=event.activity_id,
             CONFIGURATION_=event.definition_id,
             CREATED_=db_time(event.time),

@@ -84,6 +84,7 @@ class RuntimeBatch:
             ev.MessageCorrelated,  # likewise
             ev.SignalThrown,
             ev.SignalReceived,
+            ev.ConditionalEventOccurred,  # an audit record, as MessageCorrelated
             ev.CalledInstanceStarted,  # history's (the called instance's rows are its own)
             ev.TaskCommentAdded,  # history's (ACT_HI_COMMENT)
             ev.ActivityDecisionEvaluated,  # history's: the result variable is an event of its own
@@ -388,7 +389,7 @@ def subscription_row(s: InstanceState, sub: EventSubscription) -> Row:
         ID_=sub.id,
         REV_=1,
         EVENT_TYPE_=sub.event_type,
-        EVENT_NAME_=sub.event_name or None,  # a compensate subscription has none (NULL)
+        EVENT_NAME_=sub.event_name or None,  # compensate and conditional ones have none (NULL)
         EXECUTION_ID_=sub.execution_id,
         PROC_INST_ID_=s.id,
         ACTIVITY_ID_=sub.activity_id,

@@ -15,6 +15,7 @@ from ..model import Activity
 from .base import Behavior
 from .calls import CallActivity
 from .compensation import CancelEndEvent, CompensationEndEvent, CompensationThrowEvent
+from .conditionals import IntermediateConditional
 from .decisions import BusinessRuleTask
 from .escalations import EscalationEndEvent, EscalationThrowEvent
 from .events import (
@@ -73,6 +74,9 @@ BEHAVIORS: Mapping[ElementKind, Behavior] = {
     kinds.BOUNDARY_MESSAGE: BoundaryEvent(),
     kinds.BOUNDARY_SIGNAL: BoundaryEvent(),
     kinds.BOUNDARY_TIMER: BoundaryEvent(),
+    kinds.CONDITIONAL_START_EVENT: PassThrough(),
+    kinds.CONDITIONAL_CATCH_EVENT: IntermediateConditional(),
+    kinds.BOUNDARY_CONDITIONAL: BoundaryEvent(),
     kinds.ESCALATION_THROW_EVENT: EscalationThrowEvent(),
     kinds.ESCALATION_END_EVENT: EscalationEndEvent(),
     kinds.BOUNDARY_ESCALATION: BoundaryEvent(),

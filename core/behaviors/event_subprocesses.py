@@ -1,5 +1,5 @@
 """Event subprocesses: armed when their enclosing scope (the process or a subprocess) starts,
-started by their start event's message, signal, timer or error while the scope runs.
+started by their start event's message, signal, timer, error or condition while the scope runs.
 
 Arming subscribes the message and signal start events and schedules the timers on the scope's
 own execution and activity instance, so they end with the scope. An interrupting event
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import element_kinds as kinds
 from ..model import Activity, EventSpec
+from .conditions import subscribe as subscribe_conditional
 from .jobs import drop_jobs, schedule_timer, timer_of
 from .operations import FlowOperations
 from .subscriptions import COMPENSATE, drop_subscriptions, subscribe, waits_for
@@ -23,17 +24,27 @@ def arm(flow: FlowOperations, scope_execution_id: str, scope_id: str) -> None:
     """The scope just started: its event subprocesses wait for their start events."""
     ai = flow.execution(scope_execution_id).scope_activity_instance_id
     assert ai is not None, "a started scope has its activity instance"
+    conditional = False
     for esp in flow.model.event_subprocesses(scope_id):
         start = flow.model.activities[flow.model.start_events[esp.id]]
         if timer_of(start) is not None:
             schedule_timer(flow, scope_execution_id, start, ai)
         elif waits_for(start) is not None:
             subscribe(flow, scope_execution_id, start, ai)
+        elif start.type == kinds.CONDITIONAL_START_EVENT.type:
+            subscribe_conditional(flow, scope_execution_id, start, ai)
+            conditional = True
+    if conditional:
+        # Evaluated once the scope's tokens rest (core.behaviors.conditionals).
+        flow.session.entered_scopes.append((scope_execution_id, ai))
 
 
 # The start events an event subprocess is armed with (an error start is thrown to, not armed).
 _TRIGGERED_STARTS = kinds.types_of(
-    kinds.MESSAGE_START_EVENT, kinds.SIGNAL_START_EVENT, kinds.START_TIMER_EVENT
+    kinds.MESSAGE_START_EVENT,
+    kinds.SIGNAL_START_EVENT,
+    kinds.START_TIMER_EVENT,
+    kinds.CONDITIONAL_START_EVENT,
 )
 
 

@@ -10,6 +10,8 @@ from .. import events as ev
 from ..errors import ProcessEngineError
 from ..model import Activity, SequenceFlow
 from .base import Behavior
+from .conditions import CONDITIONAL, definition_of, holds, occurred
+from .conditions import subscribe as subscribe_conditional
 from .jobs import schedule_timer, timer_of
 from .operations import FlowOperations
 from .subscriptions import subscribe
@@ -107,5 +109,20 @@ class EventBasedGateway(Behavior):
             event = flow.model.activities[flow.model.flows[flow_id].target]
             if timer_of(event) is not None:
                 schedule_timer(flow, execution_id, event, ai)
+            elif definition_of(event) is not None:
+                subscribe_conditional(flow, execution_id, event, ai)
             else:
                 subscribe(flow, execution_id, event, ai)
+        # Camunda: a conditional event after the gateway whose condition already holds occurs
+        # at once (the first in the order of the flows), and the gateway waits no more.
+        waiting = {
+            sub.activity_id: sub.id
+            for sub in flow.session.state.subscriptions.values()
+            if sub.activity_instance_id == ai and sub.event_type == CONDITIONAL
+        }
+        for event_id, subscription_id in waiting.items():
+            event = flow.model.activities[event_id]
+            if holds(flow, execution_id, event):
+                occurred(flow, subscription_id, event, None)
+                flow.event_occurred(execution_id, event)
+                return

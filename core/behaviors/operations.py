@@ -68,6 +68,11 @@ class FlowOperations(Protocol):
         """The execution's activity is done: its behaviour leaves it."""
         ...
 
+    def event_occurred(self, execution_id: str, event: Activity) -> None:
+        """The catch event `event` the execution waits for (at it, or at the event-based
+        gateway before it) occurred: it goes on."""
+        ...
+
     def complete(
         self,
         execution_id: str,

@@ -26,6 +26,7 @@ from .compensation import (
     CompensationScopeRetained,
     CompensationStarted,
 )
+from .conditions import ConditionalEventOccurred
 from .decisions import (
     ActivityDecisionEvaluated,
     DecisionEvaluated,
@@ -220,6 +221,7 @@ EngineEvent = (
     | CompensationStarted
     | CompensationScopeReopened
     | CompensationScopeClosed
+    | ConditionalEventOccurred
     | CalledInstanceStarted
     | ProcessInstanceSuspended
     | ProcessInstanceActivated
@@ -255,6 +257,7 @@ __all__ = [
     "CompensationScopeReopened",
     "CompensationScopeRetained",
     "CompensationStarted",
+    "ConditionalEventOccurred",
     "DecisionEvaluated",
     "DecisionInputValue",
     "DecisionOutputValue",

@@ -118,7 +118,7 @@ class StartEventSubscribed(Event, tag=True, frozen=True):
     deployment; the latest version's subscribe."""
 
     subscription_id: str
-    event_type: str  # message | signal
+    event_type: str  # message | signal | conditional (its event_name is empty)
     definition_id: str
     activity_id: str
     event_name: str

@@ -1,6 +1,6 @@
 """Element parsers of events: the event elements (start, end, intermediate throw and catch,
 boundary) and, apart from them, the event definitions they may carry (error, terminate, timer,
-message, signal).
+message, signal, conditional).
 
 Which event carries which definition, as which Camunda activity type, is the table of element
 kinds' (`core.element_kinds`); here is how each definition is read (`EVENT_DEFINITIONS`) and how
@@ -16,9 +16,11 @@ from dataclasses import dataclass, replace
 from lxml import etree
 
 from .. import element_kinds as kinds
+from ..expressions import compile_expression
 from ..model import (
     CancelEventDefinition,
     CompensateEventDefinition,
+    ConditionalEventDefinition,
     ErrorEventDefinition,
     EventDefinition,
     EventSpec,
@@ -28,6 +30,7 @@ from ..model import (
     TerminateEventDefinition,
     TimerEventDefinition,
 )
+from .conditionals import read_conditional
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, ParsedElement, local, ns
 from .escalations import read_definition as read_escalation_definition
 from .forms import read_form
@@ -159,6 +162,11 @@ def _cancel(_ctx: ParseContext, _el: etree._Element, _kind: EventKind) -> EventD
     return CancelEventDefinition()
 
 
+def _conditional(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDefinition:
+    # A broken condition is reported; the placeholder never runs (the deployment fails).
+    return read_conditional(ctx, el) or ConditionalEventDefinition(compile_expression("${false}"))
+
+
 # How each event definition is read; where it may appear, the table of element kinds says.
 _READERS: Mapping[str, DefinitionReader] = {
     kinds.ERROR: _error,
@@ -166,6 +174,7 @@ _READERS: Mapping[str, DefinitionReader] = {
     kinds.MESSAGE: _message,
     kinds.SIGNAL: _signal,
     kinds.TIMER: _timer,
+    kinds.CONDITIONAL: _conditional,
     kinds.ESCALATION: _escalation,
     kinds.LINK: _link,
     kinds.COMPENSATE: _compensate,

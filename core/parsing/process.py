@@ -15,6 +15,7 @@ from .. import element_kinds as kinds
 from ..limits import MAX_HISTORY_TTL_DAYS
 from ..model import (
     Activity,
+    ConditionalEventDefinition,
     EventSpec,
     Listener,
     MessageEventDefinition,
@@ -83,7 +84,10 @@ def _history_ttl(text: str | None) -> int | None:
 START_TYPES = kinds.types_of(*kinds.of_tag(kinds.START_EVENT_TAG))
 # What an event-based gateway may lead to, besides a receive task with a message.
 _GATEWAY_CATCHES = kinds.types_of(
-    kinds.MESSAGE_CATCH_EVENT, kinds.SIGNAL_CATCH_EVENT, kinds.TIMER_CATCH_EVENT
+    kinds.MESSAGE_CATCH_EVENT,
+    kinds.SIGNAL_CATCH_EVENT,
+    kinds.TIMER_CATCH_EVENT,
+    kinds.CONDITIONAL_CATCH_EVENT,
 )
 # The start events of an event subprocess.
 _TRIGGERED_STARTS = kinds.types_of(
@@ -91,6 +95,7 @@ _TRIGGERED_STARTS = kinds.types_of(
     kinds.SIGNAL_START_EVENT,
     kinds.START_TIMER_EVENT,
     kinds.ERROR_START_EVENT,
+    kinds.CONDITIONAL_START_EVENT,
     kinds.ESCALATION_START_EVENT,
     kinds.COMPENSATION_START_EVENT,
 )
@@ -388,7 +393,8 @@ class ProcessBuilder:
                     self.ctx.problem(
                         f"event-based gateway '{gateway.id}' leads to '{target.id}', a "
                         f"{target.type}: it can only lead to message, signal or timer "
-                        "intermediate catch events and receive tasks with a message",
+                        "intermediate catch events, conditional ones, and receive tasks with a "
+                        "message",
                         el,
                     )
                 elif len(target.incoming) != 1:
@@ -427,16 +433,19 @@ class ProcessBuilder:
                 )
         nones = [a.id for a in in_scope if a.type == kinds.START_EVENT.type]
         timers = [a for a in in_scope if a.type == kinds.START_TIMER_EVENT.type]
-        named = kinds.types_of(kinds.MESSAGE_START_EVENT, kinds.SIGNAL_START_EVENT)
+        named = kinds.types_of(
+            kinds.MESSAGE_START_EVENT, kinds.SIGNAL_START_EVENT, kinds.CONDITIONAL_START_EVENT
+        )
         messages = [a for a in in_scope if a.type in named]
         el = self.el if scope_id == self.process_id else self.nodes[scope_id][0]
         kind = "process" if scope_id == self.process_id else "subprocess"
         if (timers or messages) and kind == "subprocess":
+            # (A conditional one too: Camunda's "conditionalEventDefinition is not allowed on
+            # start event within a subprocess".)
             for start in (*timers, *messages):
                 self.ctx.problem(
-                    "a timer, message or signal start event in an embedded subprocess is not "
-                    "allowed "
-                    "(only event subprocesses start on one, and they are not supported yet)",
+                    "a timer, message, signal or conditional start event in an embedded "
+                    "subprocess is not allowed (only event subprocesses start on one)",
                     self.nodes[start.id][0],
                     start.id,
                 )
@@ -454,7 +463,9 @@ class ProcessBuilder:
                     self.nodes[timer.id][0],
                     timer.id,
                 )
-        self._message_starts(messages)
+        conditionals = [a for a in messages if a.type == kinds.CONDITIONAL_START_EVENT.type]
+        self._message_starts([a for a in messages if a not in conditionals])
+        self._conditional_starts(conditionals)
         starts = nones + [t.id for t in timers]
         if not starts and len(messages) == 1:
             starts = [messages[0].id]
@@ -500,6 +511,25 @@ class ProcessBuilder:
             )
         self.start_events[scope_id] = start.id
         return True
+
+    def _conditional_starts(self, starts: list[Activity]) -> None:
+        """Conditional start events of a process: no two with the same condition (Camunda's
+        rule: an evaluation would start the process twice for one request)."""
+        seen: dict[str, str] = {}
+        for start in starts:
+            spec = start.spec
+            assert isinstance(spec, EventSpec)
+            definition = spec.definition
+            assert isinstance(definition, ConditionalEventDefinition)
+            source = definition.condition.source
+            if source in seen:
+                self.ctx.problem(
+                    f"conditional start events '{seen[source]}' and '{start.id}' have the same "
+                    f"condition '{source}': a process cannot have two",
+                    self.nodes[start.id][0],
+                    start.id,
+                )
+            seen.setdefault(source, start.id)
 
     def _message_starts(self, starts: list[Activity]) -> None:
         """Message and signal start events: each a literal name (no variables exist yet), no

@@ -195,6 +195,31 @@ class RuntimeService(Service):
         )
         self._run(command, command_id, actor)
 
+    def evaluate_conditions(
+        self,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        business_key: str | None = None,
+        process_definition_id: str | None = None,
+        tenant_id: str | None = None,
+        without_tenant_id: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> list[views.ProcessInstance]:
+        """Camunda's createConditionEvaluation()...evaluateStartConditions(): start an instance
+        at every conditional start event whose condition holds for `variables` (of the latest
+        versions, or of `process_definition_id`), with `business_key`; the started instances.
+
+        Raises ProcessEngineError when there is no conditional start event to evaluate."""
+        command = cmd.EvaluateConditions(
+            variables=dict(variables or {}),
+            business_key=business_key,
+            process_definition_id=process_definition_id,
+            tenant_id=tenant_id,
+            without_tenant_id=without_tenant_id,
+        )
+        return cast(list[views.ProcessInstance], self._run(command, command_id, actor))
+
     def event_subscriptions(self, **filters: Any) -> list[views.EventSubscription]:
         """Waiting catch events (ACT_RU_EVENT_SUBSCR), oldest first. Filters:
         process_instance_id, execution_id, event_name, event_type, activity_id."""

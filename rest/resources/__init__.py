@@ -8,6 +8,7 @@ from types import ModuleType
 from . import (
     activity_durations,
     audit_trail,
+    condition,
     dashboard,
     decision_definition,
     decision_requirements_definition,
@@ -60,6 +61,7 @@ MODULES: tuple[ModuleType, ...] = (
     event_subscription,
     message,
     signal,
+    condition,
     suspension,
     history,
     history_jobs,

@@ -760,23 +760,51 @@ def test_row_37_compensation_event_subprocess(engine: Engine) -> None:
     assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_38_intermediate_conditional_event() -> None:
+def test_row_38_intermediate_conditional_event(engine: Engine) -> None:
     """event_conditional_IntermediateConditionalEventTest.testVariableValue: `${variable == 1}`
     with 0: waits with one subscription; setting 1 ends the instance."""
+    deploy(engine, "event_conditional_IntermediateConditionalEventTest.testVariableValue")
+    pi = engine.start_process_instance("conditionalEventProcess", {"variable": 0})
+    (execution,) = [
+        e for e in engine.runtime_service.executions(pi.id) if e.activity_id == "conditionalEvent"
+    ]
+    subscriptions = engine.runtime_service.event_subscriptions(event_type="conditional")
+    assert len(subscriptions) == 1
+    engine.runtime_service.set_variables(execution.id, {"variable": 1})
+    assert [
+        e for e in engine.runtime_service.executions(pi.id) if e.activity_id == "conditionalEvent"
+    ] == []
+    assert_process_ended(engine, pi.id)
+    assert engine.runtime_service.event_subscriptions(event_type="conditional") == []
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_39_conditional_event_subprocess_start() -> None:
+def test_row_39_conditional_event_subprocess_start(engine: Engine) -> None:
     """event_conditional_EventSubProcessStartConditionalEventTest.testVariableCondition: setting
     variable=1 via the task fires the interrupting conditional start -> "After Condition"
     replaces "Before Condition"."""
+    deploy(
+        engine, "event_conditional_EventSubProcessStartConditionalEventTest.testVariableCondition"
+    )
+    pi = engine.start_process_instance("conditionalEventProcess")
+    task = single_task(engine, pi.id)
+    assert task.name == "Before Condition"
+    engine.task_service.set_variables(task.id, {"variable": 1})
+    assert names(engine.tasks(process_instance_id=pi.id)) == ["After Condition"]
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_40_conditional_start_event() -> None:
+def test_row_40_conditional_start_event(engine: Engine) -> None:
     """event_conditional_ConditionalStartEventTest.testSingleConditionalStartEvent: evaluating
     start conditions with foo=1 starts exactly one instance holding foo=1."""
+    deploy(engine, "event_conditional_ConditionalStartEventTest.testSingleConditionalStartEvent")
+    (subscription,) = engine.runtime_service.event_subscriptions(event_type="conditional")
+    assert subscription.execution_id is None and subscription.event_name is None
+    started = engine.runtime_service.evaluate_conditions({"foo": 1})
+    assert len(started) == 1
+    assert engine.runtime_service.get_variables(started[0].id) == {"foo": 1}
+    assert single_task(engine, started[0].id).name == "User task"
+    assert_verified(engine)
 
 
 # -- rows 41-44: user task assignment, script and expression results ---------------------------

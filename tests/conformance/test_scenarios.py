@@ -817,25 +817,60 @@ def test_row_37_compensation_event_subprocess(engine: Engine) -> None:
     assert_verified(engine)
 
 
-# -- rows 38-40: conditional events (not implemented yet) --------------------------------------
+# -- rows 38-40: conditional events ----------------------------------------------------------
 
 
-@NOT_IMPLEMENTED
-def test_row_38_intermediate_conditional_event() -> None:
-    """Row 38: an intermediate conditional event waits until its condition holds. flowledger has
-    no conditional events yet (skipped as in test_camunda_conformance.py)."""
+def test_row_38_intermediate_conditional_event(engine: Engine) -> None:
+    """Row 38: an intermediate conditional event whose condition is false waits with one
+    `conditional` subscription; the variable change that makes it true ends the instance."""
+    deploy(engine, "conditional_intermediate_catch")
+    pi = engine.start_process_instance("awaitRestock", {"stockLevel": 0})
+    (waiting,) = [
+        e for e in engine.runtime_service.executions(pi.id) if e.activity_id == "restocked"
+    ]
+    (subscription,) = engine.runtime_service.event_subscriptions(process_instance_id=pi.id)
+    assert (subscription.event_type, subscription.activity_id) == ("conditional", "restocked")
+    engine.runtime_service.set_variables(waiting.id, {"stockLevel": 2})
+    assert engine.runtime_service.event_subscriptions(process_instance_id=pi.id) != []
+    engine.runtime_service.set_variables(waiting.id, {"stockLevel": 1})
+    assert_process_ended(engine, pi.id, "shipped")
+    assert engine.runtime_service.event_subscriptions(process_instance_id=pi.id) == []
+    assert "restocked" in historic_activity_ids(engine, pi.id)
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_39_conditional_event_subprocess_start() -> None:
-    """Row 39: a variable change fires an interrupting conditional event subprocess. flowledger
-    has no conditional events yet (skipped as in test_camunda_conformance.py)."""
+def test_row_39_conditional_event_subprocess_start(engine: Engine) -> None:
+    """Row 39: a variable set through the user task makes the interrupting conditional start
+    true: the handler's task replaces the reviewed one."""
+    deploy(engine, "conditional_event_subprocess_interrupting")
+    pi = engine.start_process_instance("orderReview")
+    task = single_task(engine, pi.id)
+    assert task.name == "Review order"
+    engine.task_service.set_variables(task.id, {"cancelled": 1})
+    refund = single_task(engine, pi.id)
+    assert refund.name == "Refund customer"
+    types = {
+        a.activity_id: (a.activity_type, a.canceled)
+        for a in engine.history_service.historic_activity_instances(pi.id)
+    }
+    assert types["review"] == ("userTask", True)
+    assert types["cancelRequested"] == ("conditionalStartEvent", False)
+    engine.complete_task(refund.id)
+    assert_process_ended(engine, pi.id)
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_40_conditional_start_event() -> None:
-    """Row 40: evaluating start conditions starts the matching process. flowledger has no
-    conditional events yet (skipped as in test_camunda_conformance.py)."""
+def test_row_40_conditional_start_event(engine: Engine) -> None:
+    """Row 40: evaluating the start conditions with a true condition starts exactly one
+    instance, which holds the evaluated variables; a false one starts none."""
+    deploy(engine, "conditional_start_event")
+    assert engine.runtime_service.evaluate_conditions({"alarm": 0}) == []
+    (started,) = engine.runtime_service.evaluate_conditions({"alarm": 1}, business_key="a-1")
+    assert started.business_key == "a-1"
+    assert engine.runtime_service.get_variables(started.id) == {"alarm": 1}
+    assert single_task(engine, started.id).name == "Respond to alarm"
+    assert "alarmRaised" in historic_activity_ids(engine, started.id)
+    assert_verified(engine)
 
 
 # -- rows 41-44: user task assignment, script and expression results ---------------------------

@@ -92,8 +92,9 @@ def test_an_unresolved_error_ref_is_the_error_code_itself() -> None:
             "end events with a linkEventDefinition are not supported yet",
         ),
         (
-            '<startEvent id="x"><conditionalEventDefinition/></startEvent>',
-            "start events with a conditionalEventDefinition are not supported yet",
+            # conditional events catch: a throwing one has no meaning
+            '<endEvent id="x"><conditionalEventDefinition/></endEvent>',
+            "end events with a conditionalEventDefinition are not supported yet",
         ),
         (
             # a cancel throws only from an end event (inside a transaction)

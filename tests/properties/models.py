@@ -52,6 +52,17 @@ class MessageBoundary:
 
 
 @dataclass(frozen=True)
+class ConditionalBoundary:
+    """A conditional boundary event `${x > threshold}` (camunda:variableName x, so that only a
+    change of x re-evaluates it and a path setting n cannot loop): interrupting ones merge back
+    like an error handler; a non-interrupting one leads each firing to an end of its own."""
+
+    threshold: int
+    interrupting: bool
+    body: Block
+
+
+@dataclass(frozen=True)
 class Looped:
     """A multi-instance user task: `count` instances, in parallel or one after the other."""
 
@@ -66,6 +77,7 @@ class UserTask:
     candidate_groups: str | None = None
     timer: Timer | None = None
     message: MessageBoundary | None = None
+    conditional: ConditionalBoundary | None = None
     looped: Looped | None = None
     mapped: bool = False  # an input mapping and start/end execution listeners
     # A compensation boundary event whose handler is a "user" task or a "service" task.
@@ -83,6 +95,14 @@ class MessageCatch:
 
     message: str
     signal: bool = False
+
+
+@dataclass(frozen=True)
+class ConditionalCatch:
+    """An intermediate conditional event `${x > threshold}` (variableName x): passes when it
+    holds on arrival, else waits until a change of x makes it true."""
+
+    threshold: int
 
 
 @dataclass(frozen=True)
@@ -207,6 +227,7 @@ Node = (
     | Link
     | Escalate
     | MessageCatch
+    | ConditionalCatch
     | SignalThrow
     | Race
     | ExternalTask
@@ -224,10 +245,12 @@ Block = tuple[Node, ...]
 
 @dataclass(frozen=True)
 class EventSubprocess:
-    """A process-level event subprocess started by one of MESSAGES, with one user task."""
+    """A process-level event subprocess started by one of MESSAGES (or, with a `condition`,
+    by `${x > condition}` becoming true on a change of x), with one user task."""
 
     message: str
     interrupting: bool
+    condition: int | None = None
 
 
 @dataclass(frozen=True)
@@ -266,6 +289,7 @@ _LEAVES = (
     "message",
     "signal",
     "race",
+    "conditional",
     "link",
     "escalate",
     "compensate",
@@ -334,6 +358,13 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
                 interrupting=draw(st.booleans()),
                 body=draw(_block(budget, where.deeper(), min_size=0, max_size=1)),
             )
+        conditional = None
+        if timer is None and message is None and draw(st.integers(0, 3)) == 0 and budget.take(2):
+            conditional = ConditionalBoundary(
+                threshold=draw(_thresholds),
+                interrupting=draw(st.booleans()),
+                body=draw(_block(budget, where.deeper(), min_size=0, max_size=1)),
+            )
         looped = None
         if draw(st.integers(0, 4)) == 0:
             looped = Looped(count=draw(st.integers(0, 3)), sequential=draw(st.booleans()))
@@ -346,10 +377,13 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
             candidate_groups=draw(st.sampled_from((None, "sales", "sales,ops"))),
             timer=timer,
             message=message,
+            conditional=conditional,
             looped=looped,
             mapped=draw(st.integers(0, 3)) == 0,
             compensation=compensation,
         )
+    if kind == "conditional":
+        return ConditionalCatch(draw(_thresholds)) if budget.take(1) else None
     if kind == "link":
         return Link() if budget.take(1) else None  # the catch (the throw is no activity)
     if kind == "escalate":
@@ -465,7 +499,8 @@ def models(draw: st.DrawFn, key: str = "proc", max_activities: int = MAX_ACTIVIT
     body = draw(_block(_Budget(max_activities), _Where(), min_size=1, max_size=4))
     esp = None
     if draw(st.integers(0, 3)) == 0:
-        esp = EventSubprocess(draw(st.sampled_from(MESSAGES)), draw(st.booleans()))
+        condition = draw(_thresholds) if draw(st.booleans()) else None
+        esp = EventSubprocess(draw(st.sampled_from(MESSAGES)), draw(st.booleans()), condition)
     name = draw(st.sampled_from((None, "Generated")))
     return Model(key=key, body=body, name=name, event_subprocess=esp)
 
@@ -610,6 +645,15 @@ class _Renderer:
                 self._compensation(scope, node_id, node.compensation)
             if node.message is not None:
                 return node_id, self._message(scope, node_id, node.message)
+            if node.conditional is not None:
+                boundary = node.conditional
+                return node_id, self._on_task(
+                    scope,
+                    node_id,
+                    _conditional(boundary.threshold),
+                    boundary.interrupting,
+                    boundary.body,
+                )
             if node.timer is None:
                 return node_id, node_id
             return node_id, self._timer(scope, node_id, node.timer)
@@ -618,6 +662,13 @@ class _Renderer:
             scope.add(
                 f'<bpmn:intermediateThrowEvent id="{node_id}">'
                 "<bpmn:compensateEventDefinition /></bpmn:intermediateThrowEvent>"
+            )
+            return node_id, node_id
+        if isinstance(node, ConditionalCatch):
+            node_id = self.new_id("Catch")
+            scope.add(
+                f'<bpmn:intermediateCatchEvent id="{node_id}">'
+                f"{_conditional(node.threshold)}</bpmn:intermediateCatchEvent>"
             )
             return node_id, node_id
         if isinstance(node, MessageCatch):
@@ -844,9 +895,12 @@ class _Renderer:
         task, end = self.new_id("UserTask"), self.new_id("End")
         interrupting = "true" if esp.interrupting else "false"
         inner = _Scope(self, scope.indent + "  ")
+        definition = f'<bpmn:messageEventDefinition messageRef="msg_{esp.message}" />'
+        if esp.condition is not None:
+            definition = _conditional(esp.condition)
         inner.add(
             f'<bpmn:startEvent id="{start}" isInterrupting="{interrupting}">'
-            f'<bpmn:messageEventDefinition messageRef="msg_{esp.message}" /></bpmn:startEvent>'
+            f"{definition}</bpmn:startEvent>"
         )
         inner.add(f'<bpmn:userTask id="{task}" />')
         inner.add(f'<bpmn:endEvent id="{end}" />')
@@ -881,6 +935,15 @@ class _Renderer:
         self._chain(scope, boundary, body, after)
         scope.add(f'<bpmn:endEvent id="{after}" />')
         return attached
+
+
+def _conditional(threshold: int) -> str:
+    """A conditional event definition `${x > threshold}` that only a change of x re-evaluates."""
+    return (
+        '<bpmn:conditionalEventDefinition camunda:variableName="x">'
+        f"<bpmn:condition>{_escape(f'${{x > {threshold}}}')}</bpmn:condition>"
+        "</bpmn:conditionalEventDefinition>"
+    )
 
 
 def _async(which: str) -> str:

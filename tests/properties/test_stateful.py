@@ -134,7 +134,11 @@ def _leaf_at_wait_state(state: InstanceState, execution_id: str) -> str | None:
         if not waits:
             return f"event-based gateway {ai.activity_id} waits for nothing"
         return None
-    if ai.activity_type in ("intermediateMessageCatch", "intermediateSignalCatch"):
+    if ai.activity_type in (
+        "intermediateMessageCatch",
+        "intermediateSignalCatch",
+        "intermediateConditional",
+    ):
         if not any(sub.activity_instance_id == ai.id for sub in state.subscriptions.values()):
             return f"catch event {ai.activity_id} has no subscription"
         return None

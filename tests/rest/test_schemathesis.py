@@ -55,6 +55,11 @@ DELIBERATE_SERVER_ERRORS: dict[tuple[str, str], dict[str, str]] = {
     ("POST", "/decision-definition/key/{key}/evaluate"): {
         "RestException": "as for evaluating by id",
     },
+    ("POST", "/condition"): {
+        "ProcessEngineException": "no conditional start event to evaluate (none deployed, or "
+        "the named definition declares none): the engine's ProcessEngineException, which "
+        "Camunda's REST layer maps to 500",
+    },
     ("POST", "/task/{id}/bpmnEscalation"): {
         "ProcessEngineException": "an escalation no boundary event or event subprocess catches; "
         "Camunda's TaskService.handleEscalation throws it (BpmnBehaviorLogger 043), REST: 500",

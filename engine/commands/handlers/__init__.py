@@ -14,6 +14,7 @@ from flowledger.core.commands import Command
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers import (
     comments,
+    conditions,
     decisions,
     deployments,
     effects,
@@ -60,5 +61,6 @@ HANDLERS = by_command(
         *suspension.HANDLERS,
         *personal_data.HANDLERS,
         *signing_keys.HANDLERS,
+        *conditions.HANDLERS,
     )
 )
