@@ -230,10 +230,16 @@ def _describe(event: ev.Event) -> str:
             )
         case ev.SignalThrown():
             return f"signal {event.signal_name} thrown"
+        case ev.EventSubscriptionCreated() if event.event_type == "compensate":
+            return f"compensable (handler {event.activity_id})"
         case ev.EventSubscriptionCreated() if event.event_type == "conditional":
             return f"waits for the condition of {event.activity_id}"
         case ev.EventSubscriptionCreated():
             return f"waits for {event.event_type} {event.event_name}"
+        case ev.CompensationStarted():
+            return f"compensation runs {event.activity_id}"
+        case ev.CompensationScopeReopened():
+            return f"{event.activity_type} reopened for compensation"
         case ev.CalledInstanceStarted():
             return f"called instance {event.called_process_instance_id}"
     return _words(type(event).__name__)

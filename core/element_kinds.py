@@ -23,6 +23,8 @@ TIMER = "timerEventDefinition"
 CONDITIONAL = "conditionalEventDefinition"
 ESCALATION = "escalationEventDefinition"
 LINK = "linkEventDefinition"
+COMPENSATE = "compensateEventDefinition"
+CANCEL = "cancelEventDefinition"
 
 # -- the BPMN event elements: one tag each, the event definition inside decides the kind -----
 
@@ -80,6 +82,9 @@ EVENT_BASED_GATEWAY = ElementKind("eventBasedGateway", "eventBasedGateway")
 SUB_PROCESS = ElementKind("subProcess", "subProcess", container=True)
 # A multi-instance activity's body: no element, the parser's rewiring puts it in the flow.
 MULTI_INSTANCE_BODY = ElementKind("multiInstanceBody", None)
+# A transaction subprocess: a cancel end event inside compensates it and leaves by its cancel
+# boundary event.
+TRANSACTION = ElementKind("transaction", "transaction", container=True)
 
 # -- events -----------------------------------------------------------------------------------
 
@@ -123,6 +128,17 @@ ESCALATION_START_EVENT = ElementKind("escalationStartEvent", START_EVENT_TAG, ES
 # A link catch event: where a link throw of its name continues. The throw itself is no activity
 # (Camunda's parser turns the flows into it into flows into the catch; core.parsing.links).
 LINK_CATCH_EVENT = ElementKind("intermediateLinkCatch", CATCH_EVENT_TAG, LINK)
+
+# -- compensation and cancellation (Camunda's ActivityTypes) -----------------------------------
+
+COMPENSATION_START_EVENT = ElementKind("compensationStartEvent", START_EVENT_TAG, COMPENSATE)
+COMPENSATION_END_EVENT = ElementKind("compensationEndEvent", END_EVENT_TAG, COMPENSATE)
+COMPENSATION_THROW_EVENT = ElementKind(
+    "intermediateCompensationThrowEvent", THROW_EVENT_TAG, COMPENSATE
+)
+BOUNDARY_COMPENSATION = ElementKind("compensationBoundaryCatch", BOUNDARY_EVENT_TAG, COMPENSATE)
+CANCEL_END_EVENT = ElementKind("cancelEndEvent", END_EVENT_TAG, CANCEL)
+BOUNDARY_CANCEL = ElementKind("cancelBoundaryCatch", BOUNDARY_EVENT_TAG, CANCEL)
 
 KINDS: tuple[ElementKind, ...] = (
     TASK,
@@ -168,6 +184,13 @@ KINDS: tuple[ElementKind, ...] = (
     BOUNDARY_ESCALATION,
     ESCALATION_START_EVENT,
     LINK_CATCH_EVENT,
+    TRANSACTION,
+    COMPENSATION_START_EVENT,
+    COMPENSATION_END_EVENT,
+    COMPENSATION_THROW_EVENT,
+    BOUNDARY_COMPENSATION,
+    CANCEL_END_EVENT,
+    BOUNDARY_CANCEL,
 )
 
 BY_TYPE: Mapping[str, ElementKind] = {kind.type: kind for kind in KINDS}

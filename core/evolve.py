@@ -19,6 +19,7 @@ from .state import (
     Incident,
     InstanceState,
     Job,
+    RetainedScope,
     UserTask,
     Variable,
     forget_variable_index,
@@ -113,6 +114,7 @@ def _clear_runtime(s: InstanceState) -> None:
     s.incidents.clear()
     s.subscriptions.clear()
     s.calls.clear()
+    clear_compensation(s)
 
 
 @applies(ev.ProcessInstanceCompleted)
@@ -193,6 +195,7 @@ def _execution_created(s: InstanceState, e: ev.ExecutionCreated) -> None:
 @applies(ev.ExecutionRemoved)
 def _execution_removed(s: InstanceState, e: ev.ExecutionRemoved) -> None:
     gone = s.executions.pop(e.execution_id)
+    s.compensating.pop(gone.id, None)
     index = variable_index(s)
     for vid in list(index.of_execution(gone.id)):
         index.remove(s.variables.pop(vid))
@@ -618,6 +621,57 @@ def _deployment(s: InstanceState, e: ev.DeploymentCreated) -> None:
 @applies(ev.DeploymentDeleted)
 def _deployment_deleted(s: InstanceState, e: ev.DeploymentDeleted) -> None:
     raise ValueError("DeploymentDeleted belongs to a deployment stream, not an instance stream")
+
+
+# -- compensation -----------------------------------------------------------------------------
+
+
+def clear_compensation(s: InstanceState) -> None:
+    s.retained_scopes.clear()
+    s.compensating.clear()
+    s.reopened_scopes.clear()
+
+
+@applies(ev.CompensationScopeRetained)
+def _scope_retained(s: InstanceState, e: ev.CompensationScopeRetained) -> None:
+    # A copy of the scope's own variables (not a task's local ones) as they are now.
+    variables = {}
+    for vid in variable_index(s).of_execution(e.execution_id):
+        var = s.variables[vid]
+        if var.task_id is None:
+            variables[var.name] = var.value
+    s.retained_scopes[e.subscription_id] = RetainedScope(e.activity_instance_id, variables)
+
+
+@applies(ev.CompensationStarted)
+def _compensation_started(s: InstanceState, e: ev.CompensationStarted) -> None:
+    s.compensating[e.execution_id] = e.waiter_activity_instance_id
+
+
+@applies(ev.CompensationScopeReopened)
+def _scope_reopened(s: InstanceState, e: ev.CompensationScopeReopened) -> None:
+    s.retained_scopes.pop(e.subscription_id, None)
+    s.reopened_scopes[e.activity_instance_id] = e.original_activity_instance_id
+    s.activity_instances[e.activity_instance_id] = ActivityInstance(
+        id=e.activity_instance_id,
+        activity_id=e.activity_id,
+        activity_type=e.activity_type,
+        activity_name=e.activity_name,
+        execution_id=e.execution_id,
+        parent_id=e.parent_activity_instance_id,
+        start_time=e.time,
+    )
+    execution = s.executions[e.execution_id]
+    execution.activity_id = e.activity_id
+    execution.activity_instance_id = e.activity_instance_id
+    execution.scope_activity_instance_id = e.activity_instance_id
+    execution.scope_activity_id = e.activity_id
+
+
+@applies(ev.CompensationScopeClosed)
+def _scope_closed(s: InstanceState, e: ev.CompensationScopeClosed) -> None:
+    s.reopened_scopes.pop(e.activity_instance_id, None)
+    _end_activity(s, e.activity_instance_id)
 
 
 def _deployment_stream_only(s: InstanceState, e: ev.Event) -> None:

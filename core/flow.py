@@ -15,7 +15,7 @@ from typing import Any
 
 from . import element_kinds as kinds
 from . import events as ev
-from .behaviors import behavior_for
+from .behaviors import behavior_for, compensation
 from .behaviors.base import refuse_trigger
 from .behaviors.conditionals import dispatch as dispatch_conditions
 from .behaviors.conditionals import enter_activity as enter_conditional_boundaries
@@ -312,6 +312,7 @@ class Flow:
         if activity.listeners:
             notify(self.session, activity.listeners, "end", execution_id, activity.id)
         if ai is not None:
+            retained = compensation.retained_before_completion(self, activity, ai)
             drop_jobs(self, lambda job: job.activity_instance_id == ai)
             drop_subscriptions(self, lambda sub: sub.activity_instance_id == ai)
             self.emit(
@@ -321,6 +322,7 @@ class Flow:
                     completes_scope=ends_scope and behavior_for(activity).completes_scope,
                 )
             )
+            compensation.subscribe_completed(self, execution_id, activity, ai, retained)
         if propagating != execution_id:
             self.emit(ev.ExecutionRemoved(execution_id=execution_id))
         if activity.async_after:
@@ -399,6 +401,9 @@ class Flow:
 
     def end(self, execution_id: str, activity: Activity) -> None:
         """A token reached the end of a path: an end event, or an activity with no outgoing flow."""
+        if compensation.is_compensating(self, execution_id):
+            compensation.path_ended(self, execution_id)  # a compensation handler ended
+            return
         execution = self.executions[execution_id]
         body = self.model.activities.get(activity.scope_id)
         if (

@@ -201,8 +201,26 @@ class LinkEventDefinition:
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class CompensateEventDefinition:
+    """A compensation throw (intermediate or end) compensates the completed activities of its
+    scope, or only `activity_ref`; Camunda always waits for the handlers (`wait_for_completion`
+    false is read, warned about by Camunda, and waits all the same). On a boundary event or an
+    event subprocess's start event it marks the compensation handler."""
+
+    activity_ref: str | None = None
+    wait_for_completion: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class CancelEventDefinition:
+    """A cancel end event (inside a transaction) or the transaction's cancel boundary event."""
+
+
 EventDefinition = (
     ErrorEventDefinition
+    | CompensateEventDefinition
+    | CancelEventDefinition
     | TerminateEventDefinition
     | TimerEventDefinition
     | MessageEventDefinition
@@ -366,6 +384,11 @@ class Activity:
     jobs: JobSettings = DEFAULT_JOB_SETTINGS
     io: InputOutput | None = None  # camunda:inputOutput (the activity is then a scope)
     listeners: tuple[Listener, ...] = ()  # execution listeners: start, end
+    # isForCompensation="true" (or a compensation event subprocess): runs only when compensated
+    for_compensation: bool = False
+    # What compensates it once completed: the activity its compensation boundary event is
+    # associated with, or its compensation event subprocess (Camunda's compensationHandler).
+    compensation_handler: str | None = None
 
 
 @dataclass(frozen=True)

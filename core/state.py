@@ -20,7 +20,8 @@ from .variables import StoredValue
 # 4: event subscriptions.
 # 5: call activities (calls, super_execution_id).
 # 6: suspension.
-STATE_SCHEMA = 7
+# 8: compensation (retained scopes, compensating executions, reopened scopes).
+STATE_SCHEMA = 8
 
 
 class Execution(msgspec.Struct):
@@ -139,6 +140,14 @@ class EventSubscription(msgspec.Struct):
     created: datetime
 
 
+class RetainedScope(msgspec.Struct):
+    """A completed scope kept for its compensation (Camunda's event-scope execution): the
+    activity instance that completed and its local variables as they were then."""
+
+    activity_instance_id: str
+    variables: dict[str, StoredValue] = {}
+
+
 class InstanceState(msgspec.Struct, dict=True):
     """Everything the engine knows about one running (or ended) process instance.
 
@@ -178,6 +187,12 @@ class InstanceState(msgspec.Struct, dict=True):
     subscriptions: dict[str, EventSubscription] = {}
     # call activity instance id -> the called process instance it waits for
     calls: dict[str, str] = {}
+    # compensate subscription id -> the completed scope it compensates (its retained copy)
+    retained_scopes: dict[str, RetainedScope] = {}
+    # execution running a compensation -> the activity instance waiting for it to end
+    compensating: dict[str, str] = {}
+    # activity instance of a reopened scope -> the completed one it stands for
+    reopened_scopes: dict[str, str] = {}
     version: int = 0  # number of events folded into this state
 
     @property

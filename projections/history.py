@@ -254,6 +254,12 @@ class HistoryProjector:
             # Camunda keeps no history of event subscriptions
             ev.EventSubscriptionCreated,
             ev.EventSubscriptionDeleted,
+            # compensation's bookkeeping: what it runs is activity instances and variables; a
+            # reopened scope's activity instance has no history row (Camunda's has none)
+            ev.CompensationScopeRetained,
+            ev.CompensationStarted,
+            ev.CompensationScopeReopened,
+            ev.CompensationScopeClosed,
             # ACT_HI_EXT_TASK_LOG is not projected yet
             ev.ExternalTaskCreated,
             ev.ExternalTaskLocked,

@@ -98,6 +98,9 @@ class RuntimeBatch:
             ev.ProcessDefinitionSuspended,
             ev.ProcessDefinitionActivated,
             ev.SigningKeyIntroduced,  # the log's own record: no table holds it
+            # compensation's own bookkeeping: its rows are subscriptions, executions, variables
+            ev.CompensationScopeRetained,
+            ev.CompensationStarted,
         }
     )
 
@@ -386,7 +389,7 @@ def subscription_row(s: InstanceState, sub: EventSubscription) -> Row:
         ID_=sub.id,
         REV_=1,
         EVENT_TYPE_=sub.event_type,
-        EVENT_NAME_=sub.event_name or None,  # a conditional one has no name
+        EVENT_NAME_=sub.event_name or None,  # compensate and conditional ones have none (NULL)
         EXECUTION_ID_=sub.execution_id,
         PROC_INST_ID_=s.id,
         ACTIVITY_ID_=sub.activity_id,
@@ -562,6 +565,8 @@ _TOUCHES: dict[type[ev.Event], Callable[[RuntimeBatch, Any, Any], None]] = {
     ev.TokenWaitingAtJoin: RuntimeBatch._on_execution,
     ev.ActivityCompleted: RuntimeBatch._on_activity_ended,
     ev.ActivityCanceled: RuntimeBatch._on_activity_ended,
+    ev.CompensationScopeReopened: RuntimeBatch._on_execution,  # its activity instance
+    ev.CompensationScopeClosed: RuntimeBatch._on_activity_ended,
     ev.VariableSet: RuntimeBatch._on_variable,
     ev.VariableDeleted: RuntimeBatch._on_variable,
     ev.PersonalDataErased: RuntimeBatch._on_personal_data_erased,

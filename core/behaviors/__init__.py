@@ -14,6 +14,7 @@ from ..element_kinds import ElementKind
 from ..model import Activity
 from .base import Behavior
 from .calls import CallActivity
+from .compensation import CancelEndEvent, CompensationEndEvent, CompensationThrowEvent
 from .conditionals import IntermediateConditional
 from .decisions import BusinessRuleTask
 from .escalations import EscalationEndEvent, EscalationThrowEvent
@@ -81,6 +82,14 @@ BEHAVIORS: Mapping[ElementKind, Behavior] = {
     kinds.BOUNDARY_ESCALATION: BoundaryEvent(),
     kinds.ESCALATION_START_EVENT: PassThrough(),
     kinds.LINK_CATCH_EVENT: PassThrough(),  # not a wait state: it goes on at once
+    kinds.TRANSACTION: EmbeddedSubprocess(),
+    kinds.COMPENSATION_START_EVENT: PassThrough(),
+    kinds.COMPENSATION_END_EVENT: CompensationEndEvent(),
+    kinds.COMPENSATION_THROW_EVENT: CompensationThrowEvent(),
+    # never entered: it marks its activity's compensation handler (by its association)
+    kinds.BOUNDARY_COMPENSATION: BoundaryEvent(),
+    kinds.CANCEL_END_EVENT: CancelEndEvent(),
+    kinds.BOUNDARY_CANCEL: BoundaryEvent(),
 }
 # By activity type, as an activity names its kind.
 REGISTRY: Mapping[str, Behavior] = {kind.type: behavior for kind, behavior in BEHAVIORS.items()}

@@ -17,7 +17,7 @@ from ..model import Activity, EventSpec
 from .conditions import subscribe as subscribe_conditional
 from .jobs import drop_jobs, schedule_timer, timer_of
 from .operations import FlowOperations
-from .subscriptions import drop_subscriptions, subscribe, waits_for
+from .subscriptions import COMPENSATE, drop_subscriptions, subscribe, waits_for
 
 
 def arm(flow: FlowOperations, scope_execution_id: str, scope_id: str) -> None:
@@ -67,7 +67,11 @@ def fire(flow: FlowOperations, scope_execution_id: str, start: Activity) -> None
         flow.cancel_contents(scope_execution_id, "event subprocess")
         # The scope's other event subprocesses wait no more: this one takes the scope over.
         drop_jobs(flow, lambda job: job.activity_instance_id == scope_ai)
-        drop_subscriptions(flow, lambda sub: sub.activity_instance_id == scope_ai)
+        # What completed in the scope stays compensable: the event subprocess may compensate it.
+        drop_subscriptions(
+            flow,
+            lambda sub: sub.activity_instance_id == scope_ai and sub.event_type != COMPENSATE,
+        )
         flow.enter_later(flow.resolve(scope_execution_id), esp_id)
         return
     token = flow.concurrent_beside(scope_execution_id)

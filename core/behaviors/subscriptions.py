@@ -7,6 +7,7 @@ Decide-side; every change is an emitted event.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from .. import events as ev
 from ..errors import ProcessEngineError
@@ -23,6 +24,7 @@ from ..state import EventSubscription
 from .operations import FlowOperations
 
 MESSAGE, SIGNAL = "message", "signal"  # ACT_RU_EVENT_SUBSCR.EVENT_TYPE_
+COMPENSATE = "compensate"  # a completed activity's compensation (behaviors/compensation.py)
 Named = MessageEventDefinition | SignalEventDefinition
 
 
@@ -99,5 +101,16 @@ def subscribe_boundary_events(
 def drop_subscriptions(flow: FlowOperations, ends: Callable[[EventSubscription], bool]) -> None:
     """Delete the subscriptions `ends` picks (their activity instance or execution went)."""
     now = flow.session.ctx.now
-    for sub in [s for s in flow.session.state.subscriptions.values() if ends(s)]:
+    state = flow.session.state
+    for sub in [s for s in state.subscriptions.values() if ends(s)]:
+        if sub.id not in state.subscriptions:
+            continue  # went with a retained scope deleted before it
         flow.emit(ev.EventSubscriptionDeleted(subscription_id=sub.id, time=now))
+        retained = state.retained_scopes.get(sub.id)
+        if retained is not None:
+            # a retained scope that will never be compensated: what it kept goes with it
+            drop_subscriptions(flow, partial(_kept_in, retained.activity_instance_id))
+
+
+def _kept_in(activity_instance_id: str, subscription: EventSubscription) -> bool:
+    return subscription.activity_instance_id == activity_instance_id

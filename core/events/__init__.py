@@ -20,6 +20,12 @@ from .base import (
     Event,
     to_dict,
 )
+from .compensation import (
+    CompensationScopeClosed,
+    CompensationScopeReopened,
+    CompensationScopeRetained,
+    CompensationStarted,
+)
 from .conditions import ConditionalEventOccurred
 from .decisions import (
     ActivityDecisionEvaluated,
@@ -211,6 +217,10 @@ EngineEvent = (
     | MessageCorrelated
     | SignalThrown
     | SignalReceived
+    | CompensationScopeRetained
+    | CompensationStarted
+    | CompensationScopeReopened
+    | CompensationScopeClosed
     | ConditionalEventOccurred
     | CalledInstanceStarted
     | ProcessInstanceSuspended
@@ -243,6 +253,10 @@ __all__ = [
     "ActivityStarted",
     "BpmnErrorThrown",
     "CalledInstanceStarted",
+    "CompensationScopeClosed",
+    "CompensationScopeReopened",
+    "CompensationScopeRetained",
+    "CompensationStarted",
     "ConditionalEventOccurred",
     "DecisionEvaluated",
     "DecisionInputValue",

@@ -18,6 +18,8 @@ from lxml import etree
 from .. import element_kinds as kinds
 from ..expressions import compile_expression
 from ..model import (
+    CancelEventDefinition,
+    CompensateEventDefinition,
     ConditionalEventDefinition,
     ErrorEventDefinition,
     EventDefinition,
@@ -130,6 +132,36 @@ def _signal(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefi
     return definition
 
 
+def _compensate(ctx: ParseContext, el: etree._Element, kind: EventKind) -> EventDefinition:
+    event = el.getparent()
+    event_id = event.get("id") if event is not None else None
+    if kind.catching:
+        # Camunda's warnings (validateCatchCompensateEventDefinition): both are ignored here.
+        for attribute in ("activityRef", "waitForCompletion"):
+            if el.get(attribute) is not None:
+                ctx.warning(
+                    f"attribute '{attribute}' is not supported on a catching compensation "
+                    "event: it is ignored",
+                    el,
+                    event_id,
+                )
+        return CompensateEventDefinition()
+    ref = (el.get("activityRef") or "").strip() or None
+    wait = (el.get("waitForCompletion") or "true").strip().lower() != "false"
+    if not wait:
+        ctx.warning(
+            'waitForCompletion="false" is not supported: the compensation event waits for '
+            "its handlers all the same (as in Camunda)",
+            el,
+            event_id,
+        )
+    return CompensateEventDefinition(activity_ref=ref, wait_for_completion=wait)
+
+
+def _cancel(_ctx: ParseContext, _el: etree._Element, _kind: EventKind) -> EventDefinition:
+    return CancelEventDefinition()
+
+
 def _conditional(ctx: ParseContext, el: etree._Element, _kind: EventKind) -> EventDefinition:
     # A broken condition is reported; the placeholder never runs (the deployment fails).
     return read_conditional(ctx, el) or ConditionalEventDefinition(compile_expression("${false}"))
@@ -145,6 +177,8 @@ _READERS: Mapping[str, DefinitionReader] = {
     kinds.CONDITIONAL: _conditional,
     kinds.ESCALATION: _escalation,
     kinds.LINK: _link,
+    kinds.COMPENSATE: _compensate,
+    kinds.CANCEL: _cancel,
 }
 EVENT_DEFINITIONS: Mapping[str, DefinitionKind] = {
     definition: DefinitionKind(read, kinds.carrying(definition))

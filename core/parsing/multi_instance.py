@@ -151,5 +151,9 @@ def rewire(
                 )
 
 
+# Activities that hold flow elements of their own: a scope whatever sits on them.
+_CONTAINERS = kinds.types_of(*(kind for kind in kinds.KINDS if kind.container))
+
+
 def _keeps_scope(activity: Activity) -> bool:
-    return activity.io is not None or activity.type == kinds.SUB_PROCESS.type
+    return activity.io is not None or activity.type in _CONTAINERS

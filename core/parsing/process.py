@@ -27,6 +27,7 @@ from ..model import (
     TimerEventDefinition,
     UserTaskSpec,
 )
+from .compensation import is_compensation_boundary, link_compensation
 from .context import BPMN, CAMUNDA_NAMESPACES, ParseContext, line, local, ns
 from .elements import ELEMENTS, NOT_YET
 from .escalations import check_escalations
@@ -96,6 +97,7 @@ _TRIGGERED_STARTS = kinds.types_of(
     kinds.ERROR_START_EVENT,
     kinds.CONDITIONAL_START_EVENT,
     kinds.ESCALATION_START_EVENT,
+    kinds.COMPENSATION_START_EVENT,
 )
 # Where a camunda:connector may stand.
 _SERVICE_TAGS = (kinds.SERVICE_TASK.tag, kinds.SEND_TASK.tag, kinds.BUSINESS_RULE_TASK.tag)
@@ -151,6 +153,7 @@ class ProcessBuilder:
         self._check_event_gateways()
         check_escalations(ctx, self.activities, self.nodes, self.el)
         rewire(self.activities, self.flows, self.loops)
+        link_compensation(ctx, self.el, self.process_id, self.nodes, self.activities)
         if len(ctx.problems) > before:
             return None
         ttl_text = ctx.camunda(self.el, "historyTimeToLive")
@@ -338,7 +341,7 @@ class ProcessBuilder:
                     self.ctx.problem(
                         f"boundary event is attached to '{attached}', which does not exist", el
                     )
-                else:
+                elif not is_compensation_boundary(el):
                     boundaries[attached].append(node_id)
         for node_id, (el, scope_id) in self.nodes.items():
             self.activities[node_id] = self._activity(
@@ -492,7 +495,7 @@ class ProcessBuilder:
         if len(starts) != 1 or starts[0].type not in _TRIGGERED_STARTS:
             self.ctx.problem(
                 "an event subprocess needs exactly one start event, with a message, signal, "
-                "timer or error event definition",
+                "timer or error event definition (or compensation)",
                 el,
             )
             return True
@@ -611,4 +614,5 @@ class ProcessBuilder:
             jobs=read_job_settings(ctx, el),
             io=io,
             listeners=listeners,
+            for_compensation=(el.get("isForCompensation") or "").strip().lower() == "true",
         )

@@ -711,18 +711,53 @@ def test_row_32_sequential_multi_instance_subprocess(engine: Engine) -> None:
     assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_36_compensate_activity_in_subprocess() -> None:
+def _waiting_in(engine: Engine, pid: str, activity_id: str) -> str:
+    """The execution waiting in the receive task `activity_id` (Camunda's execution query)."""
+    (execution,) = [
+        e for e in engine.runtime_service.executions(pid) if e.activity_id == activity_id
+    ]
+    return execution.id
+
+
+def test_row_36_compensate_activity_in_subprocess(engine: Engine) -> None:
     """event_compensate_CompensateEventTest.testCompensateActivityInSubprocess: complete the scope
     task, then trigger: compensation runs handler `undoScopeTask`; complete it and trigger again
     -> ended."""
+    deploy(engine, "event_compensate_CompensateEventTest.testCompensateActivityInSubprocess")
+    pi = engine.start_process_instance("compensateProcess")
+    engine.complete_task(single_task(engine, pi.id).id)
+    engine.runtime_service.trigger(_waiting_in(engine, pi.id, "beforeCompensate"))
+    handler = single_task(engine, pi.id)
+    assert handler.task_definition_key == "undoScopeTask"
+    engine.complete_task(handler.id)
+    engine.runtime_service.trigger(_waiting_in(engine, pi.id, "beforeEnd"))
+    assert_process_ended(engine, pi.id)
+    assert historic_activity_ids(engine, pi.id).count("undoScopeTask") == 1
+    assert_verified(engine)
 
 
-@NOT_IMPLEMENTED
-def test_row_37_compensation_event_subprocess() -> None:
+def test_row_37_compensation_event_subprocess(engine: Engine) -> None:
     """event_compensate_CompensateEventTest.testCompensationEventSubProcess (...WithScope): Book
     Flight, Book Hotel, Validate Booking with valid=false; compensation runs in reverse: "Cancel
     Flight", "Cancel Hotel", then "Update Customer Record"; then ended."""
+    deploy(engine, "event_compensate_CompensateEventTest.testCompensationEventSubProcess")
+    pi = engine.start_process_instance("bookingProcess")
+    for name in ("Book Flight", "Book Hotel"):
+        (task,) = [t for t in engine.tasks(process_instance_id=pi.id) if t.name == name]
+        engine.complete_task(task.id)
+    validate = single_task(engine, pi.id)
+    assert validate.name == "Validate Booking"
+    engine.complete_task(validate.id, {"valid": False})
+    for name in ("Cancel Flight", "Cancel Hotel", "Update Customer Record"):
+        task = single_task(engine, pi.id)
+        assert task.name == name
+        engine.complete_task(task.id)
+    assert_process_ended(engine, pi.id)
+    types = {a.activity_id: a.activity_type for a in engine.historic_activity_instances(pi.id)}
+    assert types["compensationStartEvent"] == "compensationStartEvent"
+    assert types["throwCompensation"] == "compensationEndEvent"
+    assert types["compensateFlight"] == "intermediateCompensationThrowEvent"
+    assert_verified(engine)
 
 
 def test_row_38_intermediate_conditional_event(engine: Engine) -> None:

@@ -767,19 +767,57 @@ def test_row_35_async_start_event(engine: Engine) -> None:
     assert_verified(engine)
 
 
-# -- rows 36-40: compensation (not implemented yet) and conditional events ---------------------
+# -- rows 36-37: compensation ----------------------------------------------------------------
 
 
-@NOT_IMPLEMENTED
-def test_row_36_compensate_activity_in_subprocess() -> None:
-    """Row 36: compensation of an activity in a subprocess runs its handler. flowledger has no
-    compensation yet (skipped as in test_camunda_conformance.py)."""
+def _waiting_in(engine: Engine, pid: str, activity_id: str) -> str:
+    (execution,) = [
+        e for e in engine.runtime_service.executions(pid) if e.activity_id == activity_id
+    ]
+    return execution.id
 
 
-@NOT_IMPLEMENTED
-def test_row_37_compensation_event_subprocess() -> None:
-    """Row 37: a compensation event subprocess compensates in reverse order. flowledger has no
-    compensation yet (skipped as in test_camunda_conformance.py)."""
+def test_row_36_compensate_activity_in_subprocess(engine: Engine) -> None:
+    """Row 36: a throw naming a completed subprocess compensates the task inside it: its
+    handler runs (once), the throw waits for it, then the flow goes on to the end."""
+    deploy(engine, "compensation_activity_in_subprocess")
+    pi = engine.start_process_instance("refundOrder")
+    engine.complete_task(single_task(engine, pi.id).id)
+    engine.runtime_service.trigger(_waiting_in(engine, pi.id, "awaitCancellation"))
+    refund = single_task(engine, pi.id)
+    assert refund.name == "Refund card"
+    assert [e.activity_id for e in engine.runtime_service.executions(pi.id)].count(
+        "awaitConfirmation"
+    ) == 0
+    engine.complete_task(refund.id)
+    engine.runtime_service.trigger(_waiting_in(engine, pi.id, "awaitConfirmation"))
+    assert_process_ended(engine, pi.id, "refunded")
+    assert historic_activity_ids(engine, pi.id).count("refundCard") == 1
+    assert_verified(engine)
+
+
+def test_row_37_compensation_event_subprocess(engine: Engine) -> None:
+    """Row 37: the compensation end event compensates the completed subprocess through its
+    compensation event subprocess, which releases train, then room (one throw each), then
+    informs the traveller; the instance then ends."""
+    deploy(engine, "compensation_event_subprocess_order")
+    pi = engine.start_process_instance("tripBooking")
+    for name in ("Reserve room", "Reserve train"):
+        (task,) = [t for t in engine.tasks(process_instance_id=pi.id) if t.name == name]
+        engine.complete_task(task.id)
+    engine.complete_task(single_task(engine, pi.id).id, {"approved": False})
+    for name in ("Release train", "Release room", "Inform traveller"):
+        task = single_task(engine, pi.id)
+        assert task.name == name
+        engine.complete_task(task.id)
+    assert_process_ended(engine, pi.id, "cancelTrip")
+    types = {a.activity_id: a.activity_type for a in engine.historic_activity_instances(pi.id)}
+    assert types["undoStarted"] == "compensationStartEvent"
+    assert types["cancelTrip"] == "compensationEndEvent"
+    assert_verified(engine)
+
+
+# -- rows 38-40: conditional events ----------------------------------------------------------
 
 
 def test_row_38_intermediate_conditional_event(engine: Engine) -> None:

@@ -98,11 +98,11 @@ def test_an_external_entity_is_never_fetched(engine: Engine, db_url: str) -> Non
 def test_an_unsupported_element_is_named_with_its_id_once(engine: Engine, db_url: str) -> None:
     source = _process(
         '<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="call"/>'
-        '<transaction id="call"/>'
+        '<complexGateway id="call"/>'
         '<sequenceFlow id="f2" sourceRef="call" targetRef="e"/><endEvent id="e"/>'
         '<boundaryEvent id="b" attachedToRef="call"><errorEventDefinition/></boundaryEvent>'
     )
-    error = _refused(engine, db_url, source, "transaction subprocesses are not supported yet")
+    error = _refused(engine, db_url, source, "complex gateways are not supported yet")
     # the flows to and from it and its boundary event add no "does not exist" problems
     assert [p.element_id for p in error.problems] == ["call"]
     assert "element 'call'" in str(error)

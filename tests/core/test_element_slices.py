@@ -97,8 +97,9 @@ def test_an_unresolved_error_ref_is_the_error_code_itself() -> None:
             "end events with a conditionalEventDefinition are not supported yet",
         ),
         (
-            '<intermediateThrowEvent id="x"><compensateEventDefinition/></intermediateThrowEvent>',
-            "intermediate throw events with a compensateEventDefinition are not supported yet",
+            # a cancel throws only from an end event (inside a transaction)
+            '<intermediateThrowEvent id="x"><cancelEventDefinition/></intermediateThrowEvent>',
+            "intermediate throw events with a cancelEventDefinition are not supported yet",
         ),
         (
             '<boundaryEvent id="x" attachedToRef="s"/>',

@@ -80,6 +80,13 @@ class UserTask:
     conditional: ConditionalBoundary | None = None
     looped: Looped | None = None
     mapped: bool = False  # an input mapping and start/end execution listeners
+    # A compensation boundary event whose handler is a "user" task or a "service" task.
+    compensation: str | None = None
+
+
+@dataclass(frozen=True)
+class CompensateThrow:
+    """An intermediate compensation throw: compensates what completed in its scope."""
 
 
 @dataclass(frozen=True)
@@ -215,6 +222,7 @@ class Escape:
 
 Node = (
     UserTask
+    | CompensateThrow
     | TimerCatch
     | Link
     | Escalate
@@ -284,6 +292,7 @@ _LEAVES = (
     "conditional",
     "link",
     "escalate",
+    "compensate",
 )
 _ASYNC = ("", "", "before", "after", "both")  # no continuation job as often as one
 _COMPOUNDS = ("exclusive", "parallel", "inclusive", "subprocess", "escape")
@@ -359,6 +368,9 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
         looped = None
         if draw(st.integers(0, 4)) == 0:
             looped = Looped(count=draw(st.integers(0, 3)), sequential=draw(st.booleans()))
+        compensation = draw(st.sampled_from((None, None, "user", "service")))
+        if compensation is not None and not budget.take(2):  # its boundary event and handler
+            compensation = None
         return UserTask(
             name=draw(st.sampled_from((None, "Review", "Approve ${x}"))),
             assignee=draw(st.sampled_from((None, "alice", "${'bob'}"))),
@@ -368,6 +380,7 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
             conditional=conditional,
             looped=looped,
             mapped=draw(st.integers(0, 3)) == 0,
+            compensation=compensation,
         )
     if kind == "conditional":
         return ConditionalCatch(draw(_thresholds)) if budget.take(1) else None
@@ -375,6 +388,8 @@ def _node(draw: st.DrawFn, budget: _Budget, where: _Where) -> Node | None:
         return Link() if budget.take(1) else None  # the catch (the throw is no activity)
     if kind == "escalate":
         return Escalate() if budget.take(1) else None
+    if kind == "compensate":
+        return CompensateThrow() if budget.take(1) else None
     if kind == "message":
         return MessageCatch(draw(st.sampled_from(MESSAGES))) if budget.take(1) else None
     if kind == "race":
@@ -626,6 +641,8 @@ class _Renderer:
                     "</bpmn:extensionElements>"
                 )
             scope.add(f'<bpmn:userTask id="{node_id}"{attrs}>{extensions}{loop}</bpmn:userTask>')
+            if node.compensation is not None:
+                self._compensation(scope, node_id, node.compensation)
             if node.message is not None:
                 return node_id, self._message(scope, node_id, node.message)
             if node.conditional is not None:
@@ -640,6 +657,13 @@ class _Renderer:
             if node.timer is None:
                 return node_id, node_id
             return node_id, self._timer(scope, node_id, node.timer)
+        if isinstance(node, CompensateThrow):
+            node_id = self.new_id("Throw")
+            scope.add(
+                f'<bpmn:intermediateThrowEvent id="{node_id}">'
+                "<bpmn:compensateEventDefinition /></bpmn:intermediateThrowEvent>"
+            )
+            return node_id, node_id
         if isinstance(node, ConditionalCatch):
             node_id = self.new_id("Catch")
             scope.add(
@@ -838,6 +862,25 @@ class _Renderer:
         self._chain(scope, boundary, handler.body, merge)
         scope.add(f'<bpmn:exclusiveGateway id="{merge}" />')
         return merge
+
+    def _compensation(self, scope: _Scope, attached: str, handler: str) -> None:
+        """A compensation boundary event on `attached`, associated with its handler."""
+        boundary, handler_id = self.new_id("Boundary"), self.new_id("Undo")
+        scope.add(
+            f'<bpmn:boundaryEvent id="{boundary}" attachedToRef="{attached}">'
+            "<bpmn:compensateEventDefinition /></bpmn:boundaryEvent>"
+        )
+        if handler == "user":
+            scope.add(f'<bpmn:userTask id="{handler_id}" isForCompensation="true" />')
+        else:
+            scope.add(
+                f'<bpmn:serviceTask id="{handler_id}" isForCompensation="true" '
+                "camunda:expression=\"${execution.setVariable('n', n + 1)}\" />"
+            )
+        scope.add(
+            f'<bpmn:association id="{self.new_id("Association")}" sourceRef="{boundary}" '
+            f'targetRef="{handler_id}" />'
+        )
 
     def _timer(self, scope: _Scope, attached: str, timer: Timer) -> str:
         """A timer boundary event on the user task `attached`."""
