@@ -613,3 +613,14 @@ def test_the_saga_model_has_a_compensation_handler_per_step() -> None:
         f"step{i}" for i in range(1, workloads.SAGA_STEPS + 1)
     ]
     assert xml.xpath("//b:endEvent[b:compensateEventDefinition]/@id", namespaces=ns) == ["undo_all"]
+
+
+def test_the_conditional_workload_ends_every_instance_on_flowledger(tmp_path: Path) -> None:
+    conditional = workloads.workload("conditional")
+    run = fl.timed_run(conditional, fl.MODES[0], 3, tmp_path / "conditional.db")
+    assert run.figures.completed == 3  # each waited through four changes, fired on the fifth
+    with closing(sqlite3.connect(tmp_path / "conditional.db")) as conn:
+        rows = conn.execute(
+            "SELECT COUNT(*) FROM ACT_HI_ACTINST WHERE ACT_ID_ = 'ready' AND END_TIME_ IS NOT NULL"
+        ).fetchone()
+    assert rows == (3,)
