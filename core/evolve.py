@@ -234,8 +234,10 @@ def _waiting(s: InstanceState, e: ev.TokenWaitingAtJoin) -> None:
 # -- activity instances -----------------------------------------------------------------------
 
 
-@applies(ev.ActivityStarted)
-def _activity_started(s: InstanceState, e: ev.ActivityStarted) -> None:
+def _enter_activity_instance(
+    s: InstanceState, e: ev.ActivityStarted | ev.CompensationScopeReopened
+) -> Execution:
+    """The activity instance `e` opens, and its execution standing in it."""
     s.activity_instances[e.activity_instance_id] = ActivityInstance(
         id=e.activity_instance_id,
         activity_id=e.activity_id,
@@ -248,6 +250,12 @@ def _activity_started(s: InstanceState, e: ev.ActivityStarted) -> None:
     execution = s.executions[e.execution_id]
     execution.activity_id = e.activity_id
     execution.activity_instance_id = e.activity_instance_id
+    return execution
+
+
+@applies(ev.ActivityStarted)
+def _activity_started(s: InstanceState, e: ev.ActivityStarted) -> None:
+    execution = _enter_activity_instance(s, e)
     execution.is_active = True
     if execution.is_scope and execution.scope_activity_instance_id is None:
         # A scope execution is created for its scope activity, which is the first it starts.
@@ -652,18 +660,7 @@ def _compensation_started(s: InstanceState, e: ev.CompensationStarted) -> None:
 def _scope_reopened(s: InstanceState, e: ev.CompensationScopeReopened) -> None:
     s.retained_scopes.pop(e.subscription_id, None)
     s.reopened_scopes[e.activity_instance_id] = e.original_activity_instance_id
-    s.activity_instances[e.activity_instance_id] = ActivityInstance(
-        id=e.activity_instance_id,
-        activity_id=e.activity_id,
-        activity_type=e.activity_type,
-        activity_name=e.activity_name,
-        execution_id=e.execution_id,
-        parent_id=e.parent_activity_instance_id,
-        start_time=e.time,
-    )
-    execution = s.executions[e.execution_id]
-    execution.activity_id = e.activity_id
-    execution.activity_instance_id = e.activity_instance_id
+    execution = _enter_activity_instance(s, e)
     execution.scope_activity_instance_id = e.activity_instance_id
     execution.scope_activity_id = e.activity_id
 

@@ -16,6 +16,7 @@ Decide-side; every change is an emitted event.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import ClassVar
 
 from .. import element_kinds as kinds
@@ -92,17 +93,8 @@ def subscribe_completed(
     if activity.type in _RETAINING and (retained or esp is not None):
         # Camunda's event-scope execution: the scope's subscriptions and local variables kept
         # under one subscription (its handler: the compensation event subprocess, or the scope)
-        record = flow.session.ctx.new_id()
-        flow.emit(
-            ev.EventSubscriptionCreated(
-                subscription_id=record,
-                event_type=COMPENSATE,
-                event_name="",
-                execution_id=scope.id,
-                activity_id=esp.id if esp is not None else activity.id,
-                activity_instance_id=scope_ai,
-                time=now,
-            )
+        record = _subscribe(
+            flow, scope.id, esp.id if esp is not None else activity.id, scope_ai, now
         )
         flow.emit(
             ev.CompensationScopeRetained(
@@ -113,29 +105,32 @@ def subscribe_completed(
             )
         )
         for sub in retained:
-            flow.emit(
-                ev.EventSubscriptionCreated(
-                    subscription_id=flow.session.ctx.new_id(),
-                    event_type=COMPENSATE,
-                    event_name="",
-                    execution_id=scope.id,
-                    activity_id=sub.activity_id,
-                    activity_instance_id=activity_instance_id,
-                    time=sub.created,
-                )
-            )
+            _subscribe(flow, scope.id, sub.activity_id, activity_instance_id, sub.created)
     if handler is not None and esp is None:
-        flow.emit(
-            ev.EventSubscriptionCreated(
-                subscription_id=flow.session.ctx.new_id(),
-                event_type=COMPENSATE,
-                event_name="",
-                execution_id=scope.id,
-                activity_id=handler.id,
-                activity_instance_id=scope_ai,
-                time=now,
-            )
+        _subscribe(flow, scope.id, handler.id, scope_ai, now)
+
+
+def _subscribe(
+    flow: FlowOperations,
+    execution_id: str,
+    handler_id: str,
+    activity_instance_id: str,
+    created: datetime,
+) -> str:
+    """A compensate subscription (nameless, as Camunda's) for `handler_id`; returns its id."""
+    subscription_id = flow.session.ctx.new_id()
+    flow.emit(
+        ev.EventSubscriptionCreated(
+            subscription_id=subscription_id,
+            event_type=COMPENSATE,
+            event_name="",
+            execution_id=execution_id,
+            activity_id=handler_id,
+            activity_instance_id=activity_instance_id,
+            time=created,
         )
+    )
+    return subscription_id
 
 
 # -- throwing -----------------------------------------------------------------------------

@@ -18,28 +18,24 @@ below the changed scope are evaluated.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from .. import element_kinds as kinds
 from ..model import Activity, EventSpec
-from ..scope import set_variable
 from ..state import EventSubscription, InstanceState
 from ..variable_changes import VariableChange
-from .base import Behavior
 from .conditions import CONDITIONAL, definition_of, holds, occurred, subscribe, wanted
 from .event_subprocesses import fire as fire_event_subprocess
 from .event_subprocesses import interrupting as esp_interrupting
 from .events import fire_boundary
+from .messages import IntermediateCatch
 from .operations import FlowOperations
 
 _BOUNDARY = kinds.BOUNDARY_CONDITIONAL.type
 _START = kinds.CONDITIONAL_START_EVENT.type
 
 
-class IntermediateConditional(Behavior):
+class IntermediateConditional(IntermediateCatch):
     """Passes on when its condition holds as the token arrives, else waits for a variable
-    change that makes it true (or a trigger)."""
+    change that makes it true (or a trigger, which leaves it as a message or signal catch's)."""
 
     def execute(self, flow: FlowOperations, execution_id: str, activity: Activity) -> None:
         if holds(flow, execution_id, activity):
@@ -48,18 +44,6 @@ class IntermediateConditional(Behavior):
         ai = flow.execution(execution_id).activity_instance_id
         assert ai is not None, "a catch event runs in its activity instance"
         subscribe(flow, execution_id, activity, ai)
-
-    def trigger(
-        self,
-        flow: FlowOperations,
-        execution_id: str,
-        activity: Activity,
-        variables: Mapping[str, Any],
-    ) -> None:
-        # Camunda's signal on a catch event leaves it, as a message or signal catch.
-        for name, value in variables.items():
-            set_variable(flow.session, execution_id, name, value)
-        flow.leave(execution_id)
 
 
 def enter_activity(
