@@ -615,12 +615,28 @@ def test_the_saga_model_has_a_compensation_handler_per_step() -> None:
     assert xml.xpath("//b:endEvent[b:compensateEventDefinition]/@id", namespaces=ns) == ["undo_all"]
 
 
-def test_the_conditional_workload_ends_every_instance_on_flowledger(tmp_path: Path) -> None:
-    conditional = workloads.workload("conditional")
-    run = fl.timed_run(conditional, fl.MODES[0], 3, tmp_path / "conditional.db")
-    assert run.figures.completed == 3  # each waited through four changes, fired on the fifth
+@pytest.mark.parametrize(
+    ("name", "waiting_type"),
+    [("conditional", "intermediateConditional"), ("conditional_control", "userTask")],
+)
+def test_the_conditional_workloads_end_every_instance_on_flowledger(
+    tmp_path: Path, name: str, waiting_type: str
+) -> None:
+    run = fl.timed_run(workloads.workload(name), fl.MODES[0], 3, tmp_path / "conditional.db")
+    assert run.figures.completed == 3  # each waited through the five changes, then went on
     with closing(sqlite3.connect(tmp_path / "conditional.db")) as conn:
         rows = conn.execute(
-            "SELECT COUNT(*) FROM ACT_HI_ACTINST WHERE ACT_ID_ = 'ready' AND END_TIME_ IS NOT NULL"
-        ).fetchone()
-    assert rows == (3,)
+            "SELECT ACT_TYPE_, COUNT(*) FROM ACT_HI_ACTINST WHERE ACT_ID_ = 'ready' "
+            "AND END_TIME_ IS NOT NULL GROUP BY ACT_TYPE_"
+        ).fetchall()
+        progress = conn.execute(
+            "SELECT DISTINCT LONG_ FROM ACT_HI_VARINST WHERE NAME_ = 'progress'"
+        ).fetchall()
+    assert rows == [(waiting_type, 3)]
+    assert progress == [(workloads.PROGRESS_THRESHOLD,)]
+
+
+def test_the_peer_runs_the_control_with_the_same_updates() -> None:
+    spec = peer.parse(workloads.workload("conditional_control"))
+    finished = peer.run_by_updates(spec, 2)
+    assert [w.data["progress"] for w in finished] == [workloads.PROGRESS_THRESHOLD] * 2

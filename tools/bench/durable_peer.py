@@ -101,6 +101,10 @@ def _run_saved_by_updates(
             if step < len(rounds[i]):
                 peer.update_waiting(workflow, rounds[i][step])
                 store.update(rows[i], serializer.serialize_json(workflow))
+    if spec.workload.task_variables is not None:
+        for i, workflow in enumerate(workflows):
+            peer.complete(spec, workflow, i)
+            store.update(rows[i], serializer.serialize_json(workflow))
     for i, workflow in enumerate(workflows):
         peer.check_completed(spec, workflow, i)
 

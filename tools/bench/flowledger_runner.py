@@ -218,6 +218,8 @@ def _drive_by_updates(engine: Engine, workload: Workload, numbers: range) -> lis
         for i, instance_id in zip(numbers, ids, strict=True):
             if step < len(rounds[i]):
                 engine.runtime_service.set_variables(instance_id, rounds[i][step])
+    if workload.task_variables is not None:
+        complete_tasks(engine, workload, ids)
     return ids
 
 

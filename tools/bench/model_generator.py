@@ -194,13 +194,19 @@ def saga(steps: int = 5) -> ProcessGraph:
     return graph
 
 
-def conditional_wait(variable: str, threshold: int) -> ProcessGraph:
-    """start → conditional catch on `variable >= threshold` → service task → end."""
-    graph = ProcessGraph("conditional_wait", f"Waits until {variable} >= {threshold}")
+def conditional_wait(variable: str, threshold: int, *, control: bool = False) -> ProcessGraph:
+    """start → conditional catch on `variable >= threshold` → service task → end; as the
+    `control`, a user task waits there instead (nothing to re-evaluate as variables change)."""
+    if control:
+        graph = ProcessGraph("conditional_control", "Waits at a user task")
+        wait_node = Node("ready", "user", "Ready?")
+    else:
+        graph = ProcessGraph("conditional_wait", f"Waits until {variable} >= {threshold}")
+        wait_node = Node(
+            "ready", "conditional", "Ready?", condition=Comparison(variable, ">=", threshold)
+        )
     start = graph.node(Node("start", "start"))
-    wait = graph.node(
-        Node("ready", "conditional", "Ready?", condition=Comparison(variable, ">=", threshold))
-    )
+    wait = graph.node(wait_node)
     task = graph.node(Node("work", "service", "Work"))
     graph.flow(start, wait)
     graph.flow(wait, task)

@@ -113,6 +113,9 @@ def run_by_updates(peer: PeerSpec, instances: int) -> list[Any]:
         for i, workflow in enumerate(workflows):
             if step < len(rounds[i]):
                 update_waiting(workflow, rounds[i][step])
+    if peer.workload.task_variables is not None:
+        for i, workflow in enumerate(workflows):
+            complete(peer, workflow, i)
     for i, workflow in enumerate(workflows):
         check_completed(peer, workflow, i)
     return workflows
@@ -128,6 +131,8 @@ def update_waiting(workflow: Any, variables: dict[str, Any]) -> None:
     for task in workflow.get_tasks(state=TaskState.WAITING):
         task.parent.set_data(**variables)
         task.task_spec._update(task)
+    for task in workflow.get_tasks(state=TaskState.READY, manual=True):
+        task.set_data(**variables)  # a waiting user task holds the instance's data
     workflow.do_engine_steps()
 
 
@@ -170,7 +175,10 @@ def serializer() -> Any:
 
 def serialized_state_bytes(peer: PeerSpec) -> int | None:
     """Size of one finished workflow as SpiffWorkflow saves it (JSON), or None if it cannot."""
-    workflow = run_instance(peer, 0)
+    if peer.workload.variable_updates is not None:
+        workflow = run_by_updates(peer, 1)[0]
+    else:
+        workflow = run_instance(peer, 0)
     try:
         return len(serializer().serialize_json(workflow).encode())
     except Exception:  # the peer's serializer may not know a spec class: report, don't fail

@@ -2,7 +2,8 @@
 
 Names: `linear10`, `usertask_gateway`, `parallel`, `mi50` (alias `mi`) are the base set;
 `linearN` and `miN` work for any N, and the default scaling ladder is listed in SCALING. The
-construct workloads (CONSTRUCTS: `saga`, `conditional`) run when named.
+construct workloads (CONSTRUCTS: `saga`, `conditional` and its `conditional_control`) run when
+named.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from . import model_generator as gen
 BASE = ("linear10", "usertask_gateway", "parallel", "mi50")
 SCALING = ("linear50", "linear100", "linear200", "linear400", "mi10", "mi200", "mi1000")
 QUICK_SCALING = ("linear50", "mi10")
-CONSTRUCTS = ("saga", "conditional")
+CONSTRUCTS = ("saga", "conditional", "conditional_control")
 SAGA_STEPS = 5
 # The conditional workload: every instance waits until `progress` reaches the threshold; the
 # variable is raised one step at a time, so each instance is re-evaluated THRESHOLD times and
@@ -96,6 +97,18 @@ def workload(name: str) -> Workload:
             f"→ end; {PROGRESS_VARIABLE} raised 1..{PROGRESS_THRESHOLD} while every instance waits",
             gen.conditional_wait(PROGRESS_VARIABLE, PROGRESS_THRESHOLD),
             lambda _i: {gen.COUNT_VARIABLE: 0, PROGRESS_VARIABLE: 0},
+            variable_updates=lambda _i: [
+                {PROGRESS_VARIABLE: step} for step in range(1, PROGRESS_THRESHOLD + 1)
+            ],
+        )
+    if name == "conditional_control":
+        return Workload(
+            name,
+            f"as conditional, but a user task waits, completed after {PROGRESS_VARIABLE} reached "
+            f"{PROGRESS_THRESHOLD}: the same commands with no condition to re-evaluate",
+            gen.conditional_wait(PROGRESS_VARIABLE, PROGRESS_THRESHOLD, control=True),
+            lambda _i: {gen.COUNT_VARIABLE: 0, PROGRESS_VARIABLE: 0},
+            task_variables=lambda _i: {},
             variable_updates=lambda _i: [
                 {PROGRESS_VARIABLE: step} for step in range(1, PROGRESS_THRESHOLD + 1)
             ],
