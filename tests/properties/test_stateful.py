@@ -48,8 +48,14 @@ from tests.properties.models import (
 )
 
 KEYS = ("proc0", "proc1", "proc2")
-# Where runtime_service.trigger (runtimeService.signal) moves a waiting token on.
-TRIGGERABLE = ("receiveTask", "intermediateMessageCatch", "intermediateSignalCatch")
+# Where runtime_service.trigger (runtimeService.signal) moves a waiting token on: a receive task
+# and the intermediate catch events (Camunda's signal leaves a conditional catch too).
+TRIGGERABLE = (
+    "receiveTask",
+    "intermediateMessageCatch",
+    "intermediateSignalCatch",
+    "intermediateConditional",
+)
 WORKERS = ("w1", "w2")
 USERS = ("alice", "bob", "carol")
 # Business keys, each a data subject: instances share them, and `erase_subject` erases one.
