@@ -335,3 +335,108 @@ class SetProcessInstancesSuspended(Command, tag=True, frozen=True):
     process_instance_ids: list[str] = []
     definition_id: str | None = None
     key: str | None = None
+
+
+# -- repairing instances: modification and restart (Camunda's ProcessInstanceModificationBuilder)
+
+
+class Instruction(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True):
+    """One step of a modification or a restart, in Camunda's REST names (`type`)."""
+
+
+class StartBeforeActivity(Instruction, tag="startBeforeActivity", frozen=True):
+    """A token enters `activity_id`, its missing flow scopes created (the closest existing
+    scope, or the one of `ancestor_activity_instance_id`). `variables` are set on the new token
+    as `setVariables` would (the scope that holds the name, else the process instance);
+    `local_variables` on the new token itself."""
+
+    activity_id: str
+    ancestor_activity_instance_id: str | None = None
+    variables: dict[str, Any] = {}
+    local_variables: dict[str, Any] = {}
+
+
+class StartAfterActivity(Instruction, tag="startAfterActivity", frozen=True):
+    """A token takes the single sequence flow leaving `activity_id`."""
+
+    activity_id: str
+    ancestor_activity_instance_id: str | None = None
+    variables: dict[str, Any] = {}
+    local_variables: dict[str, Any] = {}
+
+
+class StartTransition(Instruction, tag="startTransition", frozen=True):
+    """A token takes the sequence flow `transition_id`."""
+
+    transition_id: str
+    ancestor_activity_instance_id: str | None = None
+    variables: dict[str, Any] = {}
+    local_variables: dict[str, Any] = {}
+
+
+class CancelActivityInstance(Instruction, tag="cancel", frozen=True):
+    """Cancel one activity instance (its scope too, when it was the scope's only content)."""
+
+    activity_instance_id: str
+
+
+class CancelTransitionInstance(Instruction, tag="cancelTransitionInstance", frozen=True):
+    """Cancel a token waiting for its asynchronous continuation."""
+
+    transition_instance_id: str
+
+
+class CancelAllForActivity(Instruction, tag="cancelAll", frozen=True):
+    """Cancel every instance of `activity_id` (and its waiting continuations, unless
+    `cancel_current_active_activity_instances_only`)."""
+
+    activity_id: str
+    cancel_current_active_activity_instances_only: bool = False
+
+
+StartInstruction = StartBeforeActivity | StartAfterActivity | StartTransition
+ModificationInstruction = (
+    StartBeforeActivity
+    | StartAfterActivity
+    | StartTransition
+    | CancelActivityInstance
+    | CancelTransitionInstance
+    | CancelAllForActivity
+)
+
+
+class ModifyProcessInstance(Command, tag=True, frozen=True):
+    """runtimeService.createProcessInstanceModification(id)…execute(): the instructions in
+    order, in one command; the instance ends when they leave nothing in it."""
+
+    process_instance_id: str
+    instructions: list[ModificationInstruction]
+    skip_custom_listeners: bool = False
+    skip_io_mappings: bool = False
+    annotation: str | None = None
+
+
+class ModifyProcessInstances(Command, tag=True, frozen=True):
+    """runtimeService.createModification(definitionId)…execute(): the same instructions on each
+    of these instances of one definition, in one command."""
+
+    definition_id: str
+    process_instance_ids: list[str]
+    instructions: list[ModificationInstruction]
+    skip_custom_listeners: bool = False
+    skip_io_mappings: bool = False
+    annotation: str | None = None
+
+
+class RestartProcessInstances(Command, tag=True, frozen=True):
+    """runtimeService.restartProcessInstances(definitionId): a new instance of the definition for
+    each ended one, started by the instructions, with the ended instance's last variables (or
+    the ones it was started with: `initial_variables`) and business key."""
+
+    definition_id: str
+    process_instance_ids: list[str]
+    instructions: list[StartInstruction]
+    initial_variables: bool = False
+    skip_custom_listeners: bool = False
+    skip_io_mappings: bool = False
+    without_business_key: bool = False

@@ -719,3 +719,8 @@ def check_complete() -> None:
             problems.append(f"{what}: {', '.join(sorted(t.__name__ for t in types))}")
     if problems:
         raise AssertionError("; ".join(problems))
+
+
+@applies(ev.ProcessInstanceModified)
+def _modified(s: InstanceState, e: ev.ProcessInstanceModified) -> None:
+    """A record of the operator's repair: the events after it carry what changed."""

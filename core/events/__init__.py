@@ -63,6 +63,7 @@ from .instances import (
     HistoricProcessInstanceDeleted,
     ProcessInstanceActivated,
     ProcessInstanceCompleted,
+    ProcessInstanceModified,
     ProcessInstanceStarted,
     ProcessInstanceSuspended,
     ProcessInstanceTerminated,
@@ -171,6 +172,7 @@ EngineEvent = (
     | ProcessInstanceStarted
     | ProcessInstanceCompleted
     | ProcessInstanceTerminated
+    | ProcessInstanceModified
     | HistoricProcessInstanceDeleted
     | ExecutionCreated
     | ExecutionRemoved
@@ -310,6 +312,7 @@ __all__ = [
     "ProcessDefinitionSuspended",
     "ProcessInstanceActivated",
     "ProcessInstanceCompleted",
+    "ProcessInstanceModified",
     "ProcessInstanceStarted",
     "ProcessInstanceSuspended",
     "ProcessInstanceTerminated",

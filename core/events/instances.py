@@ -38,6 +38,10 @@ class ProcessInstanceStarted(Event, tag=True, frozen=True):
     # history row of it as the row is written. None under strategy end, where the root's end
     # stamps its hierarchy. Decided once, here, so that a rebuild writes the same.
     removal_time: datetime | None = None
+    # Restarted from this ended instance (Camunda's restartedProcessInstanceId), by a restart
+    # of `restarted_count` instances in one call.
+    restarted_from: str | None = None
+    restarted_count: int = 0
 
 
 class ProcessInstanceCompleted(Event, tag=True, frozen=True):
@@ -54,6 +58,18 @@ class ProcessInstanceTerminated(Event, tag=True, frozen=True):
     # A called instance deleted because its calling activity was cancelled (its caller was
     # deleted, or left the activity): part of that operation, not one of its own.
     by_caller: bool = False
+
+
+class ProcessInstanceModified(Event, tag=True, frozen=True):
+    """An operator repaired the running instance (Camunda's process instance modification):
+    the events after it in the same commit are what the instructions did. Recorded so that the
+    trail says who moved which token, how and why, whatever the instructions left behind."""
+
+    instructions: list[str]  # each instruction as Camunda describes it
+    time: datetime
+    annotation: str | None = None
+    skip_custom_listeners: bool = False
+    skip_io_mappings: bool = False
 
 
 class HistoricProcessInstanceDeleted(Event, tag=True, frozen=True):

@@ -12,6 +12,7 @@ from flowledger.core.activity_tree import activity_tree
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.engine.services.base import Service
+from flowledger.engine.services.modification import InstanceModification
 from flowledger.projections.queries import reads, subscription_reads
 
 
@@ -47,6 +48,88 @@ class RuntimeService(Service):
     ) -> None:
         command = cmd.DeleteProcessInstance(process_instance_id=process_instance_id, reason=reason)
         self._run(command, command_id, actor)
+
+    # -- repair: modification and restart ------------------------------------------------
+
+    def create_process_instance_modification(
+        self, process_instance_id: str
+    ) -> InstanceModification:
+        """Camunda's fluent builder: `.start_before_activity("x").cancel_all_for_activity("y")
+        .execute(annotation=...)`."""
+        return InstanceModification(self, process_instance_id)
+
+    def modify_process_instance(
+        self,
+        process_instance_id: str,
+        instructions: Sequence[cmd.ModificationInstruction],
+        *,
+        skip_custom_listeners: bool = False,
+        skip_io_mappings: bool = False,
+        annotation: str | None = None,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Run the instructions on the instance, in order, as one command; it ends when they
+        leave nothing running in it."""
+        command = cmd.ModifyProcessInstance(
+            process_instance_id=process_instance_id,
+            instructions=list(instructions),
+            skip_custom_listeners=skip_custom_listeners,
+            skip_io_mappings=skip_io_mappings,
+            annotation=annotation,
+        )
+        self._run(command, command_id, actor)
+
+    def modify_process_instances(
+        self,
+        definition_id: str,
+        process_instance_ids: Sequence[str],
+        instructions: Sequence[cmd.ModificationInstruction],
+        *,
+        skip_custom_listeners: bool = False,
+        skip_io_mappings: bool = False,
+        annotation: str | None = None,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """The same instructions on each of these instances of one definition, in one command
+        (Camunda's createModification(definitionId).…execute())."""
+        command = cmd.ModifyProcessInstances(
+            definition_id=definition_id,
+            process_instance_ids=list(process_instance_ids),
+            instructions=list(instructions),
+            skip_custom_listeners=skip_custom_listeners,
+            skip_io_mappings=skip_io_mappings,
+            annotation=annotation,
+        )
+        self._run(command, command_id, actor)
+
+    def restart_process_instances(
+        self,
+        definition_id: str,
+        process_instance_ids: Sequence[str],
+        instructions: Sequence[cmd.StartInstruction],
+        *,
+        initial_variables: bool = False,
+        skip_custom_listeners: bool = False,
+        skip_io_mappings: bool = False,
+        without_business_key: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> list[str]:
+        """Start a new instance of the definition for each ended instance, by the start
+        instructions, with its last variables (or its initial ones) read from the log, at any
+        history level. Returns the new instances' ids, in the order of `process_instance_ids`."""
+        command = cmd.RestartProcessInstances(
+            definition_id=definition_id,
+            process_instance_ids=list(process_instance_ids),
+            instructions=list(instructions),
+            initial_variables=initial_variables,
+            skip_custom_listeners=skip_custom_listeners,
+            skip_io_mappings=skip_io_mappings,
+            without_business_key=without_business_key,
+        )
+        return cast(list[str], self._run(command, command_id, actor))
 
     def process_instance(self, process_instance_id: str) -> views.ProcessInstance | None:
         with self._parts.db.read() as conn:
