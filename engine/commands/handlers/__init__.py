@@ -23,6 +23,7 @@ from flowledger.engine.commands.handlers import (
     jobs,
     messages,
     personal_data,
+    restart,
     signals,
     signing_keys,
     suspension,
@@ -62,5 +63,6 @@ HANDLERS = by_command(
         *personal_data.HANDLERS,
         *signing_keys.HANDLERS,
         *conditions.HANDLERS,
+        *restart.HANDLERS,
     )
 )
