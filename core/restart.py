@@ -19,7 +19,7 @@ from .evolve import evolve
 from .flow import Flow
 from .limits import MAX_BUSINESS_KEY, check_text, check_variable_count
 from .model import ProcessModel
-from .modification import instantiate
+from .modification import describe, instantiate
 from .session import InstanceSession
 from .state import InstanceState
 from .variables import StoredValue
@@ -88,11 +88,9 @@ def first_activity(
         raise Rejected(
             f"Element '{instruction.activity_id}' does not exist in process {definition_id}"
         )
-    if isinstance(instruction, cmd.StartAfterActivity):
-        leaving = [f for f in model.flows.values() if f.source == activity.id]
-        if len(leaving) == 1:
-            return leaving[0].target
-        # more or fewer than one flow: `instantiate` refuses it, naming the activity
+    if isinstance(instruction, cmd.StartAfterActivity) and len(activity.outgoing) == 1:
+        return model.flows[activity.outgoing[0]].target
+    # (more or fewer than one flow after it: `instantiate` refuses it, naming the activity)
     return activity.id
 
 
@@ -166,10 +164,17 @@ def restart_instance(
     session.skip_io_mappings = skip_io_mappings
     flow = Flow(session)
     arm_event_subprocesses(flow, instance_id, model.id)
-    if not skip_custom_listeners:
-        notify(session, model.listeners, "start", instance_id, model.id, at_activity=start)
+    # the process's start listeners (none when skipped: `notify` reads the session's flag)
+    notify(session, model.listeners, "start", instance_id, model.id, at_activity=start)
     flow.run()
-    for instruction in instructions:
+    for n, instruction in enumerate(instructions):
+        if session.state.ended:
+            # Camunda keeps the instance until its last instruction (preserveScope); here one
+            # that ends it before the others is refused rather than half applied.
+            raise Rejected(
+                f"Cannot perform instruction: {describe(instruction)}; the instance ended with "
+                f"instruction {n - 1} ({describe(instructions[n - 1])})"
+            )
         instantiate(flow, instruction)
         flow.run()
     return instance_id

@@ -215,8 +215,13 @@ def test_a_running_instance_is_refused_and_nothing_is_restarted(deployed: Engine
         ([], before("user2"), "Process instance ids cannot be empty"),
         (["OLD"], [], "Restart instructions cannot be empty"),
         (["OLD"], before("noSuchTask"), "Element 'noSuchTask' does not exist in process"),
+        (
+            ["OLD"],
+            [*before("end"), *before("user2")],
+            "Start before activity 'user2'; the instance ended with instruction 0",
+        ),
     ],
-    ids=["unknown", "no ids", "no instructions", "unknown activity"],
+    ids=["unknown", "no ids", "no instructions", "unknown activity", "ended on the way"],
 )
 def test_bad_requests_are_refused_naming_the_problem(
     deployed: Engine, ids: list[str], instructions: list[cmd.StartInstruction], message: str

@@ -22,6 +22,7 @@ from flowledger.engine.commands.handlers import (
     instances,
     jobs,
     messages,
+    modification,
     personal_data,
     restart,
     signals,
@@ -63,6 +64,7 @@ HANDLERS = by_command(
         *personal_data.HANDLERS,
         *signing_keys.HANDLERS,
         *conditions.HANDLERS,
+        *modification.HANDLERS,
         *restart.HANDLERS,
     )
 )
