@@ -238,6 +238,16 @@ def test_bad_requests_are_refused_naming_the_problem(
     assert instance_count(engine) == count
 
 
+def test_an_instance_whose_history_was_deleted_cannot_be_found(deployed: Engine) -> None:
+    engine = deployed
+    old = cancelled(engine, {})
+    definition = definition_of(engine, old)
+    engine.history_service.delete_historic_process_instance(old)
+
+    with pytest.raises(Rejected, match=f"Historic process instance '{old}' cannot be found"):
+        engine.runtime_service.restart_process_instances(definition, [old], before("user2"))
+
+
 def test_an_instance_of_another_definition_or_an_unknown_definition_is_refused(
     deployed: Engine,
 ) -> None:
