@@ -42,6 +42,9 @@ class ProcessInstanceStarted(Event, tag=True, frozen=True):
     # of `restarted_count` instances in one call.
     restarted_from: str | None = None
     restarted_count: int = 0
+    # The first instance its restart call started: the call's one operation-log entry is
+    # written with it (a rebuild projects the call's streams apart, in any batches).
+    first_restarted: bool = False
 
 
 class ProcessInstanceCompleted(Event, tag=True, frozen=True):
