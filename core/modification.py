@@ -70,9 +70,11 @@ def modify(
     skip_io_mappings: bool,
     annotation: str | None,
     together: int = 0,
+    first_of_many: bool = False,
 ) -> None:
     """Run the instructions on the session's instance, in order, in this one command;
-    `together`: the number of instances the command modifies, when it modifies many."""
+    `together`: the number of instances the command modifies, when it modifies many
+    (`first_of_many`: this is the first of them)."""
     state = session.state
     if state.ended:
         raise NotFound("Process instance", state.id, "it has already ended")
@@ -101,6 +103,7 @@ def modify(
             skip_custom_listeners=skip_custom_listeners,
             skip_io_mappings=skip_io_mappings,
             together=together,
+            first_of_many=first_of_many,
         )
     )
     flow = Flow(session)

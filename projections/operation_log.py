@@ -231,10 +231,12 @@ def _modified(
             context=context,
         )
         return
+    if not e.first_of_many:
+        return  # the call's one entry goes with its first instance (a rebuild may split it)
     write_entry(
         op,
         changes,
-        key="modify-many",  # the same for every instance: written once
+        key="modify-many",
         time=e.time,
         operation_type="ModifyProcessInstance",
         entity_type="ProcessInstance",

@@ -24,10 +24,9 @@ from flowledger.projections.queries import history_instances as instances
 from flowledger.projections.queries.declaration import find
 
 from ..errors import invalid
+from ..instructions import InstructionDto, start_instructions
 from ..listing import refused_as_400
 from .history import PROCESS_INSTANCES, HistoricProcessInstanceQueryDto
-
-_START_TYPES = ("startBeforeActivity", "startAfterActivity", "startTransition")
 
 
 class RestartProcessInstanceModificationInstructionDto(msgspec.Struct, rename="camel"):
@@ -46,24 +45,15 @@ class RestartProcessInstanceDto(msgspec.Struct, rename="camel"):
     instructions: list[RestartProcessInstanceModificationInstructionDto] | None = None
 
 
-def _instruction(
-    n: int, dto: RestartProcessInstanceModificationInstructionDto
-) -> cmd.StartInstruction:
-    """Camunda's instruction DTO as a start instruction, refused as Camunda refuses it."""
-    where = f"For instruction type '{dto.type}': "
-    if dto.type in ("startBeforeActivity", "startAfterActivity"):
-        if not dto.activity_id:
-            raise invalid(f"{where}'activityId' must be set")
-        if dto.type == "startBeforeActivity":
-            return cmd.StartBeforeActivity(activity_id=dto.activity_id)
-        return cmd.StartAfterActivity(activity_id=dto.activity_id)
-    if dto.type == "startTransition":
-        if not dto.transition_id:
-            raise invalid(f"{where}'transitionId' must be set")
-        return cmd.StartTransition(transition_id=dto.transition_id)
-    raise invalid(
-        f"Instruction {n}: a restart starts by one of {', '.join(_START_TYPES)}, "
-        f"not by '{dto.type}'"
+def _instructions(
+    dtos: list[RestartProcessInstanceModificationInstructionDto] | None,
+) -> list[cmd.StartInstruction]:
+    """Camunda's instruction DTOs as start instructions, refused as Camunda refuses them."""
+    return start_instructions(
+        [
+            InstructionDto(type=d.type, activity_id=d.activity_id, transition_id=d.transition_id)
+            for d in dtos or ()
+        ]
     )
 
 
@@ -85,7 +75,7 @@ def restart_process_instance(
     id: FromPath[str],
     data: JSONBody[RestartProcessInstanceDto],
 ) -> None:
-    instructions = [_instruction(n, i) for n, i in enumerate(data.instructions or ())]
+    instructions = _instructions(data.instructions)
     if not instructions:
         raise invalid("Restart instructions cannot be empty: instructions is empty")
     ids = _instance_ids(engine, data)

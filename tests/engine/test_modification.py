@@ -418,6 +418,7 @@ def test_modifying_many_instances_of_a_definition_logs_one_entry(engine: Engine)
         ("async", "false"),
     }
     assert {e["ANNOTATION_"] for e in entries} == {"bulk"}
+    assert_log_and_tables_agree(engine)
 
 
 # -- bad input changes nothing --------------------------------------------------------------------

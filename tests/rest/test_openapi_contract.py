@@ -308,6 +308,8 @@ HISTORIC_DECISION_INSTANCE = frozenset(
     ]
 )
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
+    # Camunda's REST reference (ModificationDto); 7.15's document lacks the path. 204, no body.
+    ("POST", "/modification/execute"): frozenset(),
     ("GET", "/history/process-definition/{id}/statistics"): HISTORIC_ACTIVITY_STATISTICS,
     ("GET", "/history/user-operation"): USER_OPERATION,
     ("GET", "/history/user-operation/count"): COUNT,

@@ -132,7 +132,7 @@ def test_restart_by_historic_query_without_business_key(rest: LiveServer) -> Non
         ),
         (
             {"processInstanceIds": ["OLD"], "instructions": [{"type": "cancel"}]},
-            "not by 'cancel'",
+            "Instruction type 'cancel' is not one of startBeforeActivity",
         ),
         (
             {
