@@ -58,6 +58,16 @@ def describe(instruction: cmd.ModificationInstruction) -> str:
     return text
 
 
+def ended_early(instructions: Sequence[cmd.ModificationInstruction], n: int) -> Rejected:
+    """Instruction `n` finds the instance ended by the one before it. Camunda keeps the instance
+    until its last instruction (preserveScope); here the command is refused, not half done."""
+    return _failure(
+        instructions[n],
+        f"the instance ended with instruction {n} of {len(instructions)} "
+        f"({describe(instructions[n - 1])})",
+    )
+
+
 def _failure(instruction: cmd.ModificationInstruction, reason: str) -> Rejected:
     return Rejected(f"Cannot perform instruction: {describe(instruction)}; {reason}")
 
@@ -111,10 +121,7 @@ def modify(
     flow_started_with = _nodes(session.state)
     for n, instruction in enumerate(instructions):
         if session.state.ended:
-            raise _failure(
-                instruction,
-                f"the instance ended with instruction {n} ({describe(instructions[n - 1])})",
-            )
+            raise ended_early(instructions, n)
         if isinstance(instruction, cmd.StartInstruction):
             instantiate(flow, instruction)
         else:

@@ -19,7 +19,7 @@ from .evolve import evolve
 from .flow import Flow
 from .limits import MAX_BUSINESS_KEY, check_text, check_variable_count
 from .model import ProcessModel
-from .modification import describe, instantiate
+from .modification import ended_early, instantiate
 from .session import InstanceSession
 from .state import InstanceState
 from .variables import StoredValue
@@ -169,12 +169,7 @@ def restart_instance(
     flow.run()
     for n, instruction in enumerate(instructions):
         if session.state.ended:
-            # Camunda keeps the instance until its last instruction (preserveScope); here one
-            # that ends it before the others is refused rather than half applied.
-            raise Rejected(
-                f"Cannot perform instruction: {describe(instruction)}; the instance ended with "
-                f"instruction {n - 1} ({describe(instructions[n - 1])})"
-            )
+            raise ended_early(instructions, n)
         instantiate(flow, instruction)
         flow.run()
     return instance_id

@@ -630,3 +630,15 @@ def test_starting_one_more_parallel_instance_counts_it_in(engine: Engine) -> Non
     for task in engine.tasks(process_instance_id=pid):
         engine.complete_task(task.id)
     assert history_rows(engine, ACT_HI_PROCINST, ID_=pid)[0]["STATE_"] == "COMPLETED"
+
+
+def test_an_instruction_after_the_instance_ended_is_refused_whole(engine: Engine) -> None:
+    pid = engine.start_process_instance("sub").id
+    before = engine.events(pid)
+    with pytest.raises(
+        Rejected, match=r"ended with instruction 2 of 3 \(Start before activity 'e'\)"
+    ):
+        modification(engine, pid).cancel_all_for_activity("a").start_before_activity(
+            "e"
+        ).start_before_activity("a").execute()
+    assert engine.events(pid) == before

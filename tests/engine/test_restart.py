@@ -218,7 +218,7 @@ def test_a_running_instance_is_refused_and_nothing_is_restarted(deployed: Engine
         (
             ["OLD"],
             [*before("end"), *before("user2")],
-            "Start before activity 'user2'; the instance ended with instruction 0",
+            "Start before activity 'user2'; the instance ended with instruction 1 of",
         ),
     ],
     ids=["unknown", "no ids", "no instructions", "unknown activity", "ended on the way"],
