@@ -555,6 +555,48 @@ class EngineMachine(RuleBasedStateMachine):
             # what it started or cancelled may have started or cancelled called instances
             self.touched.update(self.instances)
 
+    @precondition(lambda self: any(self.live(pid).ended for pid in self.instances))
+    @rule(
+        data=st.data(),
+        initial=st.booleans(),
+        without_business_key=st.booleans(),
+    )
+    def restart_instance(
+        self, data: st.DataObject, initial: bool, without_business_key: bool
+    ) -> None:
+        """Restart an ended instance before any activity, with its last or initial variables
+        read from the log; a refusal (its history deleted, an activity that cannot start)
+        changes nothing."""
+        ended = [pid for pid in self.instances if self.live(pid).ended]
+        old = data.draw(st.sampled_from(ended), label="ended instance")
+        state = self.live(old)
+        with self.engine._db.read_unchecked() as conn:
+            model = self.engine._parts.streams.model(conn, state.definition_id)
+        activity = data.draw(st.sampled_from(sorted(model.activities)), label="activity")
+        started: list[str] = []
+
+        def restart() -> None:
+            started.extend(
+                self.engine.runtime_service.restart_process_instances(
+                    state.definition_id,
+                    [old],
+                    [cmd.StartBeforeActivity(activity_id=activity)],
+                    initial_variables=initial,
+                    without_business_key=without_business_key,
+                    actor="operator",
+                )
+            )
+
+        if self.command(None, restart, may_fail=True):
+            for pid in started:
+                self.instances.append(pid)
+                self.touched.add(pid)
+                self.written.add(pid)
+                # its sealed values are the ended instance's: its data subject's
+                subject = next((s for s, ids in self.subjects.items() if old in ids), old)
+                self.subjects.setdefault(subject, []).append(pid)
+            self.touched.update(self.instances)
+
     @precondition(lambda self: self.instances)
     @rule(
         data=st.data(),
