@@ -49,10 +49,17 @@ class DeleteHistoricDecisionInstance(Command, tag=True, frozen=True):
 
 
 class StartProcessInstance(Command, tag=True, frozen=True):
+    """Start at the process's start event, or where `instructions` say (Camunda's
+    startBeforeActivity … of createProcessInstanceById), then skipping listeners and I/O
+    mappings if asked."""
+
     key: str | None = None
     definition_id: str | None = None
     business_key: str | None = None
     variables: dict[str, Any] = {}
+    instructions: list[StartInstruction] = []
+    skip_custom_listeners: bool = False
+    skip_io_mappings: bool = False
 
 
 class CompleteTask(Command, tag=True, frozen=True):
@@ -124,6 +131,8 @@ class Trigger(Command, tag=True, frozen=True):
 class DeleteProcessInstance(Command, tag=True, frozen=True):
     process_instance_id: str
     reason: str | None = None
+    skip_custom_listeners: bool = False
+    skip_io_mappings: bool = False
 
 
 class RecordSigningKey(Command, tag=True, frozen=True):

@@ -137,6 +137,38 @@ def modify(
 # -- starting ---------------------------------------------------------------------------------
 
 
+def start_by_instructions(flow: Flow, instructions: Sequence[cmd.StartInstruction]) -> None:
+    """A new instance starts where the instructions say, not at its start event (Camunda's
+    StartProcessInstanceAtActivitiesCmd): its event subprocesses wait and its start listeners
+    run, then each instruction runs to its wait states in turn."""
+    state = flow.session.state
+    arm(flow, state.id, flow.model.id)
+    start = state.start_activity_id
+    notify(flow.session, flow.model.listeners, "start", state.id, flow.model.id, at_activity=start)
+    flow.run()
+    for n, instruction in enumerate(instructions):
+        if flow.session.state.ended:
+            raise ended_early(instructions, n)
+        instantiate(flow, instruction)
+        flow.run()
+
+
+def first_activity(model: ProcessModel, instruction: cmd.StartInstruction) -> str:
+    """The activity the instruction's token enters first: Camunda's start activity of an
+    instance started by instructions (ACT_HI_PROCINST.START_ACT_ID_)."""
+    if isinstance(instruction, cmd.StartTransition):
+        flow = model.flows.get(instruction.transition_id)
+        if flow is None:
+            raise _failure(instruction, _missing(model, instruction.transition_id))
+        return flow.target
+    activity = model.activities.get(instruction.activity_id)
+    if activity is None:
+        raise _failure(instruction, _missing(model, instruction.activity_id))
+    if isinstance(instruction, cmd.StartAfterActivity) and len(activity.outgoing) == 1:
+        return model.flows[activity.outgoing[0]].target
+    return activity.id  # (no single flow after it: `instantiate` refuses it, naming it)
+
+
 def instantiate(flow: Flow, instruction: cmd.StartInstruction) -> None:
     """Put a token where the instruction says, its missing flow scopes created; the caller runs
     the flow on."""

@@ -8,18 +8,16 @@ hands them in; this decides the new instance's events. It reads no database.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import timedelta
 
 from . import commands as cmd
 from . import events as ev
-from .behaviors.event_subprocesses import arm as arm_event_subprocesses
-from .behaviors.listeners import notify
+from .decide import announce_start
 from .errors import Rejected
 from .evolve import evolve
 from .flow import Flow
-from .limits import MAX_BUSINESS_KEY, check_text, check_variable_count
+from .limits import check_variable_count
 from .model import ProcessModel
-from .modification import ended_early, instantiate
+from .modification import first_activity, start_by_instructions
 from .session import InstanceSession
 from .state import InstanceState
 from .variables import StoredValue
@@ -71,29 +69,6 @@ def initial_variables(first_commit: Iterable[ev.Event]) -> dict[str, StoredValue
     return dict(created.values())
 
 
-def first_activity(
-    model: ProcessModel, definition_id: str, instruction: cmd.StartInstruction
-) -> str:
-    """The activity the instruction's token enters first: Camunda's start activity of an
-    instance started by instructions (ACT_HI_PROCINST.START_ACT_ID_)."""
-    if isinstance(instruction, cmd.StartTransition):
-        flow = model.flows.get(instruction.transition_id)
-        if flow is None:
-            raise Rejected(
-                f"Element '{instruction.transition_id}' does not exist in process {definition_id}"
-            )
-        return flow.target
-    activity = model.activities.get(instruction.activity_id)
-    if activity is None:
-        raise Rejected(
-            f"Element '{instruction.activity_id}' does not exist in process {definition_id}"
-        )
-    if isinstance(instruction, cmd.StartAfterActivity) and len(activity.outgoing) == 1:
-        return model.flows[activity.outgoing[0]].target
-    # (more or fewer than one flow after it: `instantiate` refuses it, naming the activity)
-    return activity.id
-
-
 def restart_instance(
     session: InstanceSession,
     model: ProcessModel,
@@ -119,33 +94,20 @@ def restart_instance(
     operation-log entry is written with it)."""
     if not instructions:
         raise Rejected("Restart instructions cannot be empty")
-    check_text("businessKey", business_key, MAX_BUSINESS_KEY)
     check_variable_count(variables)
-    start = first_activity(model, definition_id, instructions[0])
-    ctx = session.ctx
-    instance_id = ctx.new_id()
-    ttl = model.history_ttl if model.history_ttl is not None else ctx.history_ttl_days
-    removal_time = None
-    if ctx.removal_time_strategy == "start" and ttl is not None:
-        removal_time = ctx.now + timedelta(days=ttl)
-    session.emit(
-        ev.ProcessInstanceStarted(
-            process_instance_id=instance_id,
-            definition_id=definition_id,
-            definition_key=model.id,
-            definition_version=definition_version,
-            deployment_id=deployment_id,
-            business_key=business_key,
-            start_activity_id=start,
-            time=ctx.now,
-            start_user_id=ctx.actor,
-            history_ttl_days=ttl,
-            removal_time=removal_time,
-            restarted_from=restarted_from,
-            restarted_count=restarted_count,
-            first_restarted=first_restarted,
-        )
+    instance_id = announce_start(
+        session,
+        model,
+        definition_id=definition_id,
+        definition_version=definition_version,
+        deployment_id=deployment_id,
+        business_key=business_key,
+        start_activity_id=first_activity(model, instructions[0]),
+        restarted_from=restarted_from,
+        restarted_count=restarted_count,
+        first_restarted=first_restarted,
     )
+    ctx = session.ctx
     for name, value in variables.items():
         # As recorded, not re-inferred: a Short stays a Short, a date keeps its milliseconds.
         session.emit(
@@ -162,14 +124,5 @@ def restart_instance(
     session.variable_changes.clear()
     session.skip_custom_listeners = skip_custom_listeners
     session.skip_io_mappings = skip_io_mappings
-    flow = Flow(session)
-    arm_event_subprocesses(flow, instance_id, model.id)
-    # the process's start listeners (none when skipped: `notify` reads the session's flag)
-    notify(session, model.listeners, "start", instance_id, model.id, at_activity=start)
-    flow.run()
-    for n, instruction in enumerate(instructions):
-        if session.state.ended:
-            raise ended_early(instructions, n)
-        instantiate(flow, instruction)
-        flow.run()
+    start_by_instructions(Flow(session), instructions)
     return instance_id

@@ -24,10 +24,15 @@ class RuntimeService(Service):
         business_key: str | None = None,
         *,
         definition_id: str | None = None,
+        start_instructions: Sequence[cmd.StartInstruction] = (),
+        skip_custom_listeners: bool = False,
+        skip_io_mappings: bool = False,
         command_id: str | None = None,
         actor: str | None = None,
     ) -> views.ProcessInstance:
-        """Start the latest version of the process `key` (or a given definition id)."""
+        """Start the latest version of the process `key` (or a given definition id), at its
+        start event or where `start_instructions` say (then skipping listeners and I/O mappings
+        if asked)."""
         if key is None and definition_id is None:
             raise ValueError("start_process_instance needs a process key or a definition_id")
         command = cmd.StartProcessInstance(
@@ -35,6 +40,9 @@ class RuntimeService(Service):
             definition_id=definition_id,
             business_key=business_key,
             variables=dict(variables or {}),
+            instructions=list(start_instructions),
+            skip_custom_listeners=skip_custom_listeners,
+            skip_io_mappings=skip_io_mappings,
         )
         return cast(views.ProcessInstance, self._run(command, command_id, actor))
 
@@ -43,10 +51,18 @@ class RuntimeService(Service):
         process_instance_id: str,
         reason: str | None = None,
         *,
+        skip_custom_listeners: bool = False,
+        skip_io_mappings: bool = False,
         command_id: str | None = None,
         actor: str | None = None,
     ) -> None:
-        command = cmd.DeleteProcessInstance(process_instance_id=process_instance_id, reason=reason)
+        """Cancel the running instance; its activities' end listeners run unless skipped."""
+        command = cmd.DeleteProcessInstance(
+            process_instance_id=process_instance_id,
+            reason=reason,
+            skip_custom_listeners=skip_custom_listeners,
+            skip_io_mappings=skip_io_mappings,
+        )
         self._run(command, command_id, actor)
 
     # -- repair: modification and restart ------------------------------------------------

@@ -27,6 +27,7 @@ from flowledger.projections.queries import reads as queries
 from ..dto import Added, build, derived, self_link, to_dto
 from ..errors import invalid, not_found
 from ..formats import parse_bool
+from ..instructions import InstructionDto, start_instructions
 from ..listing import list_routes, searched
 from ..paths import BASE_PATH
 from ..variables import (
@@ -69,7 +70,7 @@ class StartProcessInstanceDto(msgspec.Struct, rename="camel"):
     variables: dict[str, VariableValueDto] | None = None
     business_key: str | None = None
     case_instance_id: str | None = None
-    start_instructions: list[dict[str, Any]] | None = None
+    start_instructions: list[InstructionDto] | None = None
     skip_custom_listeners: bool | None = None
     skip_io_mappings: bool | None = None
     with_variables_in_return: bool | None = None
@@ -193,11 +194,6 @@ StartResult = ProcessInstanceDto | ProcessInstanceWithVariablesDto
 
 
 def _check_start(body: StartProcessInstanceDto) -> None:
-    if body.start_instructions:
-        raise invalid(
-            "startInstructions are not supported yet: send an empty list (or none) to start "
-            "the process at its start event"
-        )
     if body.case_instance_id is not None:
         raise invalid("caseInstanceId is not supported: this engine has no case instances")
 
@@ -212,12 +208,17 @@ def _start(
 ) -> StartResult:
     body = body or StartProcessInstanceDto()
     _check_start(body)
-    check_decoded_size(request, body.variables)
-    instance = engine.start_process_instance(
+    check_decoded_size(
+        request, body.variables, *(i.variables for i in body.start_instructions or ())
+    )
+    instance = engine.runtime_service.start_process_instance(
         key,
         engine_variables(body.variables),
         body.business_key,
         definition_id=definition_id,
+        start_instructions=start_instructions(body.start_instructions),
+        skip_custom_listeners=bool(body.skip_custom_listeners),
+        skip_io_mappings=bool(body.skip_io_mappings),
     )
     fields: dict[str, Any] = {
         "links": self_link(rest_base(request), f"/process-instance/{instance.id}"),

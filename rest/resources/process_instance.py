@@ -3,10 +3,11 @@
 `GET|POST /process-instance` (+ `/count`), one running instance, deleting it, its variables
 (`/variables`, one by name, its binary `/data`) and its activity instance tree.
 
-This engine has no call activities, listeners or I/O mappings, so DELETE's
-`skipCustomListeners`, `skipIoMappings` and `skipSubprocesses` have nothing to skip; no tenants
-and no suspension of instances. The activity instance tree shows tokens waiting for an
+DELETE honours `skipCustomListeners` (the cancelled activities' end listeners do not run) and
+`skipIoMappings`; `skipSubprocesses` is accepted and not honoured (called instances are deleted
+with their caller). No tenants. The activity instance tree shows tokens waiting for an
 asynchronous continuation as transition instances, and incidents where they occurred.
+`POST /{id}/modification` is in `modification.py`.
 """
 
 from __future__ import annotations
@@ -119,10 +120,13 @@ def get_instance(engine: NamedDependency[Engine], id: FromPath[str]) -> ProcessI
 def delete_instance(
     engine: NamedDependency[Engine], request: AnyRequest, id: FromPath[str]
 ) -> None:
-    # skipCustomListeners, skipIoMappings and skipSubprocesses are accepted: there is nothing
-    # here they could skip (see the module docstring).
+    params = request.query_params
     try:
-        engine.runtime_service.delete_process_instance(id)
+        engine.runtime_service.delete_process_instance(
+            id,
+            skip_custom_listeners=flag(params, "skipCustomListeners", default=False),
+            skip_io_mappings=flag(params, "skipIoMappings", default=False),
+        )
     except NotFound:
         if flag(request.query_params, "failIfNotExists"):
             raise _missing(id) from None

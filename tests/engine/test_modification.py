@@ -16,7 +16,12 @@ from flowledger import ControllableClock, Engine
 from flowledger.core import commands as cmd
 from flowledger.core import views
 from flowledger.core.errors import NotFound, Rejected
-from flowledger.projections.tables import ACT_HI_ACTINST, ACT_HI_OP_LOG, ACT_HI_PROCINST
+from flowledger.projections.tables import (
+    ACT_HI_ACTINST,
+    ACT_HI_OP_LOG,
+    ACT_HI_PROCINST,
+    ACT_HI_VARINST,
+)
 from tests.core.test_admin_commands import assert_log_and_tables_agree
 from tests.support import fresh_database, selected_kind
 
@@ -642,3 +647,27 @@ def test_an_instruction_after_the_instance_ended_is_refused_whole(engine: Engine
             "e"
         ).start_before_activity("a").execute()
     assert engine.events(pid) == before
+
+
+ENDING = (
+    HEAD
+    + b"""<process id="ending" isExecutable="true">
+  <startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="t"/>
+  <userTask id="t">
+    <extensionElements>
+      <camunda:executionListener event="end"
+        expression="${execution.setVariable('said', 'goodbye')}"/>
+    </extensionElements>
+  </userTask>
+  <sequenceFlow id="f2" sourceRef="t" targetRef="e"/><endEvent id="e"/>
+</process></definitions>"""
+)
+
+
+@pytest.mark.parametrize("skip", [False, True])
+def test_deleting_an_instance_runs_end_listeners_unless_skipped(engine: Engine, skip: bool) -> None:
+    engine.deploy({"ending.bpmn": ENDING})
+    pid = engine.start_process_instance("ending").id
+    engine.runtime_service.delete_process_instance(pid, "wrong order", skip_custom_listeners=skip)
+    said = history_rows(engine, ACT_HI_VARINST, PROC_INST_ID_=pid, NAME_="said")
+    assert [r["TEXT_"] for r in said] == ([] if skip else ["goodbye"])

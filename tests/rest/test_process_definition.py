@@ -379,7 +379,9 @@ def test_start_of_an_unknown_definition_is_404(rest: LiveServer) -> None:
 @pytest.mark.parametrize(
     ("body", "named"),
     [
-        ({"startInstructions": [{"type": "startBeforeActivity", "activityId": "read"}]}, "start"),
+        ({"startInstructions": [{"type": "cancel", "activityId": "read"}]}, "'cancel'"),
+        ({"startInstructions": [{"type": "startBeforeActivity", "activityId": "x9"}]}, "x9"),
+        ({"startInstructions": [{"type": "startTransition"}]}, "'transitionId' must be set"),
         ({"caseInstanceId": "case-1"}, "caseInstanceId"),
         ({"variables": {"amount": {"value": "many", "type": "Integer"}}}, "amount"),
         ({"variables": {"file": {"value": "x", "type": "File"}}}, "file"),
@@ -543,3 +545,34 @@ def test_pycamunda_lists_reads_starts_and_counts(rest: LiveServer) -> None:
     assert sorted((a.id_, a.instances) for a in activities) == [("read", 1), ("sign", 1)]
     [mine] = [d for d in definitions if d.id_ == definition["id"]]
     assert mine.instances == 1
+
+
+def test_start_instructions_start_the_instance_where_they_say(rest: LiveServer) -> None:
+    key = unique_key("instructions")
+    deploy_review(rest, key)
+    body = {
+        "businessKey": "doc-7",
+        "variables": {"document": {"value": "contract"}},
+        "startInstructions": [
+            {"type": "startBeforeActivity", "activityId": "sign"},
+            {
+                # beside `sign`: on a token of its own, where its local variable stays
+                "type": "startTransition",
+                "transitionId": "f2",
+                "variables": {"reader": {"value": "kermit", "local": True}},
+            },
+        ],
+    }
+    response = rest.client.post(f"/process-definition/key/{key}/start", json=body)
+    assert response.status_code == 200, response.text
+    instance = response.json()["id"]
+    tasks = rest.client.get("/task", params={"processInstanceId": instance}).json()
+    assert sorted(t["taskDefinitionKey"] for t in tasks) == ["read", "sign"]
+    [history] = rest.engine.history_service.historic_process_instances(process_definition_key=key)
+    assert history.start_activity_id == "sign"  # Camunda's: the first instruction's activity
+    assert rest.engine.runtime_service.get_variable(instance, "document") == "contract"
+    read = next(t for t in tasks if t["taskDefinitionKey"] == "read")
+    assert rest.engine.runtime_service.get_variables(read["executionId"], local=True) == {
+        "reader": "kermit"
+    }
+    assert "reader" not in rest.engine.runtime_service.get_variables(instance, local=True)

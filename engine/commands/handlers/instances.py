@@ -42,6 +42,9 @@ def start(unit: UnitOfWork, command: cmd.StartProcessInstance) -> views.ProcessI
         deployment_id=definition.deployment_id,
         business_key=command.business_key,
         variables=command.variables,
+        instructions=command.instructions,
+        skip_custom_listeners=command.skip_custom_listeners,
+        skip_io_mappings=command.skip_io_mappings,
     )
     return views.ProcessInstance(
         id=session.state.id,
