@@ -156,3 +156,31 @@ export interface InstanceView {
   incidents: IncidentView[];
   calledInstances: Record<string, string>;
 }
+
+// -- HAND-WRITTEN: repair (issue 36), Camunda's bodies; until the served document lists them ------
+
+/** One instruction of POST /process-instance/{id}/modification (the types the cockpit sends). */
+export type ModificationInstruction =
+  | { type: "startBeforeActivity"; activityId: string }
+  | { type: "startAfterActivity"; activityId: string }
+  | { type: "cancel"; activityId: string }
+  | { type: "cancel"; activityInstanceId: string }
+  | { type: "cancel"; transitionInstanceId: string };
+
+/** Camunda's ProcessInstanceModificationDto. */
+export interface ProcessInstanceModification {
+  skipCustomListeners: boolean;
+  skipIoMappings: boolean;
+  annotation?: string;
+  instructions: ModificationInstruction[];
+}
+
+/** Camunda's RestartProcessInstanceDto, for a list of instance ids. */
+export interface RestartProcessInstance {
+  processInstanceIds: string[];
+  instructions: { type: "startBeforeActivity"; activityId: string }[];
+  initialVariables: boolean;
+  withoutBusinessKey: boolean;
+  skipCustomListeners: boolean;
+  skipIoMappings: boolean;
+}

@@ -4684,8 +4684,10 @@ export interface components {
             activityId: string | null;
             activityName: string | null;
             actor: string | null;
+            annotation: string | null;
             chain: string;
             commandType: string;
+            instructions: string[];
             position: number;
             time: string | null;
             variables: {
