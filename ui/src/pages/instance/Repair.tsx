@@ -134,133 +134,136 @@ export function ModifyPanel({
         runs there. Queue as many instructions as you need: they are applied together, in this order, as one change
         recorded with your name and annotation.
       </p>
-      <ActivityChooser id="modify-activity" label="Activity" names={names} value={activityId} onChange={onSelect} />
-      {activityId && (
-        <div data-testid="activity-actions">
-          <p>
-            <strong>{name}</strong>{" "}
-            <span class="muted" data-testid="running-count">
-              {tree.data === undefined
-                ? "(reading what runs there…)"
-                : running.length === 0
-                  ? "— nothing runs here"
-                  : `— ${running.length} running here`}
-            </span>
-          </p>
-          {tree.error !== undefined && <Problem error={tree.error} what="the activity-instance tree" />}
-          <div class="toolbar">
-            <button type="button" onClick={() => add({ type: "startBeforeActivity", activityId })}>
-              Start before
-            </button>
-            {actions.startAfter && (
-              <button type="button" onClick={() => add({ type: "startAfterActivity", activityId })}>
-                Start after
-              </button>
-            )}
-            {actions.cancel && (
-              <button type="button" class="danger" onClick={() => add({ type: "cancel", activityId })}>
-                {running.length === 1 ? "Cancel" : `Cancel all ${running.length}`}
-              </button>
-            )}
-            <button type="button" onClick={() => onExplain(activityId)}>
-              Why is it here?
-            </button>
-          </div>
-          {running.length > 1 && (
-            <div class="toolbar">
-              <label for="modify-instance">Or cancel one of them</label>
-              <select id="modify-instance" value={picked} onChange={(e) => setPicked(e.currentTarget.value)}>
-                {running.map((r) => (
-                  <option key={r.id} value={r.id}>
-                    {r.kind === "transition" ? "waiting continuation" : "activity instance"} {shortId(r.id)} in{" "}
-                    {r.path.join(" › ")}
-                  </option>
-                ))}
-              </select>
-              <button
-                type="button"
-                class="danger"
-                disabled={!pickedOne}
-                onClick={() =>
-                  pickedOne &&
-                  add(
-                    pickedOne.kind === "transition"
-                      ? { type: "cancel", transitionInstanceId: pickedOne.id }
-                      : { type: "cancel", activityInstanceId: pickedOne.id },
-                  )
-                }
-              >
-                Cancel this one
-              </button>
+      <div class="repair-columns">
+        <div>
+          <ActivityChooser id="modify-activity" label="Activity" names={names} value={activityId} onChange={onSelect} />
+          {activityId && (
+            <div data-testid="activity-actions">
+              <p>
+                <strong>{name}</strong>{" "}
+                <span class="muted" data-testid="running-count">
+                  {tree.data === undefined
+                    ? "(reading what runs there…)"
+                    : running.length === 0
+                      ? "— nothing runs here"
+                      : `— ${running.length} running here`}
+                </span>
+              </p>
+              {tree.error !== undefined && <Problem error={tree.error} what="the activity-instance tree" />}
+              <div class="toolbar">
+                <button type="button" onClick={() => add({ type: "startBeforeActivity", activityId })}>
+                  Start before
+                </button>
+                {actions.startAfter && (
+                  <button type="button" onClick={() => add({ type: "startAfterActivity", activityId })}>
+                    Start after
+                  </button>
+                )}
+                {actions.cancel && (
+                  <button type="button" class="danger" onClick={() => add({ type: "cancel", activityId })}>
+                    {running.length === 1 ? "Cancel" : `Cancel all ${running.length}`}
+                  </button>
+                )}
+                <button type="button" onClick={() => onExplain(activityId)}>
+                  Why is it here?
+                </button>
+              </div>
+              {running.length > 1 && (
+                <div class="toolbar">
+                  <label for="modify-instance">Or cancel one of them</label>
+                  <select id="modify-instance" value={picked} onChange={(e) => setPicked(e.currentTarget.value)}>
+                    {running.map((r) => (
+                      <option key={r.id} value={r.id}>
+                        {r.kind === "transition" ? "waiting continuation" : "activity instance"} {shortId(r.id)} in{" "}
+                        {r.path.join(" › ")}
+                      </option>
+                    ))}
+                  </select>
+                  <button
+                    type="button"
+                    class="danger"
+                    disabled={!pickedOne}
+                    onClick={() =>
+                      pickedOne &&
+                      add(
+                        pickedOne.kind === "transition"
+                          ? { type: "cancel", transitionInstanceId: pickedOne.id }
+                          : { type: "cancel", activityInstanceId: pickedOne.id },
+                      )
+                    }
+                  >
+                    Cancel this one
+                  </button>
+                </div>
+              )}
             </div>
           )}
         </div>
-      )}
-
-      <form onSubmit={submit} aria-labelledby="modify-queue-heading">
-        <h3 id="modify-queue-heading">Instructions to apply</h3>
-        {queue.length === 0 ? (
-          <p class="muted" data-testid="modification-queue-empty">
-            None queued yet.
-          </p>
-        ) : (
-          <ol data-testid="modification-queue">
-            {queue.map((instruction, n) => (
-              <li key={JSON.stringify(instruction)}>
-                {describeInstruction(instruction, names)}{" "}
-                <button
-                  type="button"
-                  class="small"
-                  onClick={() => setQueue((q) => q.filter((_, i) => i !== n))}
-                  aria-label={`Remove: ${describeInstruction(instruction, names)}`}
-                >
-                  Remove
-                </button>
-              </li>
-            ))}
-          </ol>
-        )}
-        <div class="field">
-          <label for="modify-annotation">Annotation</label>
-          <textarea
-            id="modify-annotation"
-            rows={2}
-            value={annotation}
-            onInput={(e) => setAnnotation(e.currentTarget.value)}
-            aria-describedby="modify-annotation-hint"
-          />
-          <p class="hint" id="modify-annotation-hint">
-            Why you change the instance: kept with the change in its log and operation log.
-          </p>
-        </div>
-        <div class="toolbar">
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={skipCustomListeners}
-              onChange={(e) => setSkipCustomListeners(e.currentTarget.checked)}
-            />
-            Skip custom listeners
-          </label>
-          <label class="check">
-            <input type="checkbox" checked={skipIoMappings} onChange={(e) => setSkipIoMappings(e.currentTarget.checked)} />
-            Skip IO mappings
-          </label>
-        </div>
-        {problem !== null && (
-          <Refusal error={problem} what="Modification" failed="The instance was not modified" testId="modify-error" />
-        )}
-        <div class="toolbar">
-          <button type="submit" class="primary" disabled={queue.length === 0 || sending} data-testid="modify-submit">
-            {sending ? "Applying…" : `Apply ${queue.length} instruction${queue.length === 1 ? "" : "s"}`}
-          </button>
-          {queue.length > 0 && (
-            <button type="button" onClick={() => setQueue([])}>
-              Clear
-            </button>
+        <form onSubmit={submit} aria-labelledby="modify-queue-heading">
+          <h3 id="modify-queue-heading">Instructions to apply</h3>
+          {queue.length === 0 ? (
+            <p class="muted" data-testid="modification-queue-empty">
+              None queued yet.
+            </p>
+          ) : (
+            <ol data-testid="modification-queue">
+              {queue.map((instruction, n) => (
+                <li key={JSON.stringify(instruction)}>
+                  {describeInstruction(instruction, names)}{" "}
+                  <button
+                    type="button"
+                    class="small"
+                    onClick={() => setQueue((q) => q.filter((_, i) => i !== n))}
+                    aria-label={`Remove: ${describeInstruction(instruction, names)}`}
+                  >
+                    Remove
+                  </button>
+                </li>
+              ))}
+            </ol>
           )}
-        </div>
-      </form>
+          <div class="field">
+            <label for="modify-annotation">Annotation</label>
+            <textarea
+              id="modify-annotation"
+              rows={2}
+              value={annotation}
+              onInput={(e) => setAnnotation(e.currentTarget.value)}
+              aria-describedby="modify-annotation-hint"
+            />
+            <p class="hint" id="modify-annotation-hint">
+              Why you change the instance: kept with the change in its log and operation log.
+            </p>
+          </div>
+          <div class="toolbar">
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={skipCustomListeners}
+                onChange={(e) => setSkipCustomListeners(e.currentTarget.checked)}
+              />
+              Skip custom listeners
+            </label>
+            <label class="check">
+              <input type="checkbox" checked={skipIoMappings} onChange={(e) => setSkipIoMappings(e.currentTarget.checked)} />
+              Skip IO mappings
+            </label>
+          </div>
+          {problem !== null && (
+            <Refusal error={problem} what="Modification" failed="The instance was not modified" testId="modify-error" />
+          )}
+          <div class="toolbar">
+            <button type="submit" class="primary" disabled={queue.length === 0 || sending} data-testid="modify-submit">
+              {sending ? "Applying…" : `Apply ${queue.length} instruction${queue.length === 1 ? "" : "s"}`}
+            </button>
+            {queue.length > 0 && (
+              <button type="button" onClick={() => setQueue([])}>
+                Clear
+              </button>
+            )}
+          </div>
+        </form>
+      </div>
     </section>
   );
 }

@@ -126,7 +126,7 @@ function Repair({ entry }: { entry: TimelineEntry }) {
         ))}
       </ol>
       {entry.annotation && (
-        <p class="annotation" data-testid="repair-annotation">
+        <p class="annotation" data-testid="modification-annotation">
           <span class="visually-hidden">Annotation: </span>“{entry.annotation}”
         </p>
       )}
