@@ -387,8 +387,9 @@ class CancelTransitionInstance(Instruction, tag="cancelTransitionInstance", froz
 
 
 class CancelAllForActivity(Instruction, tag="cancelAll", frozen=True):
-    """Cancel every instance of `activity_id` (and its waiting continuations, unless
-    `cancel_current_active_activity_instances_only`)."""
+    """Cancel every instance of `activity_id` and its tokens waiting for a continuation; with
+    `cancel_current_active_activity_instances_only`, only those that ran when the modification
+    began (not what its earlier instructions started)."""
 
     activity_id: str
     cancel_current_active_activity_instances_only: bool = False

@@ -49,6 +49,7 @@ from .limits import (
     external_error_message,
 )
 from .model import EventSpec, ProcessModel
+from .modification import modify
 from .scope import (
     find_task_local,
     remove_variable,
@@ -805,6 +806,17 @@ def _(session: InstanceSession, c: cmd.RemoveVariables) -> None:
 @decides(cmd.Trigger)
 def _(session: InstanceSession, c: cmd.Trigger) -> None:
     trigger(session, c.execution_id, c.variables)
+
+
+@decides(cmd.ModifyProcessInstance)
+def _(session: InstanceSession, c: cmd.ModifyProcessInstance) -> None:
+    modify(
+        session,
+        c.instructions,
+        skip_custom_listeners=c.skip_custom_listeners,
+        skip_io_mappings=c.skip_io_mappings,
+        annotation=c.annotation,
+    )
 
 
 @decides(cmd.DeleteProcessInstance)

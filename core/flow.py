@@ -159,6 +159,27 @@ class Flow:
             )
             continue_async(self, execution_id, activity, PROCESS_START if starting else BEFORE)
             return
+        token = self.open_instance(execution_id, activity, via)
+        if occurred:
+            self.leave(token)
+            return
+        map_inputs(self, token, activity)
+        if activity.listeners:
+            notify(self.session, activity.listeners, "start", token, activity.id)
+        if self.session.variable_changes and not self._dispatching:
+            # Camunda dispatches here too (ActivityStart), before the activity's own boundary
+            # events wait: they are evaluated once, as it starts, just below.
+            moved = self._dispatch_conditions_at(token)
+            if moved is None:
+                return  # a conditional event cancelled the activity as it started
+            token = moved
+        if self.wait_at_boundaries(token, activity):
+            return  # an interrupting conditional boundary event occurred at once
+        behavior_for(activity).execute(self, token, activity)
+
+    def open_instance(self, execution_id: str, activity: Activity, via: str | None) -> str:
+        """Start an activity instance of `activity` for the token (a scope activity on an
+        execution of its own, created here); returns the execution the instance runs on."""
         parent_ai = self.flow_scope_execution(execution_id).scope_activity_instance_id or ""
         token = execution_id
         if activity.is_scope:
@@ -183,26 +204,17 @@ class Flow:
                 flow_id=via,
             )
         )
-        if occurred:
-            self.leave(token)
-            return
-        map_inputs(self, token, activity)
-        if activity.listeners:
-            notify(self.session, activity.listeners, "start", token, activity.id)
-        if self.session.variable_changes and not self._dispatching:
-            # Camunda dispatches here too (ActivityStart), before the activity's own boundary
-            # events wait: they are evaluated once, as it starts, just below.
-            moved = self._dispatch_conditions_at(token)
-            if moved is None:
-                return  # a conditional event cancelled the activity as it started
-            token = moved
+        return token
+
+    def wait_at_boundaries(self, token: str, activity: Activity) -> bool:
+        """The activity's boundary events wait from now on. True: an interrupting conditional
+        one held at once (the activity is cancelled)."""
         ai_id = self.executions[token].activity_instance_id
-        if activity.boundary_events and ai_id is not None:
-            schedule_boundary_timers(self, token, activity, ai_id)
-            subscribe_boundary_events(self, token, activity, ai_id)
-            if enter_conditional_boundaries(self, token, activity, ai_id):
-                return  # an interrupting conditional boundary event occurred at once
-        behavior_for(activity).execute(self, token, activity)
+        if not activity.boundary_events or ai_id is None:
+            return False
+        schedule_boundary_timers(self, token, activity, ai_id)
+        subscribe_boundary_events(self, token, activity, ai_id)
+        return enter_conditional_boundaries(self, token, activity, ai_id)
 
     def enter_later(self, execution_id: str, activity_id: str) -> None:
         self._agenda.append(lambda: self.enter(execution_id, activity_id, None))

@@ -54,6 +54,8 @@ __all__ = [
 MAX_BUSINESS_KEY = 255  # ACT_RU_EXECUTION / ACT_HI_PROCINST.BUSINESS_KEY_
 MAX_VARIABLE_NAME = 255  # ACT_RU_VARIABLE / ACT_HI_VARINST / ACT_HI_DETAIL.NAME_
 MAX_TEXT = 4000  # TEXT_ of a String variable
+# instances one modification or restart command changes or starts: a bound on its size
+MAX_INSTANCES_PER_COMMAND = 1000
 MAX_STACKTRACE = 64 * 1024  # characters of a failed job's stack trace the log keeps
 MAX_USER_ID = 255  # ACT_RU_TASK.ASSIGNEE_ / OWNER_, ACT_RU_IDENTITYLINK.USER_ID_ / GROUP_ID_
 MAX_WORKER_ID = 255  # ACT_RU_EXT_TASK.WORKER_ID_ (and command_log.actor, which records it)

@@ -160,6 +160,10 @@ class InstanceSession:
         # Scopes (execution, activity instance) just started whose conditional event
         # subprocesses are to be evaluated once, when the command's tokens rest.
         self.entered_scopes: list[tuple[str, str]] = []
+        # A process instance modification or restart asked to skip these (Camunda's
+        # skipCustomListeners, skipIoMappings): what they would have done is not done.
+        self.skip_custom_listeners = False
+        self.skip_io_mappings = False
 
     @property
     def state(self) -> InstanceState:

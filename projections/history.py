@@ -251,6 +251,7 @@ class HistoryProjector:
             ev.SignalThrown,
             ev.SignalReceived,
             ev.ConditionalEventOccurred,  # an audit record, as MessageCorrelated
+            ev.ProcessInstanceModified,  # an audit record: the operation log writes it
             # Camunda keeps no history of event subscriptions
             ev.EventSubscriptionCreated,
             ev.EventSubscriptionDeleted,

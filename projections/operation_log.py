@@ -186,6 +186,43 @@ def _instance_operation(operation_type: str, properties: tuple[Change, ...] = NO
     return rule
 
 
+def _modified(
+    op: Operation, e: ev.ProcessInstanceModified, s: InstanceState, changes: ChangeSet
+) -> None:
+    """Camunda's ModifyProcessInstance entry, with the operator's annotation: one for the
+    instance, or one for a modification of many (naming their definition and their number)."""
+    if not e.together:
+        context = _instance(s)
+        context["ANNOTATION_"] = e.annotation
+        write_entry(
+            op,
+            changes,
+            key=_key(s),
+            time=e.time,
+            operation_type="ModifyProcessInstance",
+            entity_type="ProcessInstance",
+            category=OPERATOR,
+            context=context,
+        )
+        return
+    write_entry(
+        op,
+        changes,
+        key="modify-many",  # the same for every instance: written once
+        time=e.time,
+        operation_type="ModifyProcessInstance",
+        entity_type="ProcessInstance",
+        category=OPERATOR,
+        context={
+            "PROC_DEF_ID_": s.definition_id,
+            "PROC_DEF_KEY_": s.definition_key,
+            "DEPLOYMENT_ID_": s.deployment_id,
+            "ANNOTATION_": e.annotation,
+        },
+        properties=(("nrOfInstances", None, e.together), ("async", None, False)),
+    )
+
+
 def _variable_operation(operation_type: str) -> _Rule:
     """One entry per call, however many variables it changed: of the task in its context, or
     of the instance (Camunda names no execution)."""
@@ -432,6 +469,8 @@ RULES: dict[str, dict[type[ev.Event], _Rule]] = {
     "DeleteProcessInstance": {
         ev.ProcessInstanceTerminated: _instance_operation("Delete"),
     },
+    "ModifyProcessInstance": {ev.ProcessInstanceModified: _modified},
+    "ModifyProcessInstances": {ev.ProcessInstanceModified: _modified},
     "CompleteTask": {ev.TaskCompleted: _task_operation("Complete", _completed)},
     "ClaimTask": {ev.TaskClaimed: _task_operation("Claim", _assignee)},
     # engine-rest's unclaim is taskService.setAssignee(id, null)

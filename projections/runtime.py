@@ -85,6 +85,7 @@ class RuntimeBatch:
             ev.SignalThrown,
             ev.SignalReceived,
             ev.ConditionalEventOccurred,  # an audit record, as MessageCorrelated
+            ev.ProcessInstanceModified,  # an audit record: what it did is events of its own
             ev.CalledInstanceStarted,  # history's (the called instance's rows are its own)
             ev.TaskCommentAdded,  # history's (ACT_HI_COMMENT)
             ev.ActivityDecisionEvaluated,  # history's: the result variable is an event of its own

@@ -53,7 +53,7 @@ def value_of(
 def map_inputs(flow: FlowOperations, execution_id: str, activity: Activity) -> None:
     """The activity started on `execution_id` (its own scope execution): each input parameter,
     evaluated in the enclosing scope, becomes a local variable there."""
-    if activity.io is None or not activity.io.inputs:
+    if activity.io is None or not activity.io.inputs or flow.session.skip_io_mappings:
         return
     outer = flow.execution(execution_id).parent_id or execution_id
     session = flow.session
@@ -66,7 +66,7 @@ def map_inputs(flow: FlowOperations, execution_id: str, activity: Activity) -> N
 def map_outputs(flow: FlowOperations, execution_id: str, activity: Activity) -> None:
     """The activity completes on `execution_id`: each output parameter, evaluated in its scope,
     is set from the enclosing scope (where the name exists, else on the process instance)."""
-    if activity.io is None or not activity.io.outputs:
+    if activity.io is None or not activity.io.outputs or flow.session.skip_io_mappings:
         return
     outer = flow.execution(execution_id).parent_id or execution_id
     session = flow.session

@@ -31,6 +31,8 @@ def notify(
     """Run the listeners of `event` on the element, in the model's order. `at_activity`: the
     activity the execution is seen at (Camunda's: a process's start listener sees the initial
     start event, a flow's take listener its source)."""
+    if session.skip_custom_listeners:
+        return
     for listener in listeners:
         if listener.event == event:
             _run(session, listener, execution_id, element_id, task_id, at_activity)

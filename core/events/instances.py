@@ -70,6 +70,8 @@ class ProcessInstanceModified(Event, tag=True, frozen=True):
     annotation: str | None = None
     skip_custom_listeners: bool = False
     skip_io_mappings: bool = False
+    # A modification of many instances of one definition in one call: how many (0: this one).
+    together: int = 0
 
 
 class HistoricProcessInstanceDeleted(Event, tag=True, frozen=True):

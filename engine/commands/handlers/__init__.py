@@ -22,6 +22,7 @@ from flowledger.engine.commands.handlers import (
     instances,
     jobs,
     messages,
+    modification,
     personal_data,
     signals,
     signing_keys,
@@ -62,5 +63,6 @@ HANDLERS = by_command(
         *personal_data.HANDLERS,
         *signing_keys.HANDLERS,
         *conditions.HANDLERS,
+        *modification.HANDLERS,
     )
 )

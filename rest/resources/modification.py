@@ -1,0 +1,124 @@
+"""engine-rest: process instance modification — one instance
+(`POST /process-instance/{id}/modification`) or many of one definition
+(`POST /modification/execute`).
+
+Synchronous only: the `-async` forms answer with a batch, which comes with batches (the
+migration issue). The modification is recorded as the operator's own events
+(`ProcessInstanceModified` first, then what it did), the caller as the commit's actor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar import Request, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody
+
+from flowledger.core import NotFound
+from flowledger.core.limits import MAX_INSTANCES_PER_COMMAND
+from flowledger.engine import Engine
+from flowledger.projections.queries import runtime
+from flowledger.projections.queries.declaration import find
+
+from ..errors import invalid
+from ..instructions import InstructionDto, instructions
+from ..variables import check_decoded_size
+
+AnyRequest = Request[Any, Any, Any]
+
+
+class ProcessInstanceModificationDto(msgspec.Struct, rename="camel"):
+    skip_custom_listeners: bool = False
+    skip_io_mappings: bool = False
+    instructions: list[InstructionDto] | None = None
+    annotation: str | None = None
+
+
+class ModificationDto(msgspec.Struct, rename="camel"):
+    """Camunda's ModificationDto: the instructions for many instances of one definition."""
+
+    process_definition_id: str | None = None
+    instructions: list[InstructionDto] | None = None
+    process_instance_ids: list[str] | None = None
+    process_instance_query: dict[str, Any] | None = None
+    historic_process_instance_query: dict[str, Any] | None = None
+    skip_custom_listeners: bool = False
+    skip_io_mappings: bool = False
+    annotation: str | None = None
+
+
+def _sizes(request: AnyRequest, dtos: list[InstructionDto] | None) -> None:
+    check_decoded_size(request, *(dto.variables for dto in dtos or ()))
+
+
+@post("/process-instance/{id:str}/modification", status_code=204, sync_to_thread=True)
+def modify_instance(
+    engine: NamedDependency[Engine],
+    request: AnyRequest,
+    id: FromPath[str],
+    data: JSONBody[ProcessInstanceModificationDto],
+) -> None:
+    if not data.instructions:
+        return  # Camunda's: nothing to do
+    _sizes(request, data.instructions)
+    steps = instructions(data.instructions)
+    try:
+        engine.runtime_service.modify_process_instance(
+            id,
+            steps,
+            skip_custom_listeners=data.skip_custom_listeners,
+            skip_io_mappings=data.skip_io_mappings,
+            annotation=data.annotation,
+        )
+    except NotFound as exc:
+        # Camunda answers a modification of an instance it cannot find with a 400
+        raise invalid(str(exc)) from None
+
+
+@post("/modification/execute", status_code=204, sync_to_thread=True)
+def modify_instances(
+    engine: NamedDependency[Engine], request: AnyRequest, data: JSONBody[ModificationDto]
+) -> None:
+    if data.process_definition_id is None:
+        raise invalid("Process definition id is null")
+    if not data.instructions:
+        raise invalid("Modification instructions cannot be empty")
+    ids = list(data.process_instance_ids or [])
+    if data.process_instance_query is not None:
+        ids += _matching(engine, data.process_instance_query)
+    if data.historic_process_instance_query is not None:
+        raise invalid(
+            "historicProcessInstanceQuery is not supported here: name the instances "
+            "(processInstanceIds) or select them with processInstanceQuery"
+        )
+    if not ids:
+        raise invalid("Process instance ids is empty")
+    _sizes(request, data.instructions)
+    steps = instructions(data.instructions)
+    try:
+        engine.runtime_service.modify_process_instances(
+            data.process_definition_id,
+            ids,
+            steps,
+            skip_custom_listeners=data.skip_custom_listeners,
+            skip_io_mappings=data.skip_io_mappings,
+            annotation=data.annotation,
+        )
+    except NotFound as exc:
+        raise invalid(str(exc)) from None
+
+
+def _matching(engine: Engine, query: dict[str, Any]) -> list[str]:
+    """The running instances a processInstanceQuery selects (as GET /process-instance does)."""
+    try:
+        parsed = msgspec.convert(query, runtime.ProcessInstanceQuery)
+    except msgspec.ValidationError as exc:
+        raise invalid(f"processInstanceQuery: {exc}") from None
+    with engine.reading() as conn:
+        rows = find(conn, runtime.PROCESS_INSTANCES, parsed, maximum=MAX_INSTANCES_PER_COMMAND + 1)
+    return [row.id for row in rows]
+
+
+routes: list[Any] = [modify_instance, modify_instances]
