@@ -4,9 +4,14 @@ annotation) and what they asked for; a restarted instance's start names the one 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
+from flowledger import Engine
+from flowledger.core import commands as cmd
 from flowledger.core import events as ev
 from flowledger.core.audit_trail import Commit, timeline
+
+INVOICE = Path(__file__).resolve().parents[2] / "tools" / "examples" / "invoice.bpmn"
 
 T0 = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
 T1 = datetime(2026, 12, 7, 9, 5, tzinfo=UTC)
@@ -93,3 +98,23 @@ def test_a_modification_is_one_line_with_its_operator_annotation_and_instruction
 def test_a_restarted_instance_says_which_instance_it_restarts() -> None:
     (line,) = timeline([commit(1, "RestartProcessInstances", "demo", started("pi-1"))])
     assert line.what == "instance started (business key INV-1) as a restart of pi-1"
+
+
+def test_the_engine_s_timeline_carries_a_modification_made_through_the_runtime_service(
+    engine: Engine,
+) -> None:
+    engine.deploy(INVOICE)
+    instance = engine.start_process_instance("invoice", {"amount": 5000, "invoiceNumber": "INV-2"})
+    task = "approve"  # where the instance waits: the invoice's user task
+
+    engine.runtime_service.modify_process_instance(
+        instance.id,
+        [cmd.CancelAllForActivity(activity_id=task)],
+        annotation="entered twice",
+        actor="mary",
+    )
+
+    (line,) = [e for e in engine.audit_service.timeline(instance.id) if e.instructions]
+    assert (line.actor, line.annotation) == ("mary", "entered twice")
+    assert line.instructions == [f"Cancel all instances of activity '{task}'"]
+    assert line.what == f"instance modified: Cancel all instances of activity '{task}'"

@@ -157,25 +157,25 @@ export interface InstanceView {
   calledInstances: Record<string, string>;
 }
 
-// -- HAND-WRITTEN: repair (issue 36), Camunda's bodies; until the served document lists them ------
+// -- repair (issue 36) ---------------------------------------------------------------------------
 
-/** One instruction of POST /process-instance/{id}/modification (the types the cockpit sends). */
+type Instruction = G["InstructionDto"];
+
+/** One instruction of POST /process-instance/{id}/modification: the generated InstructionDto
+ * narrowed to the shapes the cockpit sends (the document types `type` as any string). */
 export type ModificationInstruction =
-  | { type: "startBeforeActivity"; activityId: string }
-  | { type: "startAfterActivity"; activityId: string }
-  | { type: "cancel"; activityId: string }
-  | { type: "cancel"; activityInstanceId: string }
-  | { type: "cancel"; transitionInstanceId: string };
+  | { type: "startBeforeActivity"; activityId: NonNullable<Instruction["activityId"]> }
+  | { type: "startAfterActivity"; activityId: NonNullable<Instruction["activityId"]> }
+  | { type: "cancel"; activityId: NonNullable<Instruction["activityId"]> }
+  | { type: "cancel"; activityInstanceId: NonNullable<Instruction["activityInstanceId"]> }
+  | { type: "cancel"; transitionInstanceId: NonNullable<Instruction["transitionInstanceId"]> };
 
-/** Camunda's ProcessInstanceModificationDto. */
-export interface ProcessInstanceModification {
-  skipCustomListeners: boolean;
-  skipIoMappings: boolean;
-  annotation?: string;
+export type ProcessInstanceModification = Omit<G["ProcessInstanceModificationDto"], "instructions"> & {
   instructions: ModificationInstruction[];
-}
+};
 
-/** Camunda's RestartProcessInstanceDto, for a list of instance ids. */
+/** HAND-WRITTEN: Camunda's RestartProcessInstanceDto, for a list of instance ids (the served
+ * document does not list the restart yet). */
 export interface RestartProcessInstance {
   processInstanceIds: string[];
   instructions: { type: "startBeforeActivity"; activityId: string }[];

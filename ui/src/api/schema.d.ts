@@ -1708,6 +1708,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine-rest/modification/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** ModifyInstances */
+        post: operations["EngineRestModificationExecuteModifyInstances"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/engine-rest/process-definition": {
         parameters: {
             query?: never;
@@ -2129,6 +2146,23 @@ export interface paths {
         get: operations["EngineRestProcessInstanceIdActivityInstancesActivityInstances"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine-rest/process-instance/{id}/modification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** ModifyInstance */
+        post: operations["EngineRestProcessInstanceIdModificationModifyInstance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4101,6 +4135,20 @@ export interface components {
             leaf_index: number;
             path: string[];
         };
+        /** InstructionDto */
+        InstructionDto: {
+            activityId?: string | null;
+            activityInstanceId?: string | null;
+            ancestorActivityInstanceId?: string | null;
+            /** @default false */
+            cancelCurrentActiveActivityInstances: boolean;
+            transitionId?: string | null;
+            transitionInstanceId?: string | null;
+            type?: string | null;
+            variables?: {
+                [key: string]: components["schemas"]["TriggerVariableValueDto"];
+            } | null;
+        };
         /** PriorityDto */
         job_PriorityDto: {
             priority?: number | null;
@@ -4227,6 +4275,23 @@ export interface components {
             position: number;
             problems: string[];
         };
+        /** ModificationDto */
+        ModificationDto: {
+            annotation?: string | null;
+            historicProcessInstanceQuery?: {
+                [key: string]: unknown;
+            } | null;
+            instructions?: components["schemas"]["InstructionDto"][] | null;
+            processDefinitionId?: string | null;
+            processInstanceIds?: string[] | null;
+            processInstanceQuery?: {
+                [key: string]: unknown;
+            } | null;
+            /** @default false */
+            skipCustomListeners: boolean;
+            /** @default false */
+            skipIoMappings: boolean;
+        };
         /** NewCommentDto */
         NewCommentDto: {
             message?: string | null;
@@ -4297,6 +4362,15 @@ export interface components {
             links?: components["schemas"]["LinkDto"][];
             suspended: boolean;
             tenantId: string | null;
+        };
+        /** ProcessInstanceModificationDto */
+        ProcessInstanceModificationDto: {
+            annotation?: string | null;
+            instructions?: components["schemas"]["InstructionDto"][] | null;
+            /** @default false */
+            skipCustomListeners: boolean;
+            /** @default false */
+            skipIoMappings: boolean;
         };
         /** ProcessInstanceQueryDto */
         ProcessInstanceQueryDto: {
@@ -4720,6 +4794,16 @@ export interface components {
             position: number;
             root: string;
             size: number;
+        };
+        /** TriggerVariableValueDto */
+        TriggerVariableValueDto: {
+            /** @default false */
+            local: boolean;
+            type?: string | null;
+            value?: unknown;
+            valueInfo?: {
+                [key: string]: unknown;
+            } | null;
         };
         /** UserIdDto */
         UserIdDto: {
@@ -8714,6 +8798,37 @@ export interface operations {
             };
         };
     };
+    EngineRestModificationExecuteModifyInstances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModificationDto"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, nothing follows */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     EngineRestProcessDefinitionListDefinitions: {
         parameters: {
             query?: never;
@@ -9562,6 +9677,39 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ActivityInstanceDto"];
                 };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestProcessInstanceIdModificationModifyInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessInstanceModificationDto"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, nothing follows */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {

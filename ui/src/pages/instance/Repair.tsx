@@ -321,7 +321,7 @@ export function RestartPanel({
       <h2 id="restart-heading">Restart the instance</h2>
       <p class="muted">
         Starts a new instance of the same definition version before the chosen activity (click it on the diagram),
-        with this instance's variables.
+        with this instance's last variables, or the ones it started with.
       </p>
       <form onSubmit={submit}>
         <ActivityChooser id="restart-activity" label="Start before" names={names} value={from} onChange={onSelect} />

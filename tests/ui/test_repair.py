@@ -1,0 +1,104 @@
+"""Repairing an instance in the cockpit as an operator does: move its token by starting before
+one activity and cancelling another, with an annotation; see the token move on the diagram and
+the timeline's entry naming the operator; a refused modification explained."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .cockpit import MODELS, USER, Cockpit
+
+pytestmark = pytest.mark.ui
+
+
+@pytest.fixture(scope="module", autouse=True)
+def deployed(cockpit: Cockpit) -> None:
+    cockpit.deploy(MODELS / "invoice.bpmn")
+
+
+def choose(page: Page, activity_id: str) -> None:
+    """Click the activity's shape on the instance diagram."""
+    page.locator(f'[data-element-id="{activity_id}"]').click()
+    expect(page).to_have_url(re.compile(rf"activity={activity_id}"))
+
+
+def activities_running(cockpit: Cockpit, instance_id: str) -> list[str]:
+    tree = cockpit.rest.get(f"/process-instance/{instance_id}/activity-instances").json()
+    return sorted(child["activityId"] for child in tree["childActivityInstances"])
+
+
+def test_start_before_one_activity_and_cancel_another_moves_the_token(
+    signed_in: Page, cockpit: Cockpit
+) -> None:
+    instance = cockpit.start_invoice("repair")
+    page = signed_in
+    page.goto(f"/cockpit/instances/{instance}")
+    expect(page.get_by_test_id("token-reviewInvoice")).to_be_visible()
+
+    choose(page, "bookInvoice")
+    actions = page.get_by_test_id("activity-actions")
+    expect(actions.get_by_test_id("running-count")).to_contain_text("nothing runs here")
+    expect(actions.get_by_role("button", name="Cancel", exact=True)).to_have_count(0)
+    actions.get_by_role("button", name="Start before").click()
+    choose(page, "reviewInvoice")
+    expect(actions.get_by_test_id("running-count")).to_contain_text("1 running here")
+    # two flows leave the gateway: "start after" is Camunda's only for a single one
+    actions.get_by_role("button", name="Cancel", exact=True).click()
+    queue = page.get_by_test_id("modification-queue").get_by_role("listitem")
+    expect(queue).to_have_count(2)
+    expect(queue.nth(0)).to_contain_text("Start before “Book invoice”")
+    expect(queue.nth(1)).to_contain_text("Cancel every instance of “Review invoice”")
+    page.get_by_label("Annotation").fill("Approved by phone, book it")
+    page.get_by_test_id("modify-submit").click()
+
+    expect(page.get_by_role("status").filter(has_text="Instance modified")).to_be_visible()
+    expect(page.get_by_test_id("token-bookInvoice")).to_be_visible()
+    expect(page.get_by_test_id("token-reviewInvoice")).to_have_count(0)
+    expect(page.get_by_test_id("modification-queue-empty")).to_be_visible()
+    assert activities_running(cockpit, instance) == ["bookInvoice"]
+
+    page.get_by_role("link", name="Timeline").click()
+    repair = page.locator("[data-testid^=repair-]").filter(has_text="instance modified")
+    expect(repair).to_have_count(1)
+    expect(repair).to_contain_text(f"by {USER}")
+    expect(repair.get_by_role("listitem")).to_have_count(2)
+    expect(repair.get_by_test_id("modification-annotation")).to_have_text(
+        "Annotation: “Approved by phone, book it”"
+    )
+    row = page.locator("[data-testid^=timeline-]").filter(has=repair)
+    expect(row).to_contain_text(USER)  # the actor column: the signed-in operator
+
+
+def test_a_refused_modification_says_why_and_changes_nothing(
+    signed_in: Page, cockpit: Cockpit
+) -> None:
+    instance = cockpit.start_invoice("refused")
+    # a second token at the review, so that one of the two can be picked
+    added = cockpit.rest.post(
+        f"/process-instance/{instance}/modification",
+        json={"instructions": [{"type": "startBeforeActivity", "activityId": "reviewInvoice"}]},
+    )
+    assert added.status_code == 204, added.text
+    page = signed_in
+    page.goto(f"/cockpit/instances/{instance}?activity=reviewInvoice")
+    expect(page.get_by_test_id("running-count")).to_contain_text("2 running here")
+    picked = page.get_by_label("Or cancel one of them").input_value()
+    page.get_by_role("button", name="Cancel this one").click()
+    expect(page.get_by_test_id("modification-queue")).to_contain_text(picked)
+    # meanwhile someone else cancels that very activity instance
+    gone = cockpit.rest.post(
+        f"/process-instance/{instance}/modification",
+        json={"instructions": [{"type": "cancel", "activityInstanceId": picked}]},
+    )
+    assert gone.status_code == 204, gone.text
+    page.get_by_test_id("modify-submit").click()
+
+    refusal = page.get_by_test_id("modify-error")
+    expect(refusal).to_contain_text("The instance was not modified")
+    expect(refusal).to_contain_text(picked)
+    # the queue stays to be fixed, the one token left is untouched
+    expect(page.get_by_test_id("modification-queue").get_by_role("listitem")).to_have_count(1)
+    assert activities_running(cockpit, instance) == ["reviewInvoice"]
