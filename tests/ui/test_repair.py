@@ -51,6 +51,10 @@ def test_start_before_one_activity_and_cancel_another_moves_the_token(
     expect(queue).to_have_count(2)
     expect(queue.nth(0)).to_contain_text("Start before “Book invoice”")
     expect(queue.nth(1)).to_contain_text("Cancel every instance of “Review invoice”")
+    # the diagram marks what the queue will do, before anything is applied
+    expect(page.get_by_test_id("pending-bookInvoice")).to_have_text("+")
+    expect(page.get_by_test_id("pending-reviewInvoice")).to_have_text("✕")
+    expect(page.get_by_test_id("token-reviewInvoice")).to_be_visible()
     page.get_by_label("Annotation").fill("Approved by phone, book it")
     page.get_by_test_id("modify-submit").click()
 
@@ -58,6 +62,7 @@ def test_start_before_one_activity_and_cancel_another_moves_the_token(
     expect(page.get_by_test_id("token-bookInvoice")).to_be_visible()
     expect(page.get_by_test_id("token-reviewInvoice")).to_have_count(0)
     expect(page.get_by_test_id("modification-queue-empty")).to_be_visible()
+    expect(page.locator("[data-testid^=pending-]")).to_have_count(0)
     assert activities_running(cockpit, instance) == ["bookInvoice"]
 
     page.get_by_role("link", name="Timeline").click()

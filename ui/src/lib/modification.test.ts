@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { components } from "../api/schema";
 import {
+  activityOfInstance,
   actionsFor,
   describeInstruction,
   enqueue,
   modificationBody,
+  pendingMarks,
   pickRestarted,
   repairHeadline,
   restartBody,
@@ -183,5 +185,34 @@ describe("a modification in the timeline", () => {
   it("keeps a line it does not recognise whole", () => {
     expect(repairHeadline("instance modified", ["A"])).toBe("instance modified");
     expect(repairHeadline("task completed", [])).toBe("task completed");
+  });
+});
+
+describe("the queue on the diagram", () => {
+  it("finds the activity of an activity or transition instance anywhere in the tree", () => {
+    expect(activityOfInstance(tree, "review:2")).toBe("review");
+    expect(activityOfInstance(tree, "book-transition")).toBe("book");
+    expect(activityOfInstance(tree, "gone")).toBeNull();
+  });
+
+  it("marks each activity with what the queue will do there, in order", () => {
+    const marks = pendingMarks(
+      [
+        { type: "startBeforeActivity", activityId: "approve" },
+        { type: "cancel", activityInstanceId: "review:2" },
+        { type: "startAfterActivity", activityId: "approve" },
+        { type: "cancel", transitionInstanceId: "book-transition" },
+      ],
+      tree,
+    );
+    expect(Object.fromEntries(marks)).toEqual({
+      approve: { text: "+→", title: "queued: start before, start after" },
+      review: { text: "✕", title: "queued: cancel" },
+      book: { text: "✕", title: "queued: cancel" },
+    });
+  });
+
+  it("leaves out a cancel of an instance the tree no longer holds", () => {
+    expect(pendingMarks([{ type: "cancel", activityInstanceId: "gone" }], tree).size).toBe(0);
   });
 });

@@ -44,6 +44,57 @@ export function runningInstancesOf(tree: ActivityInstanceTree | null, activityId
   return found;
 }
 
+/** The activity an activity instance or transition instance of the tree belongs to. */
+export function activityOfInstance(tree: ActivityInstanceTree | null, instanceId: string): string | null {
+  if (!tree) return null;
+  for (const transition of tree.childTransitionInstances) {
+    if (transition.id === instanceId) return transition.activityId;
+  }
+  for (const child of tree.childActivityInstances) {
+    if (child.id === instanceId) return child.activityId;
+    const found = activityOfInstance(child, instanceId);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** A queued instruction as the diagram marks it on its activity, before it is applied. */
+export interface PendingMark {
+  /** "+" start before, "→" start after, "✕" cancel, in the queue's order */
+  text: string;
+  /** the same in words, for the mark's title and screen readers */
+  title: string;
+}
+
+const PENDING = {
+  startBeforeActivity: ["+", "start before"],
+  startAfterActivity: ["→", "start after"],
+  cancel: ["✕", "cancel"],
+} as const;
+
+/** Activity id → what the queue will do there. */
+export function pendingMarks(queue: Instruction[], tree: ActivityInstanceTree | null): Map<string, PendingMark> {
+  const at = new Map<string, [string, string][]>();
+  for (const instruction of queue) {
+    const activityId =
+      "activityId" in instruction
+        ? instruction.activityId
+        : activityOfInstance(tree, "activityInstanceId" in instruction ? instruction.activityInstanceId : instruction.transitionInstanceId);
+    if (!activityId) continue;
+    const list = at.get(activityId) ?? [];
+    list.push([...PENDING[instruction.type]]);
+    at.set(activityId, list);
+  }
+  const marks = new Map<string, PendingMark>();
+  for (const [activityId, list] of at) {
+    marks.set(activityId, {
+      text: list.map(([text]) => text).join(""),
+      title: `queued: ${list.map(([, words]) => words).join(", ")}`,
+    });
+  }
+  return marks;
+}
+
 /** What an operator may queue for an activity: start after needs exactly one way out (Camunda
  * refuses it otherwise); cancel needs something running there. */
 export interface ActivityActions {

@@ -15,7 +15,7 @@ import { Link, navigate, useLocation } from "../router";
 import { DiffView } from "./instance/DiffView";
 import { LiveIncidents, LiveJobs, LiveTasks, LiveTree, LiveVariables } from "./instance/LiveTabs";
 import { PastIncidents, PastJobs, PastTasks, PastTree, PastVariables } from "./instance/PastTabs";
-import { ModifyPanel, RestartPanel } from "./instance/Repair";
+import { ModifyPanel, RestartPanel, useModification } from "./instance/Repair";
 import { Timeline } from "./instance/Timeline";
 import { useTimeTravel } from "./instance/useTimeTravel";
 import { WhyView } from "./instance/WhyView";
@@ -69,6 +69,8 @@ export function Instance({ id }: { id: string }) {
     const trail = travel.at?.trail ?? trailFromTimeline(timeline.data ?? [], travel.position);
     return instanceMarks(view, trail);
   }, [view, travel.at, travel.position, timeline.data]);
+  const ended = !!history.data?.endTime;
+  const modification = useModification(id, version, !!history.data && !ended);
   const decorations = useMemo(
     () => ({
       tokens: marks?.tokens,
@@ -76,8 +78,9 @@ export function Instance({ id }: { id: string }) {
       passed: marks?.passed,
       flows: marks?.flows,
       selected,
+      pending: past ? undefined : modification.pending,
     }),
-    [marks, selected],
+    [marks, selected, past, modification.pending],
   );
 
   const setParams = (changes: Record<string, string | number | null>) =>
@@ -88,7 +91,6 @@ export function Instance({ id }: { id: string }) {
     setParams({ activity: activityId, why: at });
   };
 
-  const ended = !!history.data?.endTime;
   const suspended = live.data?.suspended ?? false;
   const [flash, setFlash] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -320,7 +322,7 @@ export function Instance({ id }: { id: string }) {
       {!ended && !past && live.data && (
         <ModifyPanel
           id={id}
-          version={version}
+          modification={modification}
           activityId={selected}
           names={names}
           outgoing={outgoing}

@@ -2,18 +2,20 @@
 // "start before / start after / cancel" instructions for activities chosen on the diagram and
 // send them as one modification; on an ended one, restart it before a chosen activity.
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { api, type HistoricProcessInstance } from "../../api";
-import { errorText, isNotAvailable, Problem, useData } from "../../components/common";
+import { api, type ActivityInstance, type HistoricProcessInstance } from "../../api";
+import { type Data, errorText, isNotAvailable, Problem, useData } from "../../components/common";
 import { shortId } from "../../lib/format";
 import {
   actionsFor,
   describeInstruction,
   enqueue,
   modificationBody,
+  pendingMarks,
   pickRestarted,
   restartBody,
   runningInstancesOf,
   type Instruction,
+  type PendingMark,
 } from "../../lib/modification";
 import { paths } from "../../lib/routes";
 import { Link } from "../../router";
@@ -66,9 +68,25 @@ function ActivityChooser({
   );
 }
 
+/** The modification being put together: the instance's activity-instance tree (read again
+ * whenever the instance changed), the queued instructions and what the diagram marks for them. */
+export interface Modification {
+  tree: Data<ActivityInstance | null>;
+  queue: Instruction[];
+  setQueue: (change: (queue: Instruction[]) => Instruction[]) => void;
+  pending: Map<string, PendingMark>;
+}
+
+export function useModification(id: string, version: number, running: boolean): Modification {
+  const tree = useData(() => (running ? api.activityTree(id) : Promise.resolve(null)), [id, version, running]);
+  const [queue, setQueue] = useState<Instruction[]>([]);
+  const pending = useMemo(() => pendingMarks(queue, tree.data ?? null), [queue, tree.data]);
+  return { tree, queue, setQueue, pending };
+}
+
 export function ModifyPanel({
   id,
-  version,
+  modification,
   activityId,
   names,
   outgoing,
@@ -77,8 +95,7 @@ export function ModifyPanel({
   onModified,
 }: {
   id: string;
-  /** changes whenever the instance changed: the activity-instance tree is read again */
-  version: number;
+  modification: Modification;
   activityId: string | null;
   names: Map<string, string>;
   outgoing: Map<string, number>;
@@ -86,8 +103,7 @@ export function ModifyPanel({
   onExplain: (activityId: string) => void;
   onModified: (message: string) => void;
 }) {
-  const tree = useData(() => api.activityTree(id), [id, version]);
-  const [queue, setQueue] = useState<Instruction[]>([]);
+  const { tree, queue, setQueue } = modification;
   const [annotation, setAnnotation] = useState("");
   const [skipCustomListeners, setSkipCustomListeners] = useState(false);
   const [skipIoMappings, setSkipIoMappings] = useState(false);
@@ -114,7 +130,7 @@ export function ModifyPanel({
     try {
       await api.modify(id, modificationBody(queue, { annotation, skipCustomListeners, skipIoMappings }));
       const done = queue.length;
-      setQueue([]);
+      setQueue(() => []);
       setAnnotation("");
       onModified(`Instance modified: ${done} instruction${done === 1 ? "" : "s"} applied`);
     } catch (error) {
@@ -257,7 +273,7 @@ export function ModifyPanel({
               {sending ? "Applying…" : `Apply ${queue.length} instruction${queue.length === 1 ? "" : "s"}`}
             </button>
             {queue.length > 0 && (
-              <button type="button" onClick={() => setQueue([])}>
+              <button type="button" onClick={() => setQueue(() => [])}>
                 Clear
               </button>
             )}
