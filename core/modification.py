@@ -58,6 +58,16 @@ def describe(instruction: cmd.ModificationInstruction) -> str:
     return text
 
 
+def ended_early(instructions: Sequence[cmd.ModificationInstruction], n: int) -> Rejected:
+    """Instruction `n` finds the instance ended by the one before it. Camunda keeps the instance
+    until its last instruction (preserveScope); here the command is refused, not half done."""
+    return _failure(
+        instructions[n],
+        f"the instance ended with instruction {n} of {len(instructions)} "
+        f"({describe(instructions[n - 1])})",
+    )
+
+
 def _failure(instruction: cmd.ModificationInstruction, reason: str) -> Rejected:
     return Rejected(f"Cannot perform instruction: {describe(instruction)}; {reason}")
 
@@ -70,9 +80,11 @@ def modify(
     skip_io_mappings: bool,
     annotation: str | None,
     together: int = 0,
+    first_of_many: bool = False,
 ) -> None:
     """Run the instructions on the session's instance, in order, in this one command;
-    `together`: the number of instances the command modifies, when it modifies many."""
+    `together`: the number of instances the command modifies, when it modifies many
+    (`first_of_many`: this is the first of them)."""
     state = session.state
     if state.ended:
         raise NotFound("Process instance", state.id, "it has already ended")
@@ -101,6 +113,7 @@ def modify(
             skip_custom_listeners=skip_custom_listeners,
             skip_io_mappings=skip_io_mappings,
             together=together,
+            first_of_many=first_of_many,
         )
     )
     flow = Flow(session)
@@ -108,10 +121,7 @@ def modify(
     flow_started_with = _nodes(session.state)
     for n, instruction in enumerate(instructions):
         if session.state.ended:
-            raise _failure(
-                instruction,
-                f"the instance ended with instruction {n} ({describe(instructions[n - 1])})",
-            )
+            raise ended_early(instructions, n)
         if isinstance(instruction, cmd.StartInstruction):
             instantiate(flow, instruction)
         else:
@@ -158,11 +168,11 @@ def instantiate(flow: Flow, instruction: cmd.StartInstruction) -> None:
             flow_scope = target.scope_id
     element = target.id if target is not None else via.id if via is not None else ""
     scope_execution, stack = _ancestor(flow, instruction, flow_scope, element)
-    if target is not None and not stack and _starts_event_subprocess(model, target):
+    esp = _event_subprocess_started(model, target, stack)
+    if esp is not None:
         # Starting an event subprocess (or its start event) is its event occurring: an
         # interrupting one takes the scope over, as when its event arrives.
-        esp = target if model.is_event_subprocess(target.id) else model.activities[target.scope_id]
-        fire(flow, scope_execution, model.activities[model.start_events[esp.id]])
+        fire(flow, scope_execution, model.activities[model.start_events[esp]])
         _set_variables(flow, scope_execution, instruction)
         return
     if isinstance(instruction, cmd.StartBeforeActivity) and target is not None:
@@ -308,12 +318,18 @@ def _open_scope(flow: Flow, token: str, scope: Activity) -> str:
     return execution
 
 
-def _starts_event_subprocess(model: ProcessModel, target: Activity) -> bool:
-    if model.is_event_subprocess(target.id):
-        return True
-    return model.is_event_subprocess(target.scope_id) and (
-        model.start_events.get(target.scope_id) == target.id
-    )
+def _event_subprocess_started(
+    model: ProcessModel, target: Activity | None, stack: list[str]
+) -> str | None:
+    """The event subprocess the instruction starts as its event would (it, or its start event,
+    in a scope that runs), if it does: Camunda's start behaviour of its initial activity."""
+    if target is None:
+        return None
+    if not stack and model.is_event_subprocess(target.id):
+        return target.id
+    scope = target.scope_id
+    at_start = model.is_event_subprocess(scope) and model.start_events.get(scope) == target.id
+    return scope if at_start and stack == [scope] else None
 
 
 def _interrupt_attached(

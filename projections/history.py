@@ -509,6 +509,7 @@ class HistoryProjector:
             ROOT_PROC_INST_ID_=e.root_process_instance_id or e.process_instance_id,
             STATE_="ACTIVE",
             REMOVAL_TIME_=db_time(e.removal_time),
+            RESTARTED_PROC_INST_ID_=e.restarted_from,
         )
         changes.insert(ACT_HI_PROCINST, e.process_instance_id, row)
 

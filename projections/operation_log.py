@@ -163,6 +163,32 @@ def _started(op: Operation, e: ev.ProcessInstanceStarted, _s: None, changes: Cha
     )
 
 
+def _restarted(op: Operation, e: ev.ProcessInstanceStarted, s: None, changes: ChangeSet) -> None:
+    """A restart call (Camunda's RestartProcessInstancesCmd): one RestartProcessInstance entry
+    naming the definition and how many it restarts, written with the call's first new instance;
+    and each new instance's Create, as its instantiation logs it."""
+    if e.restarted_from is None:
+        return
+    _started(op, e, s, changes)
+    if not e.first_restarted:
+        return
+    write_entry(
+        op,
+        changes,
+        key="restart",
+        time=e.time,
+        operation_type="RestartProcessInstance",
+        entity_type="ProcessInstance",
+        category=OPERATOR,
+        context={
+            "PROC_DEF_ID_": e.definition_id,
+            "PROC_DEF_KEY_": e.definition_key,
+            "DEPLOYMENT_ID_": e.deployment_id,
+        },
+        properties=(("nrOfInstances", None, e.restarted_count), ("async", None, False)),
+    )
+
+
 def _instance_operation(operation_type: str, properties: tuple[Change, ...] = NO_CHANGE) -> _Rule:
     def rule(op: Operation, e: Any, s: InstanceState, changes: ChangeSet) -> None:
         if getattr(e, "by_caller", False):
@@ -205,10 +231,12 @@ def _modified(
             context=context,
         )
         return
+    if not e.first_of_many:
+        return  # the call's one entry goes with its first instance (a rebuild may split it)
     write_entry(
         op,
         changes,
-        key="modify-many",  # the same for every instance: written once
+        key="modify-many",
         time=e.time,
         operation_type="ModifyProcessInstance",
         entity_type="ProcessInstance",
@@ -466,6 +494,7 @@ RULES: dict[str, dict[type[ev.Event], _Rule]] = {
         )
     },
     "StartProcessInstance": {ev.ProcessInstanceStarted: _started},
+    "RestartProcessInstances": {ev.ProcessInstanceStarted: _restarted},
     "DeleteProcessInstance": {
         ev.ProcessInstanceTerminated: _instance_operation("Delete"),
     },

@@ -42,6 +42,9 @@ class ProcessInstanceStarted(Event, tag=True, frozen=True):
     # of `restarted_count` instances in one call.
     restarted_from: str | None = None
     restarted_count: int = 0
+    # The first instance its restart call started: the call's one operation-log entry is
+    # written with it (a rebuild projects the call's streams apart, in any batches).
+    first_restarted: bool = False
 
 
 class ProcessInstanceCompleted(Event, tag=True, frozen=True):
@@ -70,8 +73,10 @@ class ProcessInstanceModified(Event, tag=True, frozen=True):
     annotation: str | None = None
     skip_custom_listeners: bool = False
     skip_io_mappings: bool = False
-    # A modification of many instances of one definition in one call: how many (0: this one).
+    # A modification of many instances of one definition in one call: how many (0: this one),
+    # and whether this is the first of them (the one the call's operation log entry goes with).
     together: int = 0
+    first_of_many: bool = False
 
 
 class HistoricProcessInstanceDeleted(Event, tag=True, frozen=True):

@@ -191,6 +191,16 @@ class UnitOfWork:
         self.instances[instance_id] = (session, 0, None, batch)
         return session
 
+    def begin_instance(
+        self, model: ProcessModel, start: Callable[[InstanceSession], str]
+    ) -> InstanceSession:
+        """A new instance stream (expected version 0), its first events decided by `start`
+        (which returns the new instance's id), e.g. a restart's (core.restart)."""
+        session, batch = self._session(None, model)
+        instance_id = start(session)
+        self.instances[instance_id] = (session, 0, None, batch)
+        return session
+
     def instance(self, instance_id: str, *, ended_ok: bool = False) -> InstanceSession:
         """The instance's session; a finished one only with `ended_ok` (to delete its history)."""
         if instance_id in self.instances:

@@ -142,6 +142,9 @@ class HistoricProcessInstance(msgspec.Struct, kw_only=True):
     case_instance_id: str | None
     tenant_id: str | None
     state: str
+    # Camunda 7.22's field (ACT_HI_PROCINST has had the column since 7.7): the instance this
+    # one was restarted from.
+    restarted_process_instance_id: str | None
     end_activity_id: str | None
 
 

@@ -36,6 +36,7 @@ COLUMNS: dict[str, str] = {
     "process_instance_id": "PROC_INST_ID_",
     "root_process_instance_id": "ROOT_PROC_INST_ID_",
     "super_process_instance_id": "SUPER_PROCESS_INSTANCE_ID_",
+    "restarted_process_instance_id": "RESTARTED_PROC_INST_ID_",
     "super_case_instance_id": "SUPER_CASE_INSTANCE_ID_",
     "start_user_id": "START_USER_ID_",
     "start_activity_id": "START_ACT_ID_",

@@ -418,6 +418,7 @@ def test_modifying_many_instances_of_a_definition_logs_one_entry(engine: Engine)
         ("async", "false"),
     }
     assert {e["ANNOTATION_"] for e in entries} == {"bulk"}
+    assert_log_and_tables_agree(engine)
 
 
 # -- bad input changes nothing --------------------------------------------------------------------
@@ -482,3 +483,162 @@ def test_a_suspended_instance_is_not_modified(engine: Engine) -> None:
     engine.runtime_service.suspend_process_instance(pid)
     with pytest.raises(Rejected, match="suspended"):
         modification(engine, pid).start_before_activity("inner").execute()
+
+
+# -- the element kinds a modification meets ------------------------------------------------------
+
+# s -> work (boundary timer `late` -> lateEnd; interrupting) -> e; an interrupting message event
+# subprocess `escalate` (msgStart -> handle -> escEnd) and a non-interrupting one `notify`
+# (noteStart -> note -> noteEnd); a message catch `waitMsg` after `work`.
+EVENTS = (
+    HEAD
+    + b"""<message id="m1" name="escalate"/><message id="m2" name="note"/>
+<message id="m3" name="go"/>
+<process id="events" isExecutable="true">
+  <startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="work"/>
+  <userTask id="work"/><sequenceFlow id="f2" sourceRef="work" targetRef="waitMsg"/>
+  <boundaryEvent id="late" attachedToRef="work">
+    <timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>
+  </boundaryEvent>
+  <sequenceFlow id="f3" sourceRef="late" targetRef="lateTask"/>
+  <userTask id="lateTask"/><sequenceFlow id="f3b" sourceRef="lateTask" targetRef="lateEnd"/>
+  <endEvent id="lateEnd"/>
+  <intermediateCatchEvent id="waitMsg"><messageEventDefinition messageRef="m3"/>
+  </intermediateCatchEvent>
+  <sequenceFlow id="f4" sourceRef="waitMsg" targetRef="e"/><endEvent id="e"/>
+  <subProcess id="escalate" triggeredByEvent="true">
+    <startEvent id="msgStart"><messageEventDefinition messageRef="m1"/></startEvent>
+    <sequenceFlow id="g1" sourceRef="msgStart" targetRef="handle"/>
+    <userTask id="handle"/><sequenceFlow id="g2" sourceRef="handle" targetRef="escEnd"/>
+    <endEvent id="escEnd"/>
+  </subProcess>
+  <subProcess id="notify" triggeredByEvent="true">
+    <startEvent id="noteStart" isInterrupting="false"><messageEventDefinition messageRef="m2"/>
+    </startEvent>
+    <sequenceFlow id="h1" sourceRef="noteStart" targetRef="note"/>
+    <userTask id="note"/><sequenceFlow id="h2" sourceRef="note" targetRef="noteEnd"/>
+    <endEvent id="noteEnd"/>
+  </subProcess>
+</process></definitions>"""
+)
+
+# s -> call (calls `sub`) -> e
+CALLER = (
+    HEAD
+    + b"""<process id="caller" isExecutable="true">
+  <startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="call"/>
+  <callActivity id="call" calledElement="sub"/>
+  <sequenceFlow id="f2" sourceRef="call" targetRef="done"/>
+  <userTask id="done"/><sequenceFlow id="f3" sourceRef="done" targetRef="e"/><endEvent id="e"/>
+</process></definitions>"""
+)
+
+
+@pytest.fixture
+def events_engine(engine: Engine) -> Engine:
+    engine.deploy({"events.bpmn": EVENTS, "caller.bpmn": CALLER})
+    return engine
+
+
+def test_starting_before_an_activity_with_a_boundary_timer_schedules_the_timer(
+    events_engine: Engine,
+) -> None:
+    engine = events_engine
+    pid = engine.start_process_instance("events").id
+    modification(engine, pid).start_before_activity("work").execute()
+    jobs = engine.management_service.jobs(process_instance_id=pid)
+    assert sorted(j.activity_id for j in jobs) == ["late", "late"]
+    # cancelling both takes their timers along, and the instance ends with nothing left
+    modification(engine, pid).cancel_all_for_activity("work").start_before_activity(
+        "waitMsg"
+    ).execute()
+    assert engine.management_service.jobs(process_instance_id=pid) == []
+    assert tree(engine, pid) == ["waitMsg"]
+    subscriptions = engine.runtime_service.event_subscriptions(process_instance_id=pid)
+    assert {s.event_name for s in subscriptions} == {"go", "escalate", "note"}
+
+
+def test_starting_an_interrupting_boundary_event_cancels_the_activity_it_sits_on(
+    events_engine: Engine,
+) -> None:
+    engine = events_engine
+    pid = engine.start_process_instance("events").id
+    modification(engine, pid).start_before_activity("late").execute()
+    assert tree(engine, pid) == ["lateTask"]
+    assert engine.management_service.jobs(process_instance_id=pid) == []
+
+
+def test_starting_an_interrupting_event_subprocess_takes_the_scope_over(
+    events_engine: Engine,
+) -> None:
+    engine = events_engine
+    pid = engine.start_process_instance("events").id
+    modification(engine, pid).start_before_activity("msgStart").execute()
+    assert tree(engine, pid) == ["escalate", "  handle"]
+
+
+def test_starting_a_non_interrupting_event_subprocess_runs_beside(events_engine: Engine) -> None:
+    engine = events_engine
+    pid = engine.start_process_instance("events").id
+    modification(engine, pid).start_before_activity("notify").execute()
+    assert tree(engine, pid) == ["notify", "  note", "work"]
+
+
+def test_starting_inside_an_event_subprocess_does_not_interrupt(events_engine: Engine) -> None:
+    engine = events_engine
+    pid = engine.start_process_instance("events").id
+    modification(engine, pid).start_before_activity("handle").execute()
+    assert tree(engine, pid) == ["escalate", "  handle", "work"]
+
+
+def test_cancelling_a_call_activity_cancels_the_called_instance(events_engine: Engine) -> None:
+    engine = events_engine
+    pid = engine.start_process_instance("caller").id
+    (called,) = [
+        r["ID_"]
+        for r in history_rows(engine, ACT_HI_PROCINST, PROC_DEF_KEY_="sub")
+        if r["SUPER_PROCESS_INSTANCE_ID_"] == pid
+    ]
+    modification(engine, pid).cancel_all_for_activity("call").start_before_activity(
+        "done"
+    ).execute()
+    assert tree(engine, pid) == ["done"]
+    row = history_rows(engine, ACT_HI_PROCINST, ID_=called)[0]
+    assert row["END_TIME_"] is not None
+
+
+def test_starting_an_inner_multi_instance_activity_without_its_body_creates_one(
+    engine: Engine,
+) -> None:
+    pid = engine.start_process_instance("sub").id
+    engine.deploy({"multi2.bpmn": MULTI.replace(b'id="multi"', b'id="multi2"')})
+    other = engine.start_process_instance("multi2").id
+    modification(engine, other).cancel_all_for_activity(
+        "items#multiInstanceBody"
+    ).start_before_activity("items").execute()
+    assert tree(engine, other) == ["items#multiInstanceBody", "  items"]
+    (task,) = engine.tasks(process_instance_id=other)
+    engine.complete_task(task.id)  # the one instance was all: the body completes
+    assert history_rows(engine, ACT_HI_PROCINST, ID_=other)[0]["STATE_"] == "COMPLETED"
+    del pid
+
+
+def test_starting_one_more_parallel_instance_counts_it_in(engine: Engine) -> None:
+    pid = engine.start_process_instance("multi").id
+    modification(engine, pid).start_before_activity("items").execute()
+    assert len(instances_of(engine, pid, "items")) == 4
+    for task in engine.tasks(process_instance_id=pid):
+        engine.complete_task(task.id)
+    assert history_rows(engine, ACT_HI_PROCINST, ID_=pid)[0]["STATE_"] == "COMPLETED"
+
+
+def test_an_instruction_after_the_instance_ended_is_refused_whole(engine: Engine) -> None:
+    pid = engine.start_process_instance("sub").id
+    before = engine.events(pid)
+    with pytest.raises(
+        Rejected, match=r"ended with instruction 2 of 3 \(Start before activity 'e'\)"
+    ):
+        modification(engine, pid).cancel_all_for_activity("a").start_before_activity(
+            "e"
+        ).start_before_activity("a").execute()
+    assert engine.events(pid) == before

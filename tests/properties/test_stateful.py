@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -32,6 +32,7 @@ import flowledger.core.ids
 import flowledger.engine.commands.bus
 import flowledger.engine.storage.streams
 from flowledger import ControllableClock, Engine, FlowledgerError
+from flowledger.core import commands as cmd
 from flowledger.core.errors import NotFound
 from flowledger.core.evolve import evolve
 from flowledger.core.state import STATE_SCHEMA, InstanceState, decode_state, encode_state
@@ -511,6 +512,90 @@ class EngineMachine(RuleBasedStateMachine):
         state = self.live(pid)
         assert state.status == "EXTERNALLY_TERMINATED"
         assert not state.tasks and not state.external_tasks and not state.executions
+
+    @precondition(lambda self: any(True for _ in self.active()))
+    @rule(data=st.data(), annotation=st.none() | st.text(max_size=20))
+    def modify_instance(self, data: st.DataObject, annotation: str | None) -> None:
+        """An operator's repair: cancel what runs, start before or after any activity, or take
+        any flow; a refusal (an ambiguous scope, a flow that cannot be taken) changes nothing."""
+        pid, state = data.draw(st.sampled_from(list(self.active())), label="instance")
+        streams = self.engine._parts.streams
+        with self.engine._db.read_unchecked() as conn:
+            model = streams.model(conn, state.definition_id)
+        activities = sorted(model.activities)
+        running = sorted(state.activity_instances)
+        choices = [
+            st.sampled_from(activities).map(
+                lambda a: cmd.StartBeforeActivity(activity_id=a, variables={"moved": a})
+            ),
+            st.sampled_from(activities).map(lambda a: cmd.StartAfterActivity(activity_id=a)),
+            st.sampled_from(sorted(model.flows)).map(
+                lambda f: cmd.StartTransition(transition_id=f)
+            ),
+            st.sampled_from(activities).map(lambda a: cmd.CancelAllForActivity(activity_id=a)),
+        ]
+        if running:
+            choices.append(
+                st.sampled_from(running).map(
+                    lambda ai: cmd.CancelActivityInstance(activity_instance_id=ai)
+                )
+            )
+        instructions = data.draw(
+            st.lists(st.one_of(choices), min_size=1, max_size=3), label="instructions"
+        )
+        done = self.command(
+            pid,
+            lambda: self.engine.runtime_service.modify_process_instance(
+                pid, instructions, annotation=annotation, actor="operator"
+            ),
+            may_fail=True,
+        )
+        event("modification applied" if done else "modification refused")
+        if done:
+            # what it started or cancelled may have started or cancelled called instances
+            self.touched.update(self.instances)
+
+    @precondition(lambda self: any(self.live(pid).ended for pid in self.instances))
+    @rule(
+        data=st.data(),
+        initial=st.booleans(),
+        without_business_key=st.booleans(),
+    )
+    def restart_instance(
+        self, data: st.DataObject, initial: bool, without_business_key: bool
+    ) -> None:
+        """Restart an ended instance before any activity, with its last or initial variables
+        read from the log; a refusal (its history deleted, an activity that cannot start)
+        changes nothing."""
+        ended = [pid for pid in self.instances if self.live(pid).ended]
+        old = data.draw(st.sampled_from(ended), label="ended instance")
+        state = self.live(old)
+        with self.engine._db.read_unchecked() as conn:
+            model = self.engine._parts.streams.model(conn, state.definition_id)
+        activity = data.draw(st.sampled_from(sorted(model.activities)), label="activity")
+        started: list[str] = []
+
+        def restart() -> None:
+            started.extend(
+                self.engine.runtime_service.restart_process_instances(
+                    state.definition_id,
+                    [old],
+                    [cmd.StartBeforeActivity(activity_id=activity)],
+                    initial_variables=initial,
+                    without_business_key=without_business_key,
+                    actor="operator",
+                )
+            )
+
+        if self.command(None, restart, may_fail=True):
+            for pid in started:
+                self.instances.append(pid)
+                self.touched.add(pid)
+                self.written.add(pid)
+                # its sealed values are the ended instance's: its data subject's
+                subject = next((s for s, ids in self.subjects.items() if old in ids), old)
+                self.subjects.setdefault(subject, []).append(pid)
+            self.touched.update(self.instances)
 
     @precondition(lambda self: self.instances)
     @rule(

@@ -46,6 +46,7 @@ PROCESS_INSTANCE_KEYS = {
     "deleteReason",
     "tenantId",
     "state",
+    "restartedProcessInstanceId",  # Camunda 7.22's
 }
 ACTIVITY_INSTANCE_KEYS = {
     "id",

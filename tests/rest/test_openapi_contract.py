@@ -239,6 +239,9 @@ HISTORIC_ACTIVITY_STATISTICS = frozenset(
     ]
 )
 COUNT = frozenset({"count"})
+# Fields of a later Camunda 7 than 7.15 that we serve under their names: 7.22's
+# HistoricProcessInstanceDto.restartedProcessInstanceId (its column is 7.7's).
+LATER_CAMUNDA_FIELDS = frozenset({"restartedProcessInstanceId"})
 BINARY: frozenset[str] = frozenset()
 # UserOperationLogEntryDto (Camunda's REST reference; no tenantId, unlike the table).
 USER_OPERATION = frozenset(
@@ -305,6 +308,8 @@ HISTORIC_DECISION_INSTANCE = frozenset(
     ]
 )
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
+    # Camunda's REST reference (ModificationDto); 7.15's document lacks the path. 204, no body.
+    ("POST", "/modification/execute"): frozenset(),
     ("GET", "/history/process-definition/{id}/statistics"): HISTORIC_ACTIVITY_STATISTICS,
     ("GET", "/history/user-operation"): USER_OPERATION,
     ("GET", "/history/user-operation/count"): COUNT,
@@ -482,7 +487,7 @@ def response_problems(
         theirs_schema = body_schema(resolve(camunda, expected))
         names = field_names(ours, ours_schema)
         known = field_names(camunda, theirs_schema) if theirs_schema is not None else set()
-        unknown = sorted(names - known)
+        unknown = sorted(names - known - LATER_CAMUNDA_FIELDS)
         if unknown:
             yield f"status {status}: fields {unknown} are not in Camunda's schema {sorted(known)}"
 

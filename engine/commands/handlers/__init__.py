@@ -24,6 +24,7 @@ from flowledger.engine.commands.handlers import (
     messages,
     modification,
     personal_data,
+    restart,
     signals,
     signing_keys,
     suspension,
@@ -64,5 +65,6 @@ HANDLERS = by_command(
         *signing_keys.HANDLERS,
         *conditions.HANDLERS,
         *modification.HANDLERS,
+        *restart.HANDLERS,
     )
 )

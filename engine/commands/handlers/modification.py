@@ -42,7 +42,7 @@ def modify_many(unit: UnitOfWork, command: cmd.ModifyProcessInstances) -> None:
         ):
             raise Rejected("A modification of many instances names no ancestor activity instance")
     instance_ids = list(dict.fromkeys(command.process_instance_ids))
-    for instance_id in instance_ids:
+    for n, instance_id in enumerate(instance_ids):
         session = unit.instance(instance_id)
         if session.state.definition_id != command.definition_id:
             raise Rejected(
@@ -56,6 +56,7 @@ def modify_many(unit: UnitOfWork, command: cmd.ModifyProcessInstances) -> None:
             skip_io_mappings=command.skip_io_mappings,
             annotation=command.annotation,
             together=len(instance_ids),
+            first_of_many=n == 0,
         )
 
 
