@@ -1,6 +1,7 @@
 """Repairing an instance in the cockpit as an operator does: move its token by starting before
 one activity and cancelling another, with an annotation; see the token move on the diagram and
-the timeline's entry naming the operator; a refused modification explained."""
+the timeline's entry naming the operator; a refused modification explained; an ended instance
+restarted and its new instance linked."""
 
 from __future__ import annotations
 
@@ -107,3 +108,34 @@ def test_a_refused_modification_says_why_and_changes_nothing(
     # the queue stays to be fixed, the one token left is untouched
     expect(page.get_by_test_id("modification-queue").get_by_role("listitem")).to_have_count(1)
     assert activities_running(cockpit, instance) == ["reviewInvoice"]
+
+
+def test_restarting_an_ended_instance_links_the_new_one(signed_in: Page, cockpit: Cockpit) -> None:
+    ended = cockpit.start_invoice("restart", amount=75)
+    cockpit.complete(cockpit.task_of(ended)["id"], approved=False, note="wrong creditor")
+    page = signed_in
+    page.goto(f"/cockpit/instances/{ended}")
+    expect(page.get_by_test_id("instance-state")).to_have_text("completed")
+    start = page.get_by_label("Start before")
+    expect(start).to_have_value("invoiceReceived")  # the process's start event by default
+    choose(page, "reviewInvoice")
+    expect(start).to_have_value("reviewInvoice")
+    page.get_by_label("Without business key").check()
+    page.get_by_test_id("restart-submit").click()
+
+    link = page.get_by_test_id("restarted-instance")
+    expect(link).to_be_visible()
+    link.click()
+    expect(page.get_by_test_id("token-reviewInvoice")).to_be_visible()
+    restarted = page.url.split("/cockpit/instances/")[1].split("?")[0]
+    assert restarted != ended
+    expect(page.get_by_test_id("restarted-from")).to_have_attribute(
+        "href", f"/cockpit/instances/{ended}"
+    )
+    assert activities_running(cockpit, restarted) == ["reviewInvoice"]
+    historic = cockpit.rest.get(f"/history/process-instance/{restarted}").json()
+    assert historic["businessKey"] is None
+    variables = cockpit.rest.get(f"/process-instance/{restarted}/variables").json()
+    # its last variables, as Camunda restarts by default: the review's decision included
+    assert variables["creditor"]["value"] == "restart"
+    assert variables["note"]["value"] == "wrong creditor"

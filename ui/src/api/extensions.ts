@@ -174,13 +174,11 @@ export type ProcessInstanceModification = Omit<G["ProcessInstanceModificationDto
   instructions: ModificationInstruction[];
 };
 
-/** HAND-WRITTEN: Camunda's RestartProcessInstanceDto, for a list of instance ids (the served
- * document does not list the restart yet). */
-export interface RestartProcessInstance {
+type RestartInstruction = G["RestartProcessInstanceModificationInstructionDto"];
+
+/** POST /process-definition/{id}/restart for a list of instance ids, each started before one
+ * activity: the generated RestartProcessInstanceDto with the parts the cockpit sends. */
+export type RestartProcessInstance = Omit<G["RestartProcessInstanceDto"], "instructions" | "processInstanceIds"> & {
   processInstanceIds: string[];
-  instructions: { type: "startBeforeActivity"; activityId: string }[];
-  initialVariables: boolean;
-  withoutBusinessKey: boolean;
-  skipCustomListeners: boolean;
-  skipIoMappings: boolean;
-}
+  instructions: { type: "startBeforeActivity"; activityId: NonNullable<RestartInstruction["activityId"]> }[];
+};

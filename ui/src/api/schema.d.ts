@@ -1776,6 +1776,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine-rest/process-definition/{id}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** RestartProcessInstance */
+        post: operations["EngineRestProcessDefinitionIdRestartRestartProcessInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/engine-rest/process-definition/{id}/start": {
         parameters: {
             query?: never;
@@ -3890,6 +3907,7 @@ export interface components {
             processDefinitionName: string | null;
             processDefinitionVersion: number | null;
             removalTime: string | null;
+            restartedProcessInstanceId: string | null;
             rootProcessInstanceId: string | null;
             startActivityId: string | null;
             startTime: string | null;
@@ -4455,6 +4473,22 @@ export interface components {
             recorded_at: string;
             stream_id: string;
             via?: string | null;
+        };
+        /** RestartProcessInstanceDto */
+        RestartProcessInstanceDto: {
+            historicProcessInstanceQuery?: components["schemas"]["HistoricProcessInstanceQueryDto"] | null;
+            initialVariables?: boolean | null;
+            instructions?: components["schemas"]["RestartProcessInstanceModificationInstructionDto"][] | null;
+            processInstanceIds?: string[] | null;
+            skipCustomListeners?: boolean | null;
+            skipIoMappings?: boolean | null;
+            withoutBusinessKey?: boolean | null;
+        };
+        /** RestartProcessInstanceModificationInstructionDto */
+        RestartProcessInstanceModificationInstructionDto: {
+            activityId?: string | null;
+            transitionId?: string | null;
+            type?: string | null;
         };
         /** SessionDto */
         SessionDto: {
@@ -8910,6 +8944,39 @@ export interface operations {
                         [key: string]: components["schemas"]["VariableValueDto"];
                     };
                 };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestProcessDefinitionIdRestartRestartProcessInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestartProcessInstanceDto"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, nothing follows */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {

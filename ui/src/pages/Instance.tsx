@@ -203,6 +203,16 @@ export function Instance({ id }: { id: string }) {
                   </dd>
                 </>
               )}
+              {h.restartedProcessInstanceId && (
+                <>
+                  <dt>Restart of</dt>
+                  <dd>
+                    <Link href={paths.instance(h.restartedProcessInstanceId)} data-testid="restarted-from">
+                      {shortId(h.restartedProcessInstanceId)}
+                    </Link>
+                  </dd>
+                </>
+              )}
               {(children.data ?? []).length > 0 && (
                 <>
                   <dt>Called</dt>
