@@ -55,6 +55,10 @@ class TimelineEntry(msgspec.Struct, frozen=True):
     command_type: str
     variables: dict[str, Any] = {}  # name -> new value (None when deleted)
     chain: str = "verified"  # the hash link of its commit: "verified" or "damaged"
+    # An operator's repair (ProcessInstanceModified): why, in their words, and what they asked
+    # for, instruction by instruction; the events after it in the commit are its effects.
+    annotation: str | None = None
+    instructions: list[str] = []
 
 
 class Cause(msgspec.Struct, frozen=True):
@@ -152,6 +156,7 @@ def _entry(
 ) -> TimelineEntry:
     activity_id, activity_name = where.activity_of(event)
     moment = getattr(event, "time", None)
+    modified = event if isinstance(event, ev.ProcessInstanceModified) else None
     return TimelineEntry(
         position=commit.first_position + i,
         time=moment if isinstance(moment, datetime) else commit.recorded_at,
@@ -163,6 +168,8 @@ def _entry(
         command_type=commit.command_type,
         variables={},
         chain=commit.chain,
+        annotation=modified.annotation if modified else None,
+        instructions=list(modified.instructions) if modified else [],
     )
 
 
@@ -171,7 +178,19 @@ def _describe(event: ev.Event) -> str:
     match event:
         case ev.ProcessInstanceStarted():
             key = f" (business key {event.business_key})" if event.business_key else ""
-            return f"instance started{key}"
+            again = f" as a restart of {event.restarted_from}" if event.restarted_from else ""
+            return f"instance started{key}{again}"
+        case ev.ProcessInstanceModified():
+            skipped = [
+                what
+                for what, skip in (
+                    ("custom listeners", event.skip_custom_listeners),
+                    ("IO mappings", event.skip_io_mappings),
+                )
+                if skip
+            ]
+            skipping = f" (skipping {' and '.join(skipped)})" if skipped else ""
+            return f"instance modified{skipping}: {'; '.join(event.instructions)}"
         case ev.ProcessInstanceCompleted():
             return "instance completed"
         case ev.ProcessInstanceTerminated():

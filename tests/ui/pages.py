@@ -29,6 +29,18 @@ def populate(cockpit: Cockpit) -> dict[str, str]:
     cockpit.fail_booking(failed)
     rejected = cockpit.start_invoice("Hooli", 15, key="INV-1005")
     cockpit.complete(cockpit.task_of(rejected)["id"], approved=False, note="duplicate")
+    modified = cockpit.start_invoice("Soylent", 230, key="INV-1006")
+    repaired = cockpit.rest.post(
+        f"/process-instance/{modified}/modification",
+        json={
+            "annotation": "Approved by phone: book it",
+            "instructions": [
+                {"type": "startBeforeActivity", "activityId": "bookInvoice"},
+                {"type": "cancel", "activityId": "reviewInvoice"},
+            ],
+        },
+    )
+    assert repaired.status_code == 204, repaired.text
     decision = cockpit.rest.get("/decision-definition", params={"key": "dish"}).json()
     assert len(decision) == 1, decision
     decision_id = decision[0]["id"]
@@ -48,6 +60,8 @@ def populate(cockpit: Cockpit) -> dict[str, str]:
         "failed": failed,
         "decision": decision_id,
         "waiting_task": cockpit.task_of(waiting)["id"],
+        "rejected": rejected,
+        "modified": modified,
     }
 
 
@@ -84,6 +98,24 @@ def named_pages(ids: dict[str, str]) -> list[NamedPage]:
             "An instance with an incident",
             lambda c: f"/cockpit/instances/{ids['failed']}?tab=incidents",
             "[data-testid^=incident-]",
+        ),
+        NamedPage(
+            "instance-modify",
+            "Modifying a running instance: the activity chosen on the diagram",
+            lambda c: f"/cockpit/instances/{ids['waiting']}?activity=reviewInvoice",
+            "[data-testid=activity-actions]",
+        ),
+        NamedPage(
+            "instance-repaired",
+            "The modification in the instance's timeline",
+            lambda c: f"/cockpit/instances/{ids['modified']}?tab=timeline",
+            "[data-testid^=repair-]",
+        ),
+        NamedPage(
+            "instance-restart",
+            "Restarting an ended instance",
+            lambda c: f"/cockpit/instances/{ids['rejected']}?activity=reviewInvoice",
+            "[data-testid=restart-panel]",
         ),
         NamedPage(
             "decision",

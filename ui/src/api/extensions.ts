@@ -156,3 +156,29 @@ export interface InstanceView {
   incidents: IncidentView[];
   calledInstances: Record<string, string>;
 }
+
+// -- repair (issue 36) ---------------------------------------------------------------------------
+
+type Instruction = G["InstructionDto"];
+
+/** One instruction of POST /process-instance/{id}/modification: the generated InstructionDto
+ * narrowed to the shapes the cockpit sends (the document types `type` as any string). */
+export type ModificationInstruction =
+  | { type: "startBeforeActivity"; activityId: NonNullable<Instruction["activityId"]> }
+  | { type: "startAfterActivity"; activityId: NonNullable<Instruction["activityId"]> }
+  | { type: "cancel"; activityId: NonNullable<Instruction["activityId"]> }
+  | { type: "cancel"; activityInstanceId: NonNullable<Instruction["activityInstanceId"]> }
+  | { type: "cancel"; transitionInstanceId: NonNullable<Instruction["transitionInstanceId"]> };
+
+export type ProcessInstanceModification = Omit<G["ProcessInstanceModificationDto"], "instructions"> & {
+  instructions: ModificationInstruction[];
+};
+
+type RestartInstruction = G["RestartProcessInstanceModificationInstructionDto"];
+
+/** POST /process-definition/{id}/restart for a list of instance ids, each started before one
+ * activity: the generated RestartProcessInstanceDto with the parts the cockpit sends. */
+export type RestartProcessInstance = Omit<G["RestartProcessInstanceDto"], "instructions" | "processInstanceIds"> & {
+  processInstanceIds: string[];
+  instructions: { type: "startBeforeActivity"; activityId: NonNullable<RestartInstruction["activityId"]> }[];
+};

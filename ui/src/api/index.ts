@@ -62,6 +62,10 @@ export const api = {
   suspend: (id: string, suspended: boolean) =>
     put<void>(`${R}/process-instance/${e(id)}/suspended`, { suspended }),
   cancel: (id: string) => del<void>(`${R}/process-instance/${e(id)}`),
+  modify: (id: string, body: X.ProcessInstanceModification) =>
+    post<void>(`${R}/process-instance/${e(id)}/modification`, body),
+  restart: (definitionId: string, body: X.RestartProcessInstance) =>
+    post<void>(`${R}/process-definition/${e(definitionId)}/restart`, body),
   variables: (id: string) =>
     get<Record<string, VariableValue>>(`${R}/process-instance/${e(id)}/variables`, {
       deserializeValues: false,

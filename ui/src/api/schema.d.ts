@@ -1708,6 +1708,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine-rest/modification/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** ModifyInstances */
+        post: operations["EngineRestModificationExecuteModifyInstances"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/engine-rest/process-definition": {
         parameters: {
             query?: never;
@@ -1753,6 +1770,23 @@ export interface paths {
         get: operations["EngineRestProcessDefinitionIdFormVariablesGetStartFormVariables"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine-rest/process-definition/{id}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** RestartProcessInstance */
+        post: operations["EngineRestProcessDefinitionIdRestartRestartProcessInstance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2129,6 +2163,23 @@ export interface paths {
         get: operations["EngineRestProcessInstanceIdActivityInstancesActivityInstances"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine-rest/process-instance/{id}/modification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** ModifyInstance */
+        post: operations["EngineRestProcessInstanceIdModificationModifyInstance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3856,6 +3907,7 @@ export interface components {
             processDefinitionName: string | null;
             processDefinitionVersion: number | null;
             removalTime: string | null;
+            restartedProcessInstanceId: string | null;
             rootProcessInstanceId: string | null;
             startActivityId: string | null;
             startTime: string | null;
@@ -4101,6 +4153,20 @@ export interface components {
             leaf_index: number;
             path: string[];
         };
+        /** InstructionDto */
+        InstructionDto: {
+            activityId?: string | null;
+            activityInstanceId?: string | null;
+            ancestorActivityInstanceId?: string | null;
+            /** @default false */
+            cancelCurrentActiveActivityInstances: boolean;
+            transitionId?: string | null;
+            transitionInstanceId?: string | null;
+            type?: string | null;
+            variables?: {
+                [key: string]: components["schemas"]["TriggerVariableValueDto"];
+            } | null;
+        };
         /** PriorityDto */
         job_PriorityDto: {
             priority?: number | null;
@@ -4227,6 +4293,23 @@ export interface components {
             position: number;
             problems: string[];
         };
+        /** ModificationDto */
+        ModificationDto: {
+            annotation?: string | null;
+            historicProcessInstanceQuery?: {
+                [key: string]: unknown;
+            } | null;
+            instructions?: components["schemas"]["InstructionDto"][] | null;
+            processDefinitionId?: string | null;
+            processInstanceIds?: string[] | null;
+            processInstanceQuery?: {
+                [key: string]: unknown;
+            } | null;
+            /** @default false */
+            skipCustomListeners: boolean;
+            /** @default false */
+            skipIoMappings: boolean;
+        };
         /** NewCommentDto */
         NewCommentDto: {
             message?: string | null;
@@ -4297,6 +4380,15 @@ export interface components {
             links?: components["schemas"]["LinkDto"][];
             suspended: boolean;
             tenantId: string | null;
+        };
+        /** ProcessInstanceModificationDto */
+        ProcessInstanceModificationDto: {
+            annotation?: string | null;
+            instructions?: components["schemas"]["InstructionDto"][] | null;
+            /** @default false */
+            skipCustomListeners: boolean;
+            /** @default false */
+            skipIoMappings: boolean;
         };
         /** ProcessInstanceQueryDto */
         ProcessInstanceQueryDto: {
@@ -4381,6 +4473,22 @@ export interface components {
             recorded_at: string;
             stream_id: string;
             via?: string | null;
+        };
+        /** RestartProcessInstanceDto */
+        RestartProcessInstanceDto: {
+            historicProcessInstanceQuery?: components["schemas"]["HistoricProcessInstanceQueryDto"] | null;
+            initialVariables?: boolean | null;
+            instructions?: components["schemas"]["RestartProcessInstanceModificationInstructionDto"][] | null;
+            processInstanceIds?: string[] | null;
+            skipCustomListeners?: boolean | null;
+            skipIoMappings?: boolean | null;
+            withoutBusinessKey?: boolean | null;
+        };
+        /** RestartProcessInstanceModificationInstructionDto */
+        RestartProcessInstanceModificationInstructionDto: {
+            activityId?: string | null;
+            transitionId?: string | null;
+            type?: string | null;
         };
         /** SessionDto */
         SessionDto: {
@@ -4684,8 +4792,10 @@ export interface components {
             activityId: string | null;
             activityName: string | null;
             actor: string | null;
+            annotation: string | null;
             chain: string;
             commandType: string;
+            instructions: string[];
             position: number;
             time: string | null;
             variables: {
@@ -4718,6 +4828,16 @@ export interface components {
             position: number;
             root: string;
             size: number;
+        };
+        /** TriggerVariableValueDto */
+        TriggerVariableValueDto: {
+            /** @default false */
+            local: boolean;
+            type?: string | null;
+            value?: unknown;
+            valueInfo?: {
+                [key: string]: unknown;
+            } | null;
         };
         /** UserIdDto */
         UserIdDto: {
@@ -8712,6 +8832,37 @@ export interface operations {
             };
         };
     };
+    EngineRestModificationExecuteModifyInstances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModificationDto"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, nothing follows */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
     EngineRestProcessDefinitionListDefinitions: {
         parameters: {
             query?: never;
@@ -8793,6 +8944,39 @@ export interface operations {
                         [key: string]: components["schemas"]["VariableValueDto"];
                     };
                 };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestProcessDefinitionIdRestartRestartProcessInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestartProcessInstanceDto"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, nothing follows */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {
@@ -9560,6 +9744,39 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ActivityInstanceDto"];
                 };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestProcessInstanceIdModificationModifyInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessInstanceModificationDto"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, nothing follows */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {

@@ -18,6 +18,8 @@ export interface Decorations {
   passed?: Map<string, number>;
   flows?: Set<string>;
   selected?: string | null;
+  /** activity id → the instructions queued there, not applied yet (instance modification) */
+  pending?: Map<string, { text: string; title: string }>;
 }
 
 interface Shape {
@@ -168,6 +170,9 @@ function decorate(viewer: ViewerLike, decorations: Decorations, marked: Set<stri
       { bottom: 10, right: 8 },
       span("fl-badge fl-badge-incident", `incident-at-${id}`, `⚠${count}`, `${count} incident(s)`),
     );
+  }
+  for (const [id, queued] of decorations.pending ?? []) {
+    add(id, { bottom: 10, left: -12 }, span("fl-pending", `pending-${id}`, queued.text, queued.title));
   }
   if (decorations.selected) mark(decorations.selected, "fl-selected");
 }

@@ -13,6 +13,8 @@ const entry = (position: number, activityId: string | null, what: string): Timel
   commandType: "X",
   variables: {},
   chain: "verified",
+  annotation: null,
+  instructions: [],
 });
 
 const timeline = [

@@ -1,6 +1,7 @@
 // One process instance: its diagram with tokens, incidents, the activities it passed and the
 // flows it took; the time slider that puts all of it back to any position of its log; diff and
-// "why"; live tabs to act on it (variables, tasks, jobs, incidents, tree) and its timeline.
+// "why"; live tabs to act on it (variables, tasks, jobs, incidents, tree) and its timeline;
+// repair: modify a running instance, restart an ended one (an activity chosen on the diagram).
 import { useMemo, useState } from "preact/hooks";
 import { api } from "../api";
 import type { InstanceView } from "../api/extensions";
@@ -8,12 +9,13 @@ import { BpmnDiagram } from "../components/BpmnDiagram";
 import { Flash, Problem, Show, errorText, useData, useTitle } from "../components/common";
 import { formatTime, shortId } from "../lib/format";
 import { instanceMarks, trailFromTimeline, whyPosition } from "../lib/instanceDiagram";
-import { activityNames } from "../lib/model";
+import { activityNames, initialStartEvent, outgoingFlowCounts } from "../lib/model";
 import { paths } from "../lib/routes";
 import { Link, navigate, useLocation } from "../router";
 import { DiffView } from "./instance/DiffView";
 import { LiveIncidents, LiveJobs, LiveTasks, LiveTree, LiveVariables } from "./instance/LiveTabs";
 import { PastIncidents, PastJobs, PastTasks, PastTree, PastVariables } from "./instance/PastTabs";
+import { ModifyPanel, RestartPanel, useModification } from "./instance/Repair";
 import { Timeline } from "./instance/Timeline";
 import { useTimeTravel } from "./instance/useTimeTravel";
 import { WhyView } from "./instance/WhyView";
@@ -35,6 +37,9 @@ export function Instance({ id }: { id: string }) {
   const urlPosition = numberParam(location.query.get("position"));
   const diffFrom = numberParam(location.query.get("diff"));
   const whyAt = numberParam(location.query.get("why"));
+  // the activity chosen on the diagram: what "modify" and "restart" act on, in the URL so that
+  // a reload or a shared link keeps it
+  const selected = location.query.get("activity") || null;
 
   const [version, setVersion] = useState(0);
   const changed = () => setVersion((v) => v + 1);
@@ -53,13 +58,19 @@ export function Instance({ id }: { id: string }) {
   const past = !travel.following && travel.index < travel.last;
   const view = travel.at?.state.instance;
   const names = useMemo(() => (xml.data ? activityNames(xml.data.bpmn20Xml) : new Map<string, string>()), [xml.data]);
+  const outgoing = useMemo(
+    () => (xml.data ? outgoingFlowCounts(xml.data.bpmn20Xml) : new Map<string, number>()),
+    [xml.data],
+  );
+  const startEvent = useMemo(() => (xml.data ? initialStartEvent(xml.data.bpmn20Xml) : null), [xml.data]);
 
   const marks = useMemo(() => {
     if (!view || travel.position === null) return null;
     const trail = travel.at?.trail ?? trailFromTimeline(timeline.data ?? [], travel.position);
     return instanceMarks(view, trail);
   }, [view, travel.at, travel.position, timeline.data]);
-  const [selected, setSelected] = useState<string | null>(null);
+  const ended = !!history.data?.endTime;
+  const modification = useModification(id, version, !!history.data && !ended);
   const decorations = useMemo(
     () => ({
       tokens: marks?.tokens,
@@ -67,19 +78,19 @@ export function Instance({ id }: { id: string }) {
       passed: marks?.passed,
       flows: marks?.flows,
       selected,
+      pending: past ? undefined : modification.pending,
     }),
-    [marks, selected],
+    [marks, selected, past, modification.pending],
   );
 
   const setParams = (changes: Record<string, string | number | null>) =>
     navigate(instanceHref(id, changes), { replace: true });
+  const select = (activityId: string) => setParams({ activity: activityId });
   const explain = (activityId: string) => {
-    setSelected(activityId);
     const at = whyPosition(timeline.data ?? [], activityId, travel.position ?? Number.MAX_SAFE_INTEGER);
-    setParams({ why: at });
+    setParams({ activity: activityId, why: at });
   };
 
-  const ended = !!history.data?.endTime;
   const suspended = live.data?.suspended ?? false;
   const [flash, setFlash] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -188,6 +199,16 @@ export function Instance({ id }: { id: string }) {
                   <dd>
                     <Link href={paths.instance(h.superProcessInstanceId)} data-testid="calling-instance">
                       {shortId(h.superProcessInstanceId)}
+                    </Link>
+                  </dd>
+                </>
+              )}
+              {h.restartedProcessInstanceId && (
+                <>
+                  <dt>Restart of</dt>
+                  <dd>
+                    <Link href={paths.instance(h.restartedProcessInstanceId)} data-testid="restarted-from">
+                      {shortId(h.restartedProcessInstanceId)}
                     </Link>
                   </dd>
                 </>
@@ -302,11 +323,38 @@ export function Instance({ id }: { id: string }) {
               xml={x.bpmn20Xml}
               decorations={decorations}
               label="Instance diagram"
-              onSelect={explain}
+              onSelect={select}
             />
           )
         }
       </Show>
+
+      {!ended && !past && live.data && (
+        <ModifyPanel
+          id={id}
+          modification={modification}
+          activityId={selected}
+          names={names}
+          outgoing={outgoing}
+          onSelect={select}
+          onExplain={explain}
+          onModified={(message) => {
+            setProblem(null);
+            setFlash(message);
+            changed();
+            travel.follow();
+          }}
+        />
+      )}
+      {ended && history.data && (
+        <RestartPanel
+          instance={history.data}
+          activityId={selected}
+          startEvent={startEvent}
+          names={names}
+          onSelect={select}
+        />
+      )}
 
       {diffFrom !== null && travel.position !== null && (
         <DiffView
@@ -322,10 +370,7 @@ export function Instance({ id }: { id: string }) {
           id={id}
           position={whyAt}
           activityName={whyEntry ? (whyEntry.activityName ?? whyEntry.activityId) : null}
-          onClose={() => {
-            setSelected(null);
-            setParams({ why: null });
-          }}
+          onClose={() => setParams({ why: null })}
         />
       )}
 

@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { TimelineEntry } from "../../api/extensions";
 import { ChainBadge } from "../../components/common";
 import { formatTime, formatValue } from "../../lib/format";
+import { repairHeadline } from "../../lib/modification";
 
 const WINDOW = 100;
 
@@ -80,7 +81,7 @@ export function Timeline({
                 <code>{entry.commandType}</code>
               </td>
               <td>{entry.activityName ?? entry.activityId ?? ""}</td>
-              <td>{entry.what}</td>
+              <td>{entry.instructions.length > 0 ? <Repair entry={entry} /> : entry.what}</td>
               <td class="wrap">
                 {Object.entries(entry.variables).map(([name, value]) => (
                   <div key={name}>
@@ -108,5 +109,27 @@ export function Timeline({
         </tbody>
       </table>
     </section>
+  );
+}
+
+/** An operator's modification: its own line, its instructions one by one, their annotation. */
+function Repair({ entry }: { entry: TimelineEntry }) {
+  return (
+    <div class="repair-entry" data-testid={`repair-${entry.position}`}>
+      <strong>
+        {repairHeadline(entry.what, entry.instructions)}
+        {entry.actor ? ` by ${entry.actor}` : ""}
+      </strong>
+      <ol>
+        {entry.instructions.map((instruction, n) => (
+          <li key={n}>{instruction}</li>
+        ))}
+      </ol>
+      {entry.annotation && (
+        <p class="annotation" data-testid="modification-annotation">
+          <span class="visually-hidden">Annotation: </span>“{entry.annotation}”
+        </p>
+      )}
+    </div>
   );
 }
