@@ -4519,9 +4519,7 @@ export interface components {
             caseInstanceId?: string | null;
             skipCustomListeners?: boolean | null;
             skipIoMappings?: boolean | null;
-            startInstructions?: {
-                [key: string]: unknown;
-            }[] | null;
+            startInstructions?: components["schemas"]["InstructionDto"][] | null;
             variables?: {
                 [key: string]: components["schemas"]["VariableValueDto"];
             } | null;
