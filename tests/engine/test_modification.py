@@ -253,7 +253,7 @@ def test_a_token_started_before_an_async_activity_waits_for_its_job(engine: Engi
 def test_cancel_one_branch_of_a_parallel_join_and_start_after_the_join(engine: Engine) -> None:
     pid = engine.start_process_instance("parallel").id
     (t2,) = instances_of(engine, pid, "t2")
-    modification(engine, pid).cancel_activity_instance(t2).start_before_activity("after").execute(
+    modification(engine, pid).cancel_activity_instance(t2).start_after_activity("join").execute(
         annotation="t2 was a mistake"
     )
     assert tree(engine, pid) == ["after", "t1"]
