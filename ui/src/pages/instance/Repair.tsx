@@ -40,6 +40,32 @@ function Refusal({ error, what, failed, testId }: { error: unknown; what: string
   );
 }
 
+/** Camunda's skipCustomListeners and skipIoMappings, as both repair forms offer them. */
+function SkipChecks({
+  listeners,
+  setListeners,
+  mappings,
+  setMappings,
+}: {
+  listeners: boolean;
+  setListeners: (value: boolean) => void;
+  mappings: boolean;
+  setMappings: (value: boolean) => void;
+}) {
+  return (
+    <>
+      <label class="check">
+        <input type="checkbox" checked={listeners} onChange={(e) => setListeners(e.currentTarget.checked)} />
+        Skip custom listeners
+      </label>
+      <label class="check">
+        <input type="checkbox" checked={mappings} onChange={(e) => setMappings(e.currentTarget.checked)} />
+        Skip IO mappings
+      </label>
+    </>
+  );
+}
+
 function ActivityChooser({
   id,
   label,
@@ -252,18 +278,12 @@ export function ModifyPanel({
             </p>
           </div>
           <div class="toolbar">
-            <label class="check">
-              <input
-                type="checkbox"
-                checked={skipCustomListeners}
-                onChange={(e) => setSkipCustomListeners(e.currentTarget.checked)}
-              />
-              Skip custom listeners
-            </label>
-            <label class="check">
-              <input type="checkbox" checked={skipIoMappings} onChange={(e) => setSkipIoMappings(e.currentTarget.checked)} />
-              Skip IO mappings
-            </label>
+            <SkipChecks
+              listeners={skipCustomListeners}
+              setListeners={setSkipCustomListeners}
+              mappings={skipIoMappings}
+              setMappings={setSkipIoMappings}
+            />
           </div>
           {problem !== null && (
             <Refusal error={problem} what="Modification" failed="The instance was not modified" testId="modify-error" />
@@ -358,18 +378,12 @@ export function RestartPanel({
             />
             Without business key
           </label>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={skipCustomListeners}
-              onChange={(e) => setSkipCustomListeners(e.currentTarget.checked)}
-            />
-            Skip custom listeners
-          </label>
-          <label class="check">
-            <input type="checkbox" checked={skipIoMappings} onChange={(e) => setSkipIoMappings(e.currentTarget.checked)} />
-            Skip IO mappings
-          </label>
+          <SkipChecks
+            listeners={skipCustomListeners}
+            setListeners={setSkipCustomListeners}
+            mappings={skipIoMappings}
+            setMappings={setSkipIoMappings}
+          />
         </div>
         {problem !== null && (
           <Refusal error={problem} what="Restart" failed="The instance was not restarted" testId="restart-error" />
