@@ -65,7 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="LIST",
         help="comma-separated workloads: linear10, usertask_gateway, parallel, mi (= mi50), "
         "linearN, miN, saga (5 steps undone by compensation), conditional (instances waiting on "
-        "a condition while a variable changes), conditional_control (the same at a user task) "
+        "a condition while a variable changes), conditional_control (the same at a user task), "
+        "repair (an operator moves each instance past its user task by a modification), "
+        "repair_control (the task completed instead) "
         "(default: the base four plus linear50-400 and mi10/200/1000)",
     )
     parser.add_argument(

@@ -171,6 +171,9 @@ def parse_peer(workload: Workload, wanted: bool) -> tuple[peer.PeerSpec | None, 
     missing = peer.missing_reason()
     if missing is not None:
         return None, missing
+    if workload.repaired_past is not None:
+        # its reset_from_task_id only moves a token back to a task it passed
+        return None, "SpiffWorkflow has no process instance modification to move a token on"
     try:
         return peer.parse(workload), None
     except Exception as exc:  # the peer's parser raises its own exception types

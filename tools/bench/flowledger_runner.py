@@ -21,6 +21,11 @@ from sqlalchemy import cast, create_engine, func, select
 from sqlalchemy.types import LargeBinary
 
 from flowledger.core import ModelError
+from flowledger.core.commands import (
+    CancelAllForActivity,
+    ModificationInstruction,
+    StartAfterActivity,
+)
 from flowledger.engine import Engine
 from flowledger.eventlog.tables import event_log, log_head
 from flowledger.projections.tables import (
@@ -195,6 +200,8 @@ def drive(engine: Engine, workload: Workload, instances: int, first: int = 0) ->
     """Run `instances` instances to their end through the public API; returns their ids."""
     if workload.variable_updates is not None:
         return _drive_by_updates(engine, workload, range(first, first + instances))
+    if workload.repaired_past is not None:
+        return _drive_by_repair(engine, workload, workload.repaired_past, instances, first)
     ids: list[str] = []
     for i in range(first, first + instances):
         pi = engine.start_process_instance(workload.process_id, workload.start_variables(i))
@@ -220,6 +227,25 @@ def _drive_by_updates(engine: Engine, workload: Workload, numbers: range) -> lis
                 engine.runtime_service.set_variables(instance_id, rounds[i][step])
     if workload.task_variables is not None:
         complete_tasks(engine, workload, ids)
+    return ids
+
+
+def _drive_by_repair(
+    engine: Engine, workload: Workload, stuck: str, instances: int, first: int
+) -> list[str]:
+    """Start each instance (it waits at `stuck`), then move it on as an operator would: one
+    modification cancelling the task and starting after it, with an annotation."""
+    repair: list[ModificationInstruction] = [
+        CancelAllForActivity(activity_id=stuck),
+        StartAfterActivity(activity_id=stuck),
+    ]
+    ids: list[str] = []
+    for i in range(first, first + instances):
+        pi = engine.start_process_instance(workload.process_id, workload.start_variables(i))
+        engine.runtime_service.modify_process_instance(
+            pi.id, repair, annotation="bench: moved past a stuck task"
+        )
+        ids.append(pi.id)
     return ids
 
 

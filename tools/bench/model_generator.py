@@ -215,6 +215,23 @@ def conditional_wait(variable: str, threshold: int, *, control: bool = False) ->
     return graph
 
 
+STUCK_TASK = "stuck"
+
+
+def stuck_task(process_id: str) -> ProcessGraph:
+    """start → user task `stuck` → service task → end: the instance an operator repairs (or, as
+    the control, whose task is completed)."""
+    graph = ProcessGraph(process_id, "Waits at a user task an operator may move past")
+    start = graph.node(Node("start", "start"))
+    stuck = graph.node(Node(STUCK_TASK, "user", "Stuck?"))
+    task = graph.node(Node("work", "service", "Work"))
+    graph.flow(start, stuck)
+    graph.flow(stuck, task)
+    graph.flow(task, graph.node(Node("end", "end")))
+    graph.activities_per_instance = 4
+    return graph
+
+
 # -- rendering ----------------------------------------------------------------------------------
 
 

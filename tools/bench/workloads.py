@@ -2,8 +2,8 @@
 
 Names: `linear10`, `usertask_gateway`, `parallel`, `mi50` (alias `mi`) are the base set;
 `linearN` and `miN` work for any N, and the default scaling ladder is listed in SCALING. The
-construct workloads (CONSTRUCTS: `saga`, `conditional` and its `conditional_control`) run when
-named.
+construct workloads (CONSTRUCTS: `saga`, `conditional` and its `conditional_control`, `repair`
+and its `repair_control`) run when named.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from . import model_generator as gen
 BASE = ("linear10", "usertask_gateway", "parallel", "mi50")
 SCALING = ("linear50", "linear100", "linear200", "linear400", "mi10", "mi200", "mi1000")
 QUICK_SCALING = ("linear50", "mi10")
-CONSTRUCTS = ("saga", "conditional", "conditional_control")
+CONSTRUCTS = ("saga", "conditional", "conditional_control", "repair", "repair_control")
 SAGA_STEPS = 5
 # The conditional workload: every instance waits until `progress` reaches the threshold; the
 # variable is raised one step at a time, so each instance is re-evaluated THRESHOLD times and
@@ -44,6 +44,9 @@ class Workload:
     # Variables set on instance i after every instance of the run started (all of them waiting),
     # one round after another; None: the model needs none.
     variable_updates: Callable[[int], list[dict[str, Any]]] | None = None
+    # An operator moves every instance past its user task by a process instance modification
+    # (cancel it, start after it) instead of completing it.
+    repaired_past: str | None = None
 
     @property
     def process_id(self) -> str:
@@ -113,6 +116,17 @@ def workload(name: str) -> Workload:
                 {PROGRESS_VARIABLE: step} for step in range(1, PROGRESS_THRESHOLD + 1)
             ],
         )
+    if name in ("repair", "repair_control"):
+        control = name == "repair_control"
+        return Workload(
+            name,
+            "start → user task → service task → end; the user task "
+            + ("completed" if control else "cancelled and the token started after it (a repair)"),
+            gen.stuck_task(name),
+            _counter_start,
+            task_variables=(lambda _i: {}) if control else None,
+            repaired_past=None if control else gen.STUCK_TASK,
+        )
     if name == "parallel":
         return Workload(
             name, "fork → 4 branches x 2 service tasks → join → end", gen.parallel(), _counter_start
@@ -120,8 +134,9 @@ def workload(name: str) -> Workload:
     match = re.fullmatch(r"(linear|mi)([1-9][0-9]*)", name)
     if match is None:
         raise ValueError(
-            f"unknown workload {name!r}: use usertask_gateway, parallel, saga, conditional, mi "
-            f"(= mi50), linearN or miN (N a positive number), e.g. {','.join(BASE + SCALING)}"
+            f"unknown workload {name!r}: use usertask_gateway, parallel, saga, conditional, "
+            f"repair, mi (= mi50), linearN or miN (N a positive number), "
+            f"e.g. {','.join(BASE + SCALING)}"
         )
     size = int(match.group(2))
     if match.group(1) == "linear":
