@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from . import commands as cmd
 from . import element_kinds as kinds
 from . import events as ev
-from .behaviors.event_subprocesses import arm, fire
+from .behaviors.event_subprocesses import arm, fire, interrupting
 from .behaviors.io import map_inputs
 from .behaviors.jobs import drop_jobs
 from .behaviors.listeners import notify
@@ -203,8 +203,13 @@ def instantiate(flow: Flow, instruction: cmd.StartInstruction) -> None:
     esp = _event_subprocess_started(model, target, stack)
     if esp is not None:
         # Starting an event subprocess (or its start event) is its event occurring: an
-        # interrupting one takes the scope over, as when its event arrives.
-        fire(flow, scope_execution, model.activities[model.start_events[esp]])
+        # interrupting one takes the scope over, as when its event arrives. In a scope nothing
+        # runs in (a restart's new instance), the scope's own execution takes it.
+        start = model.activities[model.start_events[esp]]
+        if interrupting(start) or not _is_empty(flow.session.state, scope_execution):
+            fire(flow, scope_execution, start)
+        else:
+            flow.enter_later(scope_execution, esp)
         _set_variables(flow, scope_execution, instruction)
         return
     if isinstance(instruction, cmd.StartBeforeActivity) and target is not None:

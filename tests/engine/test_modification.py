@@ -671,3 +671,22 @@ def test_deleting_an_instance_runs_end_listeners_unless_skipped(engine: Engine, 
     engine.runtime_service.delete_process_instance(pid, "wrong order", skip_custom_listeners=skip)
     said = history_rows(engine, ACT_HI_VARINST, PROC_INST_ID_=pid, NAME_="said")
     assert [r["TEXT_"] for r in said] == ([] if skip else ["goodbye"])
+
+
+def test_a_non_interrupting_event_subprocess_started_in_an_empty_instance_runs_on_it(
+    events_engine: Engine,
+) -> None:
+    """The stateful test's find: restarting an instance before such an event subprocess's start
+    left a token at no activity."""
+    engine = events_engine
+    old = engine.start_process_instance("events").id
+    engine.runtime_service.delete_process_instance(old)
+    definition = history_rows(engine, ACT_HI_PROCINST, ID_=old)[0]["PROC_DEF_ID_"]
+    (new,) = engine.runtime_service.restart_process_instances(
+        definition, [old], [cmd.StartBeforeActivity(activity_id="noteStart")]
+    )
+    assert tree(engine, new) == ["notify", "  note"]
+    (task,) = engine.tasks(process_instance_id=new)
+    engine.complete_task(task.id)  # the event subprocess was all: the instance completes
+    assert history_rows(engine, ACT_HI_PROCINST, ID_=new)[0]["STATE_"] == "COMPLETED"
+    assert_log_and_tables_agree(engine)
