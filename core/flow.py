@@ -623,7 +623,11 @@ class Flow:
 
     def concurrent_beside(self, scope_execution_id: str) -> str:
         """A new concurrent execution in the scope, beside what runs there (a token alone in the
-        scope first becomes concurrent itself: Camunda's tree expansion)."""
+        scope first becomes concurrent itself: Camunda's tree expansion). In a scope nothing
+        runs in (a modification emptied it, a restart has not filled it yet), the scope's own
+        execution: there is nothing to run beside."""
+        if self.runs_nothing(scope_execution_id):
+            return scope_execution_id
         scope = self.executions[scope_execution_id]
         children = [self.executions[c] for c in scope.children]
         if not children or not all(c.is_concurrent for c in children):
@@ -643,6 +647,23 @@ class Flow:
             )
         )
         return token
+
+    def runs_nothing(self, scope_execution_id: str) -> bool:
+        """No token, no activity of its own and no continuation waits in the scope."""
+        state = self.session.state
+        execution = state.executions[scope_execution_id]
+        if execution.children:
+            return False
+        own = execution.scope_activity_instance_id
+        if any(
+            ai.execution_id == scope_execution_id and ai.id != own
+            for ai in state.activity_instances.values()
+        ):
+            return False
+        return not any(
+            job.execution_id == scope_execution_id and job.activity_instance_id is None
+            for job in state.jobs.values()
+        )
 
     def scope_execution_for(self, execution_id: str, activity_id: str) -> Execution | None:
         current: str | None = execution_id

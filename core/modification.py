@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from . import commands as cmd
 from . import element_kinds as kinds
 from . import events as ev
-from .behaviors.event_subprocesses import arm, fire, interrupting
+from .behaviors.event_subprocesses import arm, fire
 from .behaviors.io import map_inputs
 from .behaviors.jobs import drop_jobs
 from .behaviors.listeners import notify
@@ -127,7 +127,7 @@ def modify(
         else:
             _cancel(flow, instruction, flow_started_with)
         flow.run()
-    if not session.state.ended and _is_empty(session.state, session.state.id):
+    if not session.state.ended and flow.runs_nothing(session.state.id):
         flow.cancel_tree(state.id, CANCEL_REASON)
         session.emit(
             ev.ProcessInstanceTerminated(reason=None, externally=True, time=session.ctx.now)
@@ -145,7 +145,7 @@ def start_by_instructions(flow: Flow, instructions: Sequence[cmd.StartInstructio
     arm(flow, state.id, flow.model.id)
     start = state.start_activity_id
     notify(flow.session, flow.model.listeners, "start", state.id, flow.model.id, at_activity=start)
-    flow.run()
+    # No run before the first instruction: its conditional events are evaluated once tokens rest.
     for n, instruction in enumerate(instructions):
         if flow.session.state.ended:
             raise ended_early(instructions, n)
@@ -203,13 +203,8 @@ def instantiate(flow: Flow, instruction: cmd.StartInstruction) -> None:
     esp = _event_subprocess_started(model, target, stack)
     if esp is not None:
         # Starting an event subprocess (or its start event) is its event occurring: an
-        # interrupting one takes the scope over, as when its event arrives. In a scope nothing
-        # runs in (a restart's new instance), the scope's own execution takes it.
-        start = model.activities[model.start_events[esp]]
-        if interrupting(start) or not _is_empty(flow.session.state, scope_execution):
-            fire(flow, scope_execution, start)
-        else:
-            flow.enter_later(scope_execution, esp)
+        # interrupting one takes the scope over, as when its event arrives.
+        fire(flow, scope_execution, model.activities[model.start_events[esp]])
         _set_variables(flow, scope_execution, instruction)
         return
     if isinstance(instruction, cmd.StartBeforeActivity) and target is not None:
@@ -293,8 +288,6 @@ def _token_in(
     body = flow.model.activities.get(flow_scope or "")
     if body is not None and isinstance(body.spec, MultiInstanceSpec):
         return _new_inner_instance(flow, instruction, scope_execution, body)
-    if _is_empty(flow.session.state, scope_execution):
-        return scope_execution
     return flow.concurrent_beside(scope_execution)
 
 
@@ -533,20 +526,3 @@ def _uncount_inner_instance(flow: Flow, parent_ai: str, scope_execution: str) ->
         session, scope_execution, INSTANCES, _count(flow, scope_execution, INSTANCES) - 1
     )
     set_variable_local(session, scope_execution, ACTIVE, _count(flow, scope_execution, ACTIVE) - 1)
-
-
-def _is_empty(state: InstanceState, scope_execution: str) -> bool:
-    """Nothing runs in the scope any more: no token, no activity of its own, no continuation."""
-    execution = state.executions[scope_execution]
-    if execution.children:
-        return False
-    own = execution.scope_activity_instance_id
-    if any(
-        ai.execution_id == scope_execution and ai.id != own
-        for ai in state.activity_instances.values()
-    ):
-        return False
-    return not any(
-        job.execution_id == scope_execution and job.activity_instance_id is None
-        for job in state.jobs.values()
-    )

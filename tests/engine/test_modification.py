@@ -690,3 +690,46 @@ def test_a_non_interrupting_event_subprocess_started_in_an_empty_instance_runs_o
     engine.complete_task(task.id)  # the event subprocess was all: the instance completes
     assert history_rows(engine, ACT_HI_PROCINST, ID_=new)[0]["STATE_"] == "COMPLETED"
     assert_log_and_tables_agree(engine)
+
+
+# s -> work -> e, beside a non-interrupting conditional event subprocess on ${go}
+CONDITIONAL = (
+    HEAD
+    + b"""<process id="conditional" isExecutable="true">
+  <startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="work"/>
+  <userTask id="work"/><sequenceFlow id="f2" sourceRef="work" targetRef="e"/><endEvent id="e"/>
+  <subProcess id="watch" triggeredByEvent="true">
+    <startEvent id="held" isInterrupting="false">
+      <conditionalEventDefinition><condition>${go}</condition></conditionalEventDefinition>
+    </startEvent>
+    <sequenceFlow id="h1" sourceRef="held" targetRef="note"/>
+    <userTask id="note"/><sequenceFlow id="h2" sourceRef="note" targetRef="noteEnd"/>
+    <endEvent id="noteEnd"/>
+  </subProcess>
+</process></definitions>"""
+)
+
+
+def test_a_restart_before_a_conditional_event_subprocess_leaves_no_token_idle(
+    engine: Engine,
+) -> None:
+    """The heavy stateful run's find: the restarted instance's conditional event subprocesses
+    were evaluated before its first instruction, when nothing ran in it, and a token was left
+    at no activity."""
+    engine.deploy({"conditional.bpmn": CONDITIONAL})
+    old = engine.start_process_instance("conditional", {"go": False}).id
+    engine.runtime_service.set_variables(old, {"go": True})  # the event subprocess runs once
+    engine.runtime_service.delete_process_instance(old)
+    definition = history_rows(engine, ACT_HI_PROCINST, ID_=old)[0]["PROC_DEF_ID_"]
+    (new,) = engine.runtime_service.restart_process_instances(
+        definition, [old], [cmd.StartBeforeActivity(activity_id="held")]
+    )
+    state = engine.replay(new)
+    assert state is not None
+    for execution in state.executions.values():
+        if not execution.children:  # every leaf is at an activity
+            assert execution.activity_instance_id is not None, execution
+    for task in engine.tasks(process_instance_id=new):
+        engine.complete_task(task.id)
+    assert history_rows(engine, ACT_HI_PROCINST, ID_=new)[0]["STATE_"] == "COMPLETED"
+    assert_log_and_tables_agree(engine)
