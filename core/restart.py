@@ -11,10 +11,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from . import commands as cmd
 from . import events as ev
-from .decide import announce_start
 from .errors import Rejected
 from .evolve import evolve
 from .flow import Flow
+from .instance_start import announce_start
 from .limits import check_variable_count
 from .model import ProcessModel
 from .modification import first_activity, start_by_instructions

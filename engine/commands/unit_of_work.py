@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Table
 from sqlalchemy.engine import Connection, Dialect
 
-from flowledger.core import decide
 from flowledger.core import events as ev
+from flowledger.core import instance_start
 from flowledger.core.errors import NotFound
 from flowledger.core.limits import refuse_nul_in_events
 from flowledger.core.model import ProcessModel
@@ -187,7 +187,7 @@ class UnitOfWork:
     def start_instance(self, model: ProcessModel, **start: Any) -> InstanceSession:
         """Start a new instance stream (expected version 0) and run it to its wait states."""
         session, batch = self._session(None, model)
-        instance_id = decide.start_instance(session, model, **start)
+        instance_id = instance_start.start_instance(session, model, **start)
         self.instances[instance_id] = (session, 0, None, batch)
         return session
 

@@ -82,8 +82,10 @@ class HeadPublisher:
                 lines = note.split("\n")
                 size, position = int(lines[1]), int(lines[3].removeprefix("position "))
             except Exception as exc:
-                self.last_error = f"{type(exc).__name__}: {exc}"
-                log.error("cannot publish the log's head to %s: %s", self.target, self.last_error)
+                error = f"{type(exc).__name__}: {exc}"
+                # logged before health shows it: whoever sees DOWN finds the cause in the log
+                log.error("cannot publish the log's head to %s: %s", self.target, error)
+                self.last_error = error
                 return False
             self.last_error = None
             self.last_size, self._last_position = size, position

@@ -87,8 +87,10 @@ class TreeFollower:
                     log.info("the Merkle tree's tiles follow the log again")
                 self.last_error = None
             except Exception as exc:  # waited out, never the end of the thread
-                self.last_error = f"{type(exc).__name__}: {exc}"
-                log.error("cannot extend the Merkle tree's tiles: %s", self.last_error)
+                error = f"{type(exc).__name__}: {exc}"
+                # logged before health shows it: whoever sees DOWN finds the cause in the log
+                log.error("cannot extend the Merkle tree's tiles: %s", error)
+                self.last_error = error
             self._wake.wait(IDLE_POLL)
             self._wake.clear()
             self._stopping.wait(MIN_INTERVAL)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from flowledger.core import decide
+from flowledger.core import decide, instance_start
 from flowledger.core import events as ev
 from flowledger.core import evolve as evolve_module
 from flowledger.core.events import Event
@@ -80,7 +80,7 @@ def _projecting(state: InstanceState | None, model: ProcessModel) -> InstanceSes
 
 def _started(model: ProcessModel, variables: Mapping[str, Any]) -> InstanceState:
     session = _projecting(None, model)
-    decide.start_instance(
+    instance_start.start_instance(
         session,
         model,
         definition_id="def-1",

@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from flowledger.core import commands as cmd
-from flowledger.core import decide
+from flowledger.core import decide, instance_start
 from flowledger.core import events as ev
 from flowledger.core.errors import FlowledgerError
 from flowledger.core.evolve import evolve
@@ -126,7 +126,7 @@ def run_command(session: InstanceSession, model: ProcessModel, command: cmd.Comm
     existing instance goes through the domain's own table, as the engine's handlers do."""
     match command:
         case cmd.StartProcessInstance():
-            decide.start_instance(
+            instance_start.start_instance(
                 session,
                 model,
                 definition_id=definition_id(model),

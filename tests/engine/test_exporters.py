@@ -102,6 +102,10 @@ def test_a_file_of_another_log_is_refused(db_url: str, tmp_path: Path) -> None:
     assert target.read_text().count("\n") == 1  # nothing appended
 
 
+def _compact_size(event: object) -> int:
+    return len(json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode())
+
+
 def test_batches_are_bounded(db_url: str, tmp_path: Path) -> None:
     assert (BATCH_EVENTS, BATCH_BYTES, BACKOFF_FIRST, BACKOFF_CAP) == (500, 1024 * 1024, 0.5, 30.0)
     with Receiver() as receiver, _webhook_engine(db_url) as engine:
@@ -118,8 +122,9 @@ def test_batches_are_bounded(db_url: str, tmp_path: Path) -> None:
         # the same name resumes, so this one has a name of its own.
         engine.start_exporter(f"small={receiver.url}", settings=ExporterSettings(batch_bytes=1024))
         wait_for(lambda: _caught_up(engine))
-    # A batch stops growing at the first event that takes it past the cap.
-    assert all(sum(len(json.dumps(e)) for e in b[:-1]) < 1024 for b in receiver.batches)
+    # A batch stops growing at the first event that takes it past the cap (measured as the
+    # exporter does: each event's compact UTF-8 JSON).
+    assert all(sum(_compact_size(e) for e in b[:-1]) < 1024 for b in receiver.batches)
     assert len(receiver.batches) > 1
 
 
