@@ -652,8 +652,8 @@ class Flow:
         """No token, no activity of its own and no continuation waits in the scope."""
         state = self.session.state
         execution = state.executions[scope_execution_id]
-        if execution.children:
-            return False
+        if execution.children or execution.activity_instance_id is not None:
+            return False  # the usual answer, without a scan
         own = execution.scope_activity_instance_id
         if any(
             ai.execution_id == scope_execution_id and ai.id != own

@@ -733,3 +733,20 @@ def test_a_restart_before_a_conditional_event_subprocess_leaves_no_token_idle(
         engine.complete_task(task.id)
     assert history_rows(engine, ACT_HI_PROCINST, ID_=new)[0]["STATE_"] == "COMPLETED"
     assert_log_and_tables_agree(engine)
+
+
+def test_a_modification_of_more_instances_than_one_command_holds_is_refused(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import flowledger.engine.commands.handlers.modification as handler
+
+    monkeypatch.setattr(handler, "MAX_INSTANCES_PER_COMMAND", 2)
+    ids = [engine.start_process_instance("sub").id for _ in range(3)]
+    definition = engine.runtime_service.process_instance(ids[0])
+    assert definition is not None
+    with pytest.raises(Rejected, match="3 process instances in one modification; at most 2"):
+        engine.runtime_service.modify_process_instances(
+            definition.definition_id, ids, [cmd.StartBeforeActivity(activity_id="inner")]
+        )
+    for pid in ids:
+        assert tree(engine, pid) == ["a"]

@@ -379,3 +379,19 @@ def test_initial_and_last_variables_read_the_stream_not_the_state() -> None:
         "a": StoredValue("integer", 4),
         "b": StoredValue("integer", 3),
     }
+
+
+def test_a_restart_of_more_instances_than_one_command_holds_is_refused(
+    deployed: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import flowledger.engine.commands.handlers.restart as handler
+
+    monkeypatch.setattr(handler, "MAX_INSTANCES_PER_COMMAND", 2)
+    engine = deployed
+    ended = [cancelled(engine, {}) for _ in range(3)]
+    count = instance_count(engine)
+    with pytest.raises(Rejected, match="3 process instances in one restart; at most 2"):
+        engine.runtime_service.restart_process_instances(
+            definition_of(engine, ended[0]), ended, before("user2")
+        )
+    assert instance_count(engine) == count

@@ -11,6 +11,7 @@ from functools import partial
 
 from flowledger.core import commands as cmd
 from flowledger.core.errors import NotFound, Rejected
+from flowledger.core.limits import MAX_INSTANCES_PER_COMMAND
 from flowledger.core.restart import initial_variables, last_variables, restart_instance
 from flowledger.core.variables import StoredValue
 from flowledger.engine import lookups
@@ -58,6 +59,11 @@ def restart(unit: UnitOfWork, command: cmd.RestartProcessInstances) -> list[str]
     ids = list(dict.fromkeys(command.process_instance_ids))
     if not ids:
         raise Rejected("Process instance ids cannot be empty")
+    if len(ids) > MAX_INSTANCES_PER_COMMAND:
+        raise Rejected(
+            f"{len(ids)} process instances in one restart; at most "
+            f"{MAX_INSTANCES_PER_COMMAND} are restarted at once"
+        )
     conn = unit.conn
     definition = lookups.process_definition(conn, command.definition_id)
     if definition is None:
