@@ -340,3 +340,12 @@ def test_time_travel_crosses_the_move(engine: Engine) -> None:
     assert [a.activity_id for a in before.activity_instances.values()] == ["userTask"]
     assert after.definition_id == v2
     assert [a.activity_id for a in after.activity_instances.values()] == ["approve"]
+    # the trail says who moved it, from where to where and by which instructions
+    [entry] = [t for t in engine.audit_service.timeline(pi.id) if "migrated" in t.what]
+    assert entry.what == f"instance migrated from {v1} to {v2}"
+    assert (entry.actor, entry.instructions) == ("demo", ["userTask -> approve"])
+    # time travel by moment: five minutes in it was still on version 1
+    started = engine.events(pi.id)[0].recorded_at
+    assert engine.audit_service.state_at(pi.id, moment=started).state.definition_id == v1
+    moved = engine.events(pi.id)[-1].recorded_at
+    assert engine.audit_service.state_at(pi.id, moment=moved).state.definition_id == v2
