@@ -26,6 +26,7 @@ from flowledger.projections.tables import (
     ACT_RU_EVENT_SUBSCR,
     ACT_RU_EXECUTION,
     ACT_RU_JOB,
+    ACT_RU_JOBDEF,
 )
 from tests.core.test_admin_commands import assert_log_and_tables_agree
 from tests.support import fresh_database, selected_kind
@@ -191,13 +192,7 @@ def test_timer_keeps_its_due_date_or_is_due_anew_with_update_event_trigger(engin
     assert job_kept["PROCESS_DEF_ID_"] == v2
     # Camunda: the target's timer, from the moment of the migration (30 min + 5 h)
     assert job_updated["DUEDATE_"] - job_before["DUEDATE_"] == timedelta(hours=4, minutes=30)
-    with engine.reading() as conn:
-        jobdefs = {
-            r.ID_
-            for r in conn.execute(
-                sa.text("SELECT ID_ FROM ACT_RU_JOBDEF WHERE PROC_DEF_ID_ = :d"), {"d": v2}
-            )
-        }
+    jobdefs = {r["ID_"] for r in rows(engine, ACT_RU_JOBDEF, PROC_DEF_ID_=v2)}
     assert job_kept["JOB_DEF_ID_"] in jobdefs
     engine.clock.advance(hours=1)  # type: ignore[attr-defined]
     engine.run_due_jobs()
