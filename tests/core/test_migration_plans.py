@@ -549,3 +549,93 @@ def test_the_supported_activities_are_camunda_s() -> None:
         assert view.is_supported(supported, supported.activities[activity_id])
     for activity_id in ("start", "end"):
         assert not view.is_supported(supported, supported.activities[activity_id])
+
+
+def test_a_compensation_event_subprocess_is_not_mapped_but_its_start_event_is() -> None:
+    handler = (
+        boundary("compensationBoundary", "userTask1", "<compensateEventDefinition/>")
+        + '<userTask id="undo" isForCompensation="true"/>'
+        + '<association associationDirection="One" sourceRef="compensationBoundary" '
+        'targetRef="undo"/>'
+    )
+    esp = sub(
+        "eventSubProcess",
+        chain(
+            '<startEvent id="eventSubProcessStart"><compensateEventDefinition/></startEvent>',
+            task("eventSubProcessTask"),
+            end("e3"),
+        ),
+        'triggeredByEvent="true"',
+    )
+    inner = chain(start("s2"), task("userTask1"), task("userTask2"), end("e2")) + handler + esp
+    compensation = model(chain(start(), sub("subProcess", inner), end()))
+    assert generated(compensation, compensation, update=True) == same(
+        "subProcess", "userTask1", "userTask2", "compensationBoundary", "eventSubProcessStart"
+    )
+
+
+def test_a_boundary_event_moved_to_the_parent_activity() -> None:
+    source = model(
+        chain(
+            start(),
+            sub(
+                "subProcess",
+                chain(start("s2"), task(), end("e2")) + boundary("b", "userTask", MESSAGE),
+            ),
+            end(),
+        )
+    )
+    target = model(
+        chain(start(), sub("subProcess", chain(start("s2"), task(), end("e2"))), end())
+        + boundary("b", "subProcess", MESSAGE)
+    )
+    plan = (("subProcess", "subProcess"), ("userTask", "userTask"), ("b", "b"))
+    assert failures(source, target, *plan) == [
+        [
+            "The source activity's event scope (userTask) must be mapped to the target "
+            "activity's event scope (subProcess)",
+            "The closest mapped ancestor 'subProcess' is mapped to scope 'subProcess' which is "
+            "not an ancestor of target scope 'b'",
+        ]
+    ]
+
+
+def test_update_event_trigger_of_an_event_subprocess_and_of_its_start_event() -> None:
+    esp = model(
+        chain(start(), task(), end())
+        + sub(
+            "eventSubProcess",
+            chain(
+                f'<startEvent id="eventSubProcessStart">{TIMER}</startEvent>',
+                task("eventSubProcessTask"),
+                end("e3"),
+            ),
+            'triggeredByEvent="true"',
+        )
+    )
+    assert failures(esp, esp, ("eventSubProcess", "eventSubProcess", True)) == [
+        [
+            "Cannot update event trigger because the activity does not define a persistent "
+            "event trigger"
+        ]
+    ]
+    assert failures(esp, esp, ("eventSubProcessStart", "eventSubProcessStart", True)) == []
+
+
+def test_a_user_task_s_timeout_listeners_may_go() -> None:
+    listener = (
+        '<extensionElements><camunda:taskListener event="timeout" id="late" '
+        'expression="${1}"><timerEventDefinition><timeDuration>PT1H</timeDuration>'
+        "</timerEventDefinition></camunda:taskListener></extensionElements>"
+    )
+    with_listener = model(chain(start(), task(inner=listener), end()))
+    assert view.defines_persistent_event_trigger(
+        with_listener, with_listener.activities["userTask"]
+    )
+    assert failures(with_listener, ONE_TASK, ("userTask", "userTask", True)) == []
+    assert failures(ONE_TASK, with_listener, ("userTask", "userTask", True)) == [
+        [
+            "Cannot update event trigger because the activity does not define a persistent "
+            "event trigger"
+        ]
+    ]
