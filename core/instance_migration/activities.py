@@ -261,14 +261,18 @@ def behavior(model: ProcessModel, activity: Activity) -> str:
     return "IntermediateThrowNoneEventActivityBehavior"
 
 
+def has_supported_behavior(model: ProcessModel, activity: Activity) -> bool:
+    """An instance of the activity can migrate (SupportedActivityValidator.isSupportedActivity,
+    what Camunda's SupportedActivityInstanceValidator asks of each migrating activity instance:
+    "The type of the source activity is not supported for activity instance migration")."""
+    return behavior(model, activity) in SUPPORTED_BEHAVIORS
+
+
 def is_supported(model: ProcessModel, activity: Activity) -> bool:
     """Migration can map the activity (SupportedActivityValidator): a supported behaviour, or
-    an asynchronous continuation before or after any activity."""
-    return (
-        behavior(model, activity) in SUPPORTED_BEHAVIORS
-        or activity.async_before
-        or activity.async_after
-    )
+    an asynchronous continuation before or after any activity (a transition instance waiting in
+    its job)."""
+    return has_supported_behavior(model, activity) or activity.async_before or activity.async_after
 
 
 def is_supported_passive_event(model: ProcessModel, activity: Activity) -> bool:
@@ -319,3 +323,34 @@ def flow_activities(model: ProcessModel, scope: str) -> list[Activity]:
     """The activities directly in `scope` (Camunda's ScopeImpl.getActivities), in the model's
     order."""
     return [a for a in model.activities.values() if flow_scope(model, a) == scope]
+
+
+class ModelView:
+    """One model as migration sees it, each activity's facts found once: validation asks them
+    of every instruction again whenever generation adds instructions."""
+
+    def __init__(self, model: ProcessModel) -> None:
+        self.model = model
+        self._behaviors: dict[str, str] = {}
+        self._event_scopes: dict[str, str | None] = {}
+        self._flow_scopes: dict[str, tuple[str, ...]] = {}
+
+    def behavior(self, activity: Activity) -> str:
+        found = self._behaviors.get(activity.id)
+        if found is None:
+            found = self._behaviors[activity.id] = behavior(self.model, activity)
+        return found
+
+    def event_scope(self, activity: Activity) -> str | None:
+        if activity.id not in self._event_scopes:
+            self._event_scopes[activity.id] = event_scope(self.model, activity)
+        return self._event_scopes[activity.id]
+
+    def flow_scopes(self, activity: Activity) -> tuple[str, ...]:
+        found = self._flow_scopes.get(activity.id)
+        if found is None:
+            found = self._flow_scopes[activity.id] = tuple(flow_scopes(self.model, activity))
+        return found
+
+    def flow_scope(self, activity: Activity) -> str:
+        return self.flow_scopes(activity)[0]

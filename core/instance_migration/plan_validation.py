@@ -101,14 +101,24 @@ class CheckedInstructions:
     _all: list[CheckedInstruction] = field(default_factory=list)
     _by_source: dict[str, list[CheckedInstruction]] = field(default_factory=dict)
     _by_target: dict[str, list[CheckedInstruction]] = field(default_factory=dict)
+    # changed since the validators last found every instruction valid
+    _changed: bool = True
+    # the models' facts, found once for all the validators ask
+    source: view.ModelView = field(init=False)
+    target: view.ModelView = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.source = view.ModelView(self.source_model)
+        self.target = view.ModelView(self.target_model)
 
     def __iter__(self) -> Iterator[CheckedInstruction]:
         return iter(list(self._all))
 
     def __contains__(self, instruction: object) -> bool:
-        return any(instruction is i for i in self._all)
+        return any(instruction is i for i in self._by_source.get(_source_id(instruction), ()))
 
     def add(self, instruction: CheckedInstruction) -> None:
+        self._changed = True
         self._all.append(instruction)
         self._by_source.setdefault(instruction.source.id, []).append(instruction)
         self._by_target.setdefault(instruction.target.id, []).append(instruction)
@@ -134,13 +144,22 @@ class CheckedInstructions:
 
     def filter(self, validators: tuple[Validator, ...]) -> None:
         """Keep the instructions the validators accept, each judged against all of them as they
-        were (Camunda's filterWith)."""
+        were (Camunda's filterWith). Unchanged since a pass that kept them all, they stand: the
+        validators would judge the same instructions the same."""
+        if not self._changed:
+            return
         valid = [i for i in self._all if not self.failures(i, validators)]
+        removed = len(valid) != len(self._all)
         self._all, self._by_source, self._by_target = [], {}, {}
         self.add_all(valid)
+        self._changed = removed
 
 
 Validator = Callable[[CheckedInstruction, CheckedInstructions], list[str]]
+
+
+def _source_id(instruction: object) -> str:
+    return instruction.source.id if isinstance(instruction, CheckedInstruction) else ""
 
 
 # -- Camunda's instruction validators, each a function of (instruction, all instructions) ------
@@ -153,8 +172,8 @@ _EQUIVALENT_BEHAVIORS = (
 
 
 def same_behavior(i: CheckedInstruction, all_: CheckedInstructions) -> list[str]:
-    source = view.behavior(all_.source_model, i.source)
-    target = view.behavior(all_.target_model, i.target)
+    source = all_.source.behavior(i.source)
+    target = all_.target.behavior(i.target)
     if source == target or any({source, target} <= same for same in _EQUIVALENT_BEHAVIORS):
         return []
     return [f"Activities have incompatible types ({source} is not compatible with {target})"]
@@ -180,11 +199,10 @@ def only_once_mapped(i: CheckedInstruction, all_: CheckedInstructions) -> list[s
 
 
 def cannot_add_multi_instance_body(i: CheckedInstruction, all_: CheckedInstructions) -> list[str]:
-    model = all_.target_model
-    for scope in view.flow_scopes(model, i.target):
+    for scope in all_.target.flow_scopes(i.target):
         if scope == view.PROCESS or all_.by_target(scope):
             break
-        if view.is_multi_instance_body(model.activities[scope]):
+        if view.is_multi_instance_body(all_.target_model.activities[scope]):
             return [
                 f"Target activity '{i.target.id}' is a descendant of multi-instance body "
                 f"'{scope}' that is not mapped from the source process definition."
@@ -223,7 +241,7 @@ def gateway_mapping(i: CheckedInstruction, all_: CheckedInstructions) -> list[st
             "The target gateway must have at least the same number of incoming sequence flows "
             "that the source gateway has"
         )
-    scope = view.flow_scope(all_.source_model, i.source)
+    scope = all_.source.flow_scope(i.source)
     if scope != view.PROCESS and not all_.by_source(scope):
         found.append(f"The gateway's flow scope '{scope}' must be mapped")
     if len(all_.by_target(i.target.id)) > 1:
@@ -241,14 +259,13 @@ def _user_task_with_timeout_listener(activity: Activity) -> bool:
 
 
 def same_event_scope(i: CheckedInstruction, all_: CheckedInstructions) -> list[str]:
-    source_model = all_.source_model
     if i.source.type == kinds.BOUNDARY_COMPENSATION.type:
         return []  # a compensation boundary event's scope need not be active at runtime
-    source_scope = view.event_scope(source_model, i.source)
-    if source_scope is None or source_scope == view.flow_scope(source_model, i.source):
+    source_scope = all_.source.event_scope(i.source)
+    if source_scope is None or source_scope == all_.source.flow_scope(i.source):
         return []  # only where the event scope is not the flow scope (boundary events)
-    target_scope = view.event_scope(all_.target_model, i.target)
-    shown = source_scope or source_model.id
+    target_scope = all_.target.event_scope(i.target)
+    shown = source_scope or all_.source_model.id
     if target_scope is None:
         if _user_task_with_timeout_listener(i.source):
             return []  # its timeout listeners may all be gone in the target
@@ -285,7 +302,7 @@ def closest_mapped_ancestor(
 ) -> CheckedInstruction | None:
     """The first instruction of the closest flow scope of the source activity that the plan
     maps: where the migrated activity's parent instance goes."""
-    for scope in view.flow_scopes(all_.source_model, instruction.source):
+    for scope in all_.source.flow_scopes(instruction.source):
         mappings = all_.by_source(scope)
         if mappings:
             return mappings[0]
@@ -296,7 +313,7 @@ def additional_flow_scope(i: CheckedInstruction, all_: CheckedInstructions) -> l
     ancestor = closest_mapped_ancestor(i, all_)
     if ancestor is None:
         return []
-    if not view.is_ancestor_flow_scope(all_.target_model, ancestor.target.id, i.target):
+    if ancestor.target.id not in all_.target.flow_scopes(i.target):
         return [
             f"The closest mapped ancestor '{ancestor.source.id}' is mapped to scope "
             f"'{ancestor.target.id}' which is not an ancestor of target scope '{i.target.id}'"
@@ -307,7 +324,8 @@ def additional_flow_scope(i: CheckedInstruction, all_: CheckedInstructions) -> l
 def conditional_event_update_event_trigger(
     i: CheckedInstruction, all_: CheckedInstructions
 ) -> list[str]:
-    if view.is_conditional_event(all_.source_model, i.source) and not i.update_event_trigger:
+    conditional = all_.source.behavior(i.source) in view.CONDITIONAL_BEHAVIORS
+    if conditional and not i.update_event_trigger:
         return ["Conditional event has to migrate with update event trigger."]
     return []
 

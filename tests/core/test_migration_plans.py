@@ -639,3 +639,39 @@ def test_a_user_task_s_timeout_listeners_may_go() -> None:
             "event trigger"
         ]
     ]
+
+
+def test_an_explicit_plan_may_map_what_generation_leaves_out() -> None:
+    script = model(
+        chain(
+            start(),
+            task("script", "<script>1</script>", "scriptTask", 'scriptFormat="juel"'),
+            end(),
+        )
+    )
+    assert generated(script, script) == []
+    assert failures(script, script, ("script", "script")) == []
+    assert not view.has_supported_behavior(script, script.activities["script"])
+
+
+def test_an_instruction_dropped_takes_the_events_of_its_activity_along() -> None:
+    """Camunda's testNotMigrateBoundaryEventsWithInvalidEventScopeInstruction: the task becomes
+    a receive task, so neither it nor its boundary event is mapped."""
+    source = model(chain(start(), task(), end()) + boundary("boundary", "userTask", MESSAGE))
+    receive = '<receiveTask id="userTask"/>'
+    target = model(chain(start(), receive, end()) + boundary("boundary", "userTask", MESSAGE))
+    assert generated(source, target) == []
+
+
+def test_generation_scales_with_many_scopes() -> None:
+    """Each scope's instructions are judged again only when something changed."""
+    subprocesses = "".join(
+        f'<sequenceFlow id="g{n}" sourceRef="fork" targetRef="sub{n}"/>'
+        + sub(f"sub{n}", chain(start(f"s{n}"), task(f"a{n}"), task(f"b{n}"), end(f"e{n}")))
+        for n in range(60)
+    )
+    wide = model(
+        '<startEvent id="start"/><parallelGateway id="fork"/>'
+        '<sequenceFlow id="f" sourceRef="start" targetRef="fork"/>' + subprocesses
+    )
+    assert len(generated(wide, wide)) == 1 + 60 * 3
