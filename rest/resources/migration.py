@@ -3,8 +3,8 @@ mapEqualActivities) and `POST /migration/validate` (the plan's report, 200 even 
 
 As Camunda's MigrationRestServiceImpl: a definition that does not exist or a null id is a 400
 InvalidRequestException; a generated plan that fails (its variables) is Camunda's 400
-MigrationPlanValidationException with the report (rest/errors.py). `plan_from_dto` and
-`report_to_dto` are what `/migration/execute` parses and answers with too.
+MigrationPlanValidationException with the report (rest/errors.py). `/migration/execute` reads
+its plan with `valid_plan` (built on `plan_from_dto`).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ __all__ = [
     "plan_variables",
     "report_to_dto",
     "routes",
+    "valid_plan",
 ]
 
 AnyRequest = Request[Any, Any, Any]
@@ -149,6 +150,16 @@ def builder_from_dto(engine: Engine, dto: MigrationPlanDto) -> MigrationPlanBuil
 def missing_definition(exc: NotFound) -> Exception:
     """A missing definition as Camunda's REST layer answers it: 400, in Camunda's words."""
     return invalid(f"{exc.kind} with id '{exc.entity_id}' does not exist")
+
+
+def valid_plan(engine: Engine, dto: MigrationPlanDto) -> MigrationPlan:
+    """The plan the DTO describes, checked against both definitions, as Camunda's
+    createMigrationPlan(dto) of /migration/execute: MigrationPlanInvalid (a 400 with the
+    report, rest/errors.py), a 400 for a malformed instruction or a missing definition."""
+    try:
+        return builder_from_dto(engine, dto).build()
+    except NotFound as exc:
+        raise missing_definition(exc) from None
 
 
 @post("/migration/generate", status_code=200, sync_to_thread=True)

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from flowledger.core.errors import MigrationPlanInvalid, NotFound
+from flowledger.rest.errors import RestError
+from flowledger.rest.migration_plans import MigrationInstructionDto
+from flowledger.rest.resources.migration import MigrationPlanDto, plan_from_dto, valid_plan
 
 from .server import LiveServer
 
@@ -255,3 +259,19 @@ def test_the_builder_of_the_runtime_service(rest: LiveServer, tasks: tuple[str, 
     )
     with pytest.raises(NotFound, match="Source process definition 'nope' not found"):
         runtime.create_migration_plan("nope", target).build()
+
+
+def test_valid_plan_is_what_execute_reads(rest: LiveServer, tasks: tuple[str, str]) -> None:
+    source, target = tasks
+    dto = MigrationPlanDto(
+        source_process_definition_id=source,
+        target_process_definition_id=source,
+        instructions=[MigrationInstructionDto(["userTask"], ["userTask"])],
+    )
+    plan = valid_plan(rest.engine, dto)
+    assert plan.instructions[0].target_activity_id == "userTask"
+    assert plan_from_dto(dto) == plan
+    with pytest.raises(MigrationPlanInvalid):
+        valid_plan(rest.engine, msgspec.structs.replace(dto, target_process_definition_id=target))
+    with pytest.raises(RestError, match="Target process definition with id 'x' does not exist"):
+        valid_plan(rest.engine, msgspec.structs.replace(dto, target_process_definition_id="x"))
