@@ -675,3 +675,36 @@ def test_generation_scales_with_many_scopes() -> None:
         '<sequenceFlow id="f" sourceRef="start" targetRef="fork"/>' + subprocesses
     )
     assert len(generated(wide, wide)) == 1 + 60 * 3
+
+
+def test_conditional_events_always_update_their_trigger() -> None:
+    catch = model(
+        chain(
+            start(),
+            f'<intermediateCatchEvent id="condition">{CONDITION}</intermediateCatchEvent>',
+            task(),
+            end(),
+        )
+    )
+    assert generated(catch, catch) == [
+        ("condition", "condition", True),
+        ("userTask", "userTask", False),
+    ]
+    esp = model(
+        chain(start(), task(), end())
+        + sub(
+            "eventSubProcess",
+            chain(
+                f'<startEvent id="eventSubProcessStart">{CONDITION}</startEvent>',
+                task("eventSubProcessTask"),
+                end("e3"),
+            ),
+            'triggeredByEvent="true"',
+        )
+    )
+    assert generated(esp, esp) == [
+        ("userTask", "userTask", False),
+        ("eventSubProcess", "eventSubProcess", False),
+        ("eventSubProcessStart", "eventSubProcessStart", True),
+        ("eventSubProcessTask", "eventSubProcessTask", False),
+    ]
