@@ -83,6 +83,17 @@ from .jobs import (
     JobSuspended,
 )
 from .log_keys import SIGNING_KEYS_STREAM, SigningKeyIntroduced
+from .migration import (
+    MigratedActivityInstance,
+    MigratedExecution,
+    MigratedExternalTask,
+    MigratedIncident,
+    MigratedJob,
+    MigratedSubscription,
+    MigratedTask,
+    MovedVariable,
+    ProcessInstanceMigrated,
+)
 from .start_events import (
     START_SUBSCRIPTION_EVENTS,
     START_TIMER_EVENTS,
@@ -231,6 +242,7 @@ EngineEvent = (
     | ProcessDefinitionActivated
     | SigningKeyIntroduced
     | EscalationThrown
+    | ProcessInstanceMigrated
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
@@ -307,11 +319,20 @@ __all__ = [
     "JobRetriesSet",
     "JobSuspended",
     "MessageCorrelated",
+    "MigratedActivityInstance",
+    "MigratedExecution",
+    "MigratedExternalTask",
+    "MigratedIncident",
+    "MigratedJob",
+    "MigratedSubscription",
+    "MigratedTask",
+    "MovedVariable",
     "PersonalDataErased",
     "ProcessDefinitionActivated",
     "ProcessDefinitionSuspended",
     "ProcessInstanceActivated",
     "ProcessInstanceCompleted",
+    "ProcessInstanceMigrated",
     "ProcessInstanceModified",
     "ProcessInstanceStarted",
     "ProcessInstanceSuspended",

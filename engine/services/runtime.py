@@ -10,6 +10,7 @@ from flowledger.core import commands as cmd
 from flowledger.core import views
 from flowledger.core.activity_tree import activity_tree
 from flowledger.core.errors import NotFound, Rejected
+from flowledger.core.instance_migration.plan import MigrationPlan
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.engine.services.base import Service
 from flowledger.engine.services.migration_plans import MigrationPlanBuilder
@@ -156,6 +157,26 @@ class RuntimeService(Service):
         """Camunda's fluent builder: `.map_equal_activities().map_activities("a", "b")
         .build()` gives a plan checked against both definitions (MigrationPlanInvalid)."""
         return MigrationPlanBuilder(self._parts, source_definition_id, target_definition_id)
+
+    def migrate_process_instances(
+        self,
+        plan: MigrationPlan,
+        process_instance_ids: Sequence[str],
+        *,
+        skip_custom_listeners: bool = False,
+        skip_io_mappings: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Move each instance by the plan, all in one command (Camunda's
+        newMigration(plan).processInstanceIds(...).execute()): none moves unless all can."""
+        command = cmd.MigrateProcessInstances(
+            plan=plan,
+            process_instance_ids=list(process_instance_ids),
+            skip_custom_listeners=skip_custom_listeners,
+            skip_io_mappings=skip_io_mappings,
+        )
+        self._run(command, command_id, actor)
 
     def process_instance(self, process_instance_id: str) -> views.ProcessInstance | None:
         with self._parts.db.read() as conn:

@@ -22,6 +22,7 @@ from flowledger.engine.commands.handlers import (
     instances,
     jobs,
     messages,
+    migration,
     modification,
     personal_data,
     restart,
@@ -66,5 +67,6 @@ HANDLERS = by_command(
         *conditions.HANDLERS,
         *modification.HANDLERS,
         *restart.HANDLERS,
+        *migration.HANDLERS,
     )
 )
