@@ -13,6 +13,7 @@ from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.instance_migration.plan import MigrationPlan
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.engine.services.base import Service
+from flowledger.engine.services.migration_execution import MigrationExecution
 from flowledger.engine.services.migration_plans import MigrationPlanBuilder
 from flowledger.engine.services.modification import InstanceModification
 from flowledger.projections.queries import reads, subscription_reads
@@ -170,6 +171,10 @@ class RuntimeService(Service):
         self._run(command, command_id, actor)
 
     # -- repair: migration ---------------------------------------------------------------
+
+    def new_migration(self, plan: MigrationPlan) -> MigrationExecution:
+        """Camunda's runtimeService.newMigration(plan): name the instances, then `execute()`."""
+        return MigrationExecution(self, plan)
 
     def create_migration_plan(
         self, source_definition_id: str, target_definition_id: str
