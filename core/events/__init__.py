@@ -20,6 +20,23 @@ from .base import (
     Event,
     to_dict,
 )
+from .batches import (
+    BATCH_EVENTS,
+    BatchActivated,
+    BatchCompleted,
+    BatchCreated,
+    BatchDeleted,
+    BatchJob,
+    BatchJobCompleted,
+    BatchJobFailed,
+    BatchJobRetriesSet,
+    BatchJobsCreated,
+    BatchMonitorRescheduled,
+    BatchSuspended,
+    EndedBatchJob,
+    HistoricBatchDeleted,
+    LoggedOperation,
+)
 from .compensation import (
     CompensationScopeClosed,
     CompensationScopeReopened,
@@ -143,6 +160,7 @@ STATELESS_STREAM_EVENTS: tuple[type[Event], ...] = (
     DecisionEvaluated,
     HistoricDecisionInstanceDeleted,
     SigningKeyIntroduced,
+    *BATCH_EVENTS,
 )
 
 
@@ -152,6 +170,8 @@ def not_an_instance(first: Event) -> str:
         return "that is a decision evaluation"
     if isinstance(first, SigningKeyIntroduced):
         return "that is the log's record of its signing keys"
+    if isinstance(first, BATCH_EVENTS):
+        return "that is a batch"
     return "that is a deployment"
 
 
@@ -231,6 +251,17 @@ EngineEvent = (
     | ProcessDefinitionActivated
     | SigningKeyIntroduced
     | EscalationThrown
+    | BatchCreated
+    | BatchJobsCreated
+    | BatchJobCompleted
+    | BatchJobFailed
+    | BatchJobRetriesSet
+    | BatchMonitorRescheduled
+    | BatchSuspended
+    | BatchActivated
+    | BatchCompleted
+    | BatchDeleted
+    | HistoricBatchDeleted
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
@@ -243,6 +274,7 @@ CURRENT_VERSIONS: dict[str, int] = {
 }
 
 __all__ = [
+    "BATCH_EVENTS",
     "CURRENT_VERSIONS",
     "EVENT_TYPES",
     "SIGNING_KEYS_STREAM",
@@ -253,6 +285,17 @@ __all__ = [
     "ActivityCompleted",
     "ActivityDecisionEvaluated",
     "ActivityStarted",
+    "BatchActivated",
+    "BatchCompleted",
+    "BatchCreated",
+    "BatchDeleted",
+    "BatchJob",
+    "BatchJobCompleted",
+    "BatchJobFailed",
+    "BatchJobRetriesSet",
+    "BatchJobsCreated",
+    "BatchMonitorRescheduled",
+    "BatchSuspended",
     "BpmnErrorThrown",
     "CalledInstanceStarted",
     "CompensationScopeClosed",
@@ -271,6 +314,7 @@ __all__ = [
     "DeploymentCreated",
     "DeploymentDeleted",
     "DeploymentWarning",
+    "EndedBatchJob",
     "EngineEvent",
     "ErasedDecision",
     "EscalationThrown",
@@ -291,6 +335,7 @@ __all__ = [
     "ExternalTaskPrioritySet",
     "ExternalTaskRetriesSet",
     "ExternalTaskUnlocked",
+    "HistoricBatchDeleted",
     "HistoricDecisionInstanceDeleted",
     "HistoricProcessInstanceDeleted",
     "IdentityLink",
@@ -306,6 +351,7 @@ __all__ = [
     "JobPrioritySet",
     "JobRetriesSet",
     "JobSuspended",
+    "LoggedOperation",
     "MessageCorrelated",
     "PersonalDataErased",
     "ProcessDefinitionActivated",

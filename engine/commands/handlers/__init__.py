@@ -13,6 +13,8 @@ from typing import Any
 from flowledger.core.commands import Command
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers import (
+    batch_operations,
+    batches,
     comments,
     conditions,
     decisions,
@@ -66,5 +68,9 @@ HANDLERS = by_command(
         *conditions.HANDLERS,
         *modification.HANDLERS,
         *restart.HANDLERS,
+        *batches.HANDLERS,
     )
 )
+
+# The built-in batch types (they register themselves when their module is imported).
+BATCH_TYPES = batch_operations.REGISTERED
