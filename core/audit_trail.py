@@ -314,6 +314,12 @@ class _Whereabouts:
             self._activities[event.activity_instance_id] = (event.activity_id, event.activity_name)
             self._of_execution[event.execution_id] = event.activity_instance_id
             return
+        if isinstance(event, ev.ProcessInstanceMigrated):
+            # from here on its activity instances are the target's activities
+            for ai in [*event.activity_instances, *event.emerged]:
+                self._activities[ai.id] = (ai.activity_id, ai.activity_name)
+                self._of_execution[ai.execution_id] = ai.id
+            return
         field = _CREATES.get(type(event))
         ai = getattr(event, "activity_instance_id", None)
         if field is not None and isinstance(ai, str):

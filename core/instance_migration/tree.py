@@ -219,6 +219,16 @@ class _Builder:
 
     def fill(self, node: Node, eid: str) -> None:
         items = [*node.children, *node.tokens]
+        if not items and node.activity is not None:
+            # a scope activity that waits itself (a task with boundary events): its scope
+            # execution is at it, active as its old one was
+            execution = self.built[eid]
+            execution.activity_id = node.activity.id
+            execution.activity_instance_id = node.id
+            ai = self.tree.state.activity_instances.get(node.id)
+            runs_on = None if ai is None else self.old.get(ai.execution_id)
+            execution.is_active = True if runs_on is None else runs_on.is_active
+            return
         if len(items) == 1:
             self.place(items[0], node, eid)
             return

@@ -237,6 +237,9 @@ def test_boundary_timer_added_by_the_target_starts_waiting(engine: Engine) -> No
     # the task now runs on a scope execution of its own, as if it had started in version 2
     executions = rows(engine, ACT_RU_EXECUTION, PROC_INST_ID_=pi.id)
     assert len(executions) == 2
+    # the same rows a fresh version-2 instance has: the task's scope execution is at it, active
+    [scope] = [x for x in executions if x["PARENT_ID_"] == pi.id]
+    assert (scope["ACT_ID_"], scope["IS_ACTIVE_"], scope["IS_SCOPE_"]) == ("userTask", True, True)
     [task] = engine.tasks()
     assert task.id == task_before.id
     assert task.execution_id != pi.id
@@ -542,3 +545,19 @@ def test_a_parallel_multi_instance_task_moves_with_its_body(engine: Engine) -> N
         engine.complete_task(task.id)
     assert engine.runtime_service.process_instance(pi.id).ended  # type: ignore[union-attr]
     assert_log_and_tables_agree(engine)
+
+
+def test_the_timeline_names_the_target_activity_after_the_move(engine: Engine) -> None:
+    v1 = deploy(engine, task_process())
+    pi = engine.start_process_instance(definition_id=v1)
+    v2 = deploy(
+        engine, task_process(extra=BOUNDARY_TIMER).replace(b'name="Review"', b'name="Check"')
+    )
+    engine.runtime_service.migrate_process_instances(
+        plan(v1, v2, ("userTask", "userTask")), [pi.id]
+    )
+    timeline = engine.audit_service.timeline(pi.id)
+    [started] = [t for t in timeline if t.what.startswith("userTask started")]
+    assert started.activity_name == "Review"  # as it was then
+    [timer] = [t for t in timeline if t.what.startswith("timer job created")]
+    assert (timer.activity_id, timer.activity_name) == ("userTask", "Check")
