@@ -182,3 +182,118 @@ export type RestartProcessInstance = Omit<G["RestartProcessInstanceDto"], "instr
   processInstanceIds: string[];
   instructions: { type: "startBeforeActivity"; activityId: NonNullable<RestartInstruction["activityId"]> }[];
 };
+
+// -- HAND-WRITTEN: migration and batches (issue 37) -----------------------------------------------
+// Camunda 7's shapes for /migration/* and /batch/*, until the served document describes them.
+
+/** One instruction of a MigrationPlanDto: Camunda's lists hold exactly one activity id each. */
+export interface MigrationInstruction {
+  sourceActivityIds: string[];
+  targetActivityIds: string[];
+  updateEventTrigger: boolean;
+}
+
+export interface MigrationPlan {
+  sourceProcessDefinitionId: string;
+  targetProcessDefinitionId: string;
+  instructions: MigrationInstruction[];
+  variables?: Record<string, G["VariableValueDto"]> | null;
+}
+
+/** POST /migration/generate */
+export interface MigrationPlanGeneration {
+  sourceProcessDefinitionId: string;
+  targetProcessDefinitionId: string;
+  updateEventTriggers: boolean;
+}
+
+export interface MigrationInstructionReport {
+  instruction: MigrationInstruction;
+  failures: string[];
+}
+
+export interface MigrationVariableReport {
+  type?: string | null;
+  value?: unknown;
+  valueInfo?: Record<string, unknown> | null;
+  failures: string[];
+}
+
+/** POST /migration/validate's answer, and the report of a MigrationPlanValidationException. */
+export interface MigrationPlanReport {
+  instructionReports: MigrationInstructionReport[];
+  variableReports?: Record<string, MigrationVariableReport> | null;
+}
+
+export interface MigratingActivityInstanceReport {
+  activityInstanceId: string;
+  sourceScopeId: string;
+  migrationInstruction: MigrationInstruction | null;
+  failures: string[];
+}
+
+export interface MigratingTransitionInstanceReport {
+  transitionInstanceId: string;
+  sourceScopeId: string;
+  migrationInstruction: MigrationInstruction | null;
+  failures: string[];
+}
+
+/** The report of a MigratingProcessInstanceValidationException: why one instance cannot move. */
+export interface MigratingProcessInstanceReport {
+  processInstanceId: string;
+  failures: string[];
+  activityInstanceValidationReports: MigratingActivityInstanceReport[];
+  transitionInstanceValidationReports: MigratingTransitionInstanceReport[];
+}
+
+/** POST /migration/execute and /migration/executeAsync. */
+export interface MigrationExecution {
+  migrationPlan: MigrationPlan;
+  processInstanceIds?: string[];
+  processInstanceQuery?: { processDefinitionId: string };
+  skipCustomListeners: boolean;
+  skipIoMappings: boolean;
+}
+
+export interface Batch {
+  id: string;
+  type: string;
+  totalJobs: number;
+  jobsCreated: number;
+  batchJobsPerSeed: number;
+  invocationsPerBatchJob: number;
+  seedJobDefinitionId: string | null;
+  monitorJobDefinitionId: string | null;
+  batchJobDefinitionId: string | null;
+  suspended: boolean;
+  tenantId: string | null;
+  createUserId: string | null;
+  startTime?: string | null;
+  executionStartTime?: string | null;
+}
+
+/** GET /batch/statistics */
+export interface BatchStatistics extends Batch {
+  remainingJobs: number;
+  completedJobs: number;
+  failedJobs: number;
+}
+
+/** GET /history/batch */
+export interface HistoricBatch {
+  id: string;
+  type: string;
+  totalJobs: number;
+  batchJobsPerSeed: number;
+  invocationsPerBatchJob: number;
+  seedJobDefinitionId: string | null;
+  monitorJobDefinitionId: string | null;
+  batchJobDefinitionId: string | null;
+  tenantId: string | null;
+  createUserId: string | null;
+  startTime: string | null;
+  endTime: string | null;
+  removalTime?: string | null;
+  executionStartTime?: string | null;
+}

@@ -1,0 +1,300 @@
+// The engine's batches (Camunda's /batch): the running ones with a progress bar each, read again
+// every 2 s while one runs, suspend / activate / delete; the finished ones from history.
+// `?batch=ID` is the batch just started (a migration run as batch): it is shown first.
+import { useEffect, useState } from "preact/hooks";
+import { api, type BatchStatistics, type HistoricBatch } from "../api";
+import { errorText, Problem, Show, useData, useTitle } from "../components/common";
+import { formatTime, shortId } from "../lib/format";
+import { anyRunning, batchProgress, batchState, batchTypeName } from "../lib/migration";
+import { paths } from "../lib/routes";
+import { navigate, useLocation } from "../router";
+
+const POLL_MILLIS = 2000;
+const FINISHED = 50;
+
+function ProgressBar({ batch, where }: { batch: BatchStatistics; where: "batch" | "focus" }) {
+  const progress = batchProgress(batch);
+  const id = `${where}-progress-${batch.id}`;
+  return (
+    <div class="batch-progress">
+      <label for={id} class="visually-hidden">
+        Progress of batch {batch.id}
+      </label>
+      <progress id={id} data-testid={id} max={Math.max(progress.total, 1)} value={progress.completed}>
+        {progress.percent}%
+      </progress>
+      <span data-testid={`${where}-jobs-${batch.id}`}>
+        {progress.completed} of {progress.total} jobs done ({progress.percent}%)
+        {progress.failed > 0 && <strong class="text-bad">, {progress.failed} failed</strong>}
+        {batch.remainingJobs > 0 && `, ${batch.remainingJobs} to go`}
+      </span>
+    </div>
+  );
+}
+
+function BatchActions({ batch, onChanged }: { batch: BatchStatistics; onChanged: (message: string) => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const act = async (what: () => Promise<void>, message: string) => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      await what();
+      onChanged(message);
+    } catch (error) {
+      setProblem(errorText(error));
+    } finally {
+      setBusy(false);
+      setConfirming(false);
+    }
+  };
+  const short = shortId(batch.id);
+  return (
+    <div class="toolbar batch-actions">
+      {batch.suspended ? (
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => act(() => api.suspendBatch(batch.id, false), `Batch ${short} activated`)}
+          aria-label={`Activate batch ${batch.id}`}
+        >
+          Activate
+        </button>
+      ) : (
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => act(() => api.suspendBatch(batch.id, true), `Batch ${short} suspended`)}
+          aria-label={`Suspend batch ${batch.id}`}
+        >
+          Suspend
+        </button>
+      )}
+      {confirming ? (
+        <>
+          <button
+            type="button"
+            class="danger"
+            disabled={busy}
+            onClick={() => act(() => api.deleteBatch(batch.id), `Batch ${short} deleted with its jobs`)}
+          >
+            Delete it and its jobs
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Keep it
+          </button>
+        </>
+      ) : (
+        <button
+          type="button"
+          class="danger"
+          disabled={busy}
+          onClick={() => setConfirming(true)}
+          aria-label={`Delete batch ${batch.id}`}
+        >
+          Delete
+        </button>
+      )}
+      {problem && (
+        <span class="error" role="alert">
+          {problem}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** The batch the page was opened for: its progress while it runs, its end once it finished. */
+function Focus({
+  id,
+  running,
+  finished,
+}: {
+  id: string;
+  running: BatchStatistics | undefined;
+  finished: HistoricBatch | undefined;
+}) {
+  let state;
+  if (running) {
+    state = (
+      <>
+        <p>
+          {batchTypeName(running.type)} batch, <span class="chip">{batchState(running)}</span>
+        </p>
+        <ProgressBar batch={running} where="focus" />
+      </>
+    );
+  } else if (finished?.endTime) {
+    state = (
+      <p class="flash" data-testid="batch-completed">
+        {batchTypeName(finished.type)} batch completed at {formatTime(finished.endTime)} UTC: {finished.totalJobs} job
+        {finished.totalJobs === 1 ? "" : "s"} done.
+      </p>
+    );
+  } else {
+    state = (
+      <p class="muted" role="status">
+        Waiting for the batch to show up…
+      </p>
+    );
+  }
+  return (
+    <section class="card" aria-labelledby="batch-focus-heading" data-testid="batch-focus">
+      <h2 id="batch-focus-heading">
+        Batch <code title={id}>{shortId(id)}</code>
+      </h2>
+      {state}
+    </section>
+  );
+}
+
+export function Batches() {
+  useTitle("Batches");
+  const location = useLocation();
+  const focus = location.query.get("batch");
+  const running = useData(() => api.batchStatistics(), []);
+  const history = useData(
+    () => api.historicBatches({ sortBy: "startTime", sortOrder: "desc", maxResults: FINISHED }),
+    [],
+  );
+  const [message, setMessage] = useState<string | null>(null);
+
+  const focusRunning = running.data?.find((b) => b.id === focus);
+  const focusFinished = history.data?.find((b) => b.id === focus);
+  const focusPending = focus !== null && !focusRunning && !focusFinished?.endTime;
+  const moving = anyRunning(running.data ?? []) || (focusPending && running.error === undefined);
+  // poll while something runs: a timer after each answer, so slow answers never pile up
+  const { reload: reloadRunning, loading: loadingRunning } = running;
+  const { reload: reloadHistory, loading: loadingHistory } = history;
+  useEffect(() => {
+    if (!moving || loadingRunning || loadingHistory) return;
+    const timer = window.setTimeout(() => {
+      reloadRunning();
+      reloadHistory();
+    }, POLL_MILLIS);
+    return () => window.clearTimeout(timer);
+  }, [moving, loadingRunning, loadingHistory, reloadRunning, reloadHistory]);
+
+  const changed = (text: string) => {
+    setMessage(text);
+    reloadRunning();
+    reloadHistory();
+  };
+  const finished = (history.data ?? []).filter((b) => b.endTime);
+
+  return (
+    <>
+      <div class="page-head">
+        <h1>Batches</h1>
+        <div class="toolbar">
+          <span class="muted" data-testid="batch-polling">
+            {moving ? "Refreshing every 2 s while a batch runs" : "Nothing running"}
+          </span>
+          {focus && (
+            <button type="button" onClick={() => navigate(paths.batches(), { replace: true })}>
+              Show all batches
+            </button>
+          )}
+        </div>
+      </div>
+      {message && (
+        <p class="flash" role="status">
+          {message}
+        </p>
+      )}
+      {focus && <Focus id={focus} running={focusRunning} finished={focusFinished} />}
+
+      <section aria-labelledby="running-batches-heading">
+        <h2 id="running-batches-heading">Running</h2>
+        <Show data={running} what="the running batches">
+          {(rows) =>
+            rows.length === 0 ? (
+              <p data-testid="no-running-batches">No batch is running.</p>
+            ) : (
+              <table class="table" data-testid="batches-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Batch</th>
+                    <th scope="col">Started (UTC)</th>
+                    <th scope="col">By</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Progress</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((batch) => (
+                    <tr key={batch.id} data-testid={`batch-${batch.id}`} class={batch.id === focus ? "current" : undefined}>
+                      <td>
+                        {batchTypeName(batch.type)} <code class="muted" title={batch.id}>{shortId(batch.id)}</code>
+                      </td>
+                      <td>{formatTime(batch.startTime)}</td>
+                      <td>{batch.createUserId ?? "—"}</td>
+                      <td>
+                        <span
+                          class={`chip ${batch.suspended ? "state-suspended" : batch.failedJobs > 0 ? "chip-bad" : "state-active"}`}
+                          data-testid={`batch-state-${batch.id}`}
+                        >
+                          {batchState(batch)}
+                        </span>
+                      </td>
+                      <td class="batch-progress-cell">
+                        <ProgressBar batch={batch} where="batch" />
+                      </td>
+                      <td>
+                        <BatchActions batch={batch} onChanged={changed} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )
+          }
+        </Show>
+      </section>
+
+      <section aria-labelledby="finished-batches-heading">
+        <h2 id="finished-batches-heading">Finished</h2>
+        {history.error !== undefined ? (
+          <Problem error={history.error} what="the finished batches (history)" />
+        ) : finished.length === 0 ? (
+          <p class="muted">{history.data === undefined ? "Loading…" : "No finished batch in history."}</p>
+        ) : (
+          <table class="table" data-testid="finished-batches">
+            <thead>
+              <tr>
+                <th scope="col">Batch</th>
+                <th scope="col">Started (UTC)</th>
+                <th scope="col">Ended (UTC)</th>
+                <th scope="col">By</th>
+                <th scope="col" class="num">
+                  Jobs
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {finished.map((batch) => (
+                <tr
+                  key={batch.id}
+                  data-testid={`finished-batch-${batch.id}`}
+                  class={batch.id === focus ? "current" : undefined}
+                >
+                  <td>
+                    {batchTypeName(batch.type)} <code class="muted" title={batch.id}>{shortId(batch.id)}</code>
+                  </td>
+                  <td>{formatTime(batch.startTime)}</td>
+                  <td>{formatTime(batch.endTime)}</td>
+                  <td>{batch.createUserId ?? "—"}</td>
+                  <td class="num">{batch.totalJobs}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}
