@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .cockpit import MODELS, Cockpit
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 
 @dataclass(frozen=True)
@@ -47,9 +51,11 @@ def start_shipments(cockpit: Cockpit, definition_id: str, *keys: str) -> list[st
     return ids
 
 
-def migration_endpoints_missing(cockpit: Cockpit) -> str | None:
+def migration_endpoints_missing(
+    cockpit: Cockpit, paths: tuple[str, ...] = ("/migration/generate", "/migration/validate")
+) -> str | None:
     """Why the migration part cannot run on this server, or None."""
-    for path in ("/migration/generate", "/migration/validate", "/migration/execute"):
+    for path in paths:
         answer = cockpit.rest.post(path, json={})
         if answer.status_code in (404, 405):
             return f"the server has no POST /engine-rest{path} yet (issue 37's migration endpoints)"
@@ -90,3 +96,70 @@ def run_batch(cockpit: Cockpit, batch: dict[str, Any], seconds: float = 30) -> N
         run_jobs_of(cockpit, batch.get("monitorJobDefinitionId"))
         time.sleep(0.1)
     raise AssertionError(f"batch {batch['id']} did not finish in {seconds} s")
+
+
+def migration_screenshots(page: Page, cockpit: Cockpit, out: Path) -> list[str]:
+    """docs/ui's migration pictures, on a signed-in page: the plan beside both diagrams, a
+    failing instruction, a batch under way (one job of three done) above a finished one."""
+    from playwright.sync_api import expect
+
+    shipments = deploy_shipments(cockpit)
+    start_shipments(cockpit, shipments.v1, "order-1", "order-2", "order-3")
+    taken = []
+
+    def shot(name: str) -> None:
+        page.wait_for_load_state("networkidle")
+        page.screenshot(path=str(out / f"{name}.png"), full_page=True)
+        taken.append(name)
+
+    def plan_to(target: str) -> None:
+        page.goto(f"/cockpit/definitions/{shipments.v1}/migrate?target={target}")
+        page.get_by_test_id("generate-plan").click()
+        expect(page.get_by_test_id("migration-plan")).to_be_visible()
+        drawn = page.locator("[data-testid=bpmn-diagram][data-imported=true]")
+        expect(drawn).to_have_count(2)
+
+    def map_and_validate(source: str, target: str) -> None:
+        page.get_by_label("Source activity").select_option(source)
+        page.get_by_label("Target activity").select_option(target)
+        page.get_by_test_id("add-instruction").click()
+        page.get_by_test_id("validate-plan").click()
+        expect(page.locator("[data-testid^=validation-]")).to_have_count(1)
+
+    plan_to(shipments.robot)
+    map_and_validate("packOrder", "packByRobot")
+    expect(page.get_by_test_id("validation-failed")).to_be_visible()
+    shot("migration-validation")
+
+    plan_to(shipments.v2)
+    map_and_validate("packOrder", "packParcel")
+    expect(page.get_by_test_id("validation-ok")).to_be_visible()
+    shot("migration-plan")
+
+    if batch_endpoints_missing(cockpit) is None:
+        # one batch already done, for the finished list
+        (early,) = start_shipments(cockpit, shipments.v1, "order-0")
+        plan = cockpit.rest.post(
+            "/migration/generate",
+            json={
+                "sourceProcessDefinitionId": shipments.v1,
+                "targetProcessDefinitionId": shipments.v2,
+            },
+        ).json()
+        plan["instructions"].append(
+            {"sourceActivityIds": ["packOrder"], "targetActivityIds": ["packParcel"]}
+        )
+        done = cockpit.rest.post(
+            "/migration/executeAsync", json={"migrationPlan": plan, "processInstanceIds": [early]}
+        ).json()
+        run_batch(cockpit, done)
+        page.get_by_label("Only the instances I pick below").check()
+        page.get_by_label("Pick every listed instance").check()
+        page.get_by_test_id("migrate-batch").click()
+        expect(page.get_by_test_id("batch-focus")).to_be_visible()
+        batch = cockpit.rest.get(f"/batch/{page.url.split('batch=')[1]}").json()
+        run_jobs_of(cockpit, batch.get("seedJobDefinitionId"))
+        run_jobs_of(cockpit, batch.get("batchJobDefinitionId"), at_most=1)
+        expect(page.get_by_test_id(f"focus-jobs-{batch['id']}")).to_contain_text("1 of 3")
+        shot("batch-progress")
+    return taken

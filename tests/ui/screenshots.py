@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .cockpit import CHROMIUM, CHROMIUM_ARGS, PASSWORD, USER, missing, running_cockpit
+from .migration_world import migration_screenshots
 from .pages import named_pages, populate
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ def main() -> int:
                 page.wait_for_load_state("networkidle")
                 page.screenshot(path=str(OUT / f"{named.name}.png"), full_page=True)
                 print(f"docs/ui/{named.name}.png: {named.title}")
+            for name in migration_screenshots(page, cockpit, OUT):
+                print(f"docs/ui/{name}.png: migration")
             browser.close()
     return 0
 

@@ -33,8 +33,16 @@ def shipments(cockpit: Cockpit) -> Shipments:
     return deploy_shipments(cockpit)
 
 
+def needs_execute(cockpit: Cockpit) -> None:
+    reason = migration_endpoints_missing(cockpit, ("/migration/execute",))
+    if reason is not None:
+        pytest.skip(reason)
+
+
 def needs_batches(cockpit: Cockpit) -> None:
-    reason = batch_endpoints_missing(cockpit) or migration_endpoints_missing(cockpit)
+    reason = batch_endpoints_missing(cockpit) or migration_endpoints_missing(
+        cockpit, ("/migration/executeAsync",)
+    )
     if reason is not None:
         pytest.skip(reason)
 
@@ -155,6 +163,7 @@ def test_a_user_task_mapped_to_a_service_task_shows_camundas_failure(
 def test_a_refused_migration_names_the_instance_and_why(
     signed_in: Page, cockpit: Cockpit, shipments: Shipments
 ) -> None:
+    needs_execute(cockpit)
     (instance,) = start_shipments(cockpit, shipments.v1, "order-refused")
     page = signed_in
     open_plan(page, shipments, shipments.v2)

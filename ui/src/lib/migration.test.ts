@@ -6,6 +6,7 @@ import {
   describeMapping,
   executionBody,
   failuresBySource,
+  hasEventTrigger,
   instruction,
   refusalOf,
   reportFails,
@@ -62,6 +63,13 @@ describe("what the plan leaves behind", () => {
     expect(
       reportFails({ instructionReports: [], variableReports: { x: { type: "Object", failures: ["no Java"] } } }),
     ).toBe(true);
+  });
+
+  it("offers updateEventTrigger only where an event waits for a trigger", () => {
+    expect(hasEventTrigger("boundaryEvent")).toBe(true);
+    expect(hasEventTrigger("intermediateCatchEvent")).toBe(true);
+    expect(hasEventTrigger("userTask")).toBe(false);
+    expect(hasEventTrigger(undefined)).toBe(false);
   });
 
   it("reads a mapping with the activities' names", () => {

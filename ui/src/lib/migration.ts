@@ -215,3 +215,9 @@ const BATCH_TYPES: Record<string, string> = {
 export function batchTypeName(type: string): string {
   return BATCH_TYPES[type] ?? type;
 }
+
+/** Whether Camunda's `updateEventTrigger` means anything for a source activity of this kind:
+ * the events that wait for a trigger (a timer's due date, a message or signal name). */
+export function hasEventTrigger(kind: string | undefined): boolean {
+  return kind === "boundaryEvent" || kind === "intermediateCatchEvent" || kind === "startEvent" || kind === "receiveTask";
+}

@@ -11,6 +11,7 @@ import { shortId } from "../lib/format";
 import {
   executionBody,
   failuresBySource,
+  hasEventTrigger,
   reportFails,
   sourceOf,
   targetOf,
@@ -23,7 +24,7 @@ import {
   type MigrationPlan,
   type Selection,
 } from "../lib/migration";
-import { activityNames } from "../lib/model";
+import { activityKinds, activityNames } from "../lib/model";
 import { paths } from "../lib/routes";
 import { Link, navigate, useLocation } from "../router";
 import { MigrationRefusal } from "./migration/Refusal";
@@ -145,6 +146,10 @@ export function Migration({ id }: { id: string }) {
 
   const sourceNames = useMemo(
     () => (sourceXml.data ? activityNames(sourceXml.data.bpmn20Xml) : new Map<string, string>()),
+    [sourceXml.data],
+  );
+  const sourceKinds = useMemo(
+    () => (sourceXml.data ? activityKinds(sourceXml.data.bpmn20Xml) : new Map<string, string>()),
     [sourceXml.data],
   );
   const targetNames = useMemo(
@@ -370,14 +375,20 @@ export function Migration({ id }: { id: string }) {
                         />
                       </td>
                       <td>
-                        <label class="check">
-                          <input
-                            type="checkbox"
-                            checked={one.updateEventTrigger}
-                            onChange={(e) => setPlan(withEventTrigger(planFor, n, e.currentTarget.checked))}
-                          />
-                          <span class="visually-hidden">Update the event trigger of {sourceNames.get(from) ?? from}</span>
-                        </label>
+                        {hasEventTrigger(sourceKinds.get(from)) || one.updateEventTrigger ? (
+                          <label class="check">
+                            <input
+                              type="checkbox"
+                              checked={one.updateEventTrigger}
+                              onChange={(e) => setPlan(withEventTrigger(planFor, n, e.currentTarget.checked))}
+                            />
+                            <span class="visually-hidden">Update the event trigger of {sourceNames.get(from) ?? from}</span>
+                          </label>
+                        ) : (
+                          <span class="muted" title="Only an event that waits for a trigger has one to update">
+                            —
+                          </span>
+                        )}
                       </td>
                       <td data-testid={`failures-${from}`}>
                         {failed ? (
