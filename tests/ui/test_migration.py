@@ -65,6 +65,19 @@ def map_by_hand(page: Page, source: str, target: str) -> None:
     expect(page.get_by_test_id(f"instruction-{source}")).to_be_visible()
 
 
+def assert_accessible(page: Page) -> None:
+    """axe-core finds no serious or critical violation (as test_accessibility.py checks)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    violations = Axe().run(page).response["violations"]
+    severe = [
+        f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
+        for v in violations
+        if v.get("impact") in {"serious", "critical"}
+    ]
+    assert severe == [], "; ".join(severe)
+
+
 def definition_of_instance(cockpit: Cockpit, instance_id: str) -> str:
     found: str = cockpit.rest.get(f"/process-instance/{instance_id}").json()["definitionId"]
     return found
@@ -119,6 +132,7 @@ def test_a_generated_plan_mapped_by_hand_runs_as_a_batch(
     row.get_by_role("button", name="Activate").click()
     expect(row.get_by_test_id(f"batch-state-{batch_id}")).not_to_have_text("suspended")
     expect(page.get_by_test_id("batch-polling")).to_contain_text("every 2 s")
+    assert_accessible(page)
 
     run_batch(cockpit, batch)
     # the page notices by itself (it polls every 2 s while the batch runs)
@@ -154,6 +168,7 @@ def test_a_user_task_mapped_to_a_service_task_shows_camundas_failure(
     expect(failures).to_contain_text("Activities have incompatible types")
     expect(failures).to_contain_text("UserTaskActivityBehavior is not compatible with")
     expect(page.get_by_test_id("failures-approveShipment")).to_have_text("valid")
+    assert_accessible(page)
     # changing the plan drops the report, which was about the plan as it was
     page.get_by_label("Target of Pack order").select_option("approveShipment")
     expect(page.get_by_test_id("validation-failed")).to_have_count(0)

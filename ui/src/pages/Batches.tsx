@@ -105,6 +105,37 @@ function BatchActions({ batch, onChanged }: { batch: BatchStatistics; onChanged:
   );
 }
 
+/** Why a batch's jobs fail: the exception of each failed batch job (a migration: the instance
+ * the plan cannot move, in Camunda's words). */
+function FailedJobs({ batch }: { batch: BatchStatistics }) {
+  const jobs = useData(
+    () =>
+      batch.batchJobDefinitionId
+        ? api.jobs({ jobDefinitionId: batch.batchJobDefinitionId, withException: true, maxResults: 20 })
+        : Promise.resolve([]),
+    [batch.batchJobDefinitionId, batch.failedJobs],
+  );
+  return (
+    <Show data={jobs} what="the failed jobs">
+      {(rows) =>
+        rows.length > 0 && (
+          <div class="error" data-testid="failed-batch-jobs">
+            <p>Failed jobs (retried while they have retries; an incident once they have none):</p>
+            <ul>
+              {rows.map((job) => (
+                <li key={job.id}>
+                  <code title={job.id}>{shortId(job.id)}</code> ({job.retries} retries left):{" "}
+                  {job.exceptionMessage ?? "no message"}
+                </li>
+              ))}
+            </ul>
+          </div>
+        )
+      }
+    </Show>
+  );
+}
+
 /** The batch the page was opened for: its progress while it runs, its end once it finished. */
 function Focus({
   id,
@@ -123,6 +154,7 @@ function Focus({
           {batchTypeName(running.type)} batch, <span class="chip">{batchState(running)}</span>
         </p>
         <ProgressBar batch={running} where="focus" />
+        {running.failedJobs > 0 && <FailedJobs batch={running} />}
       </>
     );
   } else if (finished?.endTime) {

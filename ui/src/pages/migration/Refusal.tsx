@@ -44,6 +44,8 @@ export function MigrationRefusal({
       </p>
     );
   }
+  // Camunda's message repeats the report over several lines: its first line heads the report
+  const headline = refusal.message.split("\n")[0]?.replace(/:\s*$/, "") ?? "";
   const name = (names: Map<string, string>, id: string) => {
     const known = names.get(id);
     return known && known !== id ? `${known} (${id})` : id;
@@ -53,7 +55,7 @@ export function MigrationRefusal({
     return (
       <div class="error" role="alert" data-testid="migration-error">
         <p>
-          <strong>The plan is not valid; nothing was migrated.</strong> {refusal.message}
+          <strong>The plan is not valid; nothing was migrated.</strong> {headline}
         </p>
         <ul>
           {refusal.report.instructionReports.map((entry) => (
@@ -87,7 +89,7 @@ export function MigrationRefusal({
           )}{" "}
           cannot be migrated; nothing was migrated.
         </strong>{" "}
-        {refusal.message}
+        {headline}
       </p>
       {report.failures.length > 0 && <Failures failures={report.failures} />}
       <ul>
