@@ -152,6 +152,19 @@ def test_a_generated_plan_mapped_by_hand_runs_as_a_batch(
     page.goto(f"/cockpit/definitions/{shipments.v2}")
     expect(page.get_by_test_id("badge-running-packParcel")).to_have_text("3")
 
+    # the instance's own page: on version 2 now, on version 1 before the move (time travel)
+    moved = instances[0]
+    page.goto(f"/cockpit/instances/{moved}")
+    expect(page.get_by_test_id("token-packParcel")).to_be_visible()
+    timeline = cockpit.ext.get(f"/process-instance/{moved}/timeline").json()
+    at = next(i for i, e in enumerate(timeline) if e["what"].startswith("instance migrated"))
+    page.goto(f"/cockpit/instances/{moved}?position={timeline[at - 1]['position']}")
+    expect(page.get_by_test_id("past-banner")).to_be_visible()
+    expect(page.get_by_test_id("token-packOrder")).to_be_visible()
+    page.goto(f"/cockpit/instances/{moved}?tab=timeline")
+    entry = page.locator("[data-testid^=repair-]").filter(has_text="instance migrated")
+    expect(entry).to_contain_text(shipments.v2)
+
 
 def test_a_user_task_mapped_to_a_service_task_shows_camundas_failure(
     signed_in: Page, shipments: Shipments
