@@ -157,6 +157,7 @@ def _entry(
     activity_id, activity_name = where.activity_of(event)
     moment = getattr(event, "time", None)
     modified = event if isinstance(event, ev.ProcessInstanceModified) else None
+    migrated = event if isinstance(event, ev.ProcessInstanceMigrated) else None
     return TimelineEntry(
         position=commit.first_position + i,
         time=moment if isinstance(moment, datetime) else commit.recorded_at,
@@ -169,7 +170,13 @@ def _entry(
         variables={},
         chain=commit.chain,
         annotation=modified.annotation if modified else None,
-        instructions=list(modified.instructions) if modified else [],
+        instructions=(
+            list(modified.instructions)
+            if modified
+            else list(migrated.instructions)
+            if migrated
+            else []
+        ),
     )
 
 
@@ -191,6 +198,11 @@ def _describe(event: ev.Event) -> str:
             ]
             skipping = f" (skipping {' and '.join(skipped)})" if skipped else ""
             return f"instance modified{skipping}: {'; '.join(event.instructions)}"
+        case ev.ProcessInstanceMigrated():
+            by = f" by batch {event.batch_id}" if event.batch_id else ""
+            return (
+                f"instance migrated{by} from {event.source_definition_id} to {event.definition_id}"
+            )
         case ev.ProcessInstanceCompleted():
             return "instance completed"
         case ev.ProcessInstanceTerminated():

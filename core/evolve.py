@@ -748,6 +748,16 @@ def _migrated(s: InstanceState, e: ev.ProcessInstanceMigrated) -> None:
         )
         for x in e.executions
     }
+    for a in e.emerged:
+        s.activity_instances[a.id] = ActivityInstance(
+            id=a.id,
+            activity_id=a.activity_id,
+            activity_type=a.activity_type,
+            activity_name=a.activity_name,
+            execution_id=a.execution_id,
+            parent_id=a.parent_id,
+            start_time=e.time,
+        )
     for a in e.activity_instances:
         ai = s.activity_instances[a.id]
         ai.activity_id, ai.activity_type, ai.activity_name = (

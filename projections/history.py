@@ -527,6 +527,23 @@ class HistoryProjector:
         variables and incidents name the target definition (and their new activity)."""
         definition = {"PROC_DEF_ID_": e.definition_id, "PROC_DEF_KEY_": e.definition_key}
         changes.update(ACT_HI_PROCINST, s.id, definition)
+        for n, new in enumerate(e.emerged):
+            row = {
+                **_ACTINST_ROW,
+                **definition,
+                "ID_": new.id,
+                "PARENT_ACT_INST_ID_": new.parent_id,
+                "ROOT_PROC_INST_ID_": s.root_process_instance_id,
+                "PROC_INST_ID_": s.id,
+                "EXECUTION_ID_": new.execution_id,
+                "ACT_ID_": new.activity_id,
+                "ACT_NAME_": new.activity_name,
+                "ACT_TYPE_": new.activity_type,
+                "START_TIME_": db_time(e.time),
+                "ACT_INST_STATE_": ACTIVITY_STATE_DEFAULT,
+                "SEQUENCE_COUNTER_": s.version + 1 + n,
+            }
+            changes.insert(ACT_HI_ACTINST, new.id, written(row, s))
         for ai in e.activity_instances:
             if s.activity_instances[ai.id].activity_type in _NO_HISTORY:
                 continue

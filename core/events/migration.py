@@ -109,6 +109,8 @@ class ProcessInstanceMigrated(Event, tag=True, frozen=True):
     time: datetime
     executions: list[MigratedExecution] = []
     activity_instances: list[MigratedActivityInstance] = []
+    # activity instances of the flow scopes the target adds around moved ones (they start now)
+    emerged: list[MigratedActivityInstance] = []
     tasks: list[MigratedTask] = []
     jobs: list[MigratedJob] = []
     subscriptions: list[MigratedSubscription] = []

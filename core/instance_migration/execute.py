@@ -21,6 +21,8 @@ import msgspec
 from .. import events as ev
 from ..behaviors import jobs as job_kinds
 from ..behaviors.conditions import subscribe as subscribe_conditional
+from ..behaviors.io import map_inputs
+from ..behaviors.listeners import notify
 from ..behaviors.subscriptions import (
     COMPENSATE,
     drop_subscriptions,
@@ -32,6 +34,7 @@ from ..behaviors.timeout_listeners import TIMER_TASK_LISTENER, job_kind
 from ..errors import NotFound, Rejected
 from ..flow import Flow
 from ..model import Activity, ConditionalEventDefinition, EventSpec, ProcessModel, UserTaskSpec
+from ..parsing.multi_instance import BODY_TYPE
 from ..scope import set_variable
 from ..session import InstanceSession
 from ..state import EventSubscription, Execution, InstanceState, Job
@@ -44,6 +47,7 @@ from .instance_validation import (
     validate,
 )
 from .plan import MigrationInstruction, MigrationPlan
+from .tree import Carrier, TargetTree, executions
 
 _LISTENER = "$taskListener~"
 
@@ -72,10 +76,43 @@ def check(
     _ensure_migratable(state, plan)
     instance = parse(state, session.model, target_model, plan)
     report = validate(state, instance, session.model, target_model)
-    compensation = _unmapped_compensation(state, plan)
-    if compensation:
-        report = msgspec.structs.replace(report, failures=[*report.failures, *compensation])
+    failures = _unmapped_compensation(state, plan)
+    if not report.has_failures and not failures:
+        failures += _not_reshaped_yet(state, TargetTree(state, instance, target_model, _Dry()))
+    if failures:
+        report = msgspec.structs.replace(report, failures=[*report.failures, *failures])
     return report
+
+
+class _Dry:
+    """Ids for a dry run of the tree (the check draws none from the command)."""
+
+    def __init__(self) -> None:
+        self._n = 0
+
+    def __call__(self) -> str:
+        self._n += 1
+        return f"dry-{self._n}"
+
+
+def _not_reshaped_yet(state: InstanceState, tree: TargetTree) -> list[str]:
+    """What flowledger does not reshape yet (Camunda does): a tree with a multi-instance
+    body, or with compensation kept for completed scopes, whose shape the move changes."""
+    if not tree.reshaped:
+        return []
+    if any(ai.activity_type == BODY_TYPE for ai in state.activity_instances.values()):
+        return [
+            "The migration adds or removes a flow scope (or makes an activity a scope or a "
+            "non-scope) in an instance running a multi-instance activity: flowledger does not "
+            "reshape such an instance yet; map it to the same structure"
+        ]
+    if state.retained_scopes or state.compensating or state.reopened_scopes:
+        return [
+            "The migration adds or removes a flow scope (or makes an activity a scope or a "
+            "non-scope) in an instance holding compensation of completed scopes: flowledger "
+            "does not reshape such an instance yet; map it to the same structure"
+        ]
+    return []
 
 
 def migrate(
@@ -99,11 +136,13 @@ def migrate(
     instance = parse(session.state, source_model, target_model, plan)
     session.skip_custom_listeners = skip_custom_listeners
     session.skip_io_mappings = skip_io_mappings
+    tree = TargetTree(session.state, instance, target_model, session.ctx.new_id)
     source_flow = Flow(session)
-    mover = _Mover(session, plan, instance, source_model, target_model, target)
+    mover = _Mover(session, plan, instance, tree, target)
     gone_jobs, gone_subscriptions = mover.unmapped()
     job_kinds.drop_jobs(source_flow, lambda job: job.id in gone_jobs)
     drop_subscriptions(source_flow, lambda sub: sub.id in gone_subscriptions)
+    _remove_scopes(source_flow, tree)
     migrated = mover.migrated()
     session.emit(
         msgspec.structs.replace(
@@ -118,7 +157,13 @@ def migrate(
     )
     session.model = target_model
     target_flow = Flow(session)
-    _arm_emerging(target_flow, instance)
+    for node in tree.emerged:
+        # a scope the target adds starts as Camunda's instantiateScopes starts it
+        assert node.activity is not None
+        token = mover.carrier.of_instance[node.id]
+        map_inputs(target_flow, token, node.activity)
+        notify(session, node.activity.listeners, "start", token, node.activity.id)
+    _arm_emerging(target_flow, tree)
     for name, value in plan.variables.items():
         set_variable(session, session.state.id, name, value)
 
@@ -151,29 +196,32 @@ class _Mover:
         session: InstanceSession,
         plan: MigrationPlan,
         instance: MigratingInstance,
-        source: ProcessModel,
-        target_model: ProcessModel,
+        tree: TargetTree,
         target: TargetDefinition,
     ) -> None:
         self.session = session
         self.plan = plan
         self.instance = instance
-        self.source = source
-        self.model = target_model
+        self.tree = tree
+        self.model = tree.model
         self.target = target
-        # activity instance -> the execution it runs on after the move, where that changes
-        self.moved_to: dict[str, str] = {}
-        # execution removed by the move -> the execution its parts go to
-        self.folded: dict[str, str] = {}
+        self.carrier = Carrier()
 
     # -- what goes ---------------------------------------------------------------------------
 
     def unmapped(self) -> tuple[set[str], set[str]]:
         """The jobs and subscriptions of events the target has no counterpart of."""
         state = self.session.state
-        jobs = {job.id for job in state.jobs.values() if self._job_target(job) is None}
+        removed = set(self.tree.removed)
+        jobs = {
+            job.id
+            for job in state.jobs.values()
+            if self._job_target(job) is None or job.activity_instance_id in removed
+        }
         subscriptions = {
-            sub.id for sub in state.subscriptions.values() if self._event_target(sub) is None
+            sub.id
+            for sub in state.subscriptions.values()
+            if self._event_target(sub) is None or sub.activity_instance_id in removed
         }
         return jobs, subscriptions
 
@@ -203,7 +251,20 @@ class _Mover:
     def migrated(self) -> ev.ProcessInstanceMigrated:
         state = self.session.state
         executions = self._executions(state)
+        emerged = [
+            ev.MigratedActivityInstance(
+                id=node.id,
+                activity_id=node.activity.id,
+                activity_type=node.activity.type,
+                activity_name=node.activity.name,
+                execution_id=self.carrier.of_instance[node.id],
+                parent_id=node.parent or state.id,
+            )
+            for node in self.tree.emerged
+            if node.activity is not None
+        ]
         return ev.ProcessInstanceMigrated(
+            emerged=emerged,
             source_definition_id=state.definition_id,
             definition_id=self.target.id,
             definition_key=self.target.key,
@@ -241,35 +302,22 @@ class _Mover:
         return target
 
     def _execution_of(self, activity_instance_id: str | None, execution_id: str) -> str:
-        if activity_instance_id is not None and activity_instance_id in self.moved_to:
-            return self.moved_to[activity_instance_id]
-        return self.folded.get(execution_id, execution_id)
+        carrier = self.carrier
+        if activity_instance_id is not None and activity_instance_id in carrier.of_instance:
+            return carrier.of_instance[activity_instance_id]
+        if execution_id in carrier.of_token:
+            return carrier.of_token[execution_id]
+        return carrier.of_execution.get(execution_id) or execution_id
 
     def _executions(self, state: InstanceState) -> list[ev.MigratedExecution]:
-        """The execution tree after the move: relabelled, and reshaped where an activity turns
-        from a non-scope into a scope (an execution of its own below its token) or back."""
-        tree = {eid: _copy(x) for eid, x in state.executions.items()}
-        for ai in self.instance.activity_instances.values():
-            target = ai.target
-            assert target is not None
-            runs_on = state.activity_instances[ai.id].execution_id
-            if ai.source.is_scope and not target.is_scope:
-                self._fold(tree, runs_on, ai.id, target)
-            elif target.is_scope and not ai.source.is_scope:
-                self._unfold(tree, runs_on, ai.id, target)
-        for x in tree.values():
-            if x.activity_instance_id is not None:
-                found = self.instance.activity_instances.get(x.activity_instance_id)
-                x.activity_id = None if found is None or found.target is None else found.target.id
-            elif x.activity_id is not None:
-                instruction = instruction_for(self.plan, x.activity_id)
-                x.activity_id = None if instruction is None else instruction.target_activity_id
-            if x.scope_activity_instance_id is not None and x.scope_activity_id is not None:
-                found = self.instance.activity_instances.get(x.scope_activity_instance_id)
-                if found is not None and found.target is not None:
-                    x.scope_activity_id = found.target.id
-                elif x.scope_activity_instance_id == state.id:
-                    x.scope_activity_id = self.model.id
+        """The execution tree after the move: relabelled when its shape stays, else built anew
+        in the target's shape (`tree`)."""
+        if self.tree.reshaped:
+            self.tree.state = state
+            tree, self.carrier = executions(self.tree, self.session.ctx.new_id)
+        else:
+            tree = {eid: _copy(x) for eid, x in state.executions.items()}
+            self._relabel(state, tree)
         return [
             ev.MigratedExecution(
                 id=x.id,
@@ -286,49 +334,20 @@ class _Mover:
             for x in tree.values()
         ]
 
-    def _unfold(
-        self, tree: dict[str, Execution], token_id: str, ai_id: str, target: Activity
-    ) -> None:
-        """The activity becomes a scope (the target gave it boundary events): it runs on a new
-        scope execution below its token, as if it had started so."""
-        token = tree[token_id]
-        own = self.session.ctx.new_id()
-        tree[own] = Execution(
-            id=own,
-            parent_id=token_id,
-            is_scope=True,
-            is_concurrent=False,
-            is_active=True,
-            activity_id=target.id,
-            activity_instance_id=ai_id,
-            scope_activity_instance_id=ai_id,
-            scope_activity_id=target.id,
-        )
-        token.children.append(own)
-        token.is_active = False
-        token.activity_id = None
-        token.activity_instance_id = None
-        self.moved_to[ai_id] = own
-
-    def _fold(
-        self, tree: dict[str, Execution], scope_id: str, ai_id: str, target: Activity
-    ) -> None:
-        """The activity stops being a scope: it runs on the token above its scope execution,
-        which goes, its variables with it."""
-        scope = tree[scope_id]
-        if scope.parent_id is None or scope.children:
-            raise Rejected(
-                f"Activity instance '{ai_id}' runs tokens of its own: it cannot become the "
-                f"non-scope activity '{target.id}'"
-            )
-        token = tree[scope.parent_id]
-        token.children.remove(scope_id)
-        token.activity_id = target.id
-        token.activity_instance_id = ai_id
-        token.is_active = True
-        del tree[scope_id]
-        self.moved_to[ai_id] = token.id
-        self.folded[scope_id] = token.id
+    def _relabel(self, state: InstanceState, tree: dict[str, Execution]) -> None:
+        for x in tree.values():
+            if x.activity_instance_id is not None:
+                found = self.instance.activity_instances.get(x.activity_instance_id)
+                x.activity_id = None if found is None or found.target is None else found.target.id
+            elif x.activity_id is not None:
+                instruction = instruction_for(self.plan, x.activity_id)
+                x.activity_id = None if instruction is None else instruction.target_activity_id
+            if x.scope_activity_instance_id is not None and x.scope_activity_id is not None:
+                found = self.instance.activity_instances.get(x.scope_activity_instance_id)
+                if found is not None and found.target is not None:
+                    x.scope_activity_id = found.target.id
+                elif x.scope_activity_instance_id == state.id:
+                    x.scope_activity_id = self.model.id
 
     def _activity_instances(self, state: InstanceState) -> list[ev.MigratedActivityInstance]:
         moved: list[ev.MigratedActivityInstance] = []
@@ -341,7 +360,7 @@ class _Mover:
                     activity_type=target.type,
                     activity_name=target.name,
                     execution_id=self._execution_of(ai.id, ai.execution_id),
-                    parent_id=ai.parent_id,
+                    parent_id=self.tree.nodes[ai.id].parent or state.id,
                 )
             )
         return moved
@@ -417,11 +436,22 @@ class _Mover:
             job_definition = target_job.job_definition_id
         return ev.MigratedIncident(
             id=incident.id,
-            execution_id=self.folded.get(incident.execution_id, incident.execution_id),
+            execution_id=self._incident_execution(
+                state, incident.configuration, incident.execution_id
+            ),
             activity_id=self._mapped(incident.activity_id),
             failed_activity_id=self._mapped(incident.failed_activity_id),
             job_definition_id=job_definition,
         )
+
+    def _incident_execution(self, state: InstanceState, configuration: str, old: str) -> str:
+        job = state.jobs.get(configuration)
+        if job is not None:
+            return self._execution_of(job.activity_instance_id, job.execution_id)
+        ext = state.external_tasks.get(configuration)
+        if ext is not None:
+            return self._execution_of(ext.activity_instance_id, ext.execution_id)
+        return self._execution_of(None, old)
 
     def _mapped(self, activity_id: str | None) -> str | None:
         if activity_id is None:
@@ -441,7 +471,7 @@ class _Mover:
             if var.task_id is not None and var.task_id in task_executions:
                 new = task_executions[var.task_id]
             else:
-                new = self.folded.get(var.execution_id, var.execution_id)
+                new = self.carrier.of_execution.get(var.execution_id) or var.execution_id
             if new != var.execution_id:
                 moved.append(ev.MovedVariable(var.id, new))
         return moved
@@ -461,30 +491,44 @@ def _has_listener(activity: Activity, listener_id: str) -> bool:
 # -- what the target adds ------------------------------------------------------------------------
 
 
-def _arm_emerging(flow: Flow, instance: MigratingInstance) -> None:
+def _remove_scopes(flow: Flow, tree: TargetTree) -> None:
+    """The scope instances the target has no counterpart of end, deepest first, as Camunda's
+    deleteCascade ends them: their end listeners run (unless skipped), their variables go."""
+    session = flow.session
+    state = session.state
+    for ai_id in tree.removed:
+        ai = state.activity_instances[ai_id]
+        activity = flow.model.activities[ai.activity_id]
+        scope = _scope_execution(state, ai_id)
+        notify(session, activity.listeners, "end", scope or ai.execution_id, activity.id)
+        for var in [v for v in state.variables.values() if v.execution_id == scope]:
+            if var.task_id is None:
+                session.emit(ev.VariableDeleted(variable_id=var.id, time=session.ctx.now))
+        session.emit(ev.ActivityCanceled(activity_instance_id=ai_id, time=session.ctx.now))
+
+
+def _arm_emerging(flow: Flow, tree: TargetTree) -> None:
     """Boundary events and event subprocess starts of the target that nothing of the source
     became wait from now on, as if their activity or scope had just started."""
     state = flow.session.state
     waiting = {(job.activity_id, job.activity_instance_id) for job in state.jobs.values()}
     waiting |= {(sub.activity_id, sub.activity_instance_id) for sub in state.subscriptions.values()}
-    for ai_id in instance.activity_instances:
-        ai = state.activity_instances[ai_id]
-        activity = flow.model.activities[ai.activity_id]
-        for boundary_id in activity.boundary_events:
-            if (boundary_id, ai_id) not in waiting:
-                _arm(flow, ai.execution_id, flow.model.activities[boundary_id], ai_id)
-    scopes = [(state.id, flow.model.id)] + [
-        (ai_id, state.activity_instances[ai_id].activity_id)
-        for ai_id in instance.activity_instances
-    ]
-    for scope_ai, scope_id in scopes:
-        scope_execution = _scope_execution(state, scope_ai)
+    for node in tree.nodes.values():
+        if node.activity is None:
+            continue
+        ai = state.activity_instances[node.id]
+        for boundary_id in node.activity.boundary_events:
+            if (boundary_id, node.id) not in waiting:
+                _arm(flow, ai.execution_id, flow.model.activities[boundary_id], node.id)
+    for node in tree.nodes.values():
+        scope_id = flow.model.id if node.activity is None else node.activity.id
+        scope_execution = _scope_execution(state, node.id)
         if scope_execution is None:
             continue
         for esp in flow.model.event_subprocesses(scope_id):
             start = flow.model.activities[flow.model.start_events[esp.id]]
-            if (start.id, scope_ai) not in waiting:
-                _arm(flow, scope_execution, start, scope_ai)
+            if (start.id, node.id) not in waiting:
+                _arm(flow, scope_execution, start, node.id)
 
 
 def _scope_execution(state: InstanceState, activity_instance_id: str) -> str | None:

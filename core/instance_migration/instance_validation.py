@@ -15,10 +15,11 @@ import msgspec
 
 from ..behaviors.jobs import AFTER_TAKE, ASYNC, PROCESS_START
 from ..errors import Rejected
-from ..model import Activity, EventSpec, ProcessModel, ServiceTaskSpec
+from ..model import Activity, ProcessModel, ServiceTaskSpec
 from ..parsing.multi_instance import BODY_SUFFIX
 from ..state import InstanceState, Job
 from .plan import MigrationInstruction, MigrationPlan
+from .scopes import emerging_chain, nearest_moving
 
 NO_INSTRUCTION = "There is no migration instruction for this instance's activity"
 UNSUPPORTED = "The type of the source activity is not supported for activity instance migration"
@@ -251,16 +252,12 @@ def validate(
         if ai.instruction is None:
             if not ai.children and not ai.transitions:
                 failures.append(NO_INSTRUCTION)
-            else:
-                failures.append(
-                    f"Its scope '{ai.source.id}' is not mapped: flowledger does not yet remove a "
-                    "flow scope on migration (Camunda ends it); map the scope to its "
-                    "counterpart in the target"
-                )
+            # else: a scope the target does not have: it ends, its children move up
         elif ai.target is None:
             failures.append(f"Target activity '{ai.instruction.target_activity_id}' does not exist")
         else:
-            failures += _scope_failures(state, instance, ai.parent_id, ai.target, target)
+            above = nearest_moving(instance, state.id, ai.id)
+            failures += _scope_failures(instance, above, ai.target, target)
             failures += _variable_conflicts(state, ai)
         if failures:
             activity_reports.append(
@@ -275,7 +272,10 @@ def validate(
             failures.append(f"Target activity '{ti.instruction.target_activity_id}' does not exist")
         else:
             failures += _async_failures(ti, target)
-            failures += _scope_failures(state, instance, ti.parent_id, ti.target, target)
+            above = ti.parent_id
+            if above != state.id and instance.activity_instances[above].instruction is None:
+                above = nearest_moving(instance, state.id, above)
+            failures += _scope_failures(instance, above, ti.target, target)
         if failures:
             transition_reports.append(
                 TransitionInstanceReport(job_id, ti.source.id, failures, describe(ti.instruction))
@@ -288,37 +288,20 @@ def validate(
 
 
 def _scope_failures(
-    state: InstanceState,
-    instance: MigratingInstance,
-    parent_id: str,
-    target_activity: Activity,
-    target: ProcessModel,
+    instance: MigratingInstance, above: str, target_activity: Activity, target: ProcessModel
 ) -> list[str]:
-    """The target activity must lie in the scope its parent instance moves to: a flow scope
-    the target adds around it (Camunda creates it) is not migrated yet."""
-    parent = instance.activity_instances.get(parent_id)
-    if parent is None:
-        expected = target.id
-    elif parent.target is None:
+    """The target activity must lie within the target of its nearest moving ancestor (the
+    scopes between are created by the move)."""
+    parent = instance.activity_instances.get(above)
+    if parent is not None and parent.target is None:
         return []  # the parent's own failure says it
-    else:
-        expected = parent.target.id
-    if _flow_scope(target, target_activity) == expected:
+    expected = target.id if parent is None or parent.target is None else parent.target.id
+    if emerging_chain(target, target_activity, expected) is not None:
         return []
     return [
-        f"The target activity '{target_activity.id}' lies in flow scope "
-        f"'{_flow_scope(target, target_activity)}', which this instance has no instance of: "
-        "flowledger does not yet add a flow scope on migration (Camunda creates it)"
+        f"The target activity '{target_activity.id}' does not lie within '{expected}', the "
+        "target of the nearest instance above it that migrates"
     ]
-
-
-def _flow_scope(model: ProcessModel, activity: Activity) -> str:
-    """The activity whose instance is the parent of the activity's instances: its flow scope,
-    or for a boundary-attached event the scope of its host."""
-    spec = activity.spec
-    if isinstance(spec, EventSpec) and spec.attached_to is not None:
-        return model.activities[spec.attached_to].scope_id
-    return activity.scope_id
 
 
 def _async_failures(ti: MigratingTransitionInstance, target: ProcessModel) -> list[str]:

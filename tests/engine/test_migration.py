@@ -26,6 +26,7 @@ from flowledger.projections.tables import (
     ACT_RU_EVENT_SUBSCR,
     ACT_RU_EXECUTION,
     ACT_RU_JOB,
+    ACT_RU_JOBDEF,
 )
 from tests.core.test_admin_commands import assert_log_and_tables_agree
 from tests.support import fresh_database, selected_kind
@@ -191,13 +192,7 @@ def test_timer_keeps_its_due_date_or_is_due_anew_with_update_event_trigger(engin
     assert job_kept["PROCESS_DEF_ID_"] == v2
     # Camunda: the target's timer, from the moment of the migration (30 min + 5 h)
     assert job_updated["DUEDATE_"] - job_before["DUEDATE_"] == timedelta(hours=4, minutes=30)
-    with engine.reading() as conn:
-        jobdefs = {
-            r.ID_
-            for r in conn.execute(
-                sa.text("SELECT ID_ FROM ACT_RU_JOBDEF WHERE PROC_DEF_ID_ = :d"), {"d": v2}
-            )
-        }
+    jobdefs = {r["ID_"] for r in rows(engine, ACT_RU_JOBDEF, PROC_DEF_ID_=v2)}
     assert job_kept["JOB_DEF_ID_"] in jobdefs
     engine.clock.advance(hours=1)  # type: ignore[attr-defined]
     engine.run_due_jobs()
@@ -340,3 +335,129 @@ def test_time_travel_crosses_the_move(engine: Engine) -> None:
     assert [a.activity_id for a in before.activity_instances.values()] == ["userTask"]
     assert after.definition_id == v2
     assert [a.activity_id for a in after.activity_instances.values()] == ["approve"]
+    # the trail says who moved it, from where to where and by which instructions
+    [entry] = [t for t in engine.audit_service.timeline(pi.id) if "migrated" in t.what]
+    assert entry.what == f"instance migrated from {v1} to {v2}"
+    assert (entry.actor, entry.instructions) == ("demo", ["userTask -> approve"])
+    # time travel by moment: five minutes in it was still on version 1
+    started = engine.events(pi.id)[0].recorded_at
+    assert engine.audit_service.state_at(pi.id, moment=started).state.definition_id == v1
+    moved = engine.events(pi.id)[-1].recorded_at
+    assert engine.audit_service.state_at(pi.id, moment=moved).state.definition_id == v2
+
+
+def wrapped_process(extra: str = "") -> bytes:
+    """The task inside a subprocess (with an input mapping, and a boundary timer on it)."""
+    return process(
+        f"""<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="sub"/>
+        <subProcess id="sub">
+          <extensionElements><camunda:inputOutput>
+            <camunda:inputParameter name="local">inside</camunda:inputParameter>
+          </camunda:inputOutput></extensionElements>
+          <startEvent id="ss"/><sequenceFlow id="g1" sourceRef="ss" targetRef="userTask"/>
+          <userTask id="userTask" name="Review"/>
+          <sequenceFlow id="g2" sourceRef="userTask" targetRef="se"/><endEvent id="se"/>
+        </subProcess>{extra}
+        <sequenceFlow id="f2" sourceRef="sub" targetRef="e"/><endEvent id="e"/>"""
+    )
+
+
+SUB_TIMER = """<boundaryEvent id="late" attachedToRef="sub">
+  <timerEventDefinition><timeDuration>PT2H</timeDuration></timerEventDefinition></boundaryEvent>
+  <sequenceFlow id="f3" sourceRef="late" targetRef="e2"/><endEvent id="e2"/>"""
+
+
+def test_a_subprocess_the_target_adds_is_created_around_the_task(engine: Engine) -> None:
+    v1 = deploy(engine, task_process())
+    v2 = deploy(engine, wrapped_process(SUB_TIMER))
+    pi = engine.start_process_instance(definition_id=v1, variables={"order": 7})
+    [task_before] = engine.tasks()
+    engine.runtime_service.migrate_process_instances(
+        plan(v1, v2, ("userTask", "userTask")), [pi.id]
+    )
+    tree = engine.runtime_service.activity_instance_tree(pi.id)
+    [sub] = tree.child_activity_instances
+    assert sub.activity_id == "sub"
+    assert [c.activity_id for c in sub.child_activity_instances] == ["userTask"]
+    [task] = engine.tasks()
+    assert task.id == task_before.id
+    # the new scope started as Camunda's instantiateScopes starts it: its input mapping ran,
+    # its boundary timer waits, its history row begins now
+    assert engine.runtime_service.get_variables(task.execution_id) == {
+        "order": 7,
+        "local": "inside",
+    }
+    [job] = rows(engine, ACT_RU_JOB, PROCESS_INSTANCE_ID_=pi.id)
+    assert job["HANDLER_CFG_"] == "late"
+    [hi_sub] = [
+        r for r in rows(engine, ACT_HI_ACTINST, PROC_INST_ID_=pi.id) if r["ACT_ID_"] == "sub"
+    ]
+    assert hi_sub["END_TIME_"] is None and hi_sub["PROC_DEF_ID_"] == v2
+    engine.complete_task(task.id)
+    assert engine.runtime_service.process_instance(pi.id).ended  # type: ignore[union-attr]
+    assert_log_and_tables_agree(engine)
+
+
+def test_a_subprocess_the_target_drops_ends_and_its_task_moves_up(engine: Engine) -> None:
+    v1 = deploy(engine, wrapped_process(SUB_TIMER))
+    v2 = deploy(engine, task_process())
+    pi = engine.start_process_instance(definition_id=v1, variables={"order": 7})
+    engine.runtime_service.migrate_process_instances(
+        plan(v1, v2, ("userTask", "userTask")), [pi.id]
+    )
+    tree = engine.runtime_service.activity_instance_tree(pi.id)
+    assert [c.activity_id for c in tree.child_activity_instances] == ["userTask"]
+    [task] = engine.tasks()
+    assert task.execution_id == pi.id
+    # the subprocess's own variable went with it; the boundary timer too
+    assert engine.runtime_service.get_variables(pi.id) == {"order": 7}
+    assert rows(engine, ACT_RU_JOB, PROCESS_INSTANCE_ID_=pi.id) == []
+    [hi_sub] = [
+        r for r in rows(engine, ACT_HI_ACTINST, PROC_INST_ID_=pi.id) if r["ACT_ID_"] == "sub"
+    ]
+    assert hi_sub["END_TIME_"] is not None and hi_sub["ACT_INST_STATE_"] == 2  # canceled
+    engine.complete_task(task.id)
+    assert engine.runtime_service.process_instance(pi.id).ended  # type: ignore[union-attr]
+    assert_log_and_tables_agree(engine)
+
+
+def test_one_of_two_concurrent_tasks_moves_into_a_new_subprocess(engine: Engine) -> None:
+    def parallel(second: str) -> bytes:
+        return process(
+            f"""<startEvent id="s"/><sequenceFlow id="f0" sourceRef="s" targetRef="fork"/>
+            <parallelGateway id="fork"/>
+            <sequenceFlow id="f1" sourceRef="fork" targetRef="a"/><userTask id="a"/>
+            <sequenceFlow id="f2" sourceRef="fork" targetRef="{second[0]}"/>{second[1]}
+            <sequenceFlow id="f3" sourceRef="a" targetRef="join"/>
+            <sequenceFlow id="f4" sourceRef="{second[0]}" targetRef="join"/>
+            <parallelGateway id="join"/>
+            <sequenceFlow id="f5" sourceRef="join" targetRef="e"/><endEvent id="e"/>"""
+        )
+
+    v1 = deploy(engine, parallel(("b", '<userTask id="b"/>')))
+    v2 = deploy(
+        engine,
+        parallel(
+            (
+                "sub",
+                """<subProcess id="sub"><startEvent id="ss"/>
+                <sequenceFlow id="g1" sourceRef="ss" targetRef="b"/><userTask id="b"/>
+                <sequenceFlow id="g2" sourceRef="b" targetRef="se"/><endEvent id="se"/>
+                </subProcess>""",
+            )
+        ),
+    )
+    pi = engine.start_process_instance(definition_id=v1)
+    engine.runtime_service.migrate_process_instances(
+        plan(v1, v2, ("a", "a"), ("b", "b"), ("join", "join")), [pi.id]
+    )
+    tree = engine.runtime_service.activity_instance_tree(pi.id)
+    shape = sorted(
+        (c.activity_id, [g.activity_id for g in c.child_activity_instances])
+        for c in tree.child_activity_instances
+    )
+    assert shape == [("a", []), ("sub", ["b"])]
+    for task in engine.tasks():
+        engine.complete_task(task.id)
+    assert engine.runtime_service.process_instance(pi.id).ended  # type: ignore[union-attr]
+    assert_log_and_tables_agree(engine)
