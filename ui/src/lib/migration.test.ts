@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
+  activityLabel,
   anyRunning,
   batchProgress,
   batchState,
+  definitionLabel,
   describeMapping,
   executionBody,
   failuresBySource,
@@ -70,6 +72,13 @@ describe("what the plan leaves behind", () => {
     expect(hasEventTrigger("intermediateCatchEvent")).toBe(true);
     expect(hasEventTrigger("userTask")).toBe(false);
     expect(hasEventTrigger(undefined)).toBe(false);
+  });
+
+  it("names definitions and activities", () => {
+    expect(definitionLabel({ key: "shipment", name: "Shipment", version: 2 })).toBe("Shipment v2");
+    expect(definitionLabel({ key: "shipment", name: null, version: 3, versionTag: "2027" })).toBe("shipment v3 (2027)");
+    expect(activityLabel(new Map([["pack", "Pack order"]]), "pack")).toBe("Pack order (pack)");
+    expect(activityLabel(new Map(), "pack")).toBe("pack");
   });
 
   it("reads a mapping with the activities' names", () => {

@@ -155,11 +155,18 @@ export function describeMapping(
   targetNames: Map<string, string>,
 ): string {
   if (!instruction) return "no instruction";
-  const name = (names: Map<string, string>, id: string) => {
-    const known = names.get(id);
-    return known && known !== id ? `${known} (${id})` : id;
-  };
-  return `${name(sourceNames, sourceOf(instruction))} → ${name(targetNames, targetOf(instruction))}`;
+  return `${activityLabel(sourceNames, sourceOf(instruction))} → ${activityLabel(targetNames, targetOf(instruction))}`;
+}
+
+/** An activity as the page names it: `Pack order (packOrder)`, or its id when it has no name. */
+export function activityLabel(names: Map<string, string>, id: string): string {
+  const known = names.get(id);
+  return known && known !== id ? `${known} (${id})` : id;
+}
+
+/** A definition as the page names it: `Shipment v2`, with its version tag if it has one. */
+export function definitionLabel(d: { key: string; name?: string | null; version: number; versionTag?: string | null }): string {
+  return `${d.name || d.key} v${d.version}${d.versionTag ? ` (${d.versionTag})` : ""}`;
 }
 
 // -- batches ----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 import { ApiError } from "../../api/http";
 import { errorText, isNotAvailable } from "../../components/common";
 import { shortId } from "../../lib/format";
-import { describeMapping, refusalOf, variableFailures } from "../../lib/migration";
+import { activityLabel, describeMapping, refusalOf, variableFailures } from "../../lib/migration";
 import { paths } from "../../lib/routes";
 import { Link } from "../../router";
 
@@ -46,10 +46,6 @@ export function MigrationRefusal({
   }
   // Camunda's message repeats the report over several lines: its first line heads the report
   const headline = refusal.message.split("\n")[0]?.replace(/:\s*$/, "") ?? "";
-  const name = (names: Map<string, string>, id: string) => {
-    const known = names.get(id);
-    return known && known !== id ? `${known} (${id})` : id;
-  };
   if (refusal.kind === "plan") {
     const variables = variableFailures(refusal.report);
     return (
@@ -96,14 +92,14 @@ export function MigrationRefusal({
         {report.activityInstanceValidationReports.map((entry) => (
           <li key={entry.activityInstanceId} data-testid={`refused-${entry.sourceScopeId}`}>
             Activity instance <code title={entry.activityInstanceId}>{shortId(entry.activityInstanceId)}</code> at{" "}
-            {name(sourceNames, entry.sourceScopeId)} ({describeMapping(entry.migrationInstruction, sourceNames, targetNames)})
+            {activityLabel(sourceNames, entry.sourceScopeId)} ({describeMapping(entry.migrationInstruction, sourceNames, targetNames)})
             <Failures failures={entry.failures} />
           </li>
         ))}
         {report.transitionInstanceValidationReports.map((entry) => (
           <li key={entry.transitionInstanceId} data-testid={`refused-${entry.sourceScopeId}`}>
             Waiting continuation <code title={entry.transitionInstanceId}>{shortId(entry.transitionInstanceId)}</code> at{" "}
-            {name(sourceNames, entry.sourceScopeId)} ({describeMapping(entry.migrationInstruction, sourceNames, targetNames)})
+            {activityLabel(sourceNames, entry.sourceScopeId)} ({describeMapping(entry.migrationInstruction, sourceNames, targetNames)})
             <Failures failures={entry.failures} />
           </li>
         ))}
