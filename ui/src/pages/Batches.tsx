@@ -195,7 +195,8 @@ export function Batches() {
   const focusRunning = running.data?.find((b) => b.id === focus);
   const focusFinished = history.data?.find((b) => b.id === focus);
   const focusPending = focus !== null && !focusRunning && !focusFinished?.endTime;
-  const moving = anyRunning(running.data ?? []) || (focusPending && running.error === undefined);
+  const moving =
+    anyRunning(running.data ?? []) || (focusPending && running.error === undefined && history.error === undefined);
   // poll while something runs: a timer after each answer, so slow answers never pile up
   const { reload: reloadRunning, loading: loadingRunning } = running;
   const { reload: reloadHistory, loading: loadingHistory } = history;
