@@ -13,6 +13,7 @@ from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.instance_migration.plan import MigrationPlan
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.engine.services.base import Service
+from flowledger.engine.services.migration_plans import MigrationPlanBuilder
 from flowledger.engine.services.modification import InstanceModification
 from flowledger.projections.queries import reads, subscription_reads
 
@@ -167,6 +168,15 @@ class RuntimeService(Service):
             skip_io_mappings=skip_io_mappings,
         )
         self._run(command, command_id, actor)
+
+    # -- repair: migration ---------------------------------------------------------------
+
+    def create_migration_plan(
+        self, source_definition_id: str, target_definition_id: str
+    ) -> MigrationPlanBuilder:
+        """Camunda's fluent builder: `.map_equal_activities().map_activities("a", "b")
+        .build()` gives a plan checked against both definitions (MigrationPlanInvalid)."""
+        return MigrationPlanBuilder(self._parts, source_definition_id, target_definition_id)
 
     def process_instance(self, process_instance_id: str) -> views.ProcessInstance | None:
         with self._parts.db.read() as conn:

@@ -242,6 +242,12 @@ COUNT = frozenset({"count"})
 # Fields of a later Camunda 7 than 7.15 that we serve under their names: 7.22's
 # HistoricProcessInstanceDto.restartedProcessInstanceId (its column is 7.7's).
 LATER_CAMUNDA_FIELDS = frozenset({"restartedProcessInstanceId"})
+# Camunda's MigrationPlanDto and MigrationPlanReportDto (dto/migration/ in Camunda's source;
+# 7.15's document lacks /migration): `variables` and `variableReports` came with Camunda 7.17.
+MIGRATION_PLAN = frozenset(
+    {"sourceProcessDefinitionId", "targetProcessDefinitionId", "instructions", "variables"}
+)
+MIGRATION_PLAN_REPORT = frozenset({"instructionReports", "variableReports"})
 BINARY: frozenset[str] = frozenset()
 # UserOperationLogEntryDto (Camunda's REST reference; no tenantId, unlike the table).
 USER_OPERATION = frozenset(
@@ -310,6 +316,8 @@ HISTORIC_DECISION_INSTANCE = frozenset(
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     # Camunda's REST reference (ModificationDto); 7.15's document lacks the path. 204, no body.
     ("POST", "/modification/execute"): frozenset(),
+    ("POST", "/migration/generate"): MIGRATION_PLAN,
+    ("POST", "/migration/validate"): MIGRATION_PLAN_REPORT,
     ("GET", "/history/process-definition/{id}/statistics"): HISTORIC_ACTIVITY_STATISTICS,
     ("GET", "/history/user-operation"): USER_OPERATION,
     ("GET", "/history/user-operation/count"): COUNT,
