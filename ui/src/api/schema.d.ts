@@ -1708,6 +1708,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine-rest/migration/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Generate */
+        post: operations["EngineRestMigrationGenerateGenerate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine-rest/migration/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Validate */
+        post: operations["EngineRestMigrationValidateValidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/engine-rest/modification/execute": {
         parameters: {
             query?: never;
@@ -4292,6 +4326,52 @@ export interface components {
             commits: number;
             position: number;
             problems: string[];
+        };
+        /** MigrationInstructionDto */
+        MigrationInstructionDto: {
+            sourceActivityIds?: (string | null)[] | null;
+            targetActivityIds?: (string | null)[] | null;
+            updateEventTrigger?: boolean | null;
+        };
+        /** MigrationInstructionValidationReportDto */
+        MigrationInstructionValidationReportDto: {
+            failures: string[];
+            instruction: components["schemas"]["MigrationInstructionDto"] | null;
+        };
+        /** MigrationPlanDto */
+        MigrationPlanDto: {
+            instructions?: components["schemas"]["MigrationInstructionDto"][] | null;
+            sourceProcessDefinitionId?: string | null;
+            targetProcessDefinitionId?: string | null;
+            variables?: {
+                [key: string]: components["schemas"]["VariableValueDto"];
+            } | null;
+        };
+        /** MigrationPlanGenerationDto */
+        MigrationPlanGenerationDto: {
+            sourceProcessDefinitionId?: string | null;
+            targetProcessDefinitionId?: string | null;
+            /** @default false */
+            updateEventTriggers: boolean;
+            variables?: {
+                [key: string]: components["schemas"]["VariableValueDto"];
+            } | null;
+        };
+        /** MigrationPlanReportDto */
+        MigrationPlanReportDto: {
+            instructionReports: components["schemas"]["MigrationInstructionValidationReportDto"][];
+            variableReports: {
+                [key: string]: components["schemas"]["MigrationVariableValidationReportDto"];
+            };
+        };
+        /** MigrationVariableValidationReportDto */
+        MigrationVariableValidationReportDto: {
+            failures: string[];
+            type: string | null;
+            value: unknown;
+            valueInfo: {
+                [key: string]: unknown;
+            };
         };
         /** ModificationDto */
         ModificationDto: {
@@ -8817,6 +8897,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestMigrationGenerateGenerate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MigrationPlanGenerationDto"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MigrationPlanDto"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestMigrationValidateValidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MigrationPlanDto"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MigrationPlanReportDto"];
                 };
             };
             /** @description Bad Request */

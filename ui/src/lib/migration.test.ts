@@ -63,7 +63,7 @@ describe("what the plan leaves behind", () => {
     expect(reportFails(report)).toBe(true);
     expect(reportFails({ instructionReports: [], variableReports: {} })).toBe(false);
     expect(
-      reportFails({ instructionReports: [], variableReports: { x: { type: "Object", failures: ["no Java"] } } }),
+      reportFails({ instructionReports: [], variableReports: { x: { type: "Object", value: null, valueInfo: {}, failures: ["no Java"] } } }),
     ).toBe(true);
   });
 

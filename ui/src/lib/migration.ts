@@ -129,7 +129,7 @@ export function refusalOf(body: unknown): Refusal | null {
     return {
       kind: "plan",
       message: text,
-      report: { instructionReports: report.instructionReports ?? [], variableReports: report.variableReports ?? null },
+      report: { instructionReports: report.instructionReports ?? [], variableReports: report.variableReports ?? {} },
     };
   }
   if (type === "MigratingProcessInstanceValidationException") {
