@@ -29,11 +29,17 @@ from flowledger.core import (
     TaskAlreadyClaimed,
 )
 from flowledger.core.errors import MigrationPlanInvalid
+from flowledger.core.instance_migration.instance_validation import MigratingInstanceInvalid
 from flowledger.core.limits import MAX_JSON_NESTING
 from flowledger.engine import ConcurrencyError
 from flowledger.eventlog import CorruptStream
 
-from .migration_plans import MigrationPlanReportDto, report_to_dto
+from .migration_plans import (
+    MigratingProcessInstanceValidationReportDto,
+    MigrationPlanReportDto,
+    instance_report_to_dto,
+    report_to_dto,
+)
 from .request_ids import printable, request_id
 
 log = logging.getLogger("flowledger.rest")
@@ -71,6 +77,14 @@ class ExceptionDto(msgspec.Struct, omit_defaults=True):
     message: str
     code: int | None = None
     details: dict[str, Any] | None = None
+
+
+class MigratingProcessInstanceValidationExceptionDto(
+    ExceptionDto, omit_defaults=True, rename="camel"
+):
+    """Camunda's answer to an instance that cannot move by a valid plan."""
+
+    validation_report: MigratingProcessInstanceValidationReportDto | None = None
 
 
 class MigrationPlanValidationExceptionDto(ExceptionDto, omit_defaults=True, rename="camel"):
@@ -183,6 +197,15 @@ def _response(request: Request[Any, Any, Any], exc: Exception) -> Response[Excep
             "MigrationPlanValidationException", str(exc), validation_report=report
         )
         return _answer(400, body)
+    if isinstance(exc, MigratingInstanceInvalid):
+        return _answer(
+            400,
+            MigratingProcessInstanceValidationExceptionDto(
+                "MigratingProcessInstanceValidationException",
+                str(exc),
+                validation_report=instance_report_to_dto(exc.report),
+            ),
+        )
     if isinstance(exc, TaskAlreadyClaimed):
         return _answer(500, ExceptionDto("TaskAlreadyClaimedException", str(exc)))
     if isinstance(exc, ModelError):

@@ -11,6 +11,10 @@ from typing import Any
 
 import msgspec
 
+from flowledger.core.instance_migration.instance_validation import (
+    InstanceReport,
+    InstructionDescription,
+)
 from flowledger.core.instance_migration.plan import MigrationInstruction
 from flowledger.core.instance_migration.plan_validation import MigrationPlanReport
 
@@ -65,4 +69,62 @@ def report_to_dto(report: MigrationPlanReport) -> MigrationPlanReportDto:
             )
             for name, r in report.variable_reports.items()
         },
+    )
+
+
+class MigratingActivityInstanceValidationReportDto(msgspec.Struct, rename="camel"):
+    migration_instruction: MigrationInstructionDto | None
+    activity_instance_id: str
+    failures: list[str]
+    source_scope_id: str
+
+
+class MigratingTransitionInstanceValidationReportDto(msgspec.Struct, rename="camel"):
+    migration_instruction: MigrationInstructionDto | None
+    transition_instance_id: str
+    failures: list[str]
+    source_scope_id: str
+
+
+class MigratingProcessInstanceValidationReportDto(msgspec.Struct, rename="camel"):
+    """Camunda's report on an instance that cannot move."""
+
+    process_instance_id: str
+    failures: list[str]
+    activity_instance_validation_reports: list[MigratingActivityInstanceValidationReportDto]
+    transition_instance_validation_reports: list[MigratingTransitionInstanceValidationReportDto]
+
+
+def _described(described: InstructionDescription | None) -> MigrationInstructionDto | None:
+    if described is None:
+        return None
+    return MigrationInstructionDto(
+        source_activity_ids=list(described.source_activity_ids),
+        target_activity_ids=list(described.target_activity_ids),
+        update_event_trigger=described.update_event_trigger,
+    )
+
+
+def instance_report_to_dto(report: InstanceReport) -> MigratingProcessInstanceValidationReportDto:
+    return MigratingProcessInstanceValidationReportDto(
+        process_instance_id=report.process_instance_id,
+        failures=list(report.failures),
+        activity_instance_validation_reports=[
+            MigratingActivityInstanceValidationReportDto(
+                _described(r.migration_instruction),
+                r.activity_instance_id,
+                list(r.failures),
+                r.source_scope_id,
+            )
+            for r in report.activity_instance_validation_reports
+        ],
+        transition_instance_validation_reports=[
+            MigratingTransitionInstanceValidationReportDto(
+                _described(r.migration_instruction),
+                r.transition_instance_id,
+                list(r.failures),
+                r.source_scope_id,
+            )
+            for r in report.transition_instance_validation_reports
+        ],
     )

@@ -15,9 +15,10 @@ import msgspec
 
 from ..behaviors.jobs import AFTER_TAKE, ASYNC, PROCESS_START
 from ..errors import Rejected
-from ..model import Activity, ProcessModel, ServiceTaskSpec
+from ..model import Activity, ProcessModel
 from ..parsing.multi_instance import BODY_SUFFIX
 from ..state import InstanceState, Job
+from .activities import has_supported_behavior
 from .plan import MigrationInstruction, MigrationPlan
 from .scopes import emerging_chain, nearest_moving
 
@@ -198,43 +199,6 @@ def _enclosing_instance(state: InstanceState, execution_id: str) -> str:
 
 # -- validation ------------------------------------------------------------------------------------
 
-# Camunda's SupportedActivityValidator: what an activity instance may wait in to be migrated.
-_SUPPORTED_TYPES = frozenset(
-    {
-        "userTask",
-        "receiveTask",
-        "subProcess",
-        "eventSubProcess",
-        "transaction",
-        "callActivity",
-        "intermediateMessageCatch",
-        "intermediateTimer",
-        "intermediateSignalCatch",
-        "intermediateConditional",
-        "eventBasedGateway",
-        "parallelGateway",
-        "inclusiveGateway",
-        "multiInstanceBody",
-        "boundaryMessage",
-        "boundaryTimer",
-        "boundarySignal",
-        "boundaryConditional",
-        "startEvent",
-        "messageStartEvent",
-        "startTimerEvent",
-        "signalStartEvent",
-        "conditionalStartEvent",
-    }
-)
-
-
-def supported(activity: Activity) -> bool:
-    """Whether an instance waiting in the activity can be migrated (an external task, too)."""
-    if activity.type in _SUPPORTED_TYPES:
-        return True
-    spec = activity.spec
-    return isinstance(spec, ServiceTaskSpec) and spec.implementation == "external"
-
 
 def validate(
     state: InstanceState,
@@ -247,7 +211,7 @@ def validate(
     activity_reports: list[ActivityInstanceReport] = []
     for ai in instance.activity_instances.values():
         failures: list[str] = []
-        if not supported(ai.source):
+        if not has_supported_behavior(source, ai.source):
             failures.append(UNSUPPORTED)
         if ai.instruction is None:
             if not ai.children and not ai.transitions:

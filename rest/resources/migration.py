@@ -1,5 +1,6 @@
 """engine-rest: process instance migration plans — `POST /migration/generate` (Camunda's
-mapEqualActivities) and `POST /migration/validate` (the plan's report, 200 even when it fails).
+mapEqualActivities), `POST /migration/validate` (the plan's report, 200 even when it fails) and
+`POST /migration/execute` (every named instance moved in one command, or none).
 
 As Camunda's MigrationRestServiceImpl: a definition that does not exist or a null id is a 400
 InvalidRequestException; a generated plan that fails (its variables) is Camunda's 400
@@ -20,23 +21,27 @@ from litestar.params import JSONBody
 from flowledger.core.errors import NotFound
 from flowledger.core.instance_migration.plan import MigrationInstruction, MigrationPlan
 from flowledger.core.instance_migration.plan_validation import JAVA_SERIALIZATION
+from flowledger.core.limits import MAX_INSTANCES_PER_COMMAND
 from flowledger.core.variables import TypedValue, to_stored
 from flowledger.engine import Engine
 from flowledger.engine.services.migration_plans import MigrationPlanBuilder
 
-from ..errors import invalid
+from ..errors import RestError, invalid
 from ..migration_plans import (
     MigrationInstructionDto,
     MigrationPlanReportDto,
     instruction_to_dto,
     report_to_dto,
 )
+from ..selection import matching_instances
 from ..variables import VariableValueDto, check_decoded_size, value_dto, wire_variables
 
 __all__ = [
+    "MigrationExecutionDto",
     "MigrationPlanDto",
     "MigrationPlanGenerationDto",
     "builder_from_dto",
+    "execution_plan",
     "plan_from_dto",
     "plan_to_dto",
     "plan_variables",
@@ -193,4 +198,51 @@ def validate(
         raise missing_definition(exc) from None
 
 
-routes: list[Any] = [generate, validate]
+class MigrationExecutionDto(msgspec.Struct, rename="camel"):
+    """Camunda's MigrationExecutionDto: the plan, and the instances by id and/or by query."""
+
+    migration_plan: MigrationPlanDto | None = None
+    process_instance_ids: list[str] | None = None
+    process_instance_query: dict[str, Any] | None = None
+    skip_custom_listeners: bool = False
+    skip_io_mappings: bool = False
+
+
+def execution_plan(
+    engine: Engine, request: AnyRequest, data: MigrationExecutionDto, maximum: int
+) -> tuple[MigrationPlan, list[str]]:
+    """The valid plan and the instances an execution names (ids, then the query's, once
+    each); a 400 for a missing plan or no instance, as Camunda's."""
+    if data.migration_plan is None:
+        raise invalid("Migration plan cannot be null")
+    check_decoded_size(request, data.migration_plan.variables)
+    plan = valid_plan(engine, data.migration_plan)
+    ids = list(data.process_instance_ids or [])
+    if data.process_instance_query is not None:
+        ids += matching_instances(engine, data.process_instance_query, maximum)
+    if not ids:
+        raise RestError(400, "BadUserRequestException", "Process instance ids cannot empty")
+    return plan, list(dict.fromkeys(ids))
+
+
+@post("/migration/execute", status_code=204, sync_to_thread=True)
+def execute(
+    engine: NamedDependency[Engine], request: AnyRequest, data: JSONBody[MigrationExecutionDto]
+) -> None:
+    """Every instance moves in one command, or none does: a 400
+    MigratingProcessInstanceValidationException names the instance that cannot and why."""
+    plan, ids = execution_plan(engine, request, data, MAX_INSTANCES_PER_COMMAND + 1)
+    try:
+        engine.runtime_service.migrate_process_instances(
+            plan,
+            ids,
+            skip_custom_listeners=data.skip_custom_listeners,
+            skip_io_mappings=data.skip_io_mappings,
+        )
+    except NotFound as exc:
+        if exc.kind == "Process definition":
+            raise missing_definition(exc) from None
+        raise RestError(400, "BadUserRequestException", str(exc)) from None
+
+
+routes: list[Any] = [generate, validate, execute]

@@ -19,11 +19,10 @@ from litestar.params import FromPath, JSONBody
 from flowledger.core import NotFound
 from flowledger.core.limits import MAX_INSTANCES_PER_COMMAND
 from flowledger.engine import Engine
-from flowledger.projections.queries import runtime
-from flowledger.projections.queries.declaration import find
 
 from ..errors import invalid
 from ..instructions import InstructionDto, instructions
+from ..selection import matching_instances
 from ..variables import check_decoded_size
 
 AnyRequest = Request[Any, Any, Any]
@@ -87,7 +86,9 @@ def modify_instances(
         raise invalid("Modification instructions cannot be empty")
     ids = list(data.process_instance_ids or [])
     if data.process_instance_query is not None:
-        ids += _matching(engine, data.process_instance_query)
+        ids += matching_instances(
+            engine, data.process_instance_query, MAX_INSTANCES_PER_COMMAND + 1
+        )
     if data.historic_process_instance_query is not None:
         raise invalid(
             "historicProcessInstanceQuery is not supported here: name the instances "
@@ -108,17 +109,6 @@ def modify_instances(
         )
     except NotFound as exc:
         raise invalid(str(exc)) from None
-
-
-def _matching(engine: Engine, query: dict[str, Any]) -> list[str]:
-    """The running instances a processInstanceQuery selects (as GET /process-instance does)."""
-    try:
-        parsed = msgspec.convert(query, runtime.ProcessInstanceQuery)
-    except msgspec.ValidationError as exc:
-        raise invalid(f"processInstanceQuery: {exc}") from None
-    with engine.reading() as conn:
-        rows = find(conn, runtime.PROCESS_INSTANCES, parsed, maximum=MAX_INSTANCES_PER_COMMAND + 1)
-    return [row.id for row in rows]
 
 
 routes: list[Any] = [modify_instance, modify_instances]

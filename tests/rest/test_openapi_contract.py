@@ -318,6 +318,8 @@ DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/modification/execute"): frozenset(),
     ("POST", "/migration/generate"): MIGRATION_PLAN,
     ("POST", "/migration/validate"): MIGRATION_PLAN_REPORT,
+    # MigrationExecutionDto in; 204, no body (a refusal: the exception DTO with its report)
+    ("POST", "/migration/execute"): frozenset(),
     ("GET", "/history/process-definition/{id}/statistics"): HISTORIC_ACTIVITY_STATISTICS,
     ("GET", "/history/user-operation"): USER_OPERATION,
     ("GET", "/history/user-operation/count"): COUNT,

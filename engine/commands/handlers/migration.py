@@ -7,6 +7,7 @@ from flowledger.core import commands as cmd
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.instance_migration.execute import TargetDefinition, migrate
 from flowledger.core.instance_migration.plan import MigrationPlan
+from flowledger.core.instance_migration.plan_validation import validate_plan_or_raise
 from flowledger.core.limits import MAX_INSTANCES_PER_COMMAND
 from flowledger.core.model import ProcessModel
 from flowledger.engine import lookups
@@ -15,13 +16,16 @@ from flowledger.engine.commands.unit_of_work import UnitOfWork
 
 
 def resolved_plan(unit: UnitOfWork, plan: MigrationPlan) -> tuple[ProcessModel, TargetDefinition]:
-    """The target's model and definition; NotFound for a definition that does not exist."""
+    """The target's model and definition, the plan checked against both models (Migration-
+    PlanInvalid with the report); NotFound for a definition that does not exist."""
     for definition_id in (plan.source_definition_id, plan.target_definition_id):
         if lookups.process_definition(unit.conn, definition_id) is None:
             raise NotFound("Process definition", definition_id)
     target = lookups.process_definition(unit.conn, plan.target_definition_id)
     assert target is not None
     model = unit.repository.model(unit.conn, target.id, target.deployment_id)
+    source = unit.repository.model(unit.conn, plan.source_definition_id)
+    validate_plan_or_raise(plan, source, model)
     return model, TargetDefinition(target.id, target.key, target.version, target.deployment_id)
 
 
