@@ -218,9 +218,16 @@ export type MigrationPlanReport = Omit<G["MigrationPlanReportDto"], "instruction
   instructionReports: MigrationInstructionReport[];
 };
 
+/** POST /migration/execute and /migration/executeAsync: the generated MigrationExecutionDto
+ * with the plan, and the instance query the cockpit sends (the source definition's instances). */
+export type MigrationExecution = Omit<G["MigrationExecutionDto"], "migrationPlan" | "processInstanceQuery"> & {
+  migrationPlan: MigrationPlan;
+  processInstanceQuery?: { processDefinitionId: string };
+};
+
 // -- HAND-WRITTEN: what the document does not describe yet (issue 37) ---------------------------
-// Camunda 7's shapes for the refusal of /migration/execute, for /migration/execute(Async) and
-// for /batch/*.
+// Camunda 7's shapes for the report of a refused /migration/execute (the document types a 400
+// as a plain error body) and for /batch/*.
 
 export interface MigratingActivityInstanceReport {
   activityInstanceId: string;
@@ -244,14 +251,6 @@ export interface MigratingProcessInstanceReport {
   transitionInstanceValidationReports: MigratingTransitionInstanceReport[];
 }
 
-/** POST /migration/execute and /migration/executeAsync. */
-export interface MigrationExecution {
-  migrationPlan: MigrationPlan;
-  processInstanceIds?: string[];
-  processInstanceQuery?: { processDefinitionId: string };
-  skipCustomListeners: boolean;
-  skipIoMappings: boolean;
-}
 
 export interface Batch {
   id: string;

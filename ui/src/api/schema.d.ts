@@ -1708,6 +1708,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine-rest/migration/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Execute */
+        post: operations["EngineRestMigrationExecuteExecute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/engine-rest/migration/generate": {
         parameters: {
             query?: never;
@@ -4326,6 +4343,18 @@ export interface components {
             commits: number;
             position: number;
             problems: string[];
+        };
+        /** MigrationExecutionDto */
+        MigrationExecutionDto: {
+            migrationPlan?: components["schemas"]["MigrationPlanDto"] | null;
+            processInstanceIds?: string[] | null;
+            processInstanceQuery?: {
+                [key: string]: unknown;
+            } | null;
+            /** @default false */
+            skipCustomListeners: boolean;
+            /** @default false */
+            skipIoMappings: boolean;
         };
         /** MigrationInstructionDto */
         MigrationInstructionDto: {
@@ -8898,6 +8927,37 @@ export interface operations {
                 content: {
                     "application/json": unknown;
                 };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    EngineRestMigrationExecuteExecute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MigrationExecutionDto"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, nothing follows */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {
