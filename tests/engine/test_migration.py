@@ -461,3 +461,77 @@ def test_one_of_two_concurrent_tasks_moves_into_a_new_subprocess(engine: Engine)
         engine.complete_task(task.id)
     assert engine.runtime_service.process_instance(pi.id).ended  # type: ignore[union-attr]
     assert_log_and_tables_agree(engine)
+
+
+def test_external_task_call_activity_and_event_based_gateway_move(engine: Engine) -> None:
+    body = """<startEvent id="s"/><sequenceFlow id="f0" sourceRef="s" targetRef="fork"/>
+        <parallelGateway id="fork"/>
+        <sequenceFlow id="f1" sourceRef="fork" targetRef="ext"/>
+        <serviceTask id="ext" camunda:type="external" camunda:topic="{topic}"/>
+        <sequenceFlow id="f2" sourceRef="fork" targetRef="call"/>
+        <callActivity id="call" calledElement="child"/>
+        <sequenceFlow id="f3" sourceRef="fork" targetRef="gw"/>
+        <eventBasedGateway id="gw"/>
+        <sequenceFlow id="f4" sourceRef="gw" targetRef="msg"/>
+        <intermediateCatchEvent id="msg"><messageEventDefinition messageRef="m"/>
+        </intermediateCatchEvent>
+        <sequenceFlow id="f5" sourceRef="gw" targetRef="wait"/>
+        <intermediateCatchEvent id="wait"><timerEventDefinition>
+          <timeDuration>PT1H</timeDuration></timerEventDefinition></intermediateCatchEvent>
+        <sequenceFlow id="f6" sourceRef="ext" targetRef="join"/>
+        <sequenceFlow id="f7" sourceRef="call" targetRef="join"/>
+        <sequenceFlow id="f8" sourceRef="msg" targetRef="join"/>
+        <sequenceFlow id="f9" sourceRef="wait" targetRef="join"/>
+        <inclusiveGateway id="join"/>
+        <sequenceFlow id="f10" sourceRef="join" targetRef="e"/><endEvent id="e"/>"""
+
+    def model(topic: str) -> bytes:
+        return (
+            HEAD
+            + '<message id="m" name="go"/><process id="p" isExecutable="true">'
+            + body.replace("{topic}", topic)
+            + "</process></definitions>"
+        ).encode()
+
+    engine.deploy({"child.bpmn": task_process().replace(b'id="p"', b'id="child"')})
+    v1 = deploy(engine, model("old-topic"))
+    pi = engine.start_process_instance(definition_id=v1)
+    v2 = deploy(engine, model("new-topic"))
+    built = engine.runtime_service.create_migration_plan(v1, v2).map_equal_activities().build()
+    engine.runtime_service.migrate_process_instances(built, [pi.id])
+    [ext] = engine.external_task_service.external_tasks(process_instance_id=pi.id)
+    assert ext.process_definition_id == v2
+    assert ext.topic_name == "old-topic"  # Camunda keeps the topic the task was created with
+    [child] = rows(engine, ACT_HI_PROCINST, PROC_DEF_KEY_="child")
+    assert child["SUPER_PROCESS_INSTANCE_ID_"] == pi.id  # the called instance stays as it is
+    engine.runtime_service.correlate_message("go")
+    [task] = engine.tasks(process_instance_id=child["ID_"])
+    engine.complete_task(task.id)
+    assert_log_and_tables_agree(engine)
+
+
+def test_a_parallel_multi_instance_task_moves_with_its_body(engine: Engine) -> None:
+    def model(name: str) -> bytes:
+        return process(
+            f"""<startEvent id="s"/><sequenceFlow id="f1" sourceRef="s" targetRef="review"/>
+            <userTask id="review" name="{name}"><multiInstanceLoopCharacteristics>
+              <loopCardinality>3</loopCardinality></multiInstanceLoopCharacteristics></userTask>
+            <sequenceFlow id="f2" sourceRef="review" targetRef="e"/><endEvent id="e"/>"""
+        )
+
+    v1 = deploy(engine, model("Review"))
+    pi = engine.start_process_instance(definition_id=v1)
+    [first, *_] = engine.tasks()
+    engine.complete_task(first.id)  # one of three done before the move
+    v2 = deploy(engine, model("Review v2"))
+    built = engine.runtime_service.create_migration_plan(v1, v2).map_equal_activities().build()
+    engine.runtime_service.migrate_process_instances(built, [pi.id])
+    tree = engine.runtime_service.activity_instance_tree(pi.id)
+    [body] = tree.child_activity_instances
+    assert body.activity_id == "review#multiInstanceBody"
+    assert len(body.child_activity_instances) == 2
+    for task in engine.tasks():
+        assert task.process_definition_id == v2
+        engine.complete_task(task.id)
+    assert engine.runtime_service.process_instance(pi.id).ended  # type: ignore[union-attr]
+    assert_log_and_tables_agree(engine)
