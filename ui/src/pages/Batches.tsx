@@ -1,9 +1,9 @@
 // The engine's batches (Camunda's /batch): the running ones with a progress bar each, read again
 // every 2 s while one runs, suspend / activate / delete; the finished ones from history.
 // `?batch=ID` is the batch just started (a migration run as batch): it is shown first.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type BatchStatistics, type HistoricBatch } from "../api";
-import { errorText, Problem, Show, useData, useTitle } from "../components/common";
+import { type Data, errorText, Problem, Show, useData, useTitle } from "../components/common";
 import { formatTime, shortId } from "../lib/format";
 import { anyRunning, batchProgress, batchState, batchTypeName } from "../lib/migration";
 import { paths } from "../lib/routes";
@@ -11,6 +11,8 @@ import { navigate, useLocation } from "../router";
 
 const POLL_MILLIS = 2000;
 const FINISHED = 50;
+/** how many polls a batch named in the URL may take to show up (30 s) */
+const GIVE_UP_LOOKS = 15;
 
 function ProgressBar({ batch, where }: { batch: BatchStatistics; where: "batch" | "focus" }) {
   const progress = batchProgress(batch);
@@ -141,10 +143,13 @@ function Focus({
   id,
   running,
   finished,
+  lost,
 }: {
   id: string;
   running: BatchStatistics | undefined;
   finished: HistoricBatch | undefined;
+  /** it ran and is gone, or never showed up, and the history has no record of it */
+  lost: "ended" | "missing" | null;
 }) {
   let state;
   if (running) {
@@ -162,6 +167,14 @@ function Focus({
       <p class="flash" data-testid="batch-completed">
         {batchTypeName(finished.type)} batch completed at {formatTime(finished.endTime)} UTC: {finished.totalJobs} job
         {finished.totalJobs === 1 ? "" : "s"} done.
+      </p>
+    );
+  } else if (lost) {
+    state = (
+      <p class="notice" data-testid="batch-gone">
+        {lost === "ended" ? "The batch is no longer running" : "No batch with this id runs"}, and the history has no
+        record of it: the server keeps batches in history at history level full only, and a batch deleted with its
+        jobs leaves none.
       </p>
     );
   } else {
@@ -185,36 +198,49 @@ export function Batches() {
   useTitle("Batches");
   const location = useLocation();
   const focus = location.query.get("batch");
-  const running = useData(() => api.batchStatistics(), []);
-  const history = useData(
-    () => api.historicBatches({ sortBy: "startTime", sortOrder: "desc", maxResults: FINISHED }),
-    [],
-  );
+  // one read of both, the history after the running ones: a batch that ends in between is in
+  // the history when it is no longer running, never in neither
+  const batches = useData(async () => {
+    const running = await api.batchStatistics();
+    const history = await api
+      .historicBatches({ sortBy: "startTime", sortOrder: "desc", maxResults: FINISHED })
+      .then(
+        (rows) => ({ rows, error: undefined }),
+        (error: unknown) => ({ rows: undefined, error }),
+      );
+    return { running, history };
+  }, []);
+  const running: Data<BatchStatistics[]> = { ...batches, data: batches.data?.running };
+  const history = batches.data?.history ?? { rows: undefined, error: undefined };
   const [message, setMessage] = useState<string | null>(null);
 
   const focusRunning = running.data?.find((b) => b.id === focus);
-  const focusFinished = history.data?.find((b) => b.id === focus);
-  const focusPending = focus !== null && !focusRunning && !focusFinished?.endTime;
+  const focusFinished = history.rows?.find((b) => b.id === focus);
+  // the focused batch ran and is gone, or has not shown up after a while: nothing to wait for
+  const seen = useRef<string | null>(null);
+  if (focusRunning) seen.current = focus;
+  const [looks, setLooks] = useState(0);
+  const unknown = focus !== null && !focusRunning && !focusFinished?.endTime;
+  const lost = !unknown ? null : seen.current === focus ? "ended" : looks >= GIVE_UP_LOOKS ? "missing" : null;
+  const focusPending = unknown && lost === null;
   const moving =
-    anyRunning(running.data ?? []) || (focusPending && running.error === undefined && history.error === undefined);
+    anyRunning(running.data ?? []) || (focusPending && batches.error === undefined && history.error === undefined);
   // poll while something runs: a timer after each answer, so slow answers never pile up
-  const { reload: reloadRunning, loading: loadingRunning } = running;
-  const { reload: reloadHistory, loading: loadingHistory } = history;
+  const { reload, loading } = batches;
   useEffect(() => {
-    if (!moving || loadingRunning || loadingHistory) return;
+    if (!moving || loading) return;
     const timer = window.setTimeout(() => {
-      reloadRunning();
-      reloadHistory();
+      setLooks((n) => n + 1);
+      reload();
     }, POLL_MILLIS);
     return () => window.clearTimeout(timer);
-  }, [moving, loadingRunning, loadingHistory, reloadRunning, reloadHistory]);
+  }, [moving, loading, reload]);
 
   const changed = (text: string) => {
     setMessage(text);
-    reloadRunning();
-    reloadHistory();
+    reload();
   };
-  const finished = (history.data ?? []).filter((b) => b.endTime);
+  const finished = (history.rows ?? []).filter((b) => b.endTime);
 
   return (
     <>
@@ -236,7 +262,7 @@ export function Batches() {
           {message}
         </p>
       )}
-      {focus && <Focus id={focus} running={focusRunning} finished={focusFinished} />}
+      {focus && <Focus id={focus} running={focusRunning} finished={focusFinished} lost={lost} />}
 
       <section aria-labelledby="running-batches-heading">
         <h2 id="running-batches-heading">Running</h2>
@@ -294,7 +320,7 @@ export function Batches() {
         {history.error !== undefined ? (
           <Problem error={history.error} what="the finished batches (history)" />
         ) : finished.length === 0 ? (
-          <p class="muted">{history.data === undefined ? "Loading…" : "No finished batch in history."}</p>
+          <p class="muted">{batches.data === undefined ? "Loading…" : "No finished batch in history."}</p>
         ) : (
           <table class="table" data-testid="finished-batches">
             <thead>
