@@ -462,3 +462,27 @@ class MigrateProcessInstances(Command, tag=True, frozen=True):
     process_instance_ids: list[str]
     skip_custom_listeners: bool = False
     skip_io_mappings: bool = False
+
+
+class CreateBatch(Command, tag=True, frozen=True):
+    """A batch of `batch_type` (Camunda's Batch.TYPE_*, a registered operation) over `targets`,
+    resolved by the caller when the batch is created, in order; `parameters`: the operation's."""
+
+    batch_type: str
+    targets: list[str]
+    parameters: dict[str, Any] = {}
+    tenant_id: str | None = None
+
+
+class SetBatchSuspended(Command, tag=True, frozen=True):
+    batch_id: str
+    suspended: bool
+
+
+class DeleteBatch(Command, tag=True, frozen=True):
+    batch_id: str
+    cascade: bool = False
+
+
+class DeleteHistoricBatch(Command, tag=True, frozen=True):
+    batch_id: str

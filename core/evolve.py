@@ -683,6 +683,7 @@ _DEPLOYMENT_STREAM_ONLY: tuple[type[ev.Event], ...] = (
     ev.DecisionEvaluated,  # over the API: a stream of its own
     ev.HistoricDecisionInstanceDeleted,
     ev.SigningKeyIntroduced,  # the log's record of its signing keys: a stream of its own
+    *ev.BATCH_EVENTS,  # a batch's stream: its rows are projected from the events alone
 )
 for _event_type in _DEPLOYMENT_STREAM_ONLY:
     APPLIERS[_event_type] = _deployment_stream_only

@@ -27,6 +27,7 @@ from sqlalchemy import Select, Table, bindparam, func, or_, select
 from sqlalchemy.engine import Connection
 
 from flowledger.core import views
+from flowledger.core.batches.model import SUSPENDED, BatchJobRow, BatchRow
 from flowledger.core.behaviors.jobs import PROCESS_EVENT
 from flowledger.core.behaviors.subscriptions import MESSAGE
 from flowledger.core.start_timers import TIMER_START, StartTimer
@@ -55,6 +56,7 @@ from flowledger.projections.tables import (
     ACT_RE_DECISION_REQ_DEF,
     ACT_RE_DEPLOYMENT,
     ACT_RE_PROCDEF,
+    ACT_RU_BATCH,
     ACT_RU_EVENT_SUBSCR,
     ACT_RU_EXECUTION,
     ACT_RU_EXT_TASK,
@@ -101,6 +103,12 @@ TABLES_READ: dict[str, tuple[str, ...]] = {
     "start_subscriptions": ("ACT_RU_EVENT_SUBSCR", "ACT_RE_PROCDEF"),
     "start_timer": ("ACT_RU_JOB", "ACT_RU_INCIDENT"),
     "start_timers": ("ACT_RU_JOB", "ACT_RU_INCIDENT"),
+    # batches (their own streams: these rows are all a batch's command knows of it)
+    "batch": ("ACT_RU_BATCH",),
+    "batch_job": ("ACT_RU_JOB", "ACT_RU_BATCH", "ACT_GE_BYTEARRAY"),
+    "batch_jobs": ("ACT_RU_JOB",),
+    "remaining_batch_jobs": ("ACT_RU_JOB",),
+    "batch_configuration": ("ACT_GE_BYTEARRAY",),
     # history cleanup
     "expired_instances": ("ACT_HI_PROCINST",),
     "expired_decisions": ("ACT_HI_DECINST",),
@@ -460,6 +468,108 @@ def _start_timers(conn: Connection, *conditions: filters.Condition) -> list[Star
             )
         )
     return timers
+
+
+# -- batches --------------------------------------------------------------------------------------
+
+_B = ACT_RU_BATCH
+
+
+def _batch_row(row: Any) -> BatchRow:
+    return BatchRow(
+        id=row["ID_"],
+        type=row["TYPE_"],
+        total_jobs=row["TOTAL_JOBS_"],
+        jobs_created=row["JOBS_CREATED_"],
+        batch_jobs_per_seed=row["JOBS_PER_SEED_"],
+        invocations_per_batch_job=row["INVOCATIONS_PER_JOB_"],
+        seed_job_definition_id=row["SEED_JOB_DEF_ID_"],
+        batch_job_definition_id=row["BATCH_JOB_DEF_ID_"],
+        monitor_job_definition_id=row["MONITOR_JOB_DEF_ID_"],
+        suspended=row["SUSPENSION_STATE_"] == SUSPENDED,
+        configuration_id=row["CONFIGURATION_"],
+        tenant_id=row["TENANT_ID_"],
+        execution_started=row["EXEC_START_TIME_"] is not None,
+    )
+
+
+def batch(conn: Connection, batch_id: str) -> BatchRow | None:
+    """The running batch `batch_id` (ACT_RU_BATCH), or None: completed, deleted or never made."""
+    _projected(conn)
+    row = conn.execute(select(_B).where(_B.c.ID_ == batch_id)).mappings().first()
+    return None if row is None else _batch_row(row)
+
+
+def batch_job(conn: Connection, job_id: str) -> BatchJobRow | None:
+    """A job of a running batch (ACT_RU_JOB with its BATCH_ID_, the batch in ACT_RU_BATCH), and
+    a batch job's configuration (ACT_GE_BYTEARRAY), or None: no such job, or not a batch's."""
+    _projected(conn)
+    blob = ACT_GE_BYTEARRAY
+    stmt = (
+        select(
+            _J.c.ID_.label("JOB_ID"),
+            _J.c.HANDLER_TYPE_,
+            _J.c.HANDLER_CFG_,
+            _J.c.JOB_DEF_ID_,
+            _J.c.RETRIES_,
+            _J.c.DUEDATE_,
+            _J.c.SUSPENSION_STATE_.label("JOB_SUSPENSION"),
+            _J.c.EXCEPTION_STACK_ID_,
+            blob.c.BYTES_,
+            _B,
+        )
+        .select_from(
+            _J.join(_B, _B.c.ID_ == _J.c.BATCH_ID_).outerjoin(
+                blob,
+                (blob.c.ID_ == _J.c.HANDLER_CFG_) & (_J.c.JOB_DEF_ID_ == _B.c.BATCH_JOB_DEF_ID_),
+            )
+        )
+        .where(_J.c.ID_ == job_id)
+    )
+    row = conn.execute(stmt).mappings().first()
+    if row is None:
+        return None
+    batch_row = _batch_row(row)
+    is_batch_job = row["JOB_DEF_ID_"] == batch_row.batch_job_definition_id
+    return BatchJobRow(
+        job_id=row["JOB_ID"],
+        handler_type=row["HANDLER_TYPE_"],
+        job_definition_id=row["JOB_DEF_ID_"],
+        retries=row["RETRIES_"],
+        due_date=filters.utc(row["DUEDATE_"]),
+        suspended=row["JOB_SUSPENSION"] == SUSPENDED,
+        has_stacktrace=row["EXCEPTION_STACK_ID_"] is not None,
+        configuration_id=row["HANDLER_CFG_"] if is_batch_job else None,
+        configuration=None if row["BYTES_"] is None else bytes(row["BYTES_"]),
+        batch=batch_row,
+    )
+
+
+def batch_jobs(conn: Connection, job_definition_ids: Sequence[str]) -> list[tuple[str, str, bool]]:
+    """(job id, handler configuration, has a stack trace) of every job of these job definitions
+    (ACT_RU_JOB), by id."""
+    _projected(conn)
+    stmt = (
+        select(_J.c.ID_, _J.c.HANDLER_CFG_, _J.c.EXCEPTION_STACK_ID_)
+        .where(_J.c.JOB_DEF_ID_.in_(list(job_definition_ids)))
+        .order_by(_J.c.ID_)
+    )
+    return [(r[0], r[1], r[2] is not None) for r in conn.execute(stmt)]
+
+
+def remaining_batch_jobs(conn: Connection, job_definition_id: str) -> int:
+    """How many jobs of the batch job definition are left (ACT_RU_JOB), failed ones too."""
+    _projected(conn)
+    stmt = select(func.count()).select_from(_J).where(_J.c.JOB_DEF_ID_ == job_definition_id)
+    return int(conn.execute(stmt).scalar_one())
+
+
+def batch_configuration(conn: Connection, configuration_id: str) -> bytes | None:
+    """A batch's configuration byte array (ACT_GE_BYTEARRAY), or None."""
+    _projected(conn)
+    blob = ACT_GE_BYTEARRAY
+    row = conn.execute(select(blob.c.BYTES_).where(blob.c.ID_ == configuration_id)).first()
+    return None if row is None else bytes(row[0])
 
 
 # -- history cleanup ------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 
 from flowledger import migrations
 from flowledger.core import views
+from flowledger.core.batches.model import BatchSettings
 from flowledger.core.budget import COMMAND_SECONDS
 from flowledger.core.clock import Clock, SystemClock
 from flowledger.core.errors import InvalidValue, SchemaMismatch
@@ -196,6 +197,7 @@ class Engine:
             catch_up=None if self._deferred is None else self._deferred.within,
             catch_up_beside=None if self._deferred is None else self._deferred.beside,
             personal_keys=self.personal_keys,
+            batches=_batch_settings(job_executor_settings or JobExecutorSettings()),
         )
         self._bus = CommandBus(
             HANDLERS,
@@ -694,6 +696,18 @@ FORMER_NAMES: dict[str, tuple[str, str]] = {
         )
     },
 }
+
+
+def _batch_settings(settings: JobExecutorSettings) -> BatchSettings:
+    """The batch numbers of the job executor's settings, checked (InvalidValue names the one)."""
+    try:
+        return BatchSettings(
+            settings.batch_jobs_per_seed,
+            settings.invocations_per_batch_job,
+            settings.batch_poll_time,
+        )
+    except ValueError as exc:
+        raise InvalidValue(str(exc)) from None
 
 
 def _start_checkpointer(url: str, synchronous: str) -> Checkpointer | None:

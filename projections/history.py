@@ -21,6 +21,7 @@ from flowledger.core.ids import derived_id
 from flowledger.core.state import InstanceState
 from flowledger.core.variables import storage_columns
 
+from .batches import project_batch_history
 from .changes import ChangeSet, Purge, Row, UnhandledEvent, blank_row, db_time, duration_ms
 from .decision_history import (
     ERASED_COLUMNS,
@@ -235,6 +236,16 @@ def history_level(name: str) -> int:
 _NO_HISTORY = kinds.types_of(kinds.LINK_CATCH_EVENT)
 
 
+# The batch events that write ACT_HI_BATCH (projections/batches).
+_BATCH_HISTORY = (
+    ev.BatchCreated,
+    ev.BatchJobCompleted,
+    ev.BatchCompleted,
+    ev.BatchDeleted,
+    ev.HistoricBatchDeleted,
+)
+
+
 class HistoryProjector:
     # Events that write no history row at any level, on purpose; every other event type has a
     # handler at level full (tests/projections check that each is in exactly one of the two).
@@ -285,6 +296,13 @@ class HistoryProjector:
             ev.JobSuspended,
             ev.JobActivated,
             ev.SigningKeyIntroduced,  # the log's own record: no table holds it
+            # a batch's jobs and suspension: its runtime rows only (no job log for them yet)
+            ev.BatchJobsCreated,
+            ev.BatchJobFailed,
+            ev.BatchJobRetriesSet,
+            ev.BatchMonitorRescheduled,
+            ev.BatchSuspended,
+            ev.BatchActivated,
         }
     )
 
@@ -351,7 +369,13 @@ class HistoryProjector:
             handlers[ev.DecisionEvaluated] = project_evaluation
             handlers[ev.ActivityDecisionEvaluated] = project_evaluation
             handlers[ev.HistoricDecisionInstanceDeleted] = project_evaluation_deleted
+            # Camunda writes batch history at level full only
+            for batch_event in _BATCH_HISTORY:
+                handlers[batch_event] = self._batch
         return handlers
+
+    def _batch(self, e: ev.Event, _s: None, changes: ChangeSet) -> None:
+        project_batch_history(e, changes)
 
     def _start_timer(self, e: ev.Event, _s: None, changes: ChangeSet) -> None:
         project_start_timer_history(e, changes)

@@ -510,6 +510,45 @@ def _history_deleted(
     )
 
 
+# -- batches (their own streams) ----------------------------------------------------------------
+
+
+def _batch_created(op: Operation, e: ev.BatchCreated, _s: None, changes: ChangeSet) -> None:
+    """The operation a batch will carry out, logged when it is created (Camunda's batch commands
+    log it then, with `async` true): the entries its creation recorded."""
+    for n, entry in enumerate(e.logged):
+        write_entry(
+            op,
+            changes,
+            key=f"batch/{e.batch_id}/{n}",
+            time=e.time,
+            operation_type=entry.operation_type,
+            entity_type=entry.entity_type,
+            category=OPERATOR,
+            context=dict(entry.context),
+            properties=tuple((name, None, value) for name, value in entry.properties) or NO_CHANGE,
+        )
+
+
+def _batch_operation(operation_type: str, changed: Callable[[Any], tuple[Change, ...]]) -> _Rule:
+    """Camunda's logBatchOperation: entity Batch, the batch's id in BATCH_ID_."""
+
+    def rule(op: Operation, e: Any, _s: None, changes: ChangeSet) -> None:
+        write_entry(
+            op,
+            changes,
+            key=f"batch/{e.batch_id}/{operation_type}",
+            time=e.time,
+            operation_type=operation_type,
+            entity_type="Batch",
+            category=OPERATOR,
+            context={"BATCH_ID_": e.batch_id},
+            properties=changed(e),
+        )
+
+    return rule
+
+
 _SUSPEND = _instance_operation("Suspend", (("suspensionState", None, "suspended"),))
 _ACTIVATE = _instance_operation("Activate", (("suspensionState", None, "active"),))
 _SET_VARIABLE = _variable_operation("SetVariable")
@@ -591,5 +630,22 @@ RULES: dict[str, dict[type[ev.Event], _Rule]] = {
             "SuspendProcessDefinition", "suspended"
         ),
         ev.ProcessDefinitionActivated: _definition_operation("ActivateProcessDefinition", "active"),
+    },
+    "CreateBatch": {ev.BatchCreated: _batch_created},
+    "SetBatchSuspended": {
+        ev.BatchSuspended: _batch_operation(
+            "SuspendBatch", lambda _e: (("suspensionState", None, "suspended"),)
+        ),
+        ev.BatchActivated: _batch_operation(
+            "ActivateBatch", lambda _e: (("suspensionState", None, "active"),)
+        ),
+    },
+    "DeleteBatch": {
+        ev.BatchDeleted: _batch_operation(
+            "Delete", lambda e: (("cascadeToHistory", None, e.cascade),)
+        )
+    },
+    "DeleteHistoricBatch": {
+        ev.HistoricBatchDeleted: _batch_operation("DeleteHistory", lambda _e: NO_CHANGE)
     },
 }

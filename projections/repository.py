@@ -9,6 +9,7 @@ Event in, row changes out; no reads.
 from __future__ import annotations
 
 from flowledger.core.events import (
+    BATCH_EVENTS,
     START_TIMER_EVENTS,
     DecisionEvaluated,
     DeployedProcessDefinition,
@@ -23,6 +24,7 @@ from flowledger.core.events import (
     StartEventUnsubscribed,
 )
 
+from .batches import project_batch
 from .changes import ChangeSet, Purge, UnhandledEvent, blank_row, db_time
 from .start_timers import project_start_timer
 from .tables import (
@@ -72,6 +74,8 @@ def project_repository(event: Event, changes: ChangeSet) -> None:
         return  # a stream without a deployment: history's
     elif isinstance(event, SigningKeyIntroduced):
         return  # the log's own record: no table holds it
+    elif isinstance(event, BATCH_EVENTS):
+        project_batch(event, changes)
     else:
         raise UnhandledEvent("project_repository", type(event))
 

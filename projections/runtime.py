@@ -99,6 +99,7 @@ class RuntimeBatch:
             ev.ProcessDefinitionSuspended,
             ev.ProcessDefinitionActivated,
             ev.SigningKeyIntroduced,  # the log's own record: no table holds it
+            *ev.BATCH_EVENTS,  # batch streams: the repository projector's (projections/batches)
             # compensation's own bookkeeping: its rows are subscriptions, executions, variables
             ev.CompensationScopeRetained,
             ev.CompensationStarted,

@@ -20,6 +20,23 @@ from .base import (
     Event,
     to_dict,
 )
+from .batches import (
+    BATCH_EVENTS,
+    BatchActivated,
+    BatchCompleted,
+    BatchCreated,
+    BatchDeleted,
+    BatchJob,
+    BatchJobCompleted,
+    BatchJobFailed,
+    BatchJobRetriesSet,
+    BatchJobsCreated,
+    BatchMonitorRescheduled,
+    BatchSuspended,
+    EndedBatchJob,
+    HistoricBatchDeleted,
+    LoggedOperation,
+)
 from .compensation import (
     CompensationScopeClosed,
     CompensationScopeReopened,
@@ -154,6 +171,7 @@ STATELESS_STREAM_EVENTS: tuple[type[Event], ...] = (
     DecisionEvaluated,
     HistoricDecisionInstanceDeleted,
     SigningKeyIntroduced,
+    *BATCH_EVENTS,
 )
 
 
@@ -163,6 +181,8 @@ def not_an_instance(first: Event) -> str:
         return "that is a decision evaluation"
     if isinstance(first, SigningKeyIntroduced):
         return "that is the log's record of its signing keys"
+    if isinstance(first, BATCH_EVENTS):
+        return "that is a batch"
     return "that is a deployment"
 
 
@@ -243,6 +263,17 @@ EngineEvent = (
     | SigningKeyIntroduced
     | EscalationThrown
     | ProcessInstanceMigrated
+    | BatchCreated
+    | BatchJobsCreated
+    | BatchJobCompleted
+    | BatchJobFailed
+    | BatchJobRetriesSet
+    | BatchMonitorRescheduled
+    | BatchSuspended
+    | BatchActivated
+    | BatchCompleted
+    | BatchDeleted
+    | HistoricBatchDeleted
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
@@ -255,6 +286,7 @@ CURRENT_VERSIONS: dict[str, int] = {
 }
 
 __all__ = [
+    "BATCH_EVENTS",
     "CURRENT_VERSIONS",
     "EVENT_TYPES",
     "SIGNING_KEYS_STREAM",
@@ -265,6 +297,17 @@ __all__ = [
     "ActivityCompleted",
     "ActivityDecisionEvaluated",
     "ActivityStarted",
+    "BatchActivated",
+    "BatchCompleted",
+    "BatchCreated",
+    "BatchDeleted",
+    "BatchJob",
+    "BatchJobCompleted",
+    "BatchJobFailed",
+    "BatchJobRetriesSet",
+    "BatchJobsCreated",
+    "BatchMonitorRescheduled",
+    "BatchSuspended",
     "BpmnErrorThrown",
     "CalledInstanceStarted",
     "CompensationScopeClosed",
@@ -283,6 +326,7 @@ __all__ = [
     "DeploymentCreated",
     "DeploymentDeleted",
     "DeploymentWarning",
+    "EndedBatchJob",
     "EngineEvent",
     "ErasedDecision",
     "EscalationThrown",
@@ -303,6 +347,7 @@ __all__ = [
     "ExternalTaskPrioritySet",
     "ExternalTaskRetriesSet",
     "ExternalTaskUnlocked",
+    "HistoricBatchDeleted",
     "HistoricDecisionInstanceDeleted",
     "HistoricProcessInstanceDeleted",
     "IdentityLink",
@@ -318,6 +363,7 @@ __all__ = [
     "JobPrioritySet",
     "JobRetriesSet",
     "JobSuspended",
+    "LoggedOperation",
     "MessageCorrelated",
     "MigratedActivityInstance",
     "MigratedExecution",

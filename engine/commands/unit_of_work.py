@@ -19,6 +19,7 @@ from sqlalchemy.engine import Connection, Dialect
 
 from flowledger.core import events as ev
 from flowledger.core import instance_start
+from flowledger.core.batches.model import DEFAULT_BATCH_SETTINGS, BatchSettings
 from flowledger.core.errors import NotFound
 from flowledger.core.limits import refuse_nul_in_events
 from flowledger.core.model import ProcessModel
@@ -75,6 +76,8 @@ class Wiring:
     catch_up_beside: Callable[[Connection], None] | None = None
     # The key table personal values are sealed with (engine/personal_data).
     personal_keys: SubjectKeys | None = None
+    # Camunda's batch settings: jobs per seed run, targets per job, the monitor's poll time.
+    batches: BatchSettings = DEFAULT_BATCH_SETTINGS
 
 
 class UnitOfWork:
@@ -317,6 +320,10 @@ class UnitOfWork:
             assert self._wiring.personal_keys is not None
             self.seals = CommandSeals(self._wiring.personal_keys, self.conn, self.ctx.now)
         return self.seals.seal_events(stream_id, spec, session.state, events)
+
+    @property
+    def batch_settings(self) -> BatchSettings:
+        return self._wiring.batches
 
     @property
     def codec(self) -> EventCodec:

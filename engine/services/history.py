@@ -19,6 +19,7 @@ from flowledger.core.variables import from_stored, rest_type_name
 from flowledger.engine.lookups import expired_decisions, expired_instances
 from flowledger.engine.services.base import Service
 from flowledger.projections.queries import activity_statistics, dashboard, decision_reads, reads
+from flowledger.projections.queries import batches as batch_queries
 from flowledger.projections.queries.activity_statistics import (
     ActivityDuration,
     ActivityStatisticsQuery,
@@ -26,6 +27,7 @@ from flowledger.projections.queries.activity_statistics import (
 )
 from flowledger.projections.queries.dashboard import DefinitionLoad, RecentFailure
 from flowledger.projections.queries.decisions import HistoricDecisionInstanceQuery
+from flowledger.projections.queries.declaration import find
 
 
 class HistoryService(Service):
@@ -192,6 +194,26 @@ class HistoryService(Service):
         and `replay(id)` still show everything, and a rebuild leaves the rows deleted."""
         command = cmd.DeleteHistoricProcessInstance(process_instance_id=process_instance_id)
         self._run(command, command_id, actor)
+
+    def historic_batches(self, **filters: Any) -> list[batch_queries.HistoricBatch]:
+        """Batches' history (ACT_HI_BATCH, level full). Filters (HistoricBatchQuery): batch_id,
+        type, completed, tenant_id_in, without_tenant_id."""
+        with self._parts.db.read() as conn:
+            query = batch_queries.HistoricBatchQuery(**filters)
+            return find(conn, batch_queries.HISTORIC_BATCHES, query)
+
+    def historic_batch(self, batch_id: str) -> batch_queries.HistoricBatch:
+        found = self.historic_batches(batch_id=batch_id)
+        if not found:
+            raise NotFound("Historic batch", batch_id)
+        return found[0]
+
+    def delete_historic_batch(
+        self, batch_id: str, *, command_id: str | None = None, actor: str | None = None
+    ) -> None:
+        """The history of an ended batch (historyService.deleteHistoricBatch)."""
+        self.historic_batch(batch_id)
+        self._run(cmd.DeleteHistoricBatch(batch_id=batch_id), command_id, actor)
 
     def flush_history(self) -> None:
         """Bring asynchronous history up to the end of the log now (a no-op for inline).

@@ -9,13 +9,19 @@ from typing import Any, cast
 from flowledger.core import commands as cmd
 from flowledger.core import views
 from flowledger.core.activity_tree import activity_tree
+from flowledger.core.batches.model import INSTANCE_DELETION
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.instance_migration.plan import MigrationPlan
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.engine.services.base import Service
+from flowledger.engine.services.management import ManagementService
+from flowledger.engine.services.migration_execution import MigrationExecution
 from flowledger.engine.services.migration_plans import MigrationPlanBuilder
 from flowledger.engine.services.modification import InstanceModification
 from flowledger.projections.queries import reads, subscription_reads
+from flowledger.projections.queries.batches import Batch
+from flowledger.projections.queries.declaration import find
+from flowledger.projections.queries.runtime import PROCESS_INSTANCES, ProcessInstanceQuery
 
 
 class RuntimeService(Service):
@@ -66,6 +72,59 @@ class RuntimeService(Service):
             skip_io_mappings=skip_io_mappings,
         )
         self._run(command, command_id, actor)
+
+    def delete_process_instances_async(
+        self,
+        process_instance_ids: Sequence[str] | None = None,
+        process_instance_query: ProcessInstanceQuery | None = None,
+        delete_reason: str | None = None,
+        *,
+        skip_custom_listeners: bool = False,
+        skip_subprocesses: bool = False,
+        skip_io_mappings: bool = False,
+        fail_if_not_exists: bool = True,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> Batch:
+        """runtimeService.deleteProcessInstancesAsync: a batch deleting the instances named and
+        those the query finds now (Camunda resolves the query when the batch is created)."""
+        targets = self._instance_targets(process_instance_ids, process_instance_query)
+        parameters = {
+            "deleteReason": delete_reason,
+            "skipCustomListeners": skip_custom_listeners,
+            "skipSubprocesses": skip_subprocesses,
+            "skipIoMappings": skip_io_mappings,
+            "failIfNotExists": fail_if_not_exists,
+        }
+        return self._batch(INSTANCE_DELETION, targets, parameters, command_id, actor)
+
+    def _instance_targets(
+        self, ids: Sequence[str] | None, query: ProcessInstanceQuery | None
+    ) -> list[str]:
+        """The ids given, then those the query finds (Camunda's BatchElementConfiguration);
+        neither: Camunda's BadUserRequest."""
+        if ids is None and query is None:
+            raise Rejected("Either processInstanceIds or processInstanceQuery has to be set")
+        targets = list(ids or ())
+        if query is not None:
+            with self._parts.db.read() as conn:
+                targets += [row.id for row in find(conn, PROCESS_INSTANCES, query)]
+        if not targets:
+            raise Rejected("processInstanceIds is empty")
+        return targets
+
+    def _batch(
+        self,
+        batch_type: str,
+        targets: list[str],
+        parameters: dict[str, Any],
+        command_id: str | None,
+        actor: str | None,
+    ) -> Batch:
+        management = ManagementService(self._parts, self._caller)
+        return management.create_batch(
+            batch_type, targets, parameters, command_id=command_id, actor=actor
+        )
 
     # -- repair: modification and restart ------------------------------------------------
 
@@ -170,6 +229,10 @@ class RuntimeService(Service):
         self._run(command, command_id, actor)
 
     # -- repair: migration ---------------------------------------------------------------
+
+    def new_migration(self, plan: MigrationPlan) -> MigrationExecution:
+        """Camunda's runtimeService.newMigration(plan): name the instances, then `execute()`."""
+        return MigrationExecution(self, plan)
 
     def create_migration_plan(
         self, source_definition_id: str, target_definition_id: str

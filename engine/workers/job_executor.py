@@ -39,6 +39,11 @@ class JobExecutorSettings:
     wait: float = 5.0  # seconds between polls when idle (waitTimeInMillis), doubling ...
     max_wait: float = 60.0  # ... up to this (maxWait)
     acquire_by_priority: bool = False  # jobExecutorAcquireByPriority: highest PRIORITY_ first
+    # Batches (Camunda's engine settings of the same names, its defaults): batch jobs one seed
+    # job run creates, targets each batch job takes, seconds between the monitor job's polls.
+    batch_jobs_per_seed: int = 100
+    invocations_per_batch_job: int = 1
+    batch_poll_time: int = 30
 
 
 @dataclass(frozen=True, slots=True)

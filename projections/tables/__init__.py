@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from flowledger.projections.tables.history import (
     ACT_HI_ACTINST,
+    ACT_HI_BATCH,
     ACT_HI_COMMENT,
     ACT_HI_DEC_IN,
     ACT_HI_DEC_OUT,
@@ -28,6 +29,7 @@ from flowledger.projections.tables.repository import (
     ACT_RE_PROCDEF,
 )
 from flowledger.projections.tables.runtime import (
+    ACT_RU_BATCH,
     ACT_RU_EVENT_SUBSCR,
     ACT_RU_EXECUTION,
     ACT_RU_EXT_TASK,
@@ -48,6 +50,7 @@ REPOSITORY_TABLES = (
     ACT_RE_DECISION_REQ_DEF,
     ACT_GE_BYTEARRAY,
     ACT_RU_JOBDEF,
+    ACT_RU_BATCH,  # a batch's stream, projected without state as a deployment's
 )
 RUNTIME_TABLES = (
     ACT_RU_EXECUTION,
@@ -72,6 +75,7 @@ HISTORY_TABLES = (
     ACT_HI_DECINST,
     ACT_HI_DEC_IN,
     ACT_HI_DEC_OUT,
+    ACT_HI_BATCH,
 )
 # Columns a replay cannot reproduce and comparisons skip: a job executor's lease is operational
 # (who works on the job right now), written by the executor alone, never by a projector.
@@ -83,6 +87,7 @@ __all__ = [
     "ACT_GE_BYTEARRAY",
     "ACT_GE_PROPERTY",
     "ACT_HI_ACTINST",
+    "ACT_HI_BATCH",
     "ACT_HI_COMMENT",
     "ACT_HI_DECINST",
     "ACT_HI_DEC_IN",
@@ -98,6 +103,7 @@ __all__ = [
     "ACT_RE_DECISION_REQ_DEF",
     "ACT_RE_DEPLOYMENT",
     "ACT_RE_PROCDEF",
+    "ACT_RU_BATCH",
     "ACT_RU_EVENT_SUBSCR",
     "ACT_RU_EXECUTION",
     "ACT_RU_EXT_TASK",

@@ -434,3 +434,24 @@ ACT_HI_DEC_OUT = act_table(
 JOB_CREATED, JOB_FAILED, JOB_SUCCESSFUL, JOB_DELETED = 0, 1, 2, 3
 # Values of ACT_HI_INCIDENT.INCIDENT_STATE_.
 INCIDENT_OPEN, INCIDENT_RESOLVED, INCIDENT_DELETED = 0, 1, 2
+
+
+# A batch's history (level full, as Camunda writes it), from the events of its stream.
+ACT_HI_BATCH = act_table(
+    "ACT_HI_BATCH",
+    column("ID_", V64, primary_key=True),
+    column("TYPE_", V255),
+    column("TOTAL_JOBS_", sa.Integer),
+    column("JOBS_PER_SEED_", sa.Integer),
+    column("INVOCATIONS_PER_JOB_", sa.Integer),
+    column("SEED_JOB_DEF_ID_", V64),
+    column("MONITOR_JOB_DEF_ID_", V64),
+    column("BATCH_JOB_DEF_ID_", V64),
+    column("TENANT_ID_", V64),
+    column("CREATE_USER_ID_", V255),
+    column("START_TIME_", Timestamp, nullable=False),
+    column("END_TIME_", Timestamp),
+    column("REMOVAL_TIME_", Timestamp),
+    column("EXEC_START_TIME_", Timestamp),
+    index("ACT_HI_BAT_RM_TIME", "REMOVAL_TIME_"),
+)

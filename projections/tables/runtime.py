@@ -212,6 +212,8 @@ ACT_RU_JOB = act_table(
     # Not in Camunda: the job executor's acquisition reads due jobs in due-date order (revision
     # 0007 says why this shape).
     index("ACT_IDX_JOB_DUEDATE", "DUEDATE_", "ID_"),
+    # Camunda's: a batch's jobs by their job definition (statistics, its monitor's count).
+    index("ACT_IDX_JOB_JOB_DEF_ID", "JOB_DEF_ID_"),
 )
 
 # The job definitions of deployed process definitions: written with their deployment.
@@ -270,4 +272,29 @@ ACT_RU_EVENT_SUBSCR = act_table(
     index("ACT_IDX_EVENT_SUBSCR", "EXECUTION_ID_"),
     index("ACT_IDX_EVENT_SUBSCR_EVT_NAME", "EVENT_NAME_"),
     index("ACT_IDX_EVENT_SUBSCR_PROCINST", "PROC_INST_ID_"),
+)
+
+
+# Batches (issue 37), as Camunda 7.24's DDL: written from the events of the batch's stream.
+ACT_RU_BATCH = act_table(
+    "ACT_RU_BATCH",
+    column("ID_", V64, primary_key=True),
+    column("REV_", sa.Integer, nullable=False),
+    column("TYPE_", V255),
+    column("TOTAL_JOBS_", sa.Integer),
+    column("JOBS_CREATED_", sa.Integer),
+    column("JOBS_PER_SEED_", sa.Integer),
+    column("INVOCATIONS_PER_JOB_", sa.Integer),
+    column("SEED_JOB_DEF_ID_", V64),
+    column("BATCH_JOB_DEF_ID_", V64),
+    column("MONITOR_JOB_DEF_ID_", V64),
+    column("SUSPENSION_STATE_", sa.Integer),
+    column("CONFIGURATION_", V255),
+    column("TENANT_ID_", V64),
+    column("CREATE_USER_ID_", V255),
+    column("START_TIME_", Timestamp),
+    column("EXEC_START_TIME_", Timestamp),
+    index("ACT_IDX_BATCH_SEED_JOB_DEF", "SEED_JOB_DEF_ID_"),
+    index("ACT_IDX_BATCH_MONITOR_JOB_DEF", "MONITOR_JOB_DEF_ID_"),
+    index("ACT_IDX_BATCH_JOB_DEF", "BATCH_JOB_DEF_ID_"),
 )

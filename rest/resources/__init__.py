@@ -8,6 +8,8 @@ from types import ModuleType
 from . import (
     activity_durations,
     audit_trail,
+    batch,
+    batch_operations,
     condition,
     dashboard,
     decision_definition,
@@ -75,6 +77,8 @@ MODULES: tuple[ModuleType, ...] = (
     history_decision,
     history_cleanup,
     history_statistics,
+    batch,
+    batch_operations,
 )
 
 EXTENSIONS: tuple[ModuleType, ...] = (

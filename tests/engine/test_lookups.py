@@ -128,6 +128,11 @@ def _calls(conn: Connection, deployed: Any, now: datetime) -> dict[str, Callable
         ),
         "start_timer": lambda: lookups.start_timer(conn, "j"),
         "start_timers": lambda: lookups.start_timers(conn, keys=keys, deployment_id=deployed.id),
+        "batch": lambda: lookups.batch(conn, "b"),
+        "batch_job": lambda: lookups.batch_job(conn, "j"),
+        "batch_jobs": lambda: lookups.batch_jobs(conn, ["d"]),
+        "remaining_batch_jobs": lambda: lookups.remaining_batch_jobs(conn, "d"),
+        "batch_configuration": lambda: lookups.batch_configuration(conn, "c"),
         "expired_instances": lambda: lookups.expired_instances(conn, now, 10),
         "expired_decisions": lambda: lookups.expired_decisions(conn, now, 10),
     }

@@ -161,9 +161,16 @@ def test_instance_in_a_subprocess_moves(engine: Engine) -> None:
     v1 = deploy(engine, subprocess_process("userTask"))
     v2 = deploy(engine, subprocess_process("userTask2"))
     pi = engine.start_process_instance(definition_id=v1)
-    engine.runtime_service.migrate_process_instances(
-        plan(v1, v2, ("subProcess", "subProcess"), ("userTask", "userTask2")), [pi.id]
+    built = (
+        engine.runtime_service.create_migration_plan(v1, v2)
+        .map_equal_activities()
+        .map_activities("userTask", "userTask2")
+        .build()
     )
+    # Camunda's fluent execution: the instances by query
+    engine.runtime_service.new_migration(built).process_instance_query(
+        {"processDefinitionId": v1}
+    ).execute()
     tree = engine.runtime_service.activity_instance_tree(pi.id)
     [sub] = tree.child_activity_instances
     assert sub.activity_id == "subProcess"

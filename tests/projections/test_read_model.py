@@ -78,7 +78,22 @@ def populated(full_engine: Engine, clock: ControllableClock) -> Engine:
     _add_jobs_and_incidents(engine, clock)
     _add_subscriptions(engine, clock)
     _add_decisions(engine, clock)
+    _add_batches(engine, clock)
     return engine
+
+
+def _add_batches(engine: Engine, clock: ControllableClock) -> None:
+    """Two batches by different users at different moments: the first run to its end (its
+    history ended), the second left running after its seed job ran."""
+    for n, steps in enumerate(
+        (("batch-seed-job", "instance-deletion", "batch-monitor-job"), ("batch-seed-job",))
+    ):
+        clock.advance(seconds=2)
+        pi = engine.start_process_instance("restMessages").id
+        engine.acting_as(f"user{n}").runtime_service.delete_process_instances_async([pi])
+        for handler in steps:
+            for job in engine.management_service.jobs(handler_type=handler):
+                engine.management_service.execute_job(job.id)
 
 
 def _add_subscriptions(engine: Engine, clock: ControllableClock) -> None:

@@ -296,6 +296,16 @@ def run_mixed_workload(flow: Engine, clock: ControllableClock) -> Workload:
     completed.append(d)
     fozzie.evaluate_decision("dish", {"season": "Spring", "guestCount": 3})
     tick()
+    # a batch (issue 37) deleting two fresh instances: its seed job and one of its two jobs ran,
+    # the other is left (a running batch, its jobs, job definitions and configurations)
+    doomed = [flow.start_process_instance("exclusiveDefault", {"amount": 7}).id for _ in "ab"]
+    tick()
+    fozzie.runtime_service.delete_process_instances_async(doomed, delete_reason="in a batch")
+    tick()
+    for handler in ("batch-seed-job", "instance-deletion"):
+        job = flow.management_service.jobs(handler_type=handler)[0]
+        flow.management_service.execute_job(job.id)
+        tick()
     return Workload(completed, running, deleted, open_approve=a, locked_external=k)
 
 

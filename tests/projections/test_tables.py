@@ -177,6 +177,20 @@ CAMUNDA_COLUMNS: dict[str, str] = {
         "ENTITY_TYPE_ v30, PROPERTY_ v64, ORG_VALUE_ v4000, NEW_VALUE_ v4000, TENANT_ID_ v64, "
         "REMOVAL_TIME_ ts, CATEGORY_ v64, EXTERNAL_TASK_ID_ v64, ANNOTATION_ v4000"
     ),
+    # Camunda 7.24's PostgreSQL scripts (revision 0020).
+    "ACT_RU_BATCH": (
+        "ID_ v64 NN, REV_ int NN, TYPE_ v255, TOTAL_JOBS_ int, JOBS_CREATED_ int, "
+        "JOBS_PER_SEED_ int, INVOCATIONS_PER_JOB_ int, SEED_JOB_DEF_ID_ v64, "
+        "BATCH_JOB_DEF_ID_ v64, MONITOR_JOB_DEF_ID_ v64, SUSPENSION_STATE_ int, "
+        "CONFIGURATION_ v255, TENANT_ID_ v64, CREATE_USER_ID_ v255, START_TIME_ ts, "
+        "EXEC_START_TIME_ ts"
+    ),
+    "ACT_HI_BATCH": (
+        "ID_ v64 NN, TYPE_ v255, TOTAL_JOBS_ int, JOBS_PER_SEED_ int, INVOCATIONS_PER_JOB_ int, "
+        "SEED_JOB_DEF_ID_ v64, MONITOR_JOB_DEF_ID_ v64, BATCH_JOB_DEF_ID_ v64, TENANT_ID_ v64, "
+        "CREATE_USER_ID_ v255, START_TIME_ ts NN, END_TIME_ ts, REMOVAL_TIME_ ts, "
+        "EXEC_START_TIME_ ts"
+    ),
     "ACT_HI_COMMENT": (
         "ID_ v64 NN, TYPE_ v255, TIME_ ts NN, USER_ID_ v255, TASK_ID_ v64, ROOT_PROC_INST_ID_ v64, "
         "PROC_INST_ID_ v64, ACTION_ v255, MESSAGE_ v4000, FULL_MSG_ bytea, TENANT_ID_ v64, "
@@ -254,8 +268,16 @@ EXPECTED_INDEXES: dict[str, dict[str, tuple[str, ...]]] = {
         "ACT_IDX_JOB_PROCINST": ("PROCESS_INSTANCE_ID_",),
         "ACT_IDX_JOB_EXECUTION_ID": ("EXECUTION_ID_",),
         "ACT_IDX_JOB_DUEDATE": ("DUEDATE_", "ID_"),
+        "ACT_IDX_JOB_JOB_DEF_ID": ("JOB_DEF_ID_",),  # revision 0020: a batch's jobs
     },
     "ACT_RU_JOBDEF": {},
+    # Revision 0020: Camunda's.
+    "ACT_RU_BATCH": {
+        "ACT_IDX_BATCH_SEED_JOB_DEF": ("SEED_JOB_DEF_ID_",),
+        "ACT_IDX_BATCH_MONITOR_JOB_DEF": ("MONITOR_JOB_DEF_ID_",),
+        "ACT_IDX_BATCH_JOB_DEF": ("BATCH_JOB_DEF_ID_",),
+    },
+    "ACT_HI_BATCH": {"ACT_HI_BAT_RM_TIME": ("REMOVAL_TIME_",)},
     "ACT_RU_INCIDENT": {
         "ACT_IDX_INC_PROCINSTID": ("PROC_INST_ID_",),
         "ACT_IDX_INC_CONFIGURATION": ("CONFIGURATION_",),
@@ -396,6 +418,7 @@ def test_metadata_holds_the_act_tables_in_their_groups() -> None:
         "ACT_RE_DECISION_REQ_DEF",
         "ACT_GE_BYTEARRAY",
         "ACT_RU_JOBDEF",  # written with deployments
+        "ACT_RU_BATCH",  # written from batch streams, as the repository's rows
         "ACT_RU_EXECUTION",
         "ACT_RU_TASK",
         "ACT_RU_IDENTITYLINK",
@@ -416,6 +439,7 @@ def test_metadata_holds_the_act_tables_in_their_groups() -> None:
         "ACT_HI_DECINST",
         "ACT_HI_DEC_IN",
         "ACT_HI_DEC_OUT",
+        "ACT_HI_BATCH",
     ]
     # The property table is the engine's configuration, not a projection: no rebuild clears it.
     projected = {t.name for t in grouped}

@@ -241,13 +241,14 @@ HISTORIC_ACTIVITY_STATISTICS = frozenset(
 COUNT = frozenset({"count"})
 # Fields of a later Camunda 7 than 7.15 that we serve under their names: 7.22's
 # HistoricProcessInstanceDto.restartedProcessInstanceId (its column is 7.7's).
-LATER_CAMUNDA_FIELDS = frozenset({"restartedProcessInstanceId"})
 # Camunda's MigrationPlanDto and MigrationPlanReportDto (dto/migration/ in Camunda's source;
 # 7.15's document lacks /migration): `variables` and `variableReports` came with Camunda 7.17.
 MIGRATION_PLAN = frozenset(
     {"sourceProcessDefinitionId", "targetProcessDefinitionId", "instructions", "variables"}
 )
 MIGRATION_PLAN_REPORT = frozenset({"instructionReports", "variableReports"})
+# BatchDto's startTime (7.19) and executionStartTime (7.20) came after 7.15.
+LATER_CAMUNDA_FIELDS = frozenset({"restartedProcessInstanceId", "startTime", "executionStartTime"})
 BINARY: frozenset[str] = frozenset()
 # UserOperationLogEntryDto (Camunda's REST reference; no tenantId, unlike the table).
 USER_OPERATION = frozenset(
@@ -313,7 +314,30 @@ HISTORIC_DECISION_INSTANCE = frozenset(
         "decisionRequirementsDefinitionKey",
     ]
 )
+# HistoricBatchDto (Camunda's REST reference; 7.15's document lacks /history/batch).
+HISTORIC_BATCH = frozenset(
+    [
+        "id",
+        "type",
+        "totalJobs",
+        "batchJobsPerSeed",
+        "invocationsPerBatchJob",
+        "seedJobDefinitionId",
+        "monitorJobDefinitionId",
+        "batchJobDefinitionId",
+        "tenantId",
+        "createUserId",
+        "startTime",
+        "endTime",
+        "removalTime",
+        "executionStartTime",
+    ]
+)
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
+    ("GET", "/history/batch"): HISTORIC_BATCH,
+    ("GET", "/history/batch/count"): COUNT,
+    ("GET", "/history/batch/{id}"): HISTORIC_BATCH,
+    ("DELETE", "/history/batch/{id}"): frozenset(),
     # Camunda's REST reference (ModificationDto); 7.15's document lacks the path. 204, no body.
     ("POST", "/modification/execute"): frozenset(),
     ("POST", "/migration/generate"): MIGRATION_PLAN,

@@ -13,6 +13,8 @@ from typing import Any
 from flowledger.core.commands import Command
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.handlers import (
+    batch_operations,
+    batches,
     comments,
     conditions,
     decisions,
@@ -68,5 +70,9 @@ HANDLERS = by_command(
         *modification.HANDLERS,
         *restart.HANDLERS,
         *migration.HANDLERS,
+        *batches.HANDLERS,
     )
 )
+
+# The built-in batch types (they register themselves when their module is imported).
+BATCH_TYPES = batch_operations.REGISTERED

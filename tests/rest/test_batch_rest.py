@@ -1,0 +1,102 @@
+"""engine-rest batches: `POST /process-instance/delete` answers Camunda's BatchDto; `/batch`
+lists, counts, finds, suspends and deletes it; `/batch/statistics` shows its progress;
+`/history/batch` its history. The server runs no job executor: the test runs the jobs."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from tests.support import BPMN_DIR
+
+from .server import LiveServer
+
+MODEL = BPMN_DIR / "rest_task_steps.bpmn"
+KEY = "restTaskSteps"
+
+
+def started(rest: LiveServer, n: int, business_key: str) -> list[str]:
+    ids = []
+    for _ in range(n):
+        response = rest.client.post(
+            f"/process-definition/key/{KEY}/start", json={"businessKey": business_key}
+        )
+        assert response.status_code == 200, response.text
+        ids.append(str(response.json()["id"]))
+    return ids
+
+
+def statistics(rest: LiveServer, batch_id: str) -> dict[str, Any]:
+    response = rest.client.get("/batch/statistics", params={"batchId": batch_id})
+    assert response.status_code == 200, response.text
+    [found] = response.json()
+    assert isinstance(found, dict)
+    return found
+
+
+def test_a_deletion_batch_over_rest(rest: LiveServer) -> None:
+    rest.deploy(MODEL)
+    key = uuid.uuid4().hex
+    ids = started(rest, 3, key)
+    response = rest.client.post(
+        "/process-instance/delete",
+        json={
+            "processInstanceIds": ids[:1],
+            "processInstanceQuery": {"businessKey": key},
+            "deleteReason": "cleanup",
+            "skipCustomListeners": True,
+        },
+    )
+    assert response.status_code == 200, response.text
+    batch = response.json()
+    assert batch["type"] == "instance-deletion"
+    assert (batch["totalJobs"], batch["jobsCreated"], batch["suspended"]) == (3, 0, False)
+    assert batch["batchJobsPerSeed"] == 100 and batch["invocationsPerBatchJob"] == 1
+    for field in ("seedJobDefinitionId", "monitorJobDefinitionId", "batchJobDefinitionId"):
+        assert batch[field]
+    batch_id = batch["id"]
+
+    assert rest.client.get(f"/batch/{batch_id}").json()["id"] == batch_id
+    listed = rest.client.get("/batch", params={"type": "instance-deletion"}).json()
+    assert batch_id in [b["id"] for b in listed]
+    assert rest.client.get("/batch/count", params={"batchId": batch_id}).json() == {"count": 1}
+    stats = statistics(rest, batch_id)
+    assert (stats["remainingJobs"], stats["completedJobs"], stats["failedJobs"]) == (3, 0, 0)
+
+    # suspended, nothing runs; activated, it runs to the end
+    suspend = rest.client.put(f"/batch/{batch_id}/suspended", json={"suspended": True})
+    assert suspend.status_code == 204, suspend.text
+    assert rest.client.get(f"/batch/{batch_id}").json()["suspended"] is True
+    assert rest.engine.run_due_jobs() == 0
+    rest.client.put(f"/batch/{batch_id}/suspended", json={"suspended": False})
+    rest.engine.run_due_jobs()
+    gone = rest.client.get("/process-instance", params={"businessKey": key}).json()
+    assert gone == []
+    assert rest.client.get(f"/batch/{batch_id}").status_code == 404
+    historic = rest.client.get(f"/history/batch/{batch_id}").json()
+    assert historic["endTime"] is not None and historic["totalJobs"] == 3
+    count = rest.client.get("/history/batch/count", params={"completed": "true"}).json()
+    assert count["count"] >= 1
+    assert rest.client.delete(f"/history/batch/{batch_id}").status_code == 204
+    assert rest.client.get(f"/history/batch/{batch_id}").status_code == 404
+
+
+def test_deleting_a_running_batch_and_the_errors(rest: LiveServer) -> None:
+    rest.deploy(MODEL)
+    key = uuid.uuid4().hex
+    ids = started(rest, 2, key)
+    batch_id = rest.client.post(
+        "/process-instance/delete", json={"processInstanceIds": ids}
+    ).json()["id"]
+    deleted = rest.client.delete(f"/batch/{batch_id}", params={"cascade": "true"})
+    assert deleted.status_code == 204, deleted.text
+    assert rest.client.get(f"/history/batch/{batch_id}").status_code == 404
+    assert len(rest.client.get("/process-instance", params={"businessKey": key}).json()) == 2
+
+    empty = rest.client.post("/process-instance/delete", json={"processInstanceIds": []})
+    assert empty.status_code == 400
+    assert empty.json()["type"] == "BadUserRequestException"
+    assert rest.client.get("/batch/nope").status_code == 404
+    assert rest.client.delete("/batch/nope").status_code == 400
+    bad = rest.client.put("/batch/nope/suspended", json={"suspended": True})
+    assert bad.status_code == 400
