@@ -225,9 +225,14 @@ export type MigrationExecution = Omit<G["MigrationExecutionDto"], "migrationPlan
   processInstanceQuery?: { processDefinitionId: string };
 };
 
-// -- HAND-WRITTEN: what the document does not describe yet (issue 37) ---------------------------
-// Camunda 7's shapes for the report of a refused /migration/execute (the document types a 400
-// as a plain error body) and for /batch/*.
+// -- batches (issue 37) --------------------------------------------------------------------------
+
+export type Batch = G["BatchDto"];
+export type BatchStatistics = G["BatchStatisticsDto"];
+export type HistoricBatch = G["HistoricBatchDto"];
+
+// -- HAND-WRITTEN: the report of a refused /migration/execute (issue 37) -----------------------
+// Camunda 7's shapes; the document types the 400 as a plain error body.
 
 export interface MigratingActivityInstanceReport {
   activityInstanceId: string;
@@ -249,47 +254,4 @@ export interface MigratingProcessInstanceReport {
   failures: string[];
   activityInstanceValidationReports: MigratingActivityInstanceReport[];
   transitionInstanceValidationReports: MigratingTransitionInstanceReport[];
-}
-
-
-export interface Batch {
-  id: string;
-  type: string;
-  totalJobs: number;
-  jobsCreated: number;
-  batchJobsPerSeed: number;
-  invocationsPerBatchJob: number;
-  seedJobDefinitionId: string | null;
-  monitorJobDefinitionId: string | null;
-  batchJobDefinitionId: string | null;
-  suspended: boolean;
-  tenantId: string | null;
-  createUserId: string | null;
-  startTime?: string | null;
-  executionStartTime?: string | null;
-}
-
-/** GET /batch/statistics */
-export interface BatchStatistics extends Batch {
-  remainingJobs: number;
-  completedJobs: number;
-  failedJobs: number;
-}
-
-/** GET /history/batch */
-export interface HistoricBatch {
-  id: string;
-  type: string;
-  totalJobs: number;
-  batchJobsPerSeed: number;
-  invocationsPerBatchJob: number;
-  seedJobDefinitionId: string | null;
-  monitorJobDefinitionId: string | null;
-  batchJobDefinitionId: string | null;
-  tenantId: string | null;
-  createUserId: string | null;
-  startTime: string | null;
-  endTime: string | null;
-  removalTime?: string | null;
-  executionStartTime?: string | null;
 }
