@@ -526,7 +526,10 @@ def _batch_created(op: Operation, e: ev.BatchCreated, _s: None, changes: ChangeS
             entity_type=entry.entity_type,
             category=OPERATOR,
             context=dict(entry.context),
-            properties=tuple((name, None, value) for name, value in entry.properties) or NO_CHANGE,
+            properties=tuple(
+                (name, entry.before.get(name), value) for name, value in entry.properties
+            )
+            or NO_CHANGE,
         )
 
 

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from flowledger.core.batches.model import MAX_BATCH_TARGETS
 from flowledger.core.errors import InvalidValue
 from flowledger.core.instance_migration.plan import MigrationPlan
 from flowledger.core.limits import MAX_INSTANCES_PER_COMMAND
 from flowledger.projections.queries import runtime
+from flowledger.projections.queries.batches import Batch
 from flowledger.projections.queries.declaration import find
 
 if TYPE_CHECKING:
@@ -64,6 +66,16 @@ class MigrationExecution:
                 rows = find(conn, runtime.PROCESS_INSTANCES, self._query, maximum=maximum)
             ids += [row.id for row in rows]
         return list(dict.fromkeys(ids))
+
+    def execute_async(self, *, actor: str | None = None) -> Batch:
+        """A batch moving the selected instances (Camunda's executeAsync)."""
+        return self._runtime.migrate_process_instances_async(
+            self._plan,
+            self.instance_ids(MAX_BATCH_TARGETS + 1),
+            skip_custom_listeners=self._skip_custom_listeners,
+            skip_io_mappings=self._skip_io_mappings,
+            actor=actor,
+        )
 
     def execute(self, *, actor: str | None = None) -> None:
         """Move every selected instance in one command, or none (MigratingInstanceInvalid)."""

@@ -9,9 +9,9 @@ from typing import Any, cast
 from flowledger.core import commands as cmd
 from flowledger.core import views
 from flowledger.core.activity_tree import activity_tree
-from flowledger.core.batches.model import INSTANCE_DELETION
+from flowledger.core.batches.model import INSTANCE_DELETION, INSTANCE_MIGRATION
 from flowledger.core.errors import NotFound, Rejected
-from flowledger.core.instance_migration.plan import MigrationPlan
+from flowledger.core.instance_migration.plan import MigrationPlan, batch_parameters
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.engine.services.base import Service
 from flowledger.engine.services.management import ManagementService
@@ -229,6 +229,27 @@ class RuntimeService(Service):
         self._run(command, command_id, actor)
 
     # -- repair: migration ---------------------------------------------------------------
+
+    def migrate_process_instances_async(
+        self,
+        plan: MigrationPlan,
+        process_instance_ids: Sequence[str] | None = None,
+        process_instance_query: ProcessInstanceQuery | None = None,
+        *,
+        skip_custom_listeners: bool = False,
+        skip_io_mappings: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> Batch:
+        """newMigration(plan)...executeAsync(): a batch moving the instances named and those the
+        query finds now, its jobs a few instances each; the plan is checked when the batch is
+        made (MigrationPlanInvalid), each instance when its job runs (a job that cannot move
+        its instances fails with the reason, its retries go down)."""
+        targets = self._instance_targets(process_instance_ids, process_instance_query)
+        parameters = batch_parameters(
+            plan, skip_custom_listeners=skip_custom_listeners, skip_io_mappings=skip_io_mappings
+        )
+        return self._batch(INSTANCE_MIGRATION, targets, parameters, command_id, actor)
 
     def new_migration(self, plan: MigrationPlan) -> MigrationExecution:
         """Camunda's runtimeService.newMigration(plan): name the instances, then `execute()`."""

@@ -1,6 +1,7 @@
 """engine-rest: process instance migration plans — `POST /migration/generate` (Camunda's
 mapEqualActivities), `POST /migration/validate` (the plan's report, 200 even when it fails) and
-`POST /migration/execute` (every named instance moved in one command, or none).
+`POST /migration/execute` (every named instance moved in one command, or none) and
+`POST /migration/executeAsync` (a batch of type instance-migration).
 
 As Camunda's MigrationRestServiceImpl: a definition that does not exist or a null id is a 400
 InvalidRequestException; a generated plan that fails (its variables) is Camunda's 400
@@ -18,6 +19,7 @@ from litestar import Request, post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody
 
+from flowledger.core.batches.model import MAX_BATCH_TARGETS
 from flowledger.core.errors import NotFound
 from flowledger.core.instance_migration.plan import MigrationInstruction, MigrationPlan
 from flowledger.core.instance_migration.plan_validation import JAVA_SERIALIZATION
@@ -35,6 +37,7 @@ from ..migration_plans import (
 )
 from ..selection import matching_instances
 from ..variables import VariableValueDto, check_decoded_size, value_dto, wire_variables
+from .batch import BatchDto, batch_dto
 
 __all__ = [
     "MigrationExecutionDto",
@@ -245,4 +248,25 @@ def execute(
         raise RestError(400, "BadUserRequestException", str(exc)) from None
 
 
-routes: list[Any] = [generate, validate, execute]
+@post("/migration/executeAsync", status_code=200, sync_to_thread=True)
+def execute_async(
+    engine: NamedDependency[Engine], request: AnyRequest, data: JSONBody[MigrationExecutionDto]
+) -> BatchDto:
+    """A batch of type instance-migration: its jobs move the instances in the background
+    (`GET /batch/statistics` shows how far); the plan is checked now."""
+    plan, ids = execution_plan(engine, request, data, MAX_BATCH_TARGETS + 1)
+    try:
+        batch = engine.runtime_service.migrate_process_instances_async(
+            plan,
+            ids,
+            skip_custom_listeners=data.skip_custom_listeners,
+            skip_io_mappings=data.skip_io_mappings,
+        )
+    except NotFound as exc:
+        if exc.kind == "Process definition":
+            raise missing_definition(exc) from None
+        raise RestError(400, "BadUserRequestException", str(exc)) from None
+    return batch_dto(engine, batch.id)
+
+
+routes: list[Any] = [generate, validate, execute, execute_async]

@@ -100,3 +100,29 @@ def test_no_instances_no_plan_and_unknown_instances_are_400(rest: LiveServer) ->
     assert answer.status_code == 400
     answer = execute(rest, {"migrationPlan": plan, "processInstanceIds": ["nope"]})
     assert (answer.status_code, answer.json()["type"]) == (400, "BadUserRequestException")
+
+
+def test_execute_async_answers_with_the_batch_that_moves_them(rest: LiveServer) -> None:
+    v1 = deploy(rest, one_task("migrateAsync"))
+    ids = [start(rest, v1) for _ in range(3)]
+    v2 = deploy(rest, one_task("migrateAsync"))
+    generated = rest.client.post(
+        "/migration/generate",
+        json={"sourceProcessDefinitionId": v1, "targetProcessDefinitionId": v2},
+    ).json()
+    answer = rest.client.post(
+        "/migration/executeAsync",
+        json={"migrationPlan": generated, "processInstanceIds": ids},
+    )
+    assert answer.status_code == 200, answer.text
+    batch = answer.json()
+    assert (batch["type"], batch["totalJobs"]) == ("instance-migration", 3)
+    stats = rest.client.get("/batch/statistics", params={"batchId": batch["id"]}).json()
+    assert stats[0]["remainingJobs"] == 3
+    rest.engine.run_due_jobs()
+    for pid in ids:
+        assert rest.client.get(f"/process-instance/{pid}").json()["definitionId"] == v2
+    # every job done: the monitor completed the batch, history keeps it
+    assert rest.client.get("/batch/statistics", params={"batchId": batch["id"]}).json() == []
+    finished = rest.client.get(f"/history/batch/{batch['id']}").json()
+    assert finished["endTime"] is not None

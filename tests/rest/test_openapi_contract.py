@@ -333,6 +333,26 @@ HISTORIC_BATCH = frozenset(
         "executionStartTime",
     ]
 )
+# BatchDto (7.15's schema, plus its later startTime and executionStartTime), for the batch
+# operations 7.15's document lacks the path of.
+BATCH = frozenset(
+    {
+        "id",
+        "type",
+        "totalJobs",
+        "jobsCreated",
+        "batchJobsPerSeed",
+        "invocationsPerBatchJob",
+        "seedJobDefinitionId",
+        "monitorJobDefinitionId",
+        "batchJobDefinitionId",
+        "suspended",
+        "tenantId",
+        "createUserId",
+        "startTime",
+        "executionStartTime",
+    }
+)
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     ("GET", "/history/batch"): HISTORIC_BATCH,
     ("GET", "/history/batch/count"): COUNT,
@@ -344,6 +364,7 @@ DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/migration/validate"): MIGRATION_PLAN_REPORT,
     # MigrationExecutionDto in; 204, no body (a refusal: the exception DTO with its report)
     ("POST", "/migration/execute"): frozenset(),
+    ("POST", "/migration/executeAsync"): BATCH,
     ("GET", "/history/process-definition/{id}/statistics"): HISTORIC_ACTIVITY_STATISTICS,
     ("GET", "/history/user-operation"): USER_OPERATION,
     ("GET", "/history/user-operation/count"): COUNT,
