@@ -149,8 +149,6 @@ def test_a_generated_plan_mapped_by_hand_runs_as_a_batch(
     page.goto("/cockpit/instances?definitionKey=shipment&state=running")
     for instance in instances:
         expect(page.get_by_test_id(f"instance-{instance}")).to_contain_text("shipment v2")
-    page.goto(f"/cockpit/definitions/{shipments.v2}")
-    expect(page.get_by_test_id("badge-running-packParcel")).to_have_text("3")
 
     # the instance's own page: on version 2 now, on version 1 before the move (time travel)
     moved = instances[0]
@@ -244,3 +242,33 @@ def test_a_batch_is_deleted_with_its_jobs(
     assert cockpit.rest.get(f"/batch/{batch_id}").status_code == 404
     cockpit.engine.run_due_jobs()
     assert definition_of_instance(cockpit, instance) == shipments.v1  # still there, untouched
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="backend: a migrated instance's execution at an activity the target makes a scope "
+    "(a boundary timer added) has ACT_ID_ NULL and IS_ACTIVE_ false in ACT_RU_EXECUTION, so "
+    "/process-definition/{id}/statistics does not count it (a new instance's has both)",
+)
+def test_migrated_instances_are_counted_on_the_target_diagram(
+    signed_in: Page, cockpit: Cockpit, shipments: Shipments
+) -> None:
+    needs_execute(cockpit)
+    (instance,) = start_shipments(cockpit, shipments.v1, "order-counted")
+    plan = cockpit.rest.post(
+        "/migration/generate",
+        json={"sourceProcessDefinitionId": shipments.v1, "targetProcessDefinitionId": shipments.v2},
+    ).json()
+    plan["instructions"].append(
+        {"sourceActivityIds": ["packOrder"], "targetActivityIds": ["packParcel"]}
+    )
+    answer = cockpit.rest.post(
+        "/migration/execute", json={"migrationPlan": plan, "processInstanceIds": [instance]}
+    )
+    assert answer.status_code == 204, answer.text
+    counted = cockpit.rest.get(f"/process-definition/{shipments.v2}/statistics").json()
+    running = sum(row["instances"] for row in counted if row["id"] == "packParcel")
+    assert running >= 1
+    page = signed_in
+    page.goto(f"/cockpit/definitions/{shipments.v2}")
+    expect(page.get_by_test_id("badge-running-packParcel")).to_have_text(str(running))
