@@ -19,6 +19,7 @@ from .migration_world import (
     deploy_shipments,
     migration_endpoints_missing,
     run_batch,
+    run_jobs_of,
     start_shipments,
 )
 
@@ -242,6 +243,40 @@ def test_a_batch_is_deleted_with_its_jobs(
     assert cockpit.rest.get(f"/batch/{batch_id}").status_code == 404
     cockpit.engine.run_due_jobs()
     assert definition_of_instance(cockpit, instance) == shipments.v1  # still there, untouched
+
+
+def test_a_batch_whose_jobs_fail_says_why_and_retries_them(
+    signed_in: Page, cockpit: Cockpit, shipments: Shipments
+) -> None:
+    needs_batches(cockpit)
+    (instance,) = start_shipments(cockpit, shipments.v1, "order-unmapped")
+    plan = cockpit.rest.post(
+        "/migration/generate",
+        json={"sourceProcessDefinitionId": shipments.v1, "targetProcessDefinitionId": shipments.v2},
+    ).json()  # packOrder stays unmapped: the batch is made, its job fails
+    answer = cockpit.rest.post(
+        "/migration/executeAsync", json={"migrationPlan": plan, "processInstanceIds": [instance]}
+    )
+    assert answer.status_code == 200, answer.text
+    batch = answer.json()
+    for _ in range(5):  # the seed job, then the batch job until it has no retries left
+        cockpit.engine.run_due_jobs()
+        run_jobs_of(cockpit, batch["batchJobDefinitionId"])
+    page = signed_in
+    page.goto(f"/cockpit/batches?batch={batch['id']}")
+    expect(page.get_by_test_id(f"batch-state-{batch['id']}")).to_have_text("stuck")
+    failed = page.get_by_test_id("failed-batch-jobs")
+    expect(failed).to_contain_text("There is no migration instruction for this instance's activity")
+    expect(page.get_by_test_id("batch-polling")).to_have_text("Nothing running")
+
+    page.get_by_test_id("retry-batch-jobs").click()
+    retried = page.get_by_role("status").filter(has_text="1 failed job will run again")
+    expect(retried).to_be_visible()
+    expect(page.get_by_test_id(f"batch-state-{batch['id']}")).to_have_text("running")
+    jobs = cockpit.rest.get("/job", params={"jobDefinitionId": batch["batchJobDefinitionId"]})
+    assert [job["retries"] for job in jobs.json()] == [1]
+    deleted = cockpit.rest.delete(f"/batch/{batch['id']}", params={"cascade": "true"})
+    assert deleted.status_code == 204, deleted.text
 
 
 @pytest.mark.xfail(

@@ -148,9 +148,14 @@ describe("batches", () => {
     expect(batchState(batch)).toBe("running");
     expect(batchState({ ...batch, jobsCreated: 1 })).toBe("creating jobs");
     expect(batchState({ ...batch, failedJobs: 1 })).toBe("failing");
+    expect(batchState({ ...batch, failedJobs: 3 })).toBe("stuck");
     expect(batchState({ ...batch, suspended: true, failedJobs: 1 })).toBe("suspended");
     expect(batchState({ ...batch, remainingJobs: 0 })).toBe("finishing");
-    expect(anyRunning([{ suspended: true }])).toBe(false);
-    expect(anyRunning([{ suspended: true }, { suspended: false }])).toBe(true);
+    expect(anyRunning([{ ...batch, suspended: true }])).toBe(false);
+    expect(anyRunning([{ ...batch, suspended: true }, batch])).toBe(true);
+    // every remaining job failed: nothing moves until an operator retries them
+    expect(anyRunning([{ ...batch, failedJobs: 3 }])).toBe(false);
+    expect(anyRunning([{ ...batch, failedJobs: 2 }])).toBe(true);
+    expect(anyRunning([{ ...batch, remainingJobs: 0 }])).toBe(true);
   });
 });

@@ -193,17 +193,27 @@ export function batchProgress(batch: Pick<BatchStatistics, "totalJobs" | "comple
 /** What a running batch is doing, in a word. */
 export function batchState(
   batch: Pick<BatchStatistics, "suspended" | "failedJobs" | "jobsCreated" | "totalJobs" | "remainingJobs">,
-): "suspended" | "failing" | "creating jobs" | "running" | "finishing" {
+): "suspended" | "stuck" | "failing" | "creating jobs" | "running" | "finishing" {
   if (batch.suspended) return "suspended";
+  if (batch.failedJobs > 0 && batch.failedJobs >= batch.remainingJobs && batch.jobsCreated >= batch.totalJobs) {
+    return "stuck";
+  }
   if (batch.failedJobs > 0) return "failing";
   if (batch.jobsCreated < batch.totalJobs) return "creating jobs";
   if (batch.remainingJobs === 0) return "finishing";
   return "running";
 }
 
-/** Batches that still move (not suspended): the page polls while there is one. */
-export function anyRunning(batches: Pick<BatchStatistics, "suspended">[]): boolean {
-  return batches.some((batch) => !batch.suspended);
+/** Batches that still move: not suspended, and not stuck with every remaining job failed (out
+ * of retries; they wait for an operator). The page polls while there is one. */
+export function anyRunning(
+  batches: Pick<BatchStatistics, "suspended" | "remainingJobs" | "failedJobs" | "jobsCreated" | "totalJobs">[],
+): boolean {
+  return batches.some(
+    (batch) =>
+      !batch.suspended &&
+      (batch.jobsCreated < batch.totalJobs || batch.remainingJobs === 0 || batch.remainingJobs > batch.failedJobs),
+  );
 }
 
 const BATCH_TYPES: Record<string, string> = {

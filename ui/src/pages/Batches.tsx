@@ -109,7 +109,17 @@ function BatchActions({ batch, onChanged }: { batch: BatchStatistics; onChanged:
 
 /** Why a batch's jobs fail: the exception of each failed batch job (a migration: the instance
  * the plan cannot move, in Camunda's words). */
-function FailedJobs({ batch }: { batch: BatchStatistics }) {
+function FailedJobs({ batch, onChanged }: { batch: BatchStatistics; onChanged: (message: string) => void }) {
+  const [problem, setProblem] = useState<string | null>(null);
+  const retry = async (ids: string[]) => {
+    setProblem(null);
+    try {
+      for (const id of ids) await api.setJobRetries(id, 1);
+      onChanged(`${ids.length} failed job${ids.length === 1 ? "" : "s"} will run again`);
+    } catch (error) {
+      setProblem(errorText(error));
+    }
+  };
   const jobs = useData(
     () =>
       batch.batchJobDefinitionId
@@ -131,6 +141,16 @@ function FailedJobs({ batch }: { batch: BatchStatistics }) {
                 </li>
               ))}
             </ul>
+            {rows.some((job) => job.retries === 0) && (
+              <button
+                type="button"
+                onClick={() => retry(rows.filter((job) => job.retries === 0).map((job) => job.id))}
+                data-testid="retry-batch-jobs"
+              >
+                Retry the failed jobs
+              </button>
+            )}
+            {problem && <p role="alert">{problem}</p>}
           </div>
         )
       }
@@ -144,12 +164,14 @@ function Focus({
   running,
   finished,
   lost,
+  onChanged,
 }: {
   id: string;
   running: BatchStatistics | undefined;
   finished: HistoricBatch | undefined;
   /** it ran and is gone, or never showed up, and the history has no record of it */
   lost: "ended" | "missing" | null;
+  onChanged: (message: string) => void;
 }) {
   let state;
   if (running) {
@@ -159,7 +181,7 @@ function Focus({
           {batchTypeName(running.type)} batch, <span class="chip">{batchState(running)}</span>
         </p>
         <ProgressBar batch={running} where="focus" />
-        {running.failedJobs > 0 && <FailedJobs batch={running} />}
+        {running.failedJobs > 0 && <FailedJobs batch={running} onChanged={onChanged} />}
       </>
     );
   } else if (finished?.endTime) {
@@ -262,7 +284,7 @@ export function Batches() {
           {message}
         </p>
       )}
-      {focus && <Focus id={focus} running={focusRunning} finished={focusFinished} lost={lost} />}
+      {focus && <Focus id={focus} running={focusRunning} finished={focusFinished} lost={lost} onChanged={changed} />}
 
       <section aria-labelledby="running-batches-heading">
         <h2 id="running-batches-heading">Running</h2>
