@@ -279,12 +279,6 @@ def test_a_batch_whose_jobs_fail_says_why_and_retries_them(
     assert deleted.status_code == 204, deleted.text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="backend: a migrated instance's execution at an activity the target makes a scope "
-    "(a boundary timer added) has ACT_ID_ NULL and IS_ACTIVE_ false in ACT_RU_EXECUTION, so "
-    "/process-definition/{id}/statistics does not count it (a new instance's has both)",
-)
 def test_migrated_instances_are_counted_on_the_target_diagram(
     signed_in: Page, cockpit: Cockpit, shipments: Shipments
 ) -> None:
