@@ -316,9 +316,9 @@ class _Whereabouts:
             return
         if isinstance(event, ev.ProcessInstanceMigrated):
             # from here on its activity instances are the target's activities
-            for ai in [*event.activity_instances, *event.emerged]:
-                self._activities[ai.id] = (ai.activity_id, ai.activity_name)
-                self._of_execution[ai.execution_id] = ai.id
+            for moved in [*event.activity_instances, *event.emerged]:
+                self._activities[moved.id] = (moved.activity_id, moved.activity_name)
+                self._of_execution[moved.execution_id] = moved.id
             return
         field = _CREATES.get(type(event))
         ai = getattr(event, "activity_instance_id", None)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+import msgspec
+
 from . import events as ev
 from .personal_data import erased_value
 from .state import (
@@ -735,18 +737,7 @@ def _migrated(s: InstanceState, e: ev.ProcessInstanceMigrated) -> None:
     s.definition_version = e.definition_version
     s.deployment_id = e.deployment_id
     s.executions = {
-        x.id: Execution(
-            id=x.id,
-            parent_id=x.parent_id,
-            is_scope=x.is_scope,
-            is_concurrent=x.is_concurrent,
-            is_active=x.is_active,
-            activity_id=x.activity_id,
-            activity_instance_id=x.activity_instance_id,
-            scope_activity_instance_id=x.scope_activity_instance_id,
-            scope_activity_id=x.scope_activity_id,
-            children=list(x.children),
-        )
+        x.id: Execution(**{**msgspec.structs.asdict(x), "children": list(x.children)})
         for x in e.executions
     }
     for a in e.emerged:

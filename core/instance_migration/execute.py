@@ -318,21 +318,7 @@ class _Mover:
         else:
             tree = {eid: _copy(x) for eid, x in state.executions.items()}
             self._relabel(state, tree)
-        return [
-            ev.MigratedExecution(
-                id=x.id,
-                parent_id=x.parent_id,
-                is_scope=x.is_scope,
-                is_concurrent=x.is_concurrent,
-                is_active=x.is_active,
-                activity_id=x.activity_id,
-                activity_instance_id=x.activity_instance_id,
-                scope_activity_instance_id=x.scope_activity_instance_id,
-                scope_activity_id=x.scope_activity_id,
-                children=list(x.children),
-            )
-            for x in tree.values()
-        ]
+        return [ev.MigratedExecution(**msgspec.structs.asdict(x)) for x in tree.values()]
 
     def _relabel(self, state: InstanceState, tree: dict[str, Execution]) -> None:
         for x in tree.values():

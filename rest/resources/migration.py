@@ -228,6 +228,13 @@ def execution_plan(
     return plan, list(dict.fromkeys(ids))
 
 
+def _refused(exc: NotFound) -> Exception:
+    """A missing definition or instance as Camunda's migration answers it: 400."""
+    if exc.kind == "Process definition":
+        return missing_definition(exc)
+    return RestError(400, "BadUserRequestException", str(exc))
+
+
 @post("/migration/execute", status_code=204, sync_to_thread=True)
 def execute(
     engine: NamedDependency[Engine], request: AnyRequest, data: JSONBody[MigrationExecutionDto]
@@ -243,9 +250,7 @@ def execute(
             skip_io_mappings=data.skip_io_mappings,
         )
     except NotFound as exc:
-        if exc.kind == "Process definition":
-            raise missing_definition(exc) from None
-        raise RestError(400, "BadUserRequestException", str(exc)) from None
+        raise _refused(exc) from None
 
 
 @post("/migration/executeAsync", status_code=200, sync_to_thread=True)
@@ -263,9 +268,7 @@ def execute_async(
             skip_io_mappings=data.skip_io_mappings,
         )
     except NotFound as exc:
-        if exc.kind == "Process definition":
-            raise missing_definition(exc) from None
-        raise RestError(400, "BadUserRequestException", str(exc)) from None
+        raise _refused(exc) from None
     return batch_dto(engine, batch.id)
 
 
