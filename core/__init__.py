@@ -13,7 +13,6 @@ from .errors import (
     HistoryLevelMismatch,
     InvalidValue,
     JobFailure,
-    MigrationPlanInvalid,
     MismatchingMessageCorrelation,
     ModelError,
     NotFound,
@@ -25,6 +24,7 @@ from .errors import (
 )
 from .instance_migration.instance_validation import MigratingInstanceInvalid
 from .instance_migration.plan import MigrationInstruction, MigrationPlan
+from .instance_migration.plan_validation import MigrationPlanInvalid
 from .variables import TypedValue, typed
 
 __all__ = [

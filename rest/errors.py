@@ -28,8 +28,8 @@ from flowledger.core import (
     SchemaMismatch,
     TaskAlreadyClaimed,
 )
-from flowledger.core.errors import MigrationPlanInvalid
 from flowledger.core.instance_migration.instance_validation import MigratingInstanceInvalid
+from flowledger.core.instance_migration.plan_validation import MigrationPlanInvalid
 from flowledger.core.limits import MAX_JSON_NESTING
 from flowledger.engine import ConcurrencyError
 from flowledger.eventlog import CorruptStream

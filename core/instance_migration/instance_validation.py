@@ -20,7 +20,7 @@ from ..parsing.multi_instance import BODY_SUFFIX
 from ..state import InstanceState, Job
 from .activities import has_supported_behavior
 from .plan import MigrationInstruction, MigrationPlan
-from .scopes import emerging_chain, nearest_moving
+from .scopes import emerging_chain
 
 NO_INSTRUCTION = "There is no migration instruction for this instance's activity"
 UNSUPPORTED = "The type of the source activity is not supported for activity instance migration"
@@ -195,6 +195,17 @@ def _enclosing_instance(state: InstanceState, execution_id: str) -> str:
             return state.id
         execution = state.executions[execution.parent_id]
     return execution.scope_activity_instance_id
+
+
+def nearest_moving(instance: MigratingInstance, root: str, ai_id: str) -> str:
+    """The nearest ancestor activity instance that moves (the instance itself at the top)."""
+    parent = instance.activity_instances[ai_id].parent_id
+    while parent != root:
+        found = instance.activity_instances[parent]
+        if found.instruction is not None:
+            return parent
+        parent = found.parent_id
+    return root
 
 
 # -- validation ------------------------------------------------------------------------------------

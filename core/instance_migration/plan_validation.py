@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from .. import element_kinds as kinds
-from ..errors import MigrationPlanInvalid
+from ..errors import Rejected
 from ..model import Activity, ProcessModel, UserTaskSpec
 from ..variables import TypedValue, to_stored
 from . import activities as view
@@ -70,6 +70,16 @@ class MigrationPlanReport(msgspec.Struct, frozen=True):
     @property
     def has_reports(self) -> bool:
         return bool(self.instruction_reports or self.variable_reports)
+
+
+class MigrationPlanInvalid(Rejected):
+    """A migration plan failed Camunda's validation against its source and target definitions
+    (Camunda's MigrationPlanValidationException): `report` holds every failing instruction and
+    variable with its failures; the message is Camunda's text of the same."""
+
+    def __init__(self, message: str, report: MigrationPlanReport) -> None:
+        self.report = report
+        super().__init__(message)
 
 
 @dataclass(eq=False)

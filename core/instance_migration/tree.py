@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from ..errors import Rejected
 from ..model import Activity, ProcessModel
 from ..state import Execution, InstanceState
-from .instance_validation import MigratingInstance
-from .scopes import emerging_chain, nearest_moving
+from .instance_validation import MigratingInstance, nearest_moving
+from .scopes import emerging_chain
 
 
 @dataclass

@@ -8,11 +8,12 @@ import itertools
 
 import pytest
 
-from flowledger.core.errors import InvalidValue, MigrationPlanInvalid
+from flowledger.core.errors import InvalidValue
 from flowledger.core.instance_migration import activities as view
 from flowledger.core.instance_migration.generate import map_equal_activities
 from flowledger.core.instance_migration.plan import MigrationInstruction, MigrationPlan
 from flowledger.core.instance_migration.plan_validation import (
+    MigrationPlanInvalid,
     describe,
     validate_plan,
     validate_plan_or_raise,

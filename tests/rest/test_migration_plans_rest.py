@@ -10,7 +10,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from flowledger.core.errors import MigrationPlanInvalid, NotFound
+from flowledger.core.errors import NotFound
+from flowledger.core.instance_migration.plan_validation import MigrationPlanInvalid
 from flowledger.rest.errors import RestError
 from flowledger.rest.migration_plans import MigrationInstructionDto
 from flowledger.rest.resources.migration import MigrationPlanDto, plan_from_dto, valid_plan
