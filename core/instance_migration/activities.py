@@ -154,6 +154,21 @@ def flow_scopes(model: ProcessModel, activity: Activity) -> Iterator[str]:
     yield PROCESS
 
 
+def emerging_chain(target: ProcessModel, activity: Activity, above: str) -> list[str] | None:
+    """The flow scopes between `above` (a target activity id, or the process's id) and the
+    activity, outermost first: those a migration creates around a moved instance. None:
+    `above` does not enclose it."""
+    chain: list[str] = []
+    for scope in flow_scopes(target, activity):
+        if scope == above or (scope == PROCESS and above == target.id):
+            chain.reverse()
+            return chain
+        if scope == PROCESS:
+            return None
+        chain.append(scope)
+    return None
+
+
 def is_ancestor_flow_scope(model: ProcessModel, scope: str, activity: Activity) -> bool:
     """Whether `scope` (an activity id or PROCESS) encloses `activity` (Camunda's
     ScopeImpl.isAncestorFlowScopeOf)."""

@@ -18,9 +18,8 @@ from ..errors import Rejected
 from ..model import Activity, ProcessModel
 from ..parsing.multi_instance import BODY_SUFFIX
 from ..state import InstanceState, Job
-from .activities import has_supported_behavior
+from .activities import emerging_chain, has_supported_behavior
 from .plan import MigrationInstruction, MigrationPlan
-from .scopes import emerging_chain
 
 NO_INSTRUCTION = "There is no migration instruction for this instance's activity"
 UNSUPPORTED = "The type of the source activity is not supported for activity instance migration"

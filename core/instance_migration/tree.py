@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from ..errors import Rejected
 from ..model import Activity, ProcessModel
 from ..state import Execution, InstanceState
+from .activities import emerging_chain
 from .instance_validation import MigratingInstance, nearest_moving
-from .scopes import emerging_chain
 
 
 @dataclass
