@@ -55,6 +55,14 @@ def _strategy(t: msgspec.inspect.Type) -> st.SearchStrategy[Any]:
         return st.dictionaries(_strategy(t.key_type), _strategy(t.value_type), max_size=3)
     if isinstance(t, mi.StructType):
         return struct_strategy(t.cls)
+    if isinstance(t, mi.VarTupleType):
+        return st.lists(_strategy(t.item_type), max_size=3).map(tuple)
+    if isinstance(t, mi.TupleType):
+        return st.tuples(*(_strategy(item) for item in t.item_types))
+    if isinstance(t, mi.AnyType):
+        # plain JSON data (a batch's parameters, an operation log value): what the engine keeps
+        # there round-trips as JSON does, never as a Python object
+        return st.none() | st.booleans() | _INT64 | st.text(max_size=16)
     raise NotImplementedError(f"no strategy for {t!r}")
 
 
