@@ -6,7 +6,9 @@ same tables."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -14,9 +16,10 @@ import sqlalchemy as sa
 
 from flowledger import ControllableClock, Engine
 from flowledger.core.batches.model import MONITOR_JOB, SEED_JOB
-from flowledger.core.errors import InvalidValue, NotFound, Rejected
+from flowledger.core.errors import InvalidValue, JobFailure, NotFound, Rejected
 from flowledger.engine.commands import batch_registry
 from flowledger.engine.workers.job_executor import JobExecutorSettings
+from flowledger.projections.queries.jobs import JobSearchQuery
 from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_BATCH,
@@ -249,3 +252,52 @@ def test_the_registry_knows_camundas_types_and_refuses_others(engine: Engine) ->
 def test_the_settings_are_checked(db_url: str) -> None:
     with pytest.raises(InvalidValue, match="batch_jobs_per_seed"):
         Engine(db_url, job_executor_settings=JobExecutorSettings(batch_jobs_per_seed=0))
+
+
+# -- set-job-retries ----------------------------------------------------------------------------
+
+
+def failed_jobs(engine: Engine, n: int) -> list[str]:
+    """`n` instances whose asynchronous script failed out of its retries; their job ids."""
+    engine.deploy(bpmn("rest_async_script_then_timer.bpmn"))
+    for _ in range(n):
+        engine.start_process_instance("restJobs")
+    for _ in range(3):
+        for job in engine.management_service.jobs(handler_type="async-continuation"):
+            with contextlib.suppress(JobFailure):
+                engine.management_service.execute_job(job.id)
+    jobs = engine.management_service.jobs(no_retries_left=True)
+    assert len(jobs) == n
+    return [j.id for j in jobs]
+
+
+def test_a_retries_batch_sets_the_retries_of_the_jobs_named_and_found(
+    small_seeds: Engine, clock: ControllableClock
+) -> None:
+    engine = small_seeds
+    ids = failed_jobs(engine, 3)
+    due = clock.now() + timedelta(hours=2)
+    kermit = engine.acting_as("kermit").management_service
+    batch = kermit.set_job_retries_async(ids[:1], JobSearchQuery(job_ids=ids[1:]), 5, due_date=due)
+    assert (batch.type, batch.total_jobs) == ("set-job-retries", 2)
+    for handler in (SEED_JOB, "set-job-retries", "set-job-retries"):
+        run_one(engine, handler)
+    jobs = {j.id: j for j in engine.management_service.jobs(handler_type="async-continuation")}
+    assert {jobs[i].retries for i in ids} == {5}
+    assert {jobs[i].due_date for i in ids} == {due}
+    # their incidents are resolved, as a synchronous setJobRetries resolves them
+    assert engine.runtime_service.incidents() == []
+    entries = rows(engine, ACT_HI_OP_LOG, ACT_HI_OP_LOG.c.OPERATION_TYPE_ == "SetJobRetries")
+    assert {(e["PROPERTY_"], e["NEW_VALUE_"], e["ENTITY_TYPE_"]) for e in entries} == {
+        ("nrOfInstances", "3", "Job"),
+        ("async", "true", "Job"),
+        ("retries", "5", "Job"),
+    }
+    # by process instance: every job of the instances
+    instances = [j.process_instance_id for j in jobs.values()]
+    batch = engine.management_service.set_job_retries_async_by_process(instances, 1)
+    engine.run_due_jobs()
+    assert engine.management_service.batches() == []
+    with pytest.raises(Rejected, match="non-negative"):
+        engine.management_service.set_job_retries_async(ids, retries=-1)
+    assert_log_and_tables_agree(engine)

@@ -100,3 +100,34 @@ def test_deleting_a_running_batch_and_the_errors(rest: LiveServer) -> None:
     assert rest.client.delete("/batch/nope").status_code == 400
     bad = rest.client.put("/batch/nope/suspended", json={"suspended": True})
     assert bad.status_code == 400
+
+
+def test_job_retries_batches(rest: LiveServer) -> None:
+    rest.deploy(BPMN_DIR / "rest_async_script_then_timer.bpmn")
+    instance = rest.client.post("/process-definition/key/restJobs/start", json={}).json()["id"]
+    [job] = rest.client.get("/job", params={"processInstanceId": instance}).json()
+    response = rest.client.post(
+        "/job/retries",
+        json={"jobIds": [job["id"]], "retries": 7, "dueDate": "2040-01-01T10:00:00.000+0000"},
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["type"] == "set-job-retries"
+    by_query = rest.client.post(
+        "/process-instance/job-retries",
+        json={"processInstanceQuery": {"processInstanceIds": [instance]}, "retries": 4},
+    )
+    assert by_query.status_code == 200, by_query.text
+    assert by_query.json()["totalJobs"] == 1
+    # the batches' jobs, one kind after the other (the instance's own job is not due)
+    management = rest.engine.management_service
+    for handler in ("batch-seed-job", "set-job-retries", "batch-monitor-job"):
+        for j in management.jobs(handler_type=handler):
+            management.execute_job(j.id)
+    for batch_id in (response.json()["id"], by_query.json()["id"]):
+        assert rest.client.get(f"/batch/{batch_id}").status_code == 404  # completed
+    [after] = rest.client.get("/job", params={"processInstanceId": instance}).json()
+    assert after["retries"] in (4, 7)  # both batches ran; their jobs' order is not given
+    bad = rest.client.post("/job/retries", json={"jobIds": [job["id"]], "retries": -1})
+    assert bad.status_code == 400
+    none = rest.client.post("/job/retries", json={"retries": 1})
+    assert none.status_code == 400
