@@ -9,7 +9,7 @@ from typing import Any, cast
 from flowledger.core import commands as cmd
 from flowledger.core import views
 from flowledger.core.activity_tree import activity_tree
-from flowledger.core.batches.model import INSTANCE_DELETION
+from flowledger.core.batches.model import INSTANCE_DELETION, INSTANCE_SUSPENSION
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.engine.services.base import Service
@@ -94,6 +94,21 @@ class RuntimeService(Service):
             "failIfNotExists": fail_if_not_exists,
         }
         return self._batch(INSTANCE_DELETION, targets, parameters, command_id, actor)
+
+    def update_process_instances_suspension_state_async(
+        self,
+        process_instance_ids: Sequence[str] | None = None,
+        process_instance_query: ProcessInstanceQuery | None = None,
+        *,
+        suspended: bool,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> Batch:
+        """updateProcessInstanceSuspensionState()…suspendAsync()/activateAsync(): a batch
+        suspending (or activating) each instance as `suspend_process_instance` does."""
+        targets = self._instance_targets(process_instance_ids, process_instance_query)
+        parameters = {"suspended": suspended}
+        return self._batch(INSTANCE_SUSPENSION, targets, parameters, command_id, actor)
 
     def _instance_targets(
         self, ids: Sequence[str] | None, query: ProcessInstanceQuery | None

@@ -301,3 +301,43 @@ def test_a_retries_batch_sets_the_retries_of_the_jobs_named_and_found(
     with pytest.raises(Rejected, match="non-negative"):
         engine.management_service.set_job_retries_async(ids, retries=-1)
     assert_log_and_tables_agree(engine)
+
+
+# -- suspension, external task retries, historic deletion ---------------------------------------
+
+
+def test_suspension_external_task_retries_and_history_deletion_batches(
+    small_seeds: Engine,
+) -> None:
+    engine = small_seeds
+    ids = started(engine, 3)
+    batch = engine.runtime_service.update_process_instances_suspension_state_async(
+        ids, suspended=True
+    )
+    assert batch.type == "instance-update-suspension-state"
+    engine.run_due_jobs()
+    assert {r["SUSPENSION_STATE_"] for r in rows(engine, ACT_RU_EXECUTION)} == {2}
+    engine.runtime_service.update_process_instances_suspension_state_async(ids, suspended=False)
+    engine.run_due_jobs()
+    assert {r["SUSPENSION_STATE_"] for r in rows(engine, ACT_RU_EXECUTION)} == {1}
+
+    engine.deploy(bpmn("external_task.bpmn"))
+    for _ in range(2):
+        engine.start_process_instance("externalInvoice", {"amount": 5, "priority": 1})
+    tasks = [t.id for t in engine.external_task_service.external_tasks()]
+    batch = engine.external_task_service.set_retries_async(tasks, 6)
+    assert batch.type == "set-external-task-retries"
+    engine.run_due_jobs()
+    assert {t.retries for t in engine.external_task_service.external_tasks()} == {6}
+
+    for instance_id in ids:
+        engine.runtime_service.delete_process_instance(instance_id)
+    history = engine.acting_as("kermit").history_service
+    batch = history.delete_historic_process_instances_async(ids, "tidy")
+    assert batch.type == "historic-instance-deletion"
+    engine.run_due_jobs()
+    found = {h.id for h in engine.history_service.historic_process_instances()}
+    assert not set(ids) & found
+    entries = rows(engine, ACT_HI_OP_LOG, ACT_HI_OP_LOG.c.OPERATION_TYPE_ == "DeleteHistory")
+    assert ("nrOfInstances", "3") in {(e["PROPERTY_"], e["NEW_VALUE_"]) for e in entries}
+    assert_log_and_tables_agree(engine)

@@ -131,3 +131,57 @@ def test_job_retries_batches(rest: LiveServer) -> None:
     assert bad.status_code == 400
     none = rest.client.post("/job/retries", json={"retries": 1})
     assert none.status_code == 400
+
+
+def test_suspension_external_task_and_history_deletion_batches(rest: LiveServer) -> None:
+    rest.deploy(MODEL, BPMN_DIR / "external_task.bpmn")
+    key = uuid.uuid4().hex
+    ids = started(rest, 2, key)
+    management = rest.engine.management_service
+
+    def run_batches() -> None:
+        for handler in (
+            "batch-seed-job",
+            "instance-update-suspension-state",
+            "set-external-task-retries",
+            "historic-instance-deletion",
+            "batch-monitor-job",
+        ):
+            for j in management.jobs(handler_type=handler):
+                management.execute_job(j.id)
+
+    suspended = rest.client.post(
+        "/process-instance/suspended-async",
+        json={"processInstanceQuery": {"businessKey": key}, "suspended": True},
+    )
+    assert suspended.status_code == 200, suspended.text
+    assert suspended.json()["type"] == "instance-update-suspension-state"
+    run_batches()
+    listed = rest.client.get("/process-instance", params={"businessKey": key}).json()
+    assert {p["suspended"] for p in listed} == {True}
+
+    started_task = rest.client.post(
+        "/process-definition/key/externalInvoice/start",
+        json={"variables": {"amount": {"value": 5}, "priority": {"value": 1}}},
+    ).json()["id"]
+    retries = rest.client.post(
+        "/external-task/retries-async",
+        json={"processInstanceIds": [started_task], "retries": 3},
+    )
+    assert retries.status_code == 200, retries.text
+    assert retries.json()["totalJobs"] == 1
+    run_batches()
+    [task] = rest.client.get("/external-task", params={"processInstanceId": started_task}).json()
+    assert task["retries"] == 3
+
+    for instance_id in ids:
+        assert rest.client.delete(f"/process-instance/{instance_id}").status_code == 204
+    deleted = rest.client.post(
+        "/history/process-instance/delete",
+        json={"historicProcessInstanceIds": ids, "deleteReason": "tidy"},
+    )
+    assert deleted.status_code == 200, deleted.text
+    run_batches()
+    assert rest.client.get(f"/history/process-instance/{ids[0]}").status_code == 404
+    empty = rest.client.post("/history/process-instance/delete", json={})
+    assert empty.status_code == 400

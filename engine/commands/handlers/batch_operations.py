@@ -21,7 +21,7 @@ from flowledger.engine.commands.batch_registry import (
     register,
 )
 from flowledger.engine.commands.bus import Handler
-from flowledger.engine.commands.handlers import jobs
+from flowledger.engine.commands.handlers import external_tasks, instances, jobs, suspension
 from flowledger.engine.commands.unit_of_work import UnitOfWork
 
 
@@ -110,4 +110,86 @@ SET_JOB_RETRIES = register(
     BatchOperation(model.SET_JOB_RETRIES, _set_job_retries, _retries_logged, check=_check_retries)
 )
 
-REGISTERED = (INSTANCE_DELETION, SET_JOB_RETRIES)
+# -- instance-update-suspension-state: updateProcessInstanceSuspensionState().suspendAsync() -------
+
+_SET_SUSPENDED = _handle(suspension.HANDLERS, cmd.SetProcessInstanceSuspended)
+
+
+def _suspend_instances(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
+    for instance_id in targets:
+        command = cmd.SetProcessInstanceSuspended(
+            process_instance_id=instance_id, suspended=bool(p["suspended"])
+        )
+        _SET_SUSPENDED(unit, command)
+
+
+def _suspension_logged(targets: list[str], p: Mapping[str, Any]) -> list[ev.LoggedOperation]:
+    operation = "Suspend" if p.get("suspended") else "Activate"
+    return [logged_operation(operation, "ProcessInstance", len(targets))]
+
+
+INSTANCE_SUSPENSION = register(
+    BatchOperation(model.INSTANCE_SUSPENSION, _suspend_instances, _suspension_logged)
+)
+
+
+# -- set-external-task-retries: externalTaskService.setRetriesAsync ----------------------------
+
+_SET_TASK_RETRIES = _handle(external_tasks.HANDLERS, cmd.SetExternalTaskRetries)
+
+
+def _external_task_retries(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
+    for task_id in targets:
+        command = cmd.SetExternalTaskRetries(external_task_id=task_id, retries=int(p["retries"]))
+        _SET_TASK_RETRIES(unit, command)
+
+
+def _task_retries_logged(targets: list[str], p: Mapping[str, Any]) -> list[ev.LoggedOperation]:
+    retries = ("retries", p.get("retries"))
+    return [logged_operation("SetExternalTaskRetries", "ExternalTask", len(targets), retries)]
+
+
+SET_EXTERNAL_TASK_RETRIES = register(
+    BatchOperation(
+        model.SET_EXTERNAL_TASK_RETRIES,
+        _external_task_retries,
+        _task_retries_logged,
+        check=_check_retries,
+    )
+)
+
+
+# -- historic-instance-deletion: historyService.deleteHistoricProcessInstancesAsync -------------
+
+_DELETE_HISTORY = _handle(instances.HANDLERS, cmd.DeleteHistoricProcessInstance)
+
+
+def _delete_history(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
+    """Camunda's DeleteHistoricProcessInstancesCmd: an unknown one fails the job when
+    `failIfNotExists` (the default), else is skipped."""
+    for instance_id in targets:
+        try:
+            _DELETE_HISTORY(
+                unit, cmd.DeleteHistoricProcessInstance(process_instance_id=instance_id)
+            )
+        except NotFound:
+            if p.get("failIfNotExists", True):
+                raise
+
+
+def _history_logged(targets: list[str], p: Mapping[str, Any]) -> list[ev.LoggedOperation]:
+    reason = ("deleteReason", p.get("deleteReason"))
+    return [logged_operation("DeleteHistory", "ProcessInstance", len(targets), reason)]
+
+
+HISTORIC_INSTANCE_DELETION = register(
+    BatchOperation(model.HISTORIC_INSTANCE_DELETION, _delete_history, _history_logged)
+)
+
+REGISTERED = (
+    INSTANCE_DELETION,
+    SET_JOB_RETRIES,
+    INSTANCE_SUSPENSION,
+    SET_EXTERNAL_TASK_RETRIES,
+    HISTORIC_INSTANCE_DELETION,
+)
