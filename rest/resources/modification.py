@@ -2,9 +2,10 @@
 (`POST /process-instance/{id}/modification`) or many of one definition
 (`POST /modification/execute`).
 
-Synchronous only: the `-async` forms answer with a batch, which comes with batches (the
-migration issue). The modification is recorded as the operator's own events
-(`ProcessInstanceModified` first, then what it did), the caller as the commit's actor.
+The `-async` forms (`/process-instance/{id}/modification-async`, `/modification/executeAsync`)
+answer with a batch (`instance-modification`) whose jobs do the same. The modification is
+recorded as the operator's own events (`ProcessInstanceModified` first, then what it did), the
+caller as the commit's actor.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from flowledger.core import NotFound
+from flowledger.core.batches.model import MAX_BATCH_TARGETS
 from flowledger.core.limits import MAX_INSTANCES_PER_COMMAND
 from flowledger.engine import Engine
 from flowledger.projections.queries import runtime
@@ -25,6 +27,7 @@ from flowledger.projections.queries.declaration import find
 from ..errors import invalid
 from ..instructions import InstructionDto, instructions
 from ..variables import check_decoded_size
+from .batch import BatchDto, batch_dto
 
 AnyRequest = Request[Any, Any, Any]
 
@@ -110,15 +113,77 @@ def modify_instances(
         raise invalid(str(exc)) from None
 
 
-def _matching(engine: Engine, query: dict[str, Any]) -> list[str]:
+def _matching(
+    engine: Engine, query: dict[str, Any], limit: int = MAX_INSTANCES_PER_COMMAND
+) -> list[str]:
     """The running instances a processInstanceQuery selects (as GET /process-instance does)."""
     try:
         parsed = msgspec.convert(query, runtime.ProcessInstanceQuery)
     except msgspec.ValidationError as exc:
         raise invalid(f"processInstanceQuery: {exc}") from None
     with engine.reading() as conn:
-        rows = find(conn, runtime.PROCESS_INSTANCES, parsed, maximum=MAX_INSTANCES_PER_COMMAND + 1)
+        rows = find(conn, runtime.PROCESS_INSTANCES, parsed, maximum=limit + 1)
     return [row.id for row in rows]
 
 
-routes: list[Any] = [modify_instance, modify_instances]
+@post("/process-instance/{id:str}/modification-async", status_code=200, sync_to_thread=True)
+def modify_process_instance_async_operation(
+    engine: NamedDependency[Engine],
+    request: AnyRequest,
+    id: FromPath[str],
+    data: JSONBody[ProcessInstanceModificationDto],
+) -> BatchDto:
+    """A batch of the one instance (Camunda's executeAsync); its job modifies it."""
+    if not data.instructions:
+        raise invalid("Modification instructions cannot be empty")
+    _sizes(request, data.instructions)
+    try:
+        batch = engine.runtime_service.modify_process_instance_async(
+            id,
+            instructions(data.instructions),
+            skip_custom_listeners=data.skip_custom_listeners,
+            skip_io_mappings=data.skip_io_mappings,
+            annotation=data.annotation,
+        )
+    except NotFound as exc:
+        raise invalid(str(exc)) from None
+    return batch_dto(engine, batch.id)
+
+
+@post("/modification/executeAsync", status_code=200, sync_to_thread=True)
+def modify_instances_async(
+    engine: NamedDependency[Engine], request: AnyRequest, data: JSONBody[ModificationDto]
+) -> BatchDto:
+    """A batch modifying the instances (any number, up to a batch's bound) by its jobs."""
+    if data.process_definition_id is None:
+        raise invalid("Process definition id is null")
+    if not data.instructions:
+        raise invalid("Modification instructions cannot be empty")
+    ids = list(data.process_instance_ids or [])
+    if data.process_instance_query is not None:
+        ids += _matching(engine, data.process_instance_query, MAX_BATCH_TARGETS)
+    if data.historic_process_instance_query is not None:
+        raise invalid(
+            "historicProcessInstanceQuery is not supported here: name the instances "
+            "(processInstanceIds) or select them with processInstanceQuery"
+        )
+    if not ids:
+        raise invalid("Process instance ids is empty")
+    _sizes(request, data.instructions)
+    batch = engine.runtime_service.modify_process_instances_async(
+        data.process_definition_id,
+        ids,
+        instructions(data.instructions),
+        skip_custom_listeners=data.skip_custom_listeners,
+        skip_io_mappings=data.skip_io_mappings,
+        annotation=data.annotation,
+    )
+    return batch_dto(engine, batch.id)
+
+
+routes: list[Any] = [
+    modify_instance,
+    modify_instances,
+    modify_process_instance_async_operation,
+    modify_instances_async,
+]

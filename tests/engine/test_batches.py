@@ -15,6 +15,7 @@ import pytest
 import sqlalchemy as sa
 
 from flowledger import ControllableClock, Engine
+from flowledger.core import commands as cmd
 from flowledger.core.batches.model import MONITOR_JOB, SEED_JOB
 from flowledger.core.errors import InvalidValue, JobFailure, NotFound, Rejected
 from flowledger.engine.commands import batch_registry
@@ -340,4 +341,44 @@ def test_suspension_external_task_retries_and_history_deletion_batches(
     assert not set(ids) & found
     entries = rows(engine, ACT_HI_OP_LOG, ACT_HI_OP_LOG.c.OPERATION_TYPE_ == "DeleteHistory")
     assert ("nrOfInstances", "3") in {(e["PROPERTY_"], e["NEW_VALUE_"]) for e in entries}
+    assert_log_and_tables_agree(engine)
+
+
+# -- modification and restart -------------------------------------------------------------------
+
+
+def test_modification_and_restart_batches(small_seeds: Engine) -> None:
+    engine = small_seeds
+    ids = started(engine, 3)
+    definition = engine.history_service.historic_process_instance(ids[0]).process_definition_id
+    kermit = engine.acting_as("kermit").runtime_service
+    moves = [
+        cmd.StartBeforeActivity(activity_id="approve"),
+        cmd.CancelAllForActivity(activity_id="review"),
+    ]
+    batch = kermit.modify_process_instances_async(definition, ids[:2], moves, annotation="fix")
+    assert (batch.type, batch.total_jobs) == ("instance-modification", 1)  # 2 per job
+    one = kermit.modify_process_instance_async(ids[2], moves)
+    assert one.total_jobs == 1
+    engine.run_due_jobs()
+    assert {t.task_definition_key for t in engine.tasks()} == {"approve"}
+    entries = rows(
+        engine, ACT_HI_OP_LOG, ACT_HI_OP_LOG.c.OPERATION_TYPE_ == "ModifyProcessInstance"
+    )
+    assert ("async", "true", "fix") in {
+        (e["PROPERTY_"], e["NEW_VALUE_"], e["ANNOTATION_"]) for e in entries
+    }
+
+    for instance_id in ids:
+        engine.runtime_service.delete_process_instance(instance_id)
+    batch = kermit.restart_process_instances_async(
+        definition, ids, [cmd.StartBeforeActivity(activity_id="review")]
+    )
+    assert (batch.type, batch.total_jobs) == ("instance-restart", 2)
+    engine.run_due_jobs()
+    assert len([t for t in engine.tasks() if t.task_definition_key == "review"]) == 3
+    with pytest.raises(NotFound):
+        kermit.restart_process_instances_async(
+            "nope:1:x", ids, [cmd.StartBeforeActivity(activity_id="a")]
+        )
     assert_log_and_tables_agree(engine)

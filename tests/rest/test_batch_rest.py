@@ -185,3 +185,60 @@ def test_suspension_external_task_and_history_deletion_batches(rest: LiveServer)
     assert rest.client.get(f"/history/process-instance/{ids[0]}").status_code == 404
     empty = rest.client.post("/history/process-instance/delete", json={})
     assert empty.status_code == 400
+
+
+def test_modification_and_restart_batches(rest: LiveServer) -> None:
+    rest.deploy(MODEL)
+    key = uuid.uuid4().hex
+    ids = started(rest, 2, key)
+    definition = rest.client.get(f"/process-instance/{ids[0]}").json()["definitionId"]
+    management = rest.engine.management_service
+
+    def run_batches() -> None:
+        for handler in ("batch-seed-job", "instance-modification", "instance-restart"):
+            for j in management.jobs(handler_type=handler):
+                management.execute_job(j.id)
+
+    moves = [
+        {"type": "startBeforeActivity", "activityId": "serve"},
+        {"type": "cancel", "activityId": "prepare"},
+    ]
+    many = rest.client.post(
+        "/modification/executeAsync",
+        json={
+            "processDefinitionId": definition,
+            "processInstanceIds": ids[:1],
+            "instructions": moves,
+        },
+    )
+    assert many.status_code == 200, many.text
+    one = rest.client.post(
+        f"/process-instance/{ids[1]}/modification-async", json={"instructions": moves}
+    )
+    assert one.status_code == 200, one.text
+    assert {many.json()["type"], one.json()["type"]} == {"instance-modification"}
+    run_batches()
+    tasks = rest.client.get("/task", params={"processInstanceBusinessKey": key}).json()
+    assert {t["taskDefinitionKey"] for t in tasks} == {"serve"}
+
+    for instance_id in ids:
+        rest.client.delete(f"/process-instance/{instance_id}")
+    restarted = rest.client.post(
+        f"/process-definition/{definition}/restart-async",
+        json={
+            "processInstanceIds": ids,
+            "instructions": [{"type": "startBeforeActivity", "activityId": "prepare"}],
+        },
+    )
+    assert restarted.status_code == 200, restarted.text
+    assert restarted.json()["type"] == "instance-restart"
+    run_batches()
+    assert len(rest.client.get("/task", params={"processInstanceBusinessKey": key}).json()) == 2
+    unknown = rest.client.post(
+        "/process-definition/nope/restart-async",
+        json={
+            "processInstanceIds": ids,
+            "instructions": [{"type": "startBeforeActivity", "activityId": "prepare"}],
+        },
+    )
+    assert unknown.status_code == 404

@@ -327,7 +327,27 @@ HISTORIC_BATCH = frozenset(
         "executionStartTime",
     ]
 )
+# BatchDto, for the batch operations 7.15's document lacks.
+BATCH = frozenset(
+    [
+        "id",
+        "type",
+        "totalJobs",
+        "jobsCreated",
+        "batchJobsPerSeed",
+        "invocationsPerBatchJob",
+        "seedJobDefinitionId",
+        "monitorJobDefinitionId",
+        "batchJobDefinitionId",
+        "suspended",
+        "tenantId",
+        "createUserId",
+        "startTime",
+        "executionStartTime",
+    ]
+)
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
+    ("POST", "/modification/executeAsync"): BATCH,
     ("GET", "/history/batch"): HISTORIC_BATCH,
     ("GET", "/history/batch/count"): COUNT,
     ("GET", "/history/batch/{id}"): HISTORIC_BATCH,
