@@ -13,6 +13,7 @@ from .errors import (
     HistoryLevelMismatch,
     InvalidValue,
     JobFailure,
+    MigrationPlanInvalid,
     MismatchingMessageCorrelation,
     ModelError,
     NotFound,
@@ -22,6 +23,8 @@ from .errors import (
     SchemaMismatch,
     TaskAlreadyClaimed,
 )
+from .instance_migration.instance_validation import MigratingInstanceInvalid
+from .instance_migration.plan import MigrationInstruction, MigrationPlan
 from .variables import TypedValue, typed
 
 __all__ = [
@@ -33,6 +36,10 @@ __all__ = [
     "HistoryLevelMismatch",
     "InvalidValue",
     "JobFailure",
+    "MigratingInstanceInvalid",
+    "MigrationInstruction",
+    "MigrationPlan",
+    "MigrationPlanInvalid",
     "MismatchingMessageCorrelation",
     "ModelError",
     "NotFound",

@@ -157,6 +157,7 @@ def _entry(
     activity_id, activity_name = where.activity_of(event)
     moment = getattr(event, "time", None)
     modified = event if isinstance(event, ev.ProcessInstanceModified) else None
+    migrated = event if isinstance(event, ev.ProcessInstanceMigrated) else None
     return TimelineEntry(
         position=commit.first_position + i,
         time=moment if isinstance(moment, datetime) else commit.recorded_at,
@@ -169,7 +170,13 @@ def _entry(
         variables={},
         chain=commit.chain,
         annotation=modified.annotation if modified else None,
-        instructions=list(modified.instructions) if modified else [],
+        instructions=(
+            list(modified.instructions)
+            if modified
+            else list(migrated.instructions)
+            if migrated
+            else []
+        ),
     )
 
 
@@ -191,6 +198,11 @@ def _describe(event: ev.Event) -> str:
             ]
             skipping = f" (skipping {' and '.join(skipped)})" if skipped else ""
             return f"instance modified{skipping}: {'; '.join(event.instructions)}"
+        case ev.ProcessInstanceMigrated():
+            by = f" by batch {event.batch_id}" if event.batch_id else ""
+            return (
+                f"instance migrated{by} from {event.source_definition_id} to {event.definition_id}"
+            )
         case ev.ProcessInstanceCompleted():
             return "instance completed"
         case ev.ProcessInstanceTerminated():
@@ -301,6 +313,12 @@ class _Whereabouts:
         if isinstance(event, ev.ActivityStarted):
             self._activities[event.activity_instance_id] = (event.activity_id, event.activity_name)
             self._of_execution[event.execution_id] = event.activity_instance_id
+            return
+        if isinstance(event, ev.ProcessInstanceMigrated):
+            # from here on its activity instances are the target's activities
+            for moved in [*event.activity_instances, *event.emerged]:
+                self._activities[moved.id] = (moved.activity_id, moved.activity_name)
+                self._of_execution[moved.execution_id] = moved.id
             return
         field = _CREATES.get(type(event))
         ai = getattr(event, "activity_instance_id", None)

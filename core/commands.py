@@ -10,6 +10,8 @@ from typing import Any
 
 import msgspec
 
+from .instance_migration.plan import MigrationPlan
+
 
 class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True):
     pass
@@ -450,6 +452,16 @@ class RestartProcessInstances(Command, tag=True, frozen=True):
     skip_custom_listeners: bool = False
     skip_io_mappings: bool = False
     without_business_key: bool = False
+
+
+class MigrateProcessInstances(Command, tag=True, frozen=True):
+    """runtimeService.newMigration(plan).processInstanceIds(...).execute(): every instance moves
+    by the plan, in one command (all of them or none); `batch_id` when a batch job runs it."""
+
+    plan: MigrationPlan
+    process_instance_ids: list[str]
+    skip_custom_listeners: bool = False
+    skip_io_mappings: bool = False
 
 
 class CreateBatch(Command, tag=True, frozen=True):

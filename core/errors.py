@@ -6,6 +6,10 @@ The REST layer maps these to Camunda's error shapes in one table; nothing here k
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the report's module imports this one: no dependency at run time
+    from .instance_migration.plan_validation import MigrationPlanReport
 
 __all__ = [
     "BpmnError",
@@ -13,6 +17,7 @@ __all__ = [
     "HistoryLevelMismatch",
     "InvalidValue",
     "JobFailure",
+    "MigrationPlanInvalid",
     "MismatchingMessageCorrelation",
     "ModelError",
     "ModelProblem",
@@ -130,3 +135,13 @@ class JobFailure(FlowledgerError):
 class MismatchingMessageCorrelation(Rejected):
     """A message matched no waiting subscription, or more than one where one was asked for
     (Camunda's MismatchingMessageCorrelationException)."""
+
+
+class MigrationPlanInvalid(Rejected):
+    """A migration plan failed Camunda's validation against its source and target definitions
+    (Camunda's MigrationPlanValidationException): `report` holds every failing instruction and
+    variable with its failures; the message is Camunda's text of the same."""
+
+    def __init__(self, message: str, report: MigrationPlanReport) -> None:
+        self.report = report
+        super().__init__(message)

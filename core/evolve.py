@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+import msgspec
+
 from . import events as ev
 from .personal_data import erased_value
 from .state import (
@@ -725,3 +727,60 @@ def check_complete() -> None:
 @applies(ev.ProcessInstanceModified)
 def _modified(s: InstanceState, e: ev.ProcessInstanceModified) -> None:
     """A record of the operator's repair: the events after it carry what changed."""
+
+
+@applies(ev.ProcessInstanceMigrated)
+def _migrated(s: InstanceState, e: ev.ProcessInstanceMigrated) -> None:
+    """The instance runs on the target definition: every part as the event states it."""
+    s.definition_id = e.definition_id
+    s.definition_key = e.definition_key
+    s.definition_version = e.definition_version
+    s.deployment_id = e.deployment_id
+    s.executions = {
+        x.id: Execution(**{**msgspec.structs.asdict(x), "children": list(x.children)})
+        for x in e.executions
+    }
+    for a in e.emerged:
+        s.activity_instances[a.id] = ActivityInstance(
+            id=a.id,
+            activity_id=a.activity_id,
+            activity_type=a.activity_type,
+            activity_name=a.activity_name,
+            execution_id=a.execution_id,
+            parent_id=a.parent_id,
+            start_time=e.time,
+        )
+    for a in e.activity_instances:
+        ai = s.activity_instances[a.id]
+        ai.activity_id, ai.activity_type, ai.activity_name = (
+            a.activity_id,
+            a.activity_type,
+            (a.activity_name),
+        )
+        ai.execution_id, ai.parent_id = a.execution_id, a.parent_id
+    for t in e.tasks:
+        task = s.tasks[t.id]
+        task.task_definition_key, task.execution_id = t.task_definition_key, t.execution_id
+    for j in e.jobs:
+        job = s.jobs[j.id]
+        job.activity_id, job.job_definition_id = j.activity_id, j.job_definition_id
+        job.execution_id, job.handler_configuration = j.execution_id, j.handler_configuration
+        job.due_date, job.repeat = j.due_date, j.repeat
+    for sub_ in e.subscriptions:
+        sub = s.subscriptions[sub_.id]
+        sub.activity_id, sub.event_name = sub_.activity_id, sub_.event_name
+        sub.execution_id, sub.activity_instance_id = sub_.execution_id, sub_.activity_instance_id
+    for x_ in e.external_tasks:
+        ext = s.external_tasks[x_.id]
+        ext.activity_id, ext.execution_id = x_.activity_id, x_.execution_id
+    for i in e.incidents:
+        incident = s.incidents[i.id]
+        incident.execution_id, incident.activity_id = i.execution_id, i.activity_id
+        incident.failed_activity_id, incident.job_definition_id = (
+            i.failed_activity_id,
+            i.job_definition_id,
+        )
+    if e.moved_variables:
+        for moved in e.moved_variables:
+            s.variables[moved.id].execution_id = moved.execution_id
+        forget_variable_index(s)

@@ -335,6 +335,7 @@ class HistoryProjector:
             ev.CalledInstanceStarted: self._called_instance_started,
             ev.ProcessInstanceSuspended: self._suspended,
             ev.ProcessInstanceActivated: self._activated,
+            ev.ProcessInstanceMigrated: self._migrated,
             ev.ActivityCompleted: self._activity_completed,
             ev.ActivityCanceled: self._activity_canceled,
             ev.ProcessInstanceCompleted: self._instance_completed,
@@ -542,6 +543,76 @@ class HistoryProjector:
 
     def _activated(self, _e: Any, s: InstanceState, changes: ChangeSet) -> None:
         changes.update(ACT_HI_PROCINST, s.id, {"STATE_": "ACTIVE"})
+
+    def _migrated(
+        self, e: ev.ProcessInstanceMigrated, s: InstanceState, changes: ChangeSet
+    ) -> None:
+        """Camunda's migrate history events: the instance, its activity instances, tasks,
+        variables and incidents name the target definition (and their new activity)."""
+        definition = {"PROC_DEF_ID_": e.definition_id, "PROC_DEF_KEY_": e.definition_key}
+        changes.update(ACT_HI_PROCINST, s.id, definition)
+        for n, new in enumerate(e.emerged):
+            row = {
+                **_ACTINST_ROW,
+                **definition,
+                "ID_": new.id,
+                "PARENT_ACT_INST_ID_": new.parent_id,
+                "ROOT_PROC_INST_ID_": s.root_process_instance_id,
+                "PROC_INST_ID_": s.id,
+                "EXECUTION_ID_": new.execution_id,
+                "ACT_ID_": new.activity_id,
+                "ACT_NAME_": new.activity_name,
+                "ACT_TYPE_": new.activity_type,
+                "START_TIME_": db_time(e.time),
+                "ACT_INST_STATE_": ACTIVITY_STATE_DEFAULT,
+                "SEQUENCE_COUNTER_": s.version + 1 + n,
+            }
+            changes.insert(ACT_HI_ACTINST, new.id, written(row, s))
+        for ai in e.activity_instances:
+            if s.activity_instances[ai.id].activity_type in _NO_HISTORY:
+                continue
+            changes.update(
+                ACT_HI_ACTINST,
+                ai.id,
+                {
+                    **definition,
+                    "EXECUTION_ID_": ai.execution_id,
+                    "ACT_ID_": ai.activity_id,
+                    "ACT_NAME_": ai.activity_name,
+                    "ACT_TYPE_": ai.activity_type,
+                    "PARENT_ACT_INST_ID_": ai.parent_id,
+                },
+            )
+        for task in e.tasks:
+            changes.update(
+                ACT_HI_TASKINST,
+                task.id,
+                {
+                    **definition,
+                    "EXECUTION_ID_": task.execution_id,
+                    "TASK_DEF_KEY_": task.task_definition_key,
+                },
+            )
+        if self.level >= HISTORY_LEVELS["audit"]:
+            moved = {v.id: v.execution_id for v in e.moved_variables}
+            for var in s.variables.values():
+                values = {**definition}
+                if var.id in moved:
+                    values["EXECUTION_ID_"] = moved[var.id]
+                changes.update(ACT_HI_VARINST, var.id, values)
+        if self.level >= HISTORY_LEVELS["full"]:
+            for incident in e.incidents:
+                changes.update(
+                    ACT_HI_INCIDENT,
+                    incident.id,
+                    {
+                        **definition,
+                        "EXECUTION_ID_": incident.execution_id,
+                        "ACTIVITY_ID_": incident.activity_id,
+                        "FAILED_ACTIVITY_ID_": incident.failed_activity_id,
+                        "JOB_DEF_ID_": incident.job_definition_id,
+                    },
+                )
 
     def _called_instance_started(
         self, e: ev.CalledInstanceStarted, _s: InstanceState, changes: ChangeSet

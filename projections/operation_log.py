@@ -251,6 +251,37 @@ def _modified(
     )
 
 
+def _migrated(
+    op: Operation, e: ev.ProcessInstanceMigrated, s: InstanceState, changes: ChangeSet
+) -> None:
+    """Camunda's Migrate entry (AbstractMigrationCmd): one per call, with its first instance,
+    naming the source definition and the move."""
+    if not e.first_of_many:
+        return
+    properties: list[Change] = [
+        ("processDefinitionId", e.source_definition_id, e.definition_id),
+        ("nrOfInstances", None, e.together),
+    ]
+    if e.set_variables:
+        properties.append(("nrOfSetVariables", None, len(e.set_variables)))
+    properties.append(("async", None, e.batch_id is not None))
+    write_entry(
+        op,
+        changes,
+        key="migrate",
+        time=e.time,
+        operation_type="Migrate",
+        entity_type="ProcessInstance",
+        category=OPERATOR,
+        context={
+            "PROC_DEF_ID_": s.definition_id,
+            "PROC_DEF_KEY_": s.definition_key,
+            "DEPLOYMENT_ID_": s.deployment_id,
+        },
+        properties=tuple(properties),
+    )
+
+
 def _variable_operation(operation_type: str) -> _Rule:
     """One entry per call, however many variables it changed: of the task in its context, or
     of the instance (Camunda names no execution)."""
@@ -495,7 +526,10 @@ def _batch_created(op: Operation, e: ev.BatchCreated, _s: None, changes: ChangeS
             entity_type=entry.entity_type,
             category=OPERATOR,
             context=dict(entry.context),
-            properties=tuple((name, None, value) for name, value in entry.properties) or NO_CHANGE,
+            properties=tuple(
+                (name, entry.before.get(name), value) for name, value in entry.properties
+            )
+            or NO_CHANGE,
         )
 
 
@@ -539,6 +573,7 @@ RULES: dict[str, dict[type[ev.Event], _Rule]] = {
     },
     "ModifyProcessInstance": {ev.ProcessInstanceModified: _modified},
     "ModifyProcessInstances": {ev.ProcessInstanceModified: _modified},
+    "MigrateProcessInstances": {ev.ProcessInstanceMigrated: _migrated},
     "CompleteTask": {ev.TaskCompleted: _task_operation("Complete", _completed)},
     "ClaimTask": {ev.TaskClaimed: _task_operation("Claim", _assignee)},
     # engine-rest's unclaim is taskService.setAssignee(id, null)

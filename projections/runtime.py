@@ -281,6 +281,13 @@ class RuntimeBatch:
             self._finish_deferred(s, changes)
         self._finish_looked_up(s, changes)
 
+    def _on_migrated(self, e: ev.ProcessInstanceMigrated, s: InstanceState) -> None:
+        """Every row names the definition: all of them are written anew, and the executions
+        the move made or removed."""
+        self._on_instance_ended(e, s)
+        for execution in e.executions:
+            self._execution(s, execution.id)
+
     def _finish_deferred(self, s: InstanceState, changes: ChangeSet) -> None:
         for eid, existed in self.touched[_EXEC].items():
             execution = s.executions.get(eid)
@@ -609,4 +616,5 @@ _TOUCHES: dict[type[ev.Event], Callable[[RuntimeBatch, Any, Any], None]] = {
     ev.ProcessInstanceActivated: RuntimeBatch._on_instance_ended,
     ev.ProcessInstanceCompleted: RuntimeBatch._on_instance_ended,
     ev.ProcessInstanceTerminated: RuntimeBatch._on_instance_ended,
+    ev.ProcessInstanceMigrated: RuntimeBatch._on_migrated,
 }

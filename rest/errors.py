@@ -28,10 +28,18 @@ from flowledger.core import (
     SchemaMismatch,
     TaskAlreadyClaimed,
 )
+from flowledger.core.errors import MigrationPlanInvalid
+from flowledger.core.instance_migration.instance_validation import MigratingInstanceInvalid
 from flowledger.core.limits import MAX_JSON_NESTING
 from flowledger.engine import ConcurrencyError
 from flowledger.eventlog import CorruptStream
 
+from .migration_plans import (
+    MigratingProcessInstanceValidationReportDto,
+    MigrationPlanReportDto,
+    instance_report_to_dto,
+    report_to_dto,
+)
 from .request_ids import printable, request_id
 
 log = logging.getLogger("flowledger.rest")
@@ -69,6 +77,20 @@ class ExceptionDto(msgspec.Struct, omit_defaults=True):
     message: str
     code: int | None = None
     details: dict[str, Any] | None = None
+
+
+class MigratingProcessInstanceValidationExceptionDto(
+    ExceptionDto, omit_defaults=True, rename="camel"
+):
+    """Camunda's answer to an instance that cannot move by a valid plan."""
+
+    validation_report: MigratingProcessInstanceValidationReportDto | None = None
+
+
+class MigrationPlanValidationExceptionDto(ExceptionDto, omit_defaults=True, rename="camel"):
+    """Camunda's answer to a plan that fails validation: the report beside the message."""
+
+    validation_report: MigrationPlanReportDto | None = None
 
 
 def _answer(status: int, body: ExceptionDto) -> Response[ExceptionDto]:
@@ -169,6 +191,21 @@ def _response(request: Request[Any, Any, Any], exc: Exception) -> Response[Excep
         return _answer(exc.status, ExceptionDto(exc.type_name, exc.message))
     if isinstance(exc, NotFound):
         return _answer(404, ExceptionDto("InvalidRequestException", str(exc)))
+    if isinstance(exc, MigrationPlanInvalid):
+        report = report_to_dto(exc.report)
+        body = MigrationPlanValidationExceptionDto(
+            "MigrationPlanValidationException", str(exc), validation_report=report
+        )
+        return _answer(400, body)
+    if isinstance(exc, MigratingInstanceInvalid):
+        return _answer(
+            400,
+            MigratingProcessInstanceValidationExceptionDto(
+                "MigratingProcessInstanceValidationException",
+                str(exc),
+                validation_report=instance_report_to_dto(exc.report),
+            ),
+        )
     if isinstance(exc, TaskAlreadyClaimed):
         return _answer(500, ExceptionDto("TaskAlreadyClaimedException", str(exc)))
     if isinstance(exc, ModelError):

@@ -111,7 +111,7 @@ def job_declarations(definition_id: str, model: ProcessModel) -> list[ev.Deploye
     return declared
 
 
-def _timer_definition(
+def timer_definition(
     flow: FlowOperations, execution_id: str, event: Activity, timer: TimerEventDefinition
 ) -> TimerDefinition:
     if timer.timer is not None:
@@ -212,7 +212,7 @@ def schedule_timer(
     boundary event of the activity instance `activity_instance_id`."""
     timer = timer_of(event)
     assert timer is not None
-    definition = _timer_definition(flow, execution_id, event, timer)
+    definition = timer_definition(flow, execution_id, event, timer)
     now = flow.session.ctx.now
     due = definition.first_due(now)
     if due is None:
@@ -276,7 +276,7 @@ def create_timer_job(
 ) -> None:
     """A timer job of a kind the flow's own timers do not cover (a timeout task listener's):
     due as `timer` says from now, a cycle anchored now; none when a cycle has no firing left."""
-    definition = _timer_definition(flow, execution_id, activity, timer)
+    definition = timer_definition(flow, execution_id, activity, timer)
     now = flow.session.ctx.now
     due = definition.first_due(now)
     if due is None:

@@ -100,6 +100,17 @@ from .jobs import (
     JobSuspended,
 )
 from .log_keys import SIGNING_KEYS_STREAM, SigningKeyIntroduced
+from .migration import (
+    MigratedActivityInstance,
+    MigratedExecution,
+    MigratedExternalTask,
+    MigratedIncident,
+    MigratedJob,
+    MigratedSubscription,
+    MigratedTask,
+    MovedVariable,
+    ProcessInstanceMigrated,
+)
 from .start_events import (
     START_SUBSCRIPTION_EVENTS,
     START_TIMER_EVENTS,
@@ -251,6 +262,7 @@ EngineEvent = (
     | ProcessDefinitionActivated
     | SigningKeyIntroduced
     | EscalationThrown
+    | ProcessInstanceMigrated
     | BatchCreated
     | BatchJobsCreated
     | BatchJobCompleted
@@ -353,11 +365,20 @@ __all__ = [
     "JobSuspended",
     "LoggedOperation",
     "MessageCorrelated",
+    "MigratedActivityInstance",
+    "MigratedExecution",
+    "MigratedExternalTask",
+    "MigratedIncident",
+    "MigratedJob",
+    "MigratedSubscription",
+    "MigratedTask",
+    "MovedVariable",
     "PersonalDataErased",
     "ProcessDefinitionActivated",
     "ProcessDefinitionSuspended",
     "ProcessInstanceActivated",
     "ProcessInstanceCompleted",
+    "ProcessInstanceMigrated",
     "ProcessInstanceModified",
     "ProcessInstanceStarted",
     "ProcessInstanceSuspended",

@@ -24,6 +24,8 @@ class LoggedOperation(msgspec.Struct, frozen=True):
     entity_type: str
     properties: list[tuple[str, Any]] = []
     context: dict[str, str] = {}
+    # a property's value before (ORG_VALUE_), where Camunda logs one (a migration's source)
+    before: dict[str, Any] = {}
 
 
 class BatchCreated(Event, tag=True, frozen=True):

@@ -7,6 +7,7 @@ it. A plan is checked against both models by `plan_validation` before any instan
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -44,3 +45,20 @@ class MigrationPlan(msgspec.Struct, frozen=True, omit_defaults=True):
             if instruction.source_activity_id == source_activity_id:
                 return instruction
         return None
+
+
+def batch_parameters(
+    plan: MigrationPlan, *, skip_custom_listeners: bool, skip_io_mappings: bool
+) -> dict[str, Any]:
+    """What an instance-migration batch keeps beside its targets (Camunda's
+    MigrationBatchConfiguration): the plan and the skip flags, as plain data."""
+    return {
+        "migrationPlan": msgspec.to_builtins(plan),
+        "skipCustomListeners": skip_custom_listeners,
+        "skipIoMappings": skip_io_mappings,
+    }
+
+
+def plan_from_batch(parameters: Mapping[str, Any]) -> MigrationPlan:
+    """The plan an instance-migration batch carries."""
+    return msgspec.convert(parameters["migrationPlan"], MigrationPlan)

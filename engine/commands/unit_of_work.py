@@ -120,6 +120,8 @@ class UnitOfWork:
         )
         self.command_id = command_id
         self.changes = ChangeSet()
+        # the batch whose job this command runs, if one does (its operation's events name it)
+        self.running_batch: str | None = None
         self.instances: dict[str, tuple[InstanceSession, int, str | None, RuntimeBatch]] = {}
         # The cached states checked out for deciding: handed back as they were when the command
         # emitted nothing on them.

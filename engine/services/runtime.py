@@ -13,14 +13,18 @@ from flowledger.core import views
 from flowledger.core.activity_tree import activity_tree
 from flowledger.core.batches.model import (
     INSTANCE_DELETION,
+    INSTANCE_MIGRATION,
     INSTANCE_MODIFICATION,
     INSTANCE_RESTART,
     INSTANCE_SUSPENSION,
 )
 from flowledger.core.errors import NotFound, Rejected
+from flowledger.core.instance_migration.plan import MigrationPlan, batch_parameters
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
 from flowledger.engine.services.base import Service
 from flowledger.engine.services.management import ManagementService
+from flowledger.engine.services.migration_execution import MigrationExecution
+from flowledger.engine.services.migration_plans import MigrationPlanBuilder
 from flowledger.engine.services.modification import InstanceModification
 from flowledger.projections.queries import reads, subscription_reads
 from flowledger.projections.queries.batches import Batch
@@ -305,6 +309,60 @@ class RuntimeService(Service):
             without_business_key=without_business_key,
         )
         return cast(list[str], self._run(command, command_id, actor))
+
+    def migrate_process_instances(
+        self,
+        plan: MigrationPlan,
+        process_instance_ids: Sequence[str],
+        *,
+        skip_custom_listeners: bool = False,
+        skip_io_mappings: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        """Move each instance by the plan, all in one command (Camunda's
+        newMigration(plan).processInstanceIds(...).execute()): none moves unless all can."""
+        command = cmd.MigrateProcessInstances(
+            plan=plan,
+            process_instance_ids=list(process_instance_ids),
+            skip_custom_listeners=skip_custom_listeners,
+            skip_io_mappings=skip_io_mappings,
+        )
+        self._run(command, command_id, actor)
+
+    # -- repair: migration ---------------------------------------------------------------
+
+    def migrate_process_instances_async(
+        self,
+        plan: MigrationPlan,
+        process_instance_ids: Sequence[str] | None = None,
+        process_instance_query: ProcessInstanceQuery | None = None,
+        *,
+        skip_custom_listeners: bool = False,
+        skip_io_mappings: bool = False,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> Batch:
+        """newMigration(plan)...executeAsync(): a batch moving the instances named and those the
+        query finds now, its jobs a few instances each; the plan is checked when the batch is
+        made (MigrationPlanInvalid), each instance when its job runs (a job that cannot move
+        its instances fails with the reason, its retries go down)."""
+        targets = self._instance_targets(process_instance_ids, process_instance_query)
+        parameters = batch_parameters(
+            plan, skip_custom_listeners=skip_custom_listeners, skip_io_mappings=skip_io_mappings
+        )
+        return self._batch(INSTANCE_MIGRATION, targets, parameters, command_id, actor)
+
+    def new_migration(self, plan: MigrationPlan) -> MigrationExecution:
+        """Camunda's runtimeService.newMigration(plan): name the instances, then `execute()`."""
+        return MigrationExecution(self, plan)
+
+    def create_migration_plan(
+        self, source_definition_id: str, target_definition_id: str
+    ) -> MigrationPlanBuilder:
+        """Camunda's fluent builder: `.map_equal_activities().map_activities("a", "b")
+        .build()` gives a plan checked against both definitions (MigrationPlanInvalid)."""
+        return MigrationPlanBuilder(self._parts, source_definition_id, target_definition_id)
 
     def process_instance(self, process_instance_id: str) -> views.ProcessInstance | None:
         with self._parts.db.read() as conn:

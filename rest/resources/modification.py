@@ -21,11 +21,10 @@ from flowledger.core import NotFound
 from flowledger.core.batches.model import MAX_BATCH_TARGETS
 from flowledger.core.limits import MAX_INSTANCES_PER_COMMAND
 from flowledger.engine import Engine
-from flowledger.projections.queries import runtime
-from flowledger.projections.queries.declaration import find
 
 from ..errors import invalid
 from ..instructions import InstructionDto, instructions
+from ..selection import matching_instances
 from ..variables import check_decoded_size
 from .batch import BatchDto, batch_dto
 
@@ -90,7 +89,9 @@ def modify_instances(
         raise invalid("Modification instructions cannot be empty")
     ids = list(data.process_instance_ids or [])
     if data.process_instance_query is not None:
-        ids += _matching(engine, data.process_instance_query)
+        ids += matching_instances(
+            engine, data.process_instance_query, MAX_INSTANCES_PER_COMMAND + 1
+        )
     if data.historic_process_instance_query is not None:
         raise invalid(
             "historicProcessInstanceQuery is not supported here: name the instances "
@@ -111,19 +112,6 @@ def modify_instances(
         )
     except NotFound as exc:
         raise invalid(str(exc)) from None
-
-
-def _matching(
-    engine: Engine, query: dict[str, Any], limit: int = MAX_INSTANCES_PER_COMMAND
-) -> list[str]:
-    """The running instances a processInstanceQuery selects (as GET /process-instance does)."""
-    try:
-        parsed = msgspec.convert(query, runtime.ProcessInstanceQuery)
-    except msgspec.ValidationError as exc:
-        raise invalid(f"processInstanceQuery: {exc}") from None
-    with engine.reading() as conn:
-        rows = find(conn, runtime.PROCESS_INSTANCES, parsed, maximum=limit + 1)
-    return [row.id for row in rows]
 
 
 @post("/process-instance/{id:str}/modification-async", status_code=200, sync_to_thread=True)
@@ -161,7 +149,7 @@ def modify_instances_async(
         raise invalid("Modification instructions cannot be empty")
     ids = list(data.process_instance_ids or [])
     if data.process_instance_query is not None:
-        ids += _matching(engine, data.process_instance_query, MAX_BATCH_TARGETS)
+        ids += matching_instances(engine, data.process_instance_query, MAX_BATCH_TARGETS + 1)
     if data.historic_process_instance_query is not None:
         raise invalid(
             "historicProcessInstanceQuery is not supported here: name the instances "

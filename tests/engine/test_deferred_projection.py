@@ -213,6 +213,9 @@ def test_every_lookup_of_a_deferred_table_catches_up_first() -> None:
         "waiting",
         "deployment",
         "latest_deployment_resources",
+        "batch",
+        "batch_configuration",
+        "batch_job",
     }
     for name in lookups.CATCHING_UP:
         assert "_projected(conn)" in inspect.getsource(getattr(lookups, name)), name

@@ -35,6 +35,7 @@ from flowledger import ControllableClock, Engine, FlowledgerError
 from flowledger.core import commands as cmd
 from flowledger.core.errors import NotFound
 from flowledger.core.evolve import evolve
+from flowledger.core.instance_migration.plan import MigrationInstruction, MigrationPlan
 from flowledger.core.state import STATE_SCHEMA, InstanceState, decode_state, encode_state
 from flowledger.core.variables import TypedValue
 from tests.properties.models import (
@@ -554,6 +555,36 @@ class EngineMachine(RuleBasedStateMachine):
         if done:
             # what it started or cancelled may have started or cancelled called instances
             self.touched.update(self.instances)
+
+    @precondition(lambda self: any(True for _ in self.active()))
+    @rule(data=st.data())
+    def migrate_instance(self, data: st.DataObject) -> None:
+        """An operator moves an instance to any deployed definition by a plan that maps the
+        activities both share by id (each instruction updating its event trigger or not); a
+        refusal (an activity with nowhere to go, a flow scope the move would add) changes
+        nothing."""
+        pid, state = data.draw(st.sampled_from(list(self.active())), label="instance")
+        definitions = self.engine.repository_service.process_definitions()
+        target = data.draw(st.sampled_from(sorted(d.id for d in definitions)), label="target")
+        streams = self.engine._parts.streams
+        with self.engine._db.read_unchecked() as conn:
+            source_model = streams.model(conn, state.definition_id)
+            target_model = streams.model(conn, target)
+        shared = sorted(set(source_model.activities) & set(target_model.activities))
+        instructions = tuple(
+            MigrationInstruction(a, a, data.draw(st.booleans(), label=f"update {a}"))
+            for a in shared
+            if not a.endswith("#multiInstanceBody")
+        )
+        plan = MigrationPlan(state.definition_id, target, instructions)
+        done = self.command(
+            pid,
+            lambda: self.engine.runtime_service.migrate_process_instances(
+                plan, [pid], actor="operator"
+            ),
+            may_fail=True,
+        )
+        event("migration applied" if done else "migration refused")
 
     @precondition(lambda self: any(self.live(pid).ended for pid in self.instances))
     @rule(

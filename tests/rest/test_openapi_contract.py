@@ -241,6 +241,12 @@ HISTORIC_ACTIVITY_STATISTICS = frozenset(
 COUNT = frozenset({"count"})
 # Fields of a later Camunda 7 than 7.15 that we serve under their names: 7.22's
 # HistoricProcessInstanceDto.restartedProcessInstanceId (its column is 7.7's).
+# Camunda's MigrationPlanDto and MigrationPlanReportDto (dto/migration/ in Camunda's source;
+# 7.15's document lacks /migration): `variables` and `variableReports` came with Camunda 7.17.
+MIGRATION_PLAN = frozenset(
+    {"sourceProcessDefinitionId", "targetProcessDefinitionId", "instructions", "variables"}
+)
+MIGRATION_PLAN_REPORT = frozenset({"instructionReports", "variableReports"})
 # BatchDto's startTime (7.19) and executionStartTime (7.20) came after 7.15.
 LATER_CAMUNDA_FIELDS = frozenset({"restartedProcessInstanceId", "startTime", "executionStartTime"})
 BINARY: frozenset[str] = frozenset()
@@ -327,9 +333,10 @@ HISTORIC_BATCH = frozenset(
         "executionStartTime",
     ]
 )
-# BatchDto, for the batch operations 7.15's document lacks.
+# BatchDto (7.15's schema, plus its later startTime and executionStartTime), for the batch
+# operations 7.15's document lacks the path of.
 BATCH = frozenset(
-    [
+    {
         "id",
         "type",
         "totalJobs",
@@ -344,7 +351,7 @@ BATCH = frozenset(
         "createUserId",
         "startTime",
         "executionStartTime",
-    ]
+    }
 )
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/modification/executeAsync"): BATCH,
@@ -354,6 +361,11 @@ DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     ("DELETE", "/history/batch/{id}"): frozenset(),
     # Camunda's REST reference (ModificationDto); 7.15's document lacks the path. 204, no body.
     ("POST", "/modification/execute"): frozenset(),
+    ("POST", "/migration/generate"): MIGRATION_PLAN,
+    ("POST", "/migration/validate"): MIGRATION_PLAN_REPORT,
+    # MigrationExecutionDto in; 204, no body (a refusal: the exception DTO with its report)
+    ("POST", "/migration/execute"): frozenset(),
+    ("POST", "/migration/executeAsync"): BATCH,
     ("GET", "/history/process-definition/{id}/statistics"): HISTORIC_ACTIVITY_STATISTICS,
     ("GET", "/history/user-operation"): USER_OPERATION,
     ("GET", "/history/user-operation/count"): COUNT,

@@ -640,3 +640,20 @@ def test_the_peer_runs_the_control_with_the_same_updates() -> None:
     spec = peer.parse(workloads.workload("conditional_control"))
     finished = peer.run_by_updates(spec, 2)
     assert [w.data["progress"] for w in finished] == [workloads.PROGRESS_THRESHOLD] * 2
+
+
+def test_the_migrate_workload_moves_every_instance_to_version_2_on_both_systems(
+    tmp_path: Path,
+) -> None:
+    workload = workloads.workload("migrate")
+    run = fl.timed_run(workload, fl.MODES[0], 3, tmp_path / "migrate.db")
+    assert run.figures.completed == 3
+    with closing(sqlite3.connect(tmp_path / "migrate.db")) as conn:
+        versions = conn.execute(
+            "SELECT d.VERSION_, COUNT(*) FROM ACT_HI_PROCINST p "
+            "JOIN ACT_RE_PROCDEF d ON d.ID_ = p.PROC_DEF_ID_ GROUP BY d.VERSION_"
+        ).fetchall()
+    assert versions == [(2, 3)]  # every instance ended on version 2
+    spec = peer.parse(workload)
+    finished = peer.run_instance(spec, 0)
+    assert finished.spec is spec.spec_v2

@@ -1,8 +1,10 @@
-"""Refresh the screenshots of docs/ui.md: `.venv/bin/python -m tests.ui.screenshots`.
+"""Refresh the screenshots of docs/ui.md: `.venv/bin/python -m tests.ui.screenshots`
+(`... screenshots --migration` for the migration's pictures only).
 
 Starts a cockpit on a temporary SQLite database, fills it (tests/ui/pages.py), signs in and
-writes one PNG per named page to docs/ui/. Not run by CI: the pictures change only when the UI
-does, and a reader should see them in review."""
+writes one PNG per named page to docs/ui/, then the migration's (tests/ui/migration_world.py).
+Not run by CI: the pictures change only when the UI does, and a reader should see them in
+review."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .cockpit import CHROMIUM, CHROMIUM_ARGS, PASSWORD, USER, missing, running_cockpit
+from .migration_world import migration_screenshots
 from .pages import named_pages, populate
 
 if TYPE_CHECKING:
@@ -28,7 +31,8 @@ def sign_in(page: Page) -> None:
     page.wait_for_url(lambda url: "/login" not in url)
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    only_migration = "--migration" in argv
     reason = missing()
     if reason is not None:
         print(f"cannot take screenshots: {reason}", file=sys.stderr)
@@ -37,14 +41,14 @@ def main() -> int:
 
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as directory, running_cockpit(Path(directory)) as cockpit:
-        ids = populate(cockpit)
+        ids = {} if only_migration else populate(cockpit)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             context = browser.new_context(
                 viewport={"width": 1366, "height": 768}, base_url=cockpit.base
             )
             page = context.new_page()
-            for named in named_pages(ids):  # sign-in comes first, before signing in
+            for named in [] if only_migration else named_pages(ids):  # sign-in first
                 if named.name != "sign-in" and "flowledger_session" not in str(context.cookies()):
                     sign_in(page)
                 page.goto(named.path(cockpit))
@@ -52,9 +56,13 @@ def main() -> int:
                 page.wait_for_load_state("networkidle")
                 page.screenshot(path=str(OUT / f"{named.name}.png"), full_page=True)
                 print(f"docs/ui/{named.name}.png: {named.title}")
+            if "flowledger_session" not in str(context.cookies()):
+                sign_in(page)
+            for name in migration_screenshots(page, cockpit, OUT):
+                print(f"docs/ui/{name}.png: migration")
             browser.close()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

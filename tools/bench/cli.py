@@ -67,7 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "linearN, miN, saga (5 steps undone by compensation), conditional (instances waiting on "
         "a condition while a variable changes), conditional_control (the same at a user task), "
         "repair (an operator moves each instance past its user task by a modification), "
-        "repair_control (the task completed instead) "
+        "repair_control (the task completed instead), migrate (each waiting instance migrated "
+        "to version 2, then its task completed) "
         "(default: the base four plus linear50-400 and mi10/200/1000)",
     )
     parser.add_argument(

@@ -26,6 +26,7 @@ from flowledger.core.commands import (
     ModificationInstruction,
     StartAfterActivity,
 )
+from flowledger.core.instance_migration.plan import MigrationInstruction, MigrationPlan
 from flowledger.engine import Engine
 from flowledger.eventlog.tables import event_log, log_head
 from flowledger.projections.tables import (
@@ -192,6 +193,10 @@ def deploy(engine: Engine, workload: Workload) -> None:
     """Deploy the workload's model; NotAvailable when the engine refuses it (names the element)."""
     try:
         engine.deploy({f"{workload.name}.bpmn": workload.bpmn("camunda")}, name=workload.name)
+        if workload.migrated_to is not None:
+            engine.deploy(
+                {f"{workload.name}.bpmn": workload.bpmn_v2("camunda")}, name=f"{workload.name} v2"
+            )
     except ModelError as exc:
         raise NotAvailable(f"flowledger refuses the model: {exc}") from exc
 
@@ -202,6 +207,8 @@ def drive(engine: Engine, workload: Workload, instances: int, first: int = 0) ->
         return _drive_by_updates(engine, workload, range(first, first + instances))
     if workload.repaired_past is not None:
         return _drive_by_repair(engine, workload, workload.repaired_past, instances, first)
+    if workload.migrated_to is not None:
+        return _drive_by_migration(engine, workload, range(first, first + instances))
     ids: list[str] = []
     for i in range(first, first + instances):
         pi = engine.start_process_instance(workload.process_id, workload.start_variables(i))
@@ -246,6 +253,27 @@ def _drive_by_repair(
             pi.id, repair, annotation="bench: moved past a stuck task"
         )
         ids.append(pi.id)
+    return ids
+
+
+def _drive_by_migration(engine: Engine, workload: Workload, numbers: range) -> list[str]:
+    """Start each instance on version 1 (it waits at its user task), migrate it to version 2
+    by a plan mapping the activities both share, then complete its task."""
+    by_version = {
+        d.version: d.id for d in engine.repository_service.process_definitions(workload.process_id)
+    }
+    v1, v2 = by_version[1], by_version[max(by_version)]
+    shared = sorted(
+        {n.id for n in workload.graph.nodes}
+        & {n.id for n in (workload.migrated_to.nodes if workload.migrated_to else [])}
+    )
+    plan = MigrationPlan(v1, v2, tuple(MigrationInstruction(a, a) for a in shared))
+    ids: list[str] = []
+    for i in numbers:
+        pi = engine.start_process_instance(definition_id=v1, variables=workload.start_variables(i))
+        engine.runtime_service.migrate_process_instances(plan, [pi.id])
+        ids.append(pi.id)
+    complete_tasks(engine, workload, ids)
     return ids
 
 

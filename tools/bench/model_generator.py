@@ -218,13 +218,13 @@ def conditional_wait(variable: str, threshold: int, *, control: bool = False) ->
 STUCK_TASK = "stuck"
 
 
-def stuck_task(process_id: str) -> ProcessGraph:
+def stuck_task(process_id: str, version: int = 1) -> ProcessGraph:
     """start → user task `stuck` → service task → end: the instance an operator repairs (or, as
-    the control, whose task is completed)."""
+    the control, whose task is completed); a later `version` renames its service task."""
     graph = ProcessGraph(process_id, "Waits at a user task an operator may move past")
     start = graph.node(Node("start", "start"))
     stuck = graph.node(Node(STUCK_TASK, "user", "Stuck?"))
-    task = graph.node(Node("work", "service", "Work"))
+    task = graph.node(Node("work", "service", "Work" if version == 1 else f"Work v{version}"))
     graph.flow(start, stuck)
     graph.flow(stuck, task)
     graph.flow(task, graph.node(Node("end", "end")))

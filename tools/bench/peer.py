@@ -50,6 +50,10 @@ class PeerSpec:
     workload: Workload
     spec: Any
     subprocess_specs: Any
+    # version 2 (the `migrate` workload): each waiting workflow is migrated to it
+    spec_v2: Any = None
+    subprocess_specs_v2: Any = None
+    spec_diff: Any = None
 
 
 def parse(workload: Workload) -> PeerSpec:
@@ -60,11 +64,19 @@ def parse(workload: Workload) -> PeerSpec:
     parser.add_bpmn_xml(
         etree.fromstring(workload.bpmn("peer"), hardened), filename=f"{workload.name}.bpmn"
     )
-    return PeerSpec(
+    spec = PeerSpec(
         workload,
         parser.get_spec(workload.process_id),
         parser.get_subprocess_specs(workload.process_id),
     )
+    if workload.migrated_to is not None:
+        v2 = CamundaParser()
+        v2.add_bpmn_xml(
+            etree.fromstring(workload.bpmn_v2("peer"), hardened), filename=f"{workload.name}.bpmn"
+        )
+        spec.spec_v2 = v2.get_spec(workload.process_id)
+        spec.subprocess_specs_v2 = v2.get_subprocess_specs(workload.process_id)
+    return spec
 
 
 def start(peer: PeerSpec, i: int) -> Any:
@@ -88,6 +100,27 @@ def complete(peer: PeerSpec, workflow: Any, i: int) -> None:
     workflow.do_engine_steps()
 
 
+def migrate(peer: PeerSpec, workflow: Any) -> None:
+    """SpiffWorkflow's own migration (3.x, `bpmn.util.diff`): the waiting workflow aligned with
+    version 2 by the specs' diff (computed once, as flowledger's plan is built once) and moved
+    onto it."""
+    from SpiffWorkflow.bpmn.util.diff import SpecDiff, WorkflowDiff, migrate_workflow
+
+    if peer.spec_diff is None:
+        peer.spec_diff = SpecDiff(_registry(), peer.spec, peer.spec_v2)
+    migrate_workflow(WorkflowDiff(workflow, peer.spec_diff), workflow, peer.spec_v2)
+
+
+def _registry() -> Any:
+    global _REGISTRY
+    if _REGISTRY is None:
+        _REGISTRY = serializer().registry
+    return _REGISTRY
+
+
+_REGISTRY: Any = None
+
+
 def check_completed(peer: PeerSpec, workflow: Any, i: int) -> None:
     if not workflow.is_completed():
         raise BenchError(f"{peer.workload.name} on SpiffWorkflow: instance {i} did not complete")
@@ -96,6 +129,8 @@ def check_completed(peer: PeerSpec, workflow: Any, i: int) -> None:
 def run_instance(peer: PeerSpec, i: int) -> Any:
     """Run instance number `i` to its end; returns the finished BpmnWorkflow."""
     workflow = start(peer, i)
+    if peer.spec_v2 is not None:
+        migrate(peer, workflow)
     if peer.workload.task_variables is not None:
         complete(peer, workflow, i)
     check_completed(peer, workflow, i)

@@ -3,7 +3,7 @@
 Names: `linear10`, `usertask_gateway`, `parallel`, `mi50` (alias `mi`) are the base set;
 `linearN` and `miN` work for any N, and the default scaling ladder is listed in SCALING. The
 construct workloads (CONSTRUCTS: `saga`, `conditional` and its `conditional_control`, `repair`
-and its `repair_control`) run when named.
+and its `repair_control`, `migrate` (control: `repair_control`)) run when named.
 """
 
 from __future__ import annotations
@@ -18,7 +18,14 @@ from . import model_generator as gen
 BASE = ("linear10", "usertask_gateway", "parallel", "mi50")
 SCALING = ("linear50", "linear100", "linear200", "linear400", "mi10", "mi200", "mi1000")
 QUICK_SCALING = ("linear50", "mi10")
-CONSTRUCTS = ("saga", "conditional", "conditional_control", "repair", "repair_control")
+CONSTRUCTS = (
+    "saga",
+    "conditional",
+    "conditional_control",
+    "repair",
+    "repair_control",
+    "migrate",
+)
 SAGA_STEPS = 5
 # The conditional workload: every instance waits until `progress` reaches the threshold; the
 # variable is raised one step at a time, so each instance is re-evaluated THRESHOLD times and
@@ -47,6 +54,9 @@ class Workload:
     # An operator moves every instance past its user task by a process instance modification
     # (cancel it, start after it) instead of completing it.
     repaired_past: str | None = None
+    # Version 2 of the graph: every instance starts on version 1 and is migrated to it while it
+    # waits at its user task (one migration per instance), then its task is completed.
+    migrated_to: gen.ProcessGraph | None = None
 
     @property
     def process_id(self) -> str:
@@ -58,6 +68,10 @@ class Workload:
 
     def bpmn(self, dialect: gen.Dialect) -> bytes:
         return gen.render(self.graph, dialect)
+
+    def bpmn_v2(self, dialect: gen.Dialect) -> bytes:
+        assert self.migrated_to is not None
+        return gen.render(self.migrated_to, dialect)
 
     def instances_for(self, instances: int) -> int:
         """Instances to run when the base workloads run `instances`: about the same activities."""
@@ -127,6 +141,17 @@ def workload(name: str) -> Workload:
             task_variables=(lambda _i: {}) if control else None,
             repaired_past=None if control else gen.STUCK_TASK,
         )
+    if name == "migrate":
+        return Workload(
+            name,
+            "start → user task → service task → end on version 1; each waiting instance migrated "
+            "to version 2 (its service task renamed), then its task completed (control: "
+            "repair_control, the same without the move)",
+            gen.stuck_task(name),
+            _counter_start,
+            task_variables=lambda _i: {},
+            migrated_to=gen.stuck_task(name, version=2),
+        )
     if name == "parallel":
         return Workload(
             name, "fork → 4 branches x 2 service tasks → join → end", gen.parallel(), _counter_start
@@ -135,7 +160,7 @@ def workload(name: str) -> Workload:
     if match is None:
         raise ValueError(
             f"unknown workload {name!r}: use usertask_gateway, parallel, saga, conditional, "
-            f"repair, mi (= mi50), linearN or miN (N a positive number), "
+            f"repair, migrate, mi (= mi50), linearN or miN (N a positive number), "
             f"e.g. {','.join(BASE + SCALING)}"
         )
     size = int(match.group(2))

@@ -6,6 +6,7 @@ import { setUnauthenticatedHandler } from "./api/http";
 import { errorText } from "./components/common";
 import { loginHref, matchRoute, type Route } from "./lib/routes";
 import { Audit } from "./pages/Audit";
+import { Batches } from "./pages/Batches";
 import { Dashboard } from "./pages/Dashboard";
 import { Decision } from "./pages/Decision";
 import { Definition } from "./pages/Definition";
@@ -13,6 +14,7 @@ import { Home } from "./pages/Home";
 import { Instance } from "./pages/Instance";
 import { InstanceSearch } from "./pages/InstanceSearch";
 import { Login } from "./pages/Login";
+import { Migration } from "./pages/Migration";
 import { StartForm } from "./pages/StartForm";
 import { TaskPage } from "./pages/TaskPage";
 import { Tasklist } from "./pages/Tasklist";
@@ -29,6 +31,10 @@ function Page({ route }: { route: Route }) {
       return <Dashboard />;
     case "definition":
       return <Definition key={route.id} id={route.id} />;
+    case "migration":
+      return <Migration key={route.id} id={route.id} />;
+    case "batches":
+      return <Batches />;
     case "instances":
       return <InstanceSearch />;
     case "instance":
@@ -56,8 +62,9 @@ function Page({ route }: { route: Route }) {
 }
 
 const NAV: [string, string, (route: Route) => boolean][] = [
-  ["/cockpit", "Dashboard", (r) => ["dashboard", "definition", "decision"].includes(r.name)],
+  ["/cockpit", "Dashboard", (r) => ["dashboard", "definition", "migration", "decision"].includes(r.name)],
   ["/cockpit/instances", "Instances", (r) => r.name === "instances" || r.name === "instance"],
+  ["/cockpit/batches", "Batches", (r) => r.name === "batches"],
   ["/cockpit/audit", "Audit", (r) => r.name === "audit"],
   ["/tasklist", "Tasklist", (r) => ["tasklist", "task", "start"].includes(r.name)],
 ];

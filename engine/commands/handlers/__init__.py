@@ -24,6 +24,7 @@ from flowledger.engine.commands.handlers import (
     instances,
     jobs,
     messages,
+    migration,
     modification,
     personal_data,
     restart,
@@ -68,6 +69,7 @@ HANDLERS = by_command(
         *conditions.HANDLERS,
         *modification.HANDLERS,
         *restart.HANDLERS,
+        *migration.HANDLERS,
         *batches.HANDLERS,
     )
 )

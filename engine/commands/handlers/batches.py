@@ -138,6 +138,7 @@ def execute(unit: UnitOfWork, command: cmd.ExecuteJob) -> bool:
                 raise NotFound("Batch job configuration", str(job.configuration_id))
             configuration = decode_configuration(job.configuration)
             operation = batch_registry.operation(job.batch.type)
+            unit.running_batch = job.batch.id
             operation.run(unit, configuration.ids, configuration.parameters)
             event = decisions.job_done(job, now)
     except (DBAPIError, ConcurrencyError):

@@ -182,3 +182,76 @@ export type RestartProcessInstance = Omit<G["RestartProcessInstanceDto"], "instr
   processInstanceIds: string[];
   instructions: { type: "startBeforeActivity"; activityId: NonNullable<RestartInstruction["activityId"]> }[];
 };
+
+// -- migration (issue 37) -----------------------------------------------------------------------
+
+type Lists<T> = { [K in keyof T]-?: NonNullable<T[K]> extends (infer E)[] ? NonNullable<E>[] : NonNullable<T[K]> };
+
+/** One instruction of a plan: the generated MigrationInstructionDto as the server answers it and
+ * the cockpit sends it (each list holds one activity id, the flag is set). */
+export type MigrationInstruction = Lists<G["MigrationInstructionDto"]>;
+
+/** The generated MigrationPlanDto with both definitions and the instructions present. */
+export type MigrationPlan = Omit<
+  G["MigrationPlanDto"],
+  "sourceProcessDefinitionId" | "targetProcessDefinitionId" | "instructions"
+> & {
+  sourceProcessDefinitionId: NonNullable<G["MigrationPlanDto"]["sourceProcessDefinitionId"]>;
+  targetProcessDefinitionId: NonNullable<G["MigrationPlanDto"]["targetProcessDefinitionId"]>;
+  instructions: MigrationInstruction[];
+};
+
+/** POST /migration/generate: the generated MigrationPlanGenerationDto with both definitions. */
+export type MigrationPlanGeneration = G["MigrationPlanGenerationDto"] & {
+  sourceProcessDefinitionId: string;
+  targetProcessDefinitionId: string;
+};
+
+export type MigrationInstructionReport = Omit<G["MigrationInstructionValidationReportDto"], "instruction"> & {
+  instruction: MigrationInstruction;
+};
+
+export type MigrationVariableReport = G["MigrationVariableValidationReportDto"];
+
+/** POST /migration/validate's answer, and the report of a MigrationPlanValidationException. */
+export type MigrationPlanReport = Omit<G["MigrationPlanReportDto"], "instructionReports"> & {
+  instructionReports: MigrationInstructionReport[];
+};
+
+/** POST /migration/execute and /migration/executeAsync: the generated MigrationExecutionDto
+ * with the plan, and the instance query the cockpit sends (the source definition's instances). */
+export type MigrationExecution = Omit<G["MigrationExecutionDto"], "migrationPlan" | "processInstanceQuery"> & {
+  migrationPlan: MigrationPlan;
+  processInstanceQuery?: { processDefinitionId: string };
+};
+
+// -- batches (issue 37) --------------------------------------------------------------------------
+
+export type Batch = G["BatchDto"];
+export type BatchStatistics = G["BatchStatisticsDto"];
+export type HistoricBatch = G["HistoricBatchDto"];
+
+// -- HAND-WRITTEN: the report of a refused /migration/execute (issue 37) -----------------------
+// Camunda 7's shapes; the document types the 400 as a plain error body.
+
+export interface MigratingActivityInstanceReport {
+  activityInstanceId: string;
+  sourceScopeId: string;
+  migrationInstruction: MigrationInstruction | null;
+  failures: string[];
+}
+
+export interface MigratingTransitionInstanceReport {
+  transitionInstanceId: string;
+  sourceScopeId: string;
+  migrationInstruction: MigrationInstruction | null;
+  failures: string[];
+}
+
+/** The report of a MigratingProcessInstanceValidationException: why one instance cannot move. */
+export interface MigratingProcessInstanceReport {
+  processInstanceId: string;
+  failures: string[];
+  activityInstanceValidationReports: MigratingActivityInstanceReport[];
+  transitionInstanceValidationReports: MigratingTransitionInstanceReport[];
+}

@@ -4,11 +4,15 @@
 export class ApiError extends Error {
   readonly status: number;
   readonly type: string;
+  /** the whole error body, for the answers that carry more than a message (a migration's
+   * validation report) */
+  readonly body: unknown;
 
-  constructor(status: number, type: string, message: string) {
+  constructor(status: number, type: string, message: string, body: unknown = null) {
     super(message);
     this.status = status;
     this.type = type;
+    this.body = body;
   }
 
   /** The endpoint is not there (yet): a server without this extension. */
@@ -44,16 +48,18 @@ export function withQuery(path: string, query?: Query): string {
 async function errorOf(response: Response): Promise<ApiError> {
   let type = "";
   let message = `${response.status} ${response.statusText}`;
+  let body: unknown = null;
   try {
-    const body = (await response.json()) as { type?: unknown; message?: unknown };
-    if (typeof body.type === "string") type = body.type;
-    if (typeof body.message === "string") message = body.message;
+    body = await response.json();
+    const fields = (body ?? {}) as { type?: unknown; message?: unknown };
+    if (typeof fields.type === "string") type = fields.type;
+    if (typeof fields.message === "string") message = fields.message;
   } catch {
     // not JSON: keep the status line
   }
   // a route the server does not know answers Litestar's plain 404 "Not Found"
   if (response.status === 404 && message === "Not Found") type = "NotFound";
-  return new ApiError(response.status, type, message);
+  return new ApiError(response.status, type, message, body);
 }
 
 export interface RequestOptions {

@@ -18,6 +18,7 @@ export type VariableValue = S["VariableValueDto"];
 export type DecisionDefinition = S["DecisionDefinitionDto"];
 export type HistoricDecisionInstance = S["HistoricDecisionInstanceDto"];
 export type Count = S["CountResultDto"];
+export type { Batch, BatchStatistics, HistoricBatch, MigrationPlan, MigrationPlanReport } from "./extensions";
 
 const R = "/engine-rest";
 const F = "/flowledger/v1";
@@ -80,6 +81,22 @@ export const api = {
   setExternalTaskRetries: (id: string, retries: number) =>
     put<void>(`${R}/external-task/${e(id)}/retries`, { retries }),
   incidents: (query: Query) => get<Incident[]>(`${R}/incident`, query),
+  runningInstances: (query: Query) => get<ProcessInstance[]>(`${R}/process-instance`, query),
+  runningInstanceCount: (query: Query) => get<Count>(`${R}/process-instance/count`, query),
+
+  // -- migration and batches (Camunda's, issue 37) --------------------------------------------
+  generateMigration: (body: X.MigrationPlanGeneration) =>
+    post<X.MigrationPlan>(`${R}/migration/generate`, body),
+  validateMigration: (plan: X.MigrationPlan) =>
+    post<X.MigrationPlanReport>(`${R}/migration/validate`, plan),
+  executeMigration: (body: X.MigrationExecution) => post<void>(`${R}/migration/execute`, body),
+  executeMigrationAsync: (body: X.MigrationExecution) =>
+    post<X.Batch>(`${R}/migration/executeAsync`, body),
+  batchStatistics: () => get<X.BatchStatistics[]>(`${R}/batch/statistics`),
+  suspendBatch: (id: string, suspended: boolean) =>
+    put<void>(`${R}/batch/${e(id)}/suspended`, { suspended }),
+  deleteBatch: (id: string) => del<void>(`${R}/batch/${e(id)}`, { cascade: true }),
+  historicBatches: (query: Query) => get<X.HistoricBatch[]>(`${R}/history/batch`, query),
 
   // -- the instance's log (flowledger) --------------------------------------------------------
   timeline: (id: string) => get<X.TimelineEntry[]>(`${F}/process-instance/${e(id)}/timeline`),

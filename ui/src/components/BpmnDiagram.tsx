@@ -20,6 +20,10 @@ export interface Decorations {
   selected?: string | null;
   /** activity id → the instructions queued there, not applied yet (instance modification) */
   pending?: Map<string, { text: string; title: string }>;
+  /** activity id → a warning about it (migration: instances run there and no instruction maps it) */
+  warnings?: Map<string, string>;
+  /** activity id → a short label above it (migration: where the plan maps it) */
+  labels?: Map<string, { text: string; title: string }>;
 }
 
 interface Shape {
@@ -173,6 +177,13 @@ function decorate(viewer: ViewerLike, decorations: Decorations, marked: Set<stri
   }
   for (const [id, queued] of decorations.pending ?? []) {
     add(id, { bottom: 10, left: -12 }, span("fl-pending", `pending-${id}`, queued.text, queued.title));
+  }
+  for (const [id, warning] of decorations.warnings ?? []) {
+    mark(id, "fl-warning-shape");
+    add(id, { top: -12, right: 12 }, span("fl-warning", `warning-at-${id}`, "!", warning));
+  }
+  for (const [id, label] of decorations.labels ?? []) {
+    add(id, { top: -22, left: 0 }, span("fl-label", `label-at-${id}`, label.text, label.title));
   }
   if (decorations.selected) mark(decorations.selected, "fl-selected");
 }

@@ -85,3 +85,15 @@ export function initialStartEvent(xml: string): string | null {
   const plain = starts.find((el) => !Array.from(el.children).some((c) => c.localName.endsWith("EventDefinition")));
   return (plain ?? starts[0])?.getAttribute("id") ?? null;
 }
+
+/** Activity id → its BPMN element (`userTask`, `boundaryEvent`, …), in document order. */
+export function activityKinds(xml: string): Map<string, string> {
+  const kinds = new Map<string, string>();
+  const doc = parse(xml);
+  if (!doc) return kinds;
+  for (const el of Array.from(doc.getElementsByTagNameNS(BPMN_MODEL, "*"))) {
+    const id = el.getAttribute("id");
+    if (id && !NOT_ACTIVITIES.has(el.localName)) kinds.set(id, el.localName);
+  }
+  return kinds;
+}

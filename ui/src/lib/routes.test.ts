@@ -9,6 +9,11 @@ describe("routes", () => {
       name: "definition",
       id: "order:1:abc",
     });
+    expect(matchRoute("/cockpit/definitions/order%3A1%3Aabc/migrate")).toEqual({
+      name: "migration",
+      id: "order:1:abc",
+    });
+    expect(matchRoute("/cockpit/batches")).toEqual({ name: "batches" });
     expect(matchRoute("/cockpit/instances")).toEqual({ name: "instances" });
     expect(matchRoute("/cockpit/instances/42")).toEqual({ name: "instance", id: "42" });
     expect(matchRoute("/cockpit/decisions/d1")).toEqual({ name: "decision", id: "d1" });

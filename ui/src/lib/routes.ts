@@ -6,6 +6,8 @@ export type Route =
   | { name: "login" }
   | { name: "dashboard" }
   | { name: "definition"; id: string }
+  | { name: "migration"; id: string }
+  | { name: "batches" }
   | { name: "instances" }
   | { name: "instance"; id: string }
   | { name: "decision"; id: string }
@@ -20,6 +22,8 @@ const PATTERNS: [RegExp, (m: RegExpExecArray) => Route][] = [
   [/^\/login$/, () => ({ name: "login" })],
   [/^\/cockpit$/, () => ({ name: "dashboard" })],
   [/^\/cockpit\/definitions\/([^/]+)$/, (m) => ({ name: "definition", id: part(m[1]) })],
+  [/^\/cockpit\/definitions\/([^/]+)\/migrate$/, (m) => ({ name: "migration", id: part(m[1]) })],
+  [/^\/cockpit\/batches$/, () => ({ name: "batches" })],
   [/^\/cockpit\/instances$/, () => ({ name: "instances" })],
   [/^\/cockpit\/instances\/([^/]+)$/, (m) => ({ name: "instance", id: part(m[1]) })],
   [/^\/cockpit\/decisions\/([^/]+)$/, (m) => ({ name: "decision", id: part(m[1]) })],
@@ -61,6 +65,9 @@ export function loginHref(current: string): string {
 
 export const paths = {
   definition: (id: string) => `/cockpit/definitions/${encodeURIComponent(id)}`,
+  migration: (id: string, target?: string | null) =>
+    `/cockpit/definitions/${encodeURIComponent(id)}/migrate` + (target ? `?target=${encodeURIComponent(target)}` : ""),
+  batches: (batchId?: string | null) => "/cockpit/batches" + (batchId ? `?batch=${encodeURIComponent(batchId)}` : ""),
   instance: (id: string) => `/cockpit/instances/${encodeURIComponent(id)}`,
   decision: (id: string) => `/cockpit/decisions/${encodeURIComponent(id)}`,
   task: (id: string) => `/tasklist/tasks/${encodeURIComponent(id)}`,

@@ -108,6 +108,9 @@ export function Definition({ id }: { id: string }) {
               <Link href={`/cockpit/instances?definitionKey=${encodeURIComponent(d.key)}`}>
                 Search its instances
               </Link>
+              <Link href={paths.migration(d.id)} class="button" data-testid="migrate-link">
+                Migrate instances
+              </Link>
             </div>
           </div>
         )}

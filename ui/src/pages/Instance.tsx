@@ -46,17 +46,19 @@ export function Instance({ id }: { id: string }) {
   const history = useData(() => api.historicInstance(id), [id, version]);
   const live = useData(() => api.instance(id).catch(() => null), [id, version]);
   const timeline = useData(() => api.timeline(id), [id, version]);
-  const definitionId = history.data?.processDefinitionId;
-  const xml = useData(
-    () => (definitionId ? api.definitionXml(definitionId) : Promise.resolve(null)),
-    [definitionId],
-  );
   const children = useData(() => api.historicInstances({ superProcessInstanceId: id }), [id, version]);
 
   const positions = useMemo(() => (timeline.data ?? []).map((e) => e.position), [timeline.data]);
   const travel = useTimeTravel(id, positions, urlPosition);
   const past = !travel.following && travel.index < travel.last;
   const view = travel.at?.state.instance;
+  // the diagram of the definition the instance ran on at the slider's position: a migrated
+  // instance's past is drawn on the version it had then
+  const definitionId = (past ? view?.definitionId : undefined) ?? history.data?.processDefinitionId;
+  const xml = useData(
+    () => (definitionId ? api.definitionXml(definitionId) : Promise.resolve(null)),
+    [definitionId],
+  );
   const names = useMemo(() => (xml.data ? activityNames(xml.data.bpmn20Xml) : new Map<string, string>()), [xml.data]);
   const outgoing = useMemo(
     () => (xml.data ? outgoingFlowCounts(xml.data.bpmn20Xml) : new Map<string, number>()),
