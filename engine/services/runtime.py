@@ -6,33 +6,28 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-import msgspec
-
 from flowledger.core import commands as cmd
 from flowledger.core import views
 from flowledger.core.activity_tree import activity_tree
 from flowledger.core.batches.model import (
     INSTANCE_DELETION,
     INSTANCE_MIGRATION,
-    INSTANCE_MODIFICATION,
-    INSTANCE_RESTART,
     INSTANCE_SUSPENSION,
 )
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.instance_migration.plan import MigrationPlan, batch_parameters
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
-from flowledger.engine.services.base import Service
-from flowledger.engine.services.management import ManagementService
 from flowledger.engine.services.migration_execution import MigrationExecution
 from flowledger.engine.services.migration_plans import MigrationPlanBuilder
 from flowledger.engine.services.modification import InstanceModification
+from flowledger.engine.services.runtime_batches import RuntimeBatches
 from flowledger.projections.queries import reads, subscription_reads
 from flowledger.projections.queries.batches import Batch
 from flowledger.projections.queries.declaration import find
 from flowledger.projections.queries.runtime import PROCESS_INSTANCES, ProcessInstanceQuery
 
 
-class RuntimeService(Service):
+class RuntimeService(RuntimeBatches):
     def start_process_instance(
         self,
         key: str | None = None,
@@ -121,85 +116,6 @@ class RuntimeService(Service):
         parameters = {"suspended": suspended}
         return self._batch(INSTANCE_SUSPENSION, targets, parameters, command_id, actor)
 
-    def modify_process_instances_async(
-        self,
-        definition_id: str,
-        process_instance_ids: Sequence[str],
-        instructions: Sequence[cmd.ModificationInstruction],
-        *,
-        skip_custom_listeners: bool = False,
-        skip_io_mappings: bool = False,
-        annotation: str | None = None,
-        command_id: str | None = None,
-        actor: str | None = None,
-    ) -> Batch:
-        """createModification(definitionId)…executeAsync(): a batch modifying its jobs'
-        instances as `modify_process_instances` does."""
-        parameters = {
-            "processDefinitionId": definition_id,
-            **_recorded(instructions, skip_custom_listeners, skip_io_mappings),
-            "annotation": annotation,
-        }
-        targets = list(process_instance_ids)
-        if not targets:
-            raise Rejected("Process instance ids is empty")
-        return self._batch(INSTANCE_MODIFICATION, targets, parameters, command_id, actor)
-
-    def modify_process_instance_async(
-        self,
-        process_instance_id: str,
-        instructions: Sequence[cmd.ModificationInstruction],
-        *,
-        skip_custom_listeners: bool = False,
-        skip_io_mappings: bool = False,
-        annotation: str | None = None,
-        command_id: str | None = None,
-        actor: str | None = None,
-    ) -> Batch:
-        """createProcessInstanceModification(id)…executeAsync(): a batch of the one instance,
-        modified as `modify_process_instance` does."""
-        parameters = {
-            "oneInstance": True,
-            **_recorded(instructions, skip_custom_listeners, skip_io_mappings),
-            "annotation": annotation,
-        }
-        with self._parts.db.read() as conn:
-            instance = reads.process_instance(conn, process_instance_id)
-        if instance is None:
-            raise NotFound("Process instance", process_instance_id)
-        parameters["processDefinitionId"] = instance.definition_id
-        return self._batch(
-            INSTANCE_MODIFICATION, [process_instance_id], parameters, command_id, actor
-        )
-
-    def restart_process_instances_async(
-        self,
-        definition_id: str,
-        process_instance_ids: Sequence[str],
-        instructions: Sequence[cmd.StartInstruction],
-        *,
-        initial_variables: bool = False,
-        skip_custom_listeners: bool = False,
-        skip_io_mappings: bool = False,
-        without_business_key: bool = False,
-        command_id: str | None = None,
-        actor: str | None = None,
-    ) -> Batch:
-        """restartProcessInstances(definitionId)…executeAsync(): a batch restarting its jobs'
-        instances as `restart_process_instances` does."""
-        if not instructions:
-            raise Rejected("Restart instructions cannot be empty")
-        targets = list(process_instance_ids)
-        if not targets:
-            raise Rejected("Process instance ids cannot be empty")
-        parameters = {
-            "processDefinitionId": definition_id,
-            **_recorded(instructions, skip_custom_listeners, skip_io_mappings),
-            "initialVariables": initial_variables,
-            "withoutBusinessKey": without_business_key,
-        }
-        return self._batch(INSTANCE_RESTART, targets, parameters, command_id, actor)
-
     def _instance_targets(
         self, ids: Sequence[str] | None, query: ProcessInstanceQuery | None
     ) -> list[str]:
@@ -214,19 +130,6 @@ class RuntimeService(Service):
         if not targets:
             raise Rejected("processInstanceIds is empty")
         return targets
-
-    def _batch(
-        self,
-        batch_type: str,
-        targets: list[str],
-        parameters: dict[str, Any],
-        command_id: str | None,
-        actor: str | None,
-    ) -> Batch:
-        management = ManagementService(self._parts, self._caller)
-        return management.create_batch(
-            batch_type, targets, parameters, command_id=command_id, actor=actor
-        )
 
     # -- repair: modification and restart ------------------------------------------------
 
@@ -621,25 +524,3 @@ class RuntimeService(Service):
             f"its {'job' if found[0].incident_type == 'failedJob' else 'external task'} "
             f"'{found[0].configuration}' above 0 instead"
         )
-
-
-def _recorded(
-    instructions: Sequence[cmd.ModificationInstruction],
-    skip_custom_listeners: bool,
-    skip_io_mappings: bool,
-) -> dict[str, Any]:
-    """Instructions as a batch's parameters keep them (plain JSON); one whose variables would not
-    read back the same (a typed value) is refused rather than changed."""
-    if not instructions:
-        raise Rejected("Modification instructions cannot be empty")
-    recorded = msgspec.to_builtins(list(instructions))
-    if msgspec.convert(recorded, list[cmd.ModificationInstruction]) != list(instructions):
-        raise Rejected(
-            "The variables of an asynchronous modification's instructions must be plain JSON "
-            "values (typed values are not supported yet)"
-        )
-    return {
-        "instructions": recorded,
-        "skipCustomListeners": skip_custom_listeners,
-        "skipIoMappings": skip_io_mappings,
-    }
