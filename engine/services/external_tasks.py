@@ -12,9 +12,12 @@ from typing import Any, cast
 
 from flowledger.core import commands as cmd
 from flowledger.core import views
+from flowledger.core.batches.model import SET_EXTERNAL_TASK_RETRIES
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.engine.services.base import Service
+from flowledger.engine.services.management import ManagementService
 from flowledger.projections.queries import reads
+from flowledger.projections.queries.batches import Batch
 
 
 class ExternalTaskService(Service):
@@ -169,3 +172,26 @@ class ExternalTaskService(Service):
 
     def _run_for_worker(self, command: cmd.Command, command_id: str | None, worker_id: str) -> Any:
         return self._run(command, command_id, worker_id if self._caller.actor is None else None)
+
+    def set_retries_async(
+        self,
+        external_task_ids: Sequence[str],
+        retries: int,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> Batch:
+        """externalTaskService.setRetriesAsync: a batch setting each task's retries as
+        `set_retries` does (the caller resolves its queries to ids)."""
+        if not external_task_ids:
+            raise Rejected("externalTaskIds is empty")
+        if retries < 0:
+            raise Rejected("The number of retries cannot be negative")
+        management = ManagementService(self._parts, self._caller)
+        return management.create_batch(
+            SET_EXTERNAL_TASK_RETRIES,
+            external_task_ids,
+            {"retries": retries},
+            command_id=command_id,
+            actor=actor,
+        )

@@ -5,7 +5,7 @@ the log, its health. Also the cockpit's dashboard (what runs and what failed lat
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -13,11 +13,13 @@ from sqlalchemy.engine import Connection
 
 from flowledger.core import commands as cmd
 from flowledger.core import views
+from flowledger.core.batches.model import HISTORIC_INSTANCE_DELETION
 from flowledger.core.clock import truncate_ms
-from flowledger.core.errors import InvalidValue, NotFound
+from flowledger.core.errors import InvalidValue, NotFound, Rejected
 from flowledger.core.variables import from_stored, rest_type_name
 from flowledger.engine.lookups import expired_decisions, expired_instances
 from flowledger.engine.services.base import Service
+from flowledger.engine.services.management import ManagementService
 from flowledger.projections.queries import activity_statistics, dashboard, decision_reads, reads
 from flowledger.projections.queries import batches as batch_queries
 from flowledger.projections.queries.activity_statistics import (
@@ -214,6 +216,29 @@ class HistoryService(Service):
         """The history of an ended batch (historyService.deleteHistoricBatch)."""
         self.historic_batch(batch_id)
         self._run(cmd.DeleteHistoricBatch(batch_id=batch_id), command_id, actor)
+
+    def delete_historic_process_instances_async(
+        self,
+        process_instance_ids: Sequence[str],
+        delete_reason: str | None = None,
+        *,
+        fail_if_not_exists: bool = True,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> batch_queries.Batch:
+        """historyService.deleteHistoricProcessInstancesAsync: a batch deleting each ended
+        instance's history as `delete_historic_process_instance` does."""
+        if not process_instance_ids:
+            raise Rejected("historicProcessInstanceIds is empty")
+        management = ManagementService(self._parts, self._caller)
+        parameters = {"deleteReason": delete_reason, "failIfNotExists": fail_if_not_exists}
+        return management.create_batch(
+            HISTORIC_INSTANCE_DELETION,
+            process_instance_ids,
+            parameters,
+            command_id=command_id,
+            actor=actor,
+        )
 
     def flush_history(self) -> None:
         """Bring asynchronous history up to the end of the log now (a no-op for inline).

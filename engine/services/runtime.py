@@ -9,22 +9,25 @@ from typing import Any, cast
 from flowledger.core import commands as cmd
 from flowledger.core import views
 from flowledger.core.activity_tree import activity_tree
-from flowledger.core.batches.model import INSTANCE_DELETION, INSTANCE_MIGRATION
+from flowledger.core.batches.model import (
+    INSTANCE_DELETION,
+    INSTANCE_MIGRATION,
+    INSTANCE_SUSPENSION,
+)
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.instance_migration.plan import MigrationPlan, batch_parameters
 from flowledger.core.variables import StoredValue, from_stored, rest_type_name
-from flowledger.engine.services.base import Service
-from flowledger.engine.services.management import ManagementService
 from flowledger.engine.services.migration_execution import MigrationExecution
 from flowledger.engine.services.migration_plans import MigrationPlanBuilder
 from flowledger.engine.services.modification import InstanceModification
+from flowledger.engine.services.runtime_batches import RuntimeBatches
 from flowledger.projections.queries import reads, subscription_reads
 from flowledger.projections.queries.batches import Batch
 from flowledger.projections.queries.declaration import find
 from flowledger.projections.queries.runtime import PROCESS_INSTANCES, ProcessInstanceQuery
 
 
-class RuntimeService(Service):
+class RuntimeService(RuntimeBatches):
     def start_process_instance(
         self,
         key: str | None = None,
@@ -98,6 +101,21 @@ class RuntimeService(Service):
         }
         return self._batch(INSTANCE_DELETION, targets, parameters, command_id, actor)
 
+    def update_process_instances_suspension_state_async(
+        self,
+        process_instance_ids: Sequence[str] | None = None,
+        process_instance_query: ProcessInstanceQuery | None = None,
+        *,
+        suspended: bool,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> Batch:
+        """updateProcessInstanceSuspensionState()…suspendAsync()/activateAsync(): a batch
+        suspending (or activating) each instance as `suspend_process_instance` does."""
+        targets = self._instance_targets(process_instance_ids, process_instance_query)
+        parameters = {"suspended": suspended}
+        return self._batch(INSTANCE_SUSPENSION, targets, parameters, command_id, actor)
+
     def _instance_targets(
         self, ids: Sequence[str] | None, query: ProcessInstanceQuery | None
     ) -> list[str]:
@@ -112,19 +130,6 @@ class RuntimeService(Service):
         if not targets:
             raise Rejected("processInstanceIds is empty")
         return targets
-
-    def _batch(
-        self,
-        batch_type: str,
-        targets: list[str],
-        parameters: dict[str, Any],
-        command_id: str | None,
-        actor: str | None,
-    ) -> Batch:
-        management = ManagementService(self._parts, self._caller)
-        return management.create_batch(
-            batch_type, targets, parameters, command_id=command_id, actor=actor
-        )
 
     # -- repair: modification and restart ------------------------------------------------
 

@@ -3,7 +3,8 @@ targets (ids given and those its queries find now) and creates a batch of its ty
 service verb; the batch's jobs do the work in the background.
 
 `POST /process-instance/delete` (deleteProcessInstancesAsync), `POST /job/retries` and
-`POST /process-instance/job-retries` (setJobRetriesAsync).
+`POST /process-instance/job-retries` (setJobRetriesAsync), `POST /process-instance/suspended-async`,
+`POST /external-task/retries-async`, `POST /history/process-instance/delete`.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from litestar.params import JSONBody
 
 from flowledger.core.batches.model import MAX_BATCH_TARGETS
 from flowledger.engine import Engine
-from flowledger.projections.queries import history_instances, jobs, runtime
+from flowledger.projections.queries import external_tasks, history_instances, jobs, runtime
 from flowledger.projections.queries.declaration import find
 
 from ..errors import invalid
 from ..formats import parse_date
+from ..listing import refused_as_400
 from .batch import BatchDto, batch_dto
 
 
@@ -51,7 +53,7 @@ def running_instances(engine: Engine, query: dict[str, Any] | None) -> list[str]
     if query is None:
         return []
     parsed = _query("processInstanceQuery", query, runtime.ProcessInstanceQuery)
-    with engine.reading() as conn:
+    with refused_as_400(), engine.reading() as conn:
         rows = find(conn, runtime.PROCESS_INSTANCES, parsed, maximum=MAX_BATCH_TARGETS + 1)
     return [row.id for row in rows]
 
@@ -63,7 +65,7 @@ def historic_instances(engine: Engine, query: dict[str, Any] | None) -> list[str
         return []
     kind = history_instances.HistoricProcessInstanceQuery
     parsed = _query("historicProcessInstanceQuery", query, kind)
-    with engine.reading() as conn:
+    with refused_as_400(), engine.reading() as conn:
         rows = find(
             conn, history_instances.PROCESS_INSTANCES, parsed, maximum=MAX_BATCH_TARGETS + 1
         )
@@ -132,13 +134,14 @@ def set_job_retries_async_operation(
     query = None
     if data.job_query is not None:
         query = _query("jobQuery", data.job_query, jobs.JobSearchQuery)
-    batch = engine.management_service.set_job_retries_async(
-        data.job_ids,
-        query,
-        _retries(data.retries),
-        due_date=_due(data.due_date),
-        set_due_date=data.due_date is not None,
-    )
+    with refused_as_400():
+        batch = engine.management_service.set_job_retries_async(
+            data.job_ids,
+            query,
+            _retries(data.retries),
+            due_date=_due(data.due_date),
+            set_due_date=data.due_date is not None,
+        )
     return batch_dto(engine, batch.id)
 
 
@@ -160,8 +163,94 @@ def set_retries_by_process(
     return batch_dto(engine, batch.id)
 
 
+# -- instance-update-suspension-state, set-external-task-retries, historic-instance-deletion ----
+
+
+class ProcessInstanceSuspensionStateAsyncDto(msgspec.Struct, rename="camel"):
+    process_instance_ids: list[str] | None = None
+    process_instance_query: dict[str, Any] | None = None
+    historic_process_instance_query: dict[str, Any] | None = None
+    suspended: bool | None = None
+
+
+@post("/process-instance/suspended-async", status_code=200, sync_to_thread=True)
+def update_suspension_state_async_operation(
+    engine: NamedDependency[Engine], data: JSONBody[ProcessInstanceSuspensionStateAsyncDto]
+) -> BatchDto:
+    if data.suspended is None:
+        raise invalid("suspended is required")
+    ids = [
+        *(data.process_instance_ids or ()),
+        *running_instances(engine, data.process_instance_query),
+        *historic_instances(engine, data.historic_process_instance_query),
+    ]
+    batch = engine.runtime_service.update_process_instances_suspension_state_async(
+        ids, suspended=data.suspended
+    )
+    return batch_dto(engine, batch.id)
+
+
+class SetRetriesForExternalTasksDto(msgspec.Struct, rename="camel"):
+    external_task_ids: list[str] | None = None
+    process_instance_ids: list[str] | None = None
+    external_task_query: dict[str, Any] | None = None
+    process_instance_query: dict[str, Any] | None = None
+    historic_process_instance_query: dict[str, Any] | None = None
+    retries: int | None = None
+
+
+@post("/external-task/retries-async", status_code=200, sync_to_thread=True)
+def set_external_task_retries_async_operation(
+    engine: NamedDependency[Engine], data: JSONBody[SetRetriesForExternalTasksDto]
+) -> BatchDto:
+    """The tasks named, those the external task query finds, and those of the instances named
+    or found, now (Camunda's setRetriesAsync builder)."""
+    ids = list(data.external_task_ids or ())
+    queries: list[external_tasks.ExternalTaskQuery] = []
+    if data.external_task_query is not None:
+        kind = external_tasks.ExternalTaskQuery
+        queries.append(_query("externalTaskQuery", data.external_task_query, kind))
+    instances = [
+        *(data.process_instance_ids or ()),
+        *running_instances(engine, data.process_instance_query),
+        *historic_instances(engine, data.historic_process_instance_query),
+    ]
+    if instances:
+        queries.append(external_tasks.ExternalTaskQuery(process_instance_id_in=instances))
+    with refused_as_400(), engine.reading() as conn:
+        for query in queries:
+            found = find(conn, external_tasks.EXTERNAL_TASKS, query, maximum=MAX_BATCH_TARGETS)
+            ids += [row.id for row in found]
+    batch = engine.external_task_service.set_retries_async(ids, _retries(data.retries))
+    return batch_dto(engine, batch.id)
+
+
+class DeleteHistoricProcessInstancesDto(msgspec.Struct, rename="camel"):
+    historic_process_instance_ids: list[str] | None = None
+    historic_process_instance_query: dict[str, Any] | None = None
+    delete_reason: str | None = None
+    fail_if_not_exists: bool = True
+
+
+@post("/history/process-instance/delete", status_code=200, sync_to_thread=True)
+def delete_historic_process_instances_async(
+    engine: NamedDependency[Engine], data: JSONBody[DeleteHistoricProcessInstancesDto]
+) -> BatchDto:
+    ids = [
+        *(data.historic_process_instance_ids or ()),
+        *historic_instances(engine, data.historic_process_instance_query),
+    ]
+    batch = engine.history_service.delete_historic_process_instances_async(
+        ids, data.delete_reason, fail_if_not_exists=data.fail_if_not_exists
+    )
+    return batch_dto(engine, batch.id)
+
+
 routes: list[Any] = [
     delete_process_instances_async_operation,
     set_job_retries_async_operation,
     set_retries_by_process,
+    update_suspension_state_async_operation,
+    set_external_task_retries_async_operation,
+    delete_historic_process_instances_async,
 ]

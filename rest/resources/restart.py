@@ -26,6 +26,7 @@ from flowledger.projections.queries.declaration import find
 from ..errors import invalid
 from ..instructions import InstructionDto, start_instructions
 from ..listing import refused_as_400
+from .batch import BatchDto, batch_dto
 from .history import PROCESS_INSTANCES, HistoricProcessInstanceQueryDto
 
 
@@ -96,4 +97,29 @@ def restart_process_instance(
         raise invalid(str(exc)) from None
 
 
-routes: list[Any] = [restart_process_instance]
+@post("/process-definition/{id:str}/restart-async", status_code=200, sync_to_thread=True)
+def restart_process_instance_async_operation(
+    engine: NamedDependency[Engine],
+    id: FromPath[str],
+    data: JSONBody[RestartProcessInstanceDto],
+) -> BatchDto:
+    """A batch (`instance-restart`) whose jobs restart the instances as the synchronous form."""
+    instructions = _instructions(data.instructions)
+    if not instructions:
+        raise invalid("Restart instructions cannot be empty: instructions is empty")
+    ids = _instance_ids(engine, data)
+    if not ids:
+        raise invalid("Process instance ids cannot be empty: processInstanceIds is empty")
+    batch = engine.runtime_service.restart_process_instances_async(
+        id,
+        ids,
+        instructions,
+        initial_variables=bool(data.initial_variables),
+        skip_custom_listeners=bool(data.skip_custom_listeners),
+        skip_io_mappings=bool(data.skip_io_mappings),
+        without_business_key=bool(data.without_business_key),
+    )
+    return batch_dto(engine, batch.id)
+
+
+routes: list[Any] = [restart_process_instance, restart_process_instance_async_operation]

@@ -6,17 +6,21 @@ same tables."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
 from flowledger import ControllableClock, Engine
+from flowledger.core import commands as cmd
 from flowledger.core.batches.model import MONITOR_JOB, SEED_JOB
-from flowledger.core.errors import InvalidValue, NotFound, Rejected
+from flowledger.core.errors import InvalidValue, JobFailure, NotFound, Rejected
 from flowledger.engine.commands import batch_registry
 from flowledger.engine.workers.job_executor import JobExecutorSettings
+from flowledger.projections.queries.jobs import JobSearchQuery
 from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_BATCH,
@@ -249,3 +253,132 @@ def test_the_registry_knows_camundas_types_and_refuses_others(engine: Engine) ->
 def test_the_settings_are_checked(db_url: str) -> None:
     with pytest.raises(InvalidValue, match="batch_jobs_per_seed"):
         Engine(db_url, job_executor_settings=JobExecutorSettings(batch_jobs_per_seed=0))
+
+
+# -- set-job-retries ----------------------------------------------------------------------------
+
+
+def failed_jobs(engine: Engine, n: int) -> list[str]:
+    """`n` instances whose asynchronous script failed out of its retries; their job ids."""
+    engine.deploy(bpmn("rest_async_script_then_timer.bpmn"))
+    for _ in range(n):
+        engine.start_process_instance("restJobs")
+    for _ in range(3):
+        for job in engine.management_service.jobs(handler_type="async-continuation"):
+            with contextlib.suppress(JobFailure):
+                engine.management_service.execute_job(job.id)
+    jobs = engine.management_service.jobs(no_retries_left=True)
+    assert len(jobs) == n
+    return [j.id for j in jobs]
+
+
+def test_a_retries_batch_sets_the_retries_of_the_jobs_named_and_found(
+    small_seeds: Engine, clock: ControllableClock
+) -> None:
+    engine = small_seeds
+    ids = failed_jobs(engine, 3)
+    due = clock.now() + timedelta(hours=2)
+    kermit = engine.acting_as("kermit").management_service
+    batch = kermit.set_job_retries_async(ids[:1], JobSearchQuery(job_ids=ids[1:]), 5, due_date=due)
+    assert (batch.type, batch.total_jobs) == ("set-job-retries", 2)
+    for handler in (SEED_JOB, "set-job-retries", "set-job-retries"):
+        run_one(engine, handler)
+    jobs = {j.id: j for j in engine.management_service.jobs(handler_type="async-continuation")}
+    assert {jobs[i].retries for i in ids} == {5}
+    assert {jobs[i].due_date for i in ids} == {due}
+    # their incidents are resolved, as a synchronous setJobRetries resolves them
+    assert engine.runtime_service.incidents() == []
+    entries = rows(engine, ACT_HI_OP_LOG, ACT_HI_OP_LOG.c.OPERATION_TYPE_ == "SetJobRetries")
+    assert {(e["PROPERTY_"], e["NEW_VALUE_"], e["ENTITY_TYPE_"]) for e in entries} == {
+        ("nrOfInstances", "3", "Job"),
+        ("async", "true", "Job"),
+        ("retries", "5", "Job"),
+    }
+    # by process instance: every job of the instances
+    instances = [j.process_instance_id for j in jobs.values()]
+    batch = engine.management_service.set_job_retries_async_by_process(instances, 1)
+    engine.run_due_jobs()
+    assert engine.management_service.batches() == []
+    with pytest.raises(Rejected, match="non-negative"):
+        engine.management_service.set_job_retries_async(ids, retries=-1)
+    assert_log_and_tables_agree(engine)
+
+
+# -- suspension, external task retries, historic deletion ---------------------------------------
+
+
+def test_suspension_external_task_retries_and_history_deletion_batches(
+    small_seeds: Engine,
+) -> None:
+    engine = small_seeds
+    ids = started(engine, 3)
+    batch = engine.runtime_service.update_process_instances_suspension_state_async(
+        ids, suspended=True
+    )
+    assert batch.type == "instance-update-suspension-state"
+    engine.run_due_jobs()
+    assert {r["SUSPENSION_STATE_"] for r in rows(engine, ACT_RU_EXECUTION)} == {2}
+    engine.runtime_service.update_process_instances_suspension_state_async(ids, suspended=False)
+    engine.run_due_jobs()
+    assert {r["SUSPENSION_STATE_"] for r in rows(engine, ACT_RU_EXECUTION)} == {1}
+
+    engine.deploy(bpmn("external_task.bpmn"))
+    for _ in range(2):
+        engine.start_process_instance("externalInvoice", {"amount": 5, "priority": 1})
+    tasks = [t.id for t in engine.external_task_service.external_tasks()]
+    batch = engine.external_task_service.set_retries_async(tasks, 6)
+    assert batch.type == "set-external-task-retries"
+    engine.run_due_jobs()
+    assert {t.retries for t in engine.external_task_service.external_tasks()} == {6}
+
+    for instance_id in ids:
+        engine.runtime_service.delete_process_instance(instance_id)
+    history = engine.acting_as("kermit").history_service
+    batch = history.delete_historic_process_instances_async(ids, "tidy")
+    assert batch.type == "historic-instance-deletion"
+    engine.run_due_jobs()
+    found = {h.id for h in engine.history_service.historic_process_instances()}
+    assert not set(ids) & found
+    entries = rows(engine, ACT_HI_OP_LOG, ACT_HI_OP_LOG.c.OPERATION_TYPE_ == "DeleteHistory")
+    assert ("nrOfInstances", "3") in {(e["PROPERTY_"], e["NEW_VALUE_"]) for e in entries}
+    assert_log_and_tables_agree(engine)
+
+
+# -- modification and restart -------------------------------------------------------------------
+
+
+def test_modification_and_restart_batches(small_seeds: Engine) -> None:
+    engine = small_seeds
+    ids = started(engine, 3)
+    definition = engine.history_service.historic_process_instance(ids[0]).process_definition_id
+    kermit = engine.acting_as("kermit").runtime_service
+    moves = [
+        cmd.StartBeforeActivity(activity_id="approve"),
+        cmd.CancelAllForActivity(activity_id="review"),
+    ]
+    batch = kermit.modify_process_instances_async(definition, ids[:2], moves, annotation="fix")
+    assert (batch.type, batch.total_jobs) == ("instance-modification", 1)  # 2 per job
+    one = kermit.modify_process_instance_async(ids[2], moves)
+    assert one.total_jobs == 1
+    engine.run_due_jobs()
+    assert {t.task_definition_key for t in engine.tasks()} == {"approve"}
+    entries = rows(
+        engine, ACT_HI_OP_LOG, ACT_HI_OP_LOG.c.OPERATION_TYPE_ == "ModifyProcessInstance"
+    )
+    assert ("async", "true", "fix") in {
+        (e["PROPERTY_"], e["NEW_VALUE_"], e["ANNOTATION_"]) for e in entries
+    }
+
+    for instance_id in ids:
+        engine.runtime_service.delete_process_instance(instance_id)
+    batch = kermit.restart_process_instances_async(
+        definition, ids, [cmd.StartBeforeActivity(activity_id="review")]
+    )
+    assert (batch.type, batch.total_jobs) == ("instance-restart", 2)
+    engine.run_due_jobs()
+    assert len([t for t in engine.tasks() if t.task_definition_key == "review"]) == 3
+    with pytest.raises(NotFound):
+        kermit.restart_process_instances_async(
+            "nope:1:x", ids, [cmd.StartBeforeActivity(activity_id="a")]
+        )
+    assert_log_and_tables_agree(engine)

@@ -354,6 +354,7 @@ BATCH = frozenset(
     }
 )
 DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
+    ("POST", "/modification/executeAsync"): BATCH,
     ("GET", "/history/batch"): HISTORIC_BATCH,
     ("GET", "/history/batch/count"): COUNT,
     ("GET", "/history/batch/{id}"): HISTORIC_BATCH,

@@ -10,18 +10,28 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+import msgspec
+
 from flowledger.core import commands as cmd
 from flowledger.core import events as ev
 from flowledger.core.batches import model
 from flowledger.core.decide import decide_on
 from flowledger.core.errors import NotFound, Rejected
+from flowledger.engine import lookups
 from flowledger.engine.commands.batch_registry import (
     BatchOperation,
     logged_operation,
     register,
 )
 from flowledger.engine.commands.bus import Handler
-from flowledger.engine.commands.handlers import jobs
+from flowledger.engine.commands.handlers import (
+    external_tasks,
+    instances,
+    jobs,
+    modification,
+    restart,
+    suspension,
+)
 from flowledger.engine.commands.unit_of_work import UnitOfWork
 
 
@@ -110,4 +120,184 @@ SET_JOB_RETRIES = register(
     BatchOperation(model.SET_JOB_RETRIES, _set_job_retries, _retries_logged, check=_check_retries)
 )
 
-REGISTERED = (INSTANCE_DELETION, SET_JOB_RETRIES)
+# -- instance-update-suspension-state: updateProcessInstanceSuspensionState().suspendAsync() -------
+
+_SET_SUSPENDED = _handle(suspension.HANDLERS, cmd.SetProcessInstanceSuspended)
+
+
+def _suspend_instances(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
+    for instance_id in targets:
+        command = cmd.SetProcessInstanceSuspended(
+            process_instance_id=instance_id, suspended=bool(p["suspended"])
+        )
+        _SET_SUSPENDED(unit, command)
+
+
+def _suspension_logged(targets: list[str], p: Mapping[str, Any]) -> list[ev.LoggedOperation]:
+    operation = "Suspend" if p.get("suspended") else "Activate"
+    return [logged_operation(operation, "ProcessInstance", len(targets))]
+
+
+INSTANCE_SUSPENSION = register(
+    BatchOperation(model.INSTANCE_SUSPENSION, _suspend_instances, _suspension_logged)
+)
+
+
+# -- set-external-task-retries: externalTaskService.setRetriesAsync ----------------------------
+
+_SET_TASK_RETRIES = _handle(external_tasks.HANDLERS, cmd.SetExternalTaskRetries)
+
+
+def _external_task_retries(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
+    for task_id in targets:
+        command = cmd.SetExternalTaskRetries(external_task_id=task_id, retries=int(p["retries"]))
+        _SET_TASK_RETRIES(unit, command)
+
+
+def _task_retries_logged(targets: list[str], p: Mapping[str, Any]) -> list[ev.LoggedOperation]:
+    retries = ("retries", p.get("retries"))
+    return [logged_operation("SetExternalTaskRetries", "ExternalTask", len(targets), retries)]
+
+
+SET_EXTERNAL_TASK_RETRIES = register(
+    BatchOperation(
+        model.SET_EXTERNAL_TASK_RETRIES,
+        _external_task_retries,
+        _task_retries_logged,
+        check=_check_retries,
+    )
+)
+
+
+# -- historic-instance-deletion: historyService.deleteHistoricProcessInstancesAsync -------------
+
+_DELETE_HISTORY = _handle(instances.HANDLERS, cmd.DeleteHistoricProcessInstance)
+
+
+def _delete_history(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
+    """Camunda's DeleteHistoricProcessInstancesCmd: an unknown one fails the job when
+    `failIfNotExists` (the default), else is skipped."""
+    for instance_id in targets:
+        try:
+            _DELETE_HISTORY(
+                unit, cmd.DeleteHistoricProcessInstance(process_instance_id=instance_id)
+            )
+        except NotFound:
+            if p.get("failIfNotExists", True):
+                raise
+
+
+def _history_logged(targets: list[str], p: Mapping[str, Any]) -> list[ev.LoggedOperation]:
+    reason = ("deleteReason", p.get("deleteReason"))
+    return [logged_operation("DeleteHistory", "ProcessInstance", len(targets), reason)]
+
+
+HISTORIC_INSTANCE_DELETION = register(
+    BatchOperation(model.HISTORIC_INSTANCE_DELETION, _delete_history, _history_logged)
+)
+
+# -- instance-modification and instance-restart: modification / restart ….executeAsync() ---------
+
+_MODIFY_ONE = _handle(modification.HANDLERS, cmd.ModifyProcessInstance)
+_MODIFY_MANY = _handle(modification.HANDLERS, cmd.ModifyProcessInstances)
+_RESTART = _handle(restart.HANDLERS, cmd.RestartProcessInstances)
+
+
+def instructions_of(p: Mapping[str, Any]) -> list[cmd.ModificationInstruction]:
+    """The instructions a batch's parameters hold (as `msgspec.to_builtins` wrote them)."""
+    return msgspec.convert(p["instructions"], list[cmd.ModificationInstruction])
+
+
+def _modify(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
+    """The job's instances modified in one command, as `modify_process_instances` does; the
+    one instance of `/process-instance/{id}/modification-async` as its synchronous form."""
+    skip_listeners = bool(p.get("skipCustomListeners"))
+    skip_io = bool(p.get("skipIoMappings"))
+    annotation = p.get("annotation")
+    if p.get("oneInstance"):
+        for instance_id in targets:
+            command = cmd.ModifyProcessInstance(
+                process_instance_id=instance_id,
+                instructions=instructions_of(p),
+                skip_custom_listeners=skip_listeners,
+                skip_io_mappings=skip_io,
+                annotation=annotation,
+            )
+            _MODIFY_ONE(unit, command)
+        return
+    _MODIFY_MANY(
+        unit,
+        cmd.ModifyProcessInstances(
+            definition_id=p["processDefinitionId"],
+            process_instance_ids=targets,
+            instructions=instructions_of(p),
+            skip_custom_listeners=skip_listeners,
+            skip_io_mappings=skip_io,
+            annotation=annotation,
+        ),
+    )
+
+
+def _definition_context(p: Mapping[str, Any]) -> dict[str, str]:
+    definition_id = p.get("processDefinitionId")
+    return {} if definition_id is None else {"PROC_DEF_ID_": str(definition_id)}
+
+
+def _modification_logged(targets: list[str], p: Mapping[str, Any]) -> list[ev.LoggedOperation]:
+    context = _definition_context(p)
+    if p.get("annotation") is not None:
+        context["ANNOTATION_"] = str(p["annotation"])
+    return [
+        logged_operation("ModifyProcessInstance", "ProcessInstance", len(targets), context=context)
+    ]
+
+
+def _check_definition(unit: UnitOfWork, _targets: list[str], p: Mapping[str, Any]) -> None:
+    """Camunda refuses a batch of a definition it cannot find when it is created."""
+    definition_id = str(p.get("processDefinitionId"))
+    if lookups.process_definition(unit.conn, definition_id) is None:
+        raise NotFound("Process definition", definition_id)
+
+
+INSTANCE_MODIFICATION = register(
+    BatchOperation(
+        model.INSTANCE_MODIFICATION, _modify, _modification_logged, check=_check_definition
+    )
+)
+
+
+def _restart(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
+    _RESTART(
+        unit,
+        cmd.RestartProcessInstances(
+            definition_id=p["processDefinitionId"],
+            process_instance_ids=targets,
+            instructions=[i for i in instructions_of(p) if isinstance(i, cmd.StartInstruction)],
+            initial_variables=bool(p.get("initialVariables")),
+            skip_custom_listeners=bool(p.get("skipCustomListeners")),
+            skip_io_mappings=bool(p.get("skipIoMappings")),
+            without_business_key=bool(p.get("withoutBusinessKey")),
+        ),
+    )
+
+
+def _restart_logged(targets: list[str], p: Mapping[str, Any]) -> list[ev.LoggedOperation]:
+    context = _definition_context(p)
+    return [
+        logged_operation("RestartProcessInstance", "ProcessInstance", len(targets), context=context)
+    ]
+
+
+INSTANCE_RESTART = register(
+    BatchOperation(model.INSTANCE_RESTART, _restart, _restart_logged, check=_check_definition)
+)
+
+REGISTERED = (
+    INSTANCE_DELETION,
+    SET_JOB_RETRIES,
+    INSTANCE_SUSPENSION,
+    SET_EXTERNAL_TASK_RETRIES,
+    HISTORIC_INSTANCE_DELETION,
+    INSTANCE_MODIFICATION,
+    INSTANCE_RESTART,
+)
