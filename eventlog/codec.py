@@ -52,7 +52,13 @@ class UpcasterRegistry:
                     f"no upcaster registered for event {event_type} v{version} "
                     f"(current version is v{current_version})"
                 )
-            raw = step(dict(raw))
+            try:
+                raw = step(dict(raw))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                # a stored event the upcaster cannot read is damaged, not a fault of the reader
+                raise CodecError(
+                    f"event {event_type} v{version} cannot be upcast: {type(exc).__name__} {exc}"
+                ) from exc
             version += 1
             raw["v"] = version
         return raw

@@ -19,7 +19,12 @@ from flowledger.eventlog import ConcurrencyError, CorruptStream, EventStore, Sto
 from flowledger.eventlog.hashing import commit_hash
 from flowledger.eventlog.integrity import stored_hash
 from flowledger.eventlog.records import NewCommit
-from flowledger.projections.tables import ACT_HI_ACTINST, ACT_HI_COMMENT, ACT_HI_PROCINST
+from flowledger.projections.tables import (
+    ACT_HI_ACTINST,
+    ACT_HI_COMMENT,
+    ACT_HI_PROCINST,
+    ACT_RU_JOB,
+)
 from tests.eventlog.test_store import make_sql_engine
 
 MB = 1024**2
@@ -283,6 +288,10 @@ def test_the_migration_fills_witnesses_from_the_log(
         stats.drop(conn)
         ACT_HI_COMMENT.drop(conn)
         conn.execute(sa.text("DROP TABLE subject_key"))  # revision 0019
+        (by_jobdef,) = [i for i in ACT_RU_JOB.indexes if i.name == "ACT_IDX_JOB_JOB_DEF_ID"]
+        by_jobdef.drop(conn)  # revision 0020
+        conn.execute(sa.text("DROP TABLE ACT_HI_BATCH"))
+        conn.execute(sa.text("DROP TABLE ACT_RU_BATCH"))
         conn.execute(sa.text("DROP TABLE merkle_tile"))
         conn.execute(sa.text("ALTER TABLE log_head DROP COLUMN frontier"))
         conn.execute(sa.text("ALTER TABLE log_head DROP COLUMN tree_size"))
