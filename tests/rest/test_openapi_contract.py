@@ -366,6 +366,8 @@ DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     # MigrationExecutionDto in; 204, no body (a refusal: the exception DTO with its report)
     ("POST", "/migration/execute"): frozenset(),
     ("POST", "/migration/executeAsync"): BATCH,
+    # Camunda 7.16's CorrelationMessageAsyncDto in, a BatchDto out
+    ("POST", "/process-instance/message-async"): BATCH,
     ("GET", "/history/process-definition/{id}/statistics"): HISTORIC_ACTIVITY_STATISTICS,
     ("GET", "/history/user-operation"): USER_OPERATION,
     ("GET", "/history/user-operation/count"): COUNT,
