@@ -7,9 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import msgspec
-
 from flowledger.core import commands as cmd
+from flowledger.core.batches import instructions as batch_instructions
 from flowledger.core.batches.model import (
     CORRELATE_MESSAGE,
     INSTANCE_MODIFICATION,
@@ -194,18 +193,13 @@ def _recorded(
     skip_custom_listeners: bool,
     skip_io_mappings: bool,
 ) -> dict[str, Any]:
-    """Instructions as a batch's parameters keep them (plain JSON); one whose variables would not
-    read back the same (a typed value) is refused rather than changed."""
+    """Instructions as a batch's parameters keep them: plain JSON, their variables stored as
+    an instance stores them (typed values keep their types)."""
     if not instructions:
         raise Rejected("Modification instructions cannot be empty")
-    recorded = msgspec.to_builtins(list(instructions))
-    if msgspec.convert(recorded, list[cmd.ModificationInstruction]) != list(instructions):
-        raise Rejected(
-            "The variables of an asynchronous modification's instructions must be plain JSON "
-            "values (typed values are not supported yet)"
-        )
     return {
-        "instructions": recorded,
+        "instructions": batch_instructions.recorded(instructions),
+        batch_instructions.STORED: True,
         "skipCustomListeners": skip_custom_listeners,
         "skipIoMappings": skip_io_mappings,
     }

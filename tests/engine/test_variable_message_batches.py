@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from flowledger import ControllableClock, Engine, TypedValue
+from flowledger.core import commands as cmd
 from flowledger.core.errors import InvalidValue, Rejected
 from flowledger.engine.workers.job_executor import JobExecutorSettings
 from flowledger.projections.queries.declaration import find
@@ -192,3 +193,30 @@ def test_correlate_message_async_refusals(batches: Engine) -> None:
         service.correlate_message_async("restPaymentReceived")
     with pytest.raises(Rejected, match="Process instance ids cannot be empty"):
         service.correlate_message_async("restPaymentReceived", [])
+
+
+def test_a_modification_batch_sets_typed_variables_with_their_types(batches: Engine) -> None:
+    engine = batches
+    [instance] = [engine.start_process_instance("userTaskAssignment", VARIABLES).id]
+    definition = engine.history_service.historic_process_instance(instance).process_definition_id
+    due = datetime(2027, 5, 1, 8, 0, tzinfo=UTC)
+    start = cmd.StartBeforeActivity(
+        activity_id="approve",
+        variables={"limit": TypedValue("Long", 5), "due": due, "tags": ["a", "b"]},
+        local_variables={"code": TypedValue("Short", 3)},
+    )
+    engine.runtime_service.modify_process_instances_async(definition, [instance], [start])
+    engine.run_due_jobs()
+    typed = engine.runtime_service.get_variables_typed(instance)
+    assert typed["limit"] == (5, "Long")
+    assert typed["due"] == (due, "Date")
+    assert typed["tags"] == (["a", "b"], "Json")
+    [approve] = [t for t in engine.tasks() if t.task_definition_key == "approve"]
+    local = engine.runtime_service.get_variables_typed(approve.execution_id, local=True)
+    assert local["code"] == (3, "Short")
+    personal = cmd.StartBeforeActivity(
+        activity_id="approve",
+        variables={"email": TypedValue("String", "a@b.c", {"personalData": True})},
+    )
+    with pytest.raises(Rejected, match="marked personal data"):
+        engine.runtime_service.modify_process_instances_async(definition, [instance], [personal])

@@ -10,10 +10,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-import msgspec
-
 from flowledger.core import commands as cmd
 from flowledger.core import events as ev
+from flowledger.core.batches import instructions as batch_instructions
 from flowledger.core.batches import model
 from flowledger.core.decide import decide_on
 from flowledger.core.errors import MismatchingMessageCorrelation, NotFound, Rejected
@@ -207,8 +206,8 @@ _RESTART = _handle(restart.HANDLERS, cmd.RestartProcessInstances)
 
 
 def instructions_of(p: Mapping[str, Any]) -> list[cmd.ModificationInstruction]:
-    """The instructions a batch's parameters hold (as `msgspec.to_builtins` wrote them)."""
-    return msgspec.convert(p["instructions"], list[cmd.ModificationInstruction])
+    """The instructions a batch's parameters hold (core/batches/instructions.py wrote them)."""
+    return batch_instructions.read_back(p["instructions"], bool(p.get(batch_instructions.STORED)))
 
 
 def _modify(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
