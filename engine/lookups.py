@@ -27,7 +27,7 @@ from sqlalchemy import Select, Table, bindparam, func, or_, select
 from sqlalchemy.engine import Connection
 
 from flowledger.core import views
-from flowledger.core.batches.model import SUSPENDED, BatchJobRow, BatchRow
+from flowledger.core.batches.model import SUSPENDED, BatchJobEntry, BatchJobRow, BatchRow
 from flowledger.core.behaviors.jobs import PROCESS_EVENT
 from flowledger.core.behaviors.subscriptions import MESSAGE
 from flowledger.core.start_timers import TIMER_START, StartTimer
@@ -548,16 +548,35 @@ def batch_job(conn: Connection, job_id: str) -> BatchJobRow | None:
     )
 
 
-def batch_jobs(conn: Connection, job_definition_ids: Sequence[str]) -> list[tuple[str, str, bool]]:
-    """(job id, handler configuration, has a stack trace) of every job of these job definitions
-    (ACT_RU_JOB), by id."""
+def batch_jobs(conn: Connection, job_definition_ids: Sequence[str]) -> list[BatchJobEntry]:
+    """Every job of these job definitions (ACT_RU_JOB), by id: its byte arrays and what its job
+    log row says of it."""
     _projected(conn)
     stmt = (
-        select(_J.c.ID_, _J.c.HANDLER_CFG_, _J.c.EXCEPTION_STACK_ID_)
+        select(
+            _J.c.ID_,
+            _J.c.HANDLER_CFG_,
+            _J.c.EXCEPTION_STACK_ID_,
+            _J.c.JOB_DEF_ID_,
+            _J.c.HANDLER_TYPE_,
+            _J.c.RETRIES_,
+            _J.c.DUEDATE_,
+        )
         .where(_J.c.JOB_DEF_ID_.in_(list(job_definition_ids)))
         .order_by(_J.c.ID_)
     )
-    return [(r[0], r[1], r[2] is not None) for r in conn.execute(stmt)]
+    return [
+        BatchJobEntry(
+            job_id=r[0],
+            configuration_id=r[1],
+            has_stacktrace=r[2] is not None,
+            job_definition_id=r[3],
+            handler_type=r[4],
+            retries=int(r[5] or 0),
+            due_date=filters.utc(r[6]),
+        )
+        for r in conn.execute(stmt)
+    ]
 
 
 def remaining_batch_jobs(conn: Connection, job_definition_id: str) -> int:

@@ -22,11 +22,16 @@ from flowledger.core.batches.model import (
 from flowledger.core.variables import storage_columns
 
 from .changes import ChangeSet, Purge, Row, UnhandledEvent, blank_row, db_time
-from .jobs import JOB_EXCEPTION_NAME, job_stacktrace_bytearray_id
-from .runtime import BYTEARRAY_RUNTIME, runtime_bytearray_id
+from .jobs import (
+    JOB_EXCEPTION_NAME,
+    job_log_stacktrace_bytearray_id,
+    job_stacktrace_bytearray_id,
+)
+from .runtime import BYTEARRAY_HISTORY, BYTEARRAY_RUNTIME, runtime_bytearray_id
 from .tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_BATCH,
+    ACT_HI_JOB_LOG,
     ACT_RU_BATCH,
     ACT_RU_JOB,
     ACT_RU_JOBDEF,
@@ -39,6 +44,7 @@ _JOB_ROW = blank_row(ACT_RU_JOB)
 _JOBDEF_ROW = blank_row(ACT_RU_JOBDEF)
 _BYTEARRAY_ROW = blank_row(ACT_GE_BYTEARRAY)
 _VARIABLE_ROW = blank_row(ACT_RU_VARIABLE)
+_JOB_LOG_ROW = blank_row(ACT_HI_JOB_LOG)
 
 # Camunda's names of a batch's byte arrays (ResourceTypes and the job's handler configuration).
 BATCH_CONFIGURATION_NAME = "batch.configuration"
@@ -335,7 +341,11 @@ def _bytearray(blob_id: str, name: str, data: bytes, time: datetime) -> Row:
 
 def project_batch_history(event: ev.Event, changes: ChangeSet) -> None:
     """ACT_HI_BATCH: written when the batch is created, ended when it completes or is deleted
-    (deleted with it on cascade, or by itself through the history API)."""
+    (deleted with it on cascade, or by itself through the history API); the ACT_HI_JOB_LOG rows
+    of its jobs, deleted with its history."""
+    if isinstance(event, _JOB_LOGGING):
+        for entry in event.job_log:
+            _job_logged(event, entry, changes)
     if isinstance(event, ev.BatchCreated):
         row = dict(_HI_BATCH_ROW)
         row.update(
@@ -359,10 +369,77 @@ def project_batch_history(event: ev.Event, changes: ChangeSet) -> None:
         changes.update(ACT_HI_BATCH, event.batch_id, {"END_TIME_": db_time(event.time)})
     elif isinstance(event, ev.BatchDeleted):
         if event.cascade:
-            changes.delete(ACT_HI_BATCH, event.batch_id)
+            _history_deleted(event.batch_id, changes)
         else:
             changes.update(ACT_HI_BATCH, event.batch_id, {"END_TIME_": db_time(event.time)})
     elif isinstance(event, ev.HistoricBatchDeleted):
-        changes.delete(ACT_HI_BATCH, event.batch_id)
-    else:
+        _history_deleted(event.batch_id, changes)
+    elif not isinstance(
+        event, ev.BatchJobsCreated | ev.BatchJobFailed | ev.BatchMonitorRescheduled
+    ):
         raise UnhandledEvent("project_batch_history", type(event))
+
+
+def _history_deleted(batch_id: str, changes: ChangeSet) -> None:
+    """Camunda's HistoricBatchManager: the batch's history with its jobs' log (their failures'
+    stack traces first)."""
+    changes.delete(ACT_HI_BATCH, batch_id)
+    changes.purge(
+        Purge(
+            ACT_GE_BYTEARRAY,
+            "JOB_DEF_CONFIGURATION_",
+            batch_id,
+            via=ACT_HI_JOB_LOG,
+            ref="JOB_EXCEPTION_STACK_ID_",
+        )
+    )
+    changes.purge(Purge(ACT_HI_JOB_LOG, "JOB_DEF_CONFIGURATION_", batch_id))
+
+
+_JobLogging = (
+    ev.BatchCreated
+    | ev.BatchJobsCreated
+    | ev.BatchJobCompleted
+    | ev.BatchJobFailed
+    | ev.BatchMonitorRescheduled
+    | ev.BatchCompleted
+    | ev.BatchDeleted
+)
+# the events that write job log rows (and, some, nothing else of history)
+_JOB_LOGGING = (
+    ev.BatchCreated,
+    ev.BatchJobsCreated,
+    ev.BatchJobCompleted,
+    ev.BatchJobFailed,
+    ev.BatchMonitorRescheduled,
+    ev.BatchCompleted,
+    ev.BatchDeleted,
+)
+
+
+def _job_logged(event: _JobLogging, entry: ev.BatchJobLogged, changes: ChangeSet) -> None:
+    """A job of the batch as Camunda's HistoricJobLogEventEntity writes it: the job definition's
+    configuration is the batch's id; a failure's message and stack trace are its event's."""
+    failure = event if isinstance(event, ev.BatchJobFailed) else None
+    stack_id = None
+    if failure is not None and failure.stacktrace is not None:
+        stack_id = job_log_stacktrace_bytearray_id(entry.log_id)
+        blob = _bytearray(stack_id, JOB_EXCEPTION_NAME, failure.stacktrace.encode(), failure.time)
+        changes.insert(ACT_GE_BYTEARRAY, stack_id, {**blob, "TYPE_": BYTEARRAY_HISTORY})
+    row = dict(_JOB_LOG_ROW)
+    row.update(
+        ID_=entry.log_id,
+        TIMESTAMP_=db_time(event.time),
+        JOB_ID_=entry.job_id,
+        JOB_DUEDATE_=db_time(entry.due_date),
+        JOB_RETRIES_=entry.retries,
+        JOB_PRIORITY_=0,
+        JOB_EXCEPTION_MSG_=None if failure is None else failure.error_message,
+        JOB_EXCEPTION_STACK_ID_=stack_id,
+        JOB_STATE_=entry.state,
+        JOB_DEF_ID_=entry.job_definition_id,
+        JOB_DEF_TYPE_=entry.job_type,
+        JOB_DEF_CONFIGURATION_=event.batch_id,
+        TENANT_ID_=getattr(event, "tenant_id", None),
+    )
+    changes.insert(ACT_HI_JOB_LOG, entry.log_id, row)

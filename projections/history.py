@@ -239,7 +239,10 @@ _NO_HISTORY = kinds.types_of(kinds.LINK_CATCH_EVENT)
 # The batch events that write ACT_HI_BATCH (projections/batches).
 _BATCH_HISTORY = (
     ev.BatchCreated,
+    ev.BatchJobsCreated,
     ev.BatchJobCompleted,
+    ev.BatchJobFailed,
+    ev.BatchMonitorRescheduled,
     ev.BatchCompleted,
     ev.BatchDeleted,
     ev.HistoricBatchDeleted,
@@ -296,11 +299,9 @@ class HistoryProjector:
             ev.JobSuspended,
             ev.JobActivated,
             ev.SigningKeyIntroduced,  # the log's own record: no table holds it
-            # a batch's jobs and suspension: its runtime rows only (no job log for them yet)
-            ev.BatchJobsCreated,
-            ev.BatchJobFailed,
+            # a batch's job retries and suspension: its runtime rows only (the job log has no
+            # state for them, as for an instance's jobs)
             ev.BatchJobRetriesSet,
-            ev.BatchMonitorRescheduled,
             ev.BatchSuspended,
             ev.BatchActivated,
         }

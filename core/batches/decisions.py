@@ -11,12 +11,27 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+import msgspec
+
 from flowledger.core import events as ev
 from flowledger.core.errors import Rejected
 from flowledger.core.limits import MAX_STACKTRACE, MAX_TEXT
 from flowledger.core.variables import StoredValue
 
-from .model import MAX_BATCH_TARGETS, BatchJobRow, BatchRow, BatchSettings
+from .model import (
+    JOB_CREATED,
+    JOB_DELETED,
+    JOB_FAILED,
+    JOB_RETRIES,
+    JOB_SUCCESSFUL,
+    MAX_BATCH_TARGETS,
+    MONITOR_JOB,
+    SEED_JOB,
+    BatchJobEntry,
+    BatchJobRow,
+    BatchRow,
+    BatchSettings,
+)
 
 NewId = Callable[[], str]
 
@@ -45,7 +60,7 @@ def create(
             "(split the operation into several batches)"
         )
     per_job = invocations_per_batch_job or settings.invocations_per_batch_job
-    return ev.BatchCreated(
+    event = ev.BatchCreated(
         batch_id=new_id(),
         batch_type=batch_type,
         total_jobs=-(-len(targets) // per_job),  # Camunda: ceil(ids / invocations per job)
@@ -66,6 +81,8 @@ def create(
             ev.BatchVariable(new_id(), name, value) for name, value in (variables or {}).items()
         ],
     )
+    seed_created = _created(new_id, event.seed_job_id, event.seed_job_definition_id, SEED_JOB)
+    return msgspec.structs.replace(event, job_log=[seed_created])
 
 
 def seed(
@@ -84,6 +101,14 @@ def seed(
     ]
     created = batch.jobs_created + len(jobs)
     done = created >= batch.total_jobs
+    next_seed = None if done else new_id()
+    monitor = new_id() if done else None
+    log = [_logged(new_id, job, JOB_SUCCESSFUL)]
+    log += [_created(new_id, j.job_id, batch.batch_job_definition_id, batch.type) for j in jobs]
+    if next_seed is not None:
+        log.append(_created(new_id, next_seed, batch.seed_job_definition_id, SEED_JOB))
+    if monitor is not None:
+        log.append(_created(new_id, monitor, batch.monitor_job_definition_id, MONITOR_JOB))
     return ev.BatchJobsCreated(
         batch_id=batch.id,
         batch_type=batch.type,
@@ -96,13 +121,14 @@ def seed(
         monitor_job_definition_id=batch.monitor_job_definition_id,
         time=now,
         parameters=parameters,
-        next_seed_job_id=None if done else new_id(),
-        monitor_job_id=new_id() if done else None,
+        next_seed_job_id=next_seed,
+        monitor_job_id=monitor,
         tenant_id=batch.tenant_id,
+        job_log=log,
     )
 
 
-def job_done(job: BatchJobRow, now: datetime) -> ev.BatchJobCompleted:
+def job_done(job: BatchJobRow, now: datetime, new_id: NewId) -> ev.BatchJobCompleted:
     """A batch job's work is done (its events are beside this one, in the same commit)."""
     return ev.BatchJobCompleted(
         batch_id=job.batch.id,
@@ -111,6 +137,7 @@ def job_done(job: BatchJobRow, now: datetime) -> ev.BatchJobCompleted:
         had_stacktrace=job.has_stacktrace,
         time=now,
         execution_started=not job.batch.execution_started,
+        job_log=[_logged(new_id, job, JOB_SUCCESSFUL)],
     )
 
 
@@ -120,6 +147,7 @@ def poll(
     """The monitor job's run: the batch completes when no batch job is left (failed ones count as
     left, as Camunda's job query counts them), else it polls again after `poll_seconds`."""
     batch = job.batch
+    ran = _logged(new_id, job, JOB_SUCCESSFUL)
     if remaining == 0:
         return ev.BatchCompleted(
             batch_id=batch.id,
@@ -127,21 +155,28 @@ def poll(
             job_definition_ids=batch.job_definition_ids,
             configuration_id=batch.configuration_id,
             time=now,
+            job_log=[ran],
         )
+    next_id = new_id()
+    due = now + timedelta(seconds=settings.poll_seconds)
     return ev.BatchMonitorRescheduled(
         batch_id=batch.id,
         ran_job_id=job.job_id,
         ran_had_stacktrace=job.has_stacktrace,
-        job_id=new_id(),
+        job_id=next_id,
         monitor_job_definition_id=batch.monitor_job_definition_id,
-        due_date=now + timedelta(seconds=settings.poll_seconds),
+        due_date=due,
         time=now,
         tenant_id=batch.tenant_id,
+        job_log=[
+            ran,
+            _created(new_id, next_id, batch.monitor_job_definition_id, MONITOR_JOB, due),
+        ],
     )
 
 
 def fail(
-    job: BatchJobRow, message: str | None, stacktrace: str | None, now: datetime
+    job: BatchJobRow, message: str | None, stacktrace: str | None, now: datetime, new_id: NewId
 ) -> ev.BatchJobFailed:
     """Camunda's DefaultJobRetryCmd without a retry cycle: one retry less, due as it was (at
     once); at 0 the job stays, failed (the batch's statistics count it in failedJobs)."""
@@ -154,6 +189,7 @@ def fail(
         had_stacktrace=job.has_stacktrace,
         due_date=job.due_date,
         time=now,
+        job_log=[_logged(new_id, job, JOB_FAILED)],  # as it ran, with the retries it had
     )
 
 
@@ -185,17 +221,51 @@ def suspend(batch: BatchRow, job_ids: list[str], suspended: bool, now: datetime)
 
 
 def delete(
-    batch: BatchRow, jobs: list[ev.EndedBatchJob], cascade: bool, now: datetime
+    batch: BatchRow, jobs: list[BatchJobEntry], cascade: bool, now: datetime, new_id: NewId
 ) -> ev.BatchDeleted:
     """Camunda's DeleteBatchCmd: the batch with its seed, monitor and batch jobs; `cascade`: its
-    history too."""
+    history too (the jobs' log rows with it, so none is written)."""
+    jobs = sorted(jobs, key=lambda j: j.job_id)
+    log = [
+        ev.BatchJobLogged(
+            new_id(),
+            j.job_id,
+            JOB_DELETED,
+            j.job_definition_id,
+            j.handler_type,
+            j.retries,
+            j.due_date,
+        )
+        for j in jobs
+    ]
     return ev.BatchDeleted(
         batch_id=batch.id,
-        jobs=sorted(jobs, key=lambda j: j.job_id),
+        jobs=[ev.EndedBatchJob(j.job_id, j.configuration_id, j.has_stacktrace) for j in jobs],
         job_definition_ids=batch.job_definition_ids,
         configuration_id=batch.configuration_id,
         cascade=cascade,
         time=now,
+        job_log=[] if cascade else log,
+    )
+
+
+def _created(
+    new_id: NewId, job_id: str, definition_id: str, job_type: str, due: datetime | None = None
+) -> ev.BatchJobLogged:
+    return ev.BatchJobLogged(
+        new_id(), job_id, JOB_CREATED, definition_id, job_type, JOB_RETRIES, due
+    )
+
+
+def _logged(new_id: NewId, job: BatchJobRow, state: int) -> ev.BatchJobLogged:
+    return ev.BatchJobLogged(
+        new_id(),
+        job.job_id,
+        state,
+        job.job_definition_id,
+        job.handler_type,
+        job.retries,
+        job.due_date,
     )
 
 

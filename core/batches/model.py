@@ -32,6 +32,9 @@ CORRELATE_MESSAGE = "correlate-message"
 # Camunda's retries of a new job (DEFAULT_NUMBER_OF_RETRIES).
 JOB_RETRIES = 3
 
+# ACT_HI_JOB_LOG.JOB_STATE_: Camunda's JobState codes.
+JOB_CREATED, JOB_FAILED, JOB_SUCCESSFUL, JOB_DELETED = 0, 1, 2, 3
+
 # Targets of one batch: they are recorded in its first event, its command and its configuration
 # (100,000 ids are about 4 MB of each). Camunda has no bound.
 MAX_BATCH_TARGETS = 100_000
@@ -133,3 +136,16 @@ class BatchJobRow:
         if self.job_definition_id == self.batch.monitor_job_definition_id:
             return MONITOR_JOB
         return self.batch.type
+
+
+@dataclass(frozen=True, slots=True)
+class BatchJobEntry:
+    """A job of a batch as its deletion needs it: its byte arrays, and what its log row says."""
+
+    job_id: str
+    configuration_id: str | None
+    has_stacktrace: bool
+    job_definition_id: str
+    handler_type: str
+    retries: int
+    due_date: datetime | None

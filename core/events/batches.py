@@ -38,6 +38,20 @@ class BatchVariable(msgspec.Struct, frozen=True):
     value: StoredValue
 
 
+class BatchJobLogged(msgspec.Struct, frozen=True):
+    """One ACT_HI_JOB_LOG row of a job of the batch (Camunda logs seed, monitor and batch jobs as
+    any job, at history level full): the job as it was, in `state` (created 0, failed 1,
+    successful 2, deleted 3). A failure's message and stack trace are its event's."""
+
+    log_id: str
+    job_id: str
+    state: int
+    job_definition_id: str
+    job_type: str
+    retries: int
+    due_date: datetime | None = None
+
+
 class BatchCreated(Event, tag=True, frozen=True):
     """A batch of `batch_type` over `targets` (resolved when it was created, in order), run by
     jobs of `invocations_per_batch_job` targets each, created `batch_jobs_per_seed` at a time by
@@ -61,6 +75,7 @@ class BatchCreated(Event, tag=True, frozen=True):
     create_user_id: str | None = None
     logged: list[LoggedOperation] = []
     variables: list[BatchVariable] = []
+    job_log: list[BatchJobLogged] = []
 
 
 class BatchJob(msgspec.Struct, frozen=True):
@@ -90,6 +105,7 @@ class BatchJobsCreated(Event, tag=True, frozen=True):
     next_seed_job_id: str | None = None
     monitor_job_id: str | None = None
     tenant_id: str | None = None
+    job_log: list[BatchJobLogged] = []
 
 
 class BatchJobCompleted(Event, tag=True, frozen=True):
@@ -102,6 +118,7 @@ class BatchJobCompleted(Event, tag=True, frozen=True):
     had_stacktrace: bool
     time: datetime
     execution_started: bool = False
+    job_log: list[BatchJobLogged] = []
 
 
 class BatchJobFailed(Event, tag=True, frozen=True):
@@ -116,6 +133,7 @@ class BatchJobFailed(Event, tag=True, frozen=True):
     had_stacktrace: bool
     due_date: datetime | None
     time: datetime
+    job_log: list[BatchJobLogged] = []
 
 
 class BatchJobRetriesSet(Event, tag=True, frozen=True):
@@ -137,6 +155,7 @@ class BatchMonitorRescheduled(Event, tag=True, frozen=True):
     due_date: datetime
     time: datetime
     tenant_id: str | None = None
+    job_log: list[BatchJobLogged] = []
 
 
 class BatchSuspended(Event, tag=True, frozen=True):
@@ -171,6 +190,7 @@ class BatchCompleted(Event, tag=True, frozen=True):
     job_definition_ids: list[str]
     configuration_id: str
     time: datetime
+    job_log: list[BatchJobLogged] = []
 
 
 class BatchDeleted(Event, tag=True, frozen=True):
@@ -182,6 +202,7 @@ class BatchDeleted(Event, tag=True, frozen=True):
     configuration_id: str
     cascade: bool
     time: datetime
+    job_log: list[BatchJobLogged] = []
 
 
 class HistoricBatchDeleted(Event, tag=True, frozen=True):

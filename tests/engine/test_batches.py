@@ -24,6 +24,7 @@ from flowledger.projections.queries.jobs import JobSearchQuery
 from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_BATCH,
+    ACT_HI_JOB_LOG,
     ACT_HI_OP_LOG,
     ACT_RU_BATCH,
     ACT_RU_EXECUTION,
@@ -238,7 +239,29 @@ def test_a_failing_job_loses_its_retries_and_counts_as_failed(
     assert jobs_of(engine, "instance-deletion")[0]["RETRIES_"] == 0
     engine.management_service.delete_batch(batch.id)
     stacktraces = ACT_GE_BYTEARRAY.c.NAME_ == "job.exceptionByteArray"
-    assert rows(engine, ACT_GE_BYTEARRAY, stacktraces) == []
+    runtime = ACT_GE_BYTEARRAY.c.TYPE_ == 2
+    assert rows(engine, ACT_GE_BYTEARRAY, stacktraces, runtime) == []
+
+    # Camunda's job log of the failing job: created, four failures (each with its message and
+    # stack trace, the retries it ran with), deleted with the batch
+    log = ACT_HI_JOB_LOG
+    states = [
+        (r["JOB_STATE_"], r["JOB_RETRIES_"], r["JOB_EXCEPTION_MSG_"] is not None)
+        for r in sorted(
+            rows(engine, log, log.c.JOB_ID_ == failed["ID_"]), key=lambda r: r["TIMESTAMP_"]
+        )
+    ]
+    assert states[0] == (0, 3, False) and states[-1] == (3, 0, False)
+    assert sorted(states[1:-1]) == [(1, 1, True), (1, 1, True), (1, 2, True), (1, 3, True)]
+    failures = rows(engine, log, log.c.JOB_ID_ == failed["ID_"], log.c.JOB_STATE_ == 1)
+    blobs = {r["JOB_EXCEPTION_STACK_ID_"] for r in failures}
+    assert len(rows(engine, ACT_GE_BYTEARRAY, ACT_GE_BYTEARRAY.c.ID_.in_(blobs))) == 4
+    assert {r["JOB_DEF_CONFIGURATION_"] for r in rows(engine, log)} == {batch.id}
+    assert_log_and_tables_agree(engine)
+    # deleting the batch's history takes its job log and those stack traces
+    engine.history_service.delete_historic_batch(batch.id)
+    assert rows(engine, log) == []
+    assert rows(engine, ACT_GE_BYTEARRAY, ACT_GE_BYTEARRAY.c.ID_.in_(blobs)) == []
     assert_log_and_tables_agree(engine)
 
 

@@ -18,6 +18,7 @@ from flowledger.projections.queries.declaration import find
 from flowledger.projections.queries.runtime import VARIABLE_INSTANCES, VariableInstanceQuery
 from flowledger.projections.tables import (
     ACT_GE_BYTEARRAY,
+    ACT_HI_JOB_LOG,
     ACT_HI_OP_LOG,
     ACT_RU_EXECUTION,
     ACT_RU_VARIABLE,
@@ -103,6 +104,14 @@ def test_set_variables_async_sets_them_on_every_instance_and_drops_them_with_the
     assert historic.end_time is not None
     assert batch_variable_rows(engine, batch.id) == []
     assert rows(engine, ACT_GE_BYTEARRAY, ACT_GE_BYTEARRAY.c.ID_.in_(blobs)) == []
+    # Camunda's job log (level full) of each of its jobs: created, then successful
+    log = rows(engine, ACT_HI_JOB_LOG, ACT_HI_JOB_LOG.c.JOB_DEF_CONFIGURATION_ == batch.id)
+    by_job: dict[object, list[object]] = {}
+    for r in sorted(log, key=lambda r: (r["TIMESTAMP_"], r["JOB_STATE_"])):
+        by_job.setdefault(r["JOB_ID_"], []).append(r["JOB_STATE_"])
+    assert set(map(tuple, by_job.values())) == {(0, 2)}
+    types = sorted(r["JOB_DEF_TYPE_"] for r in log if r["JOB_STATE_"] == 2)
+    assert types == ["batch-monitor-job", "batch-seed-job", "set-variables", "set-variables"]
     assert op_log(engine, "SetVariables") == {
         ("ProcessInstance", "nrOfInstances", "3"),
         ("ProcessInstance", "nrOfVariables", "5"),

@@ -65,6 +65,16 @@ def test_variables_async_sets_typed_variables_on_the_instances_a_query_finds(
         order = instance_variable(rest, instance_id, "order")
         assert order is not None and order["type"] == "Json"
     assert rest.client.get("/variable-instance", params={"batchIdIn": batch["id"]}).json() == []
+    # the job log of the batch's jobs (the server runs at level full)
+    logged = rest.client.get(
+        "/history/job-log", params={"jobDefinitionConfiguration": batch["id"]}
+    ).json()
+    assert {(e["jobDefinitionType"], e["successLog"]) for e in logged} >= {
+        ("batch-seed-job", True),
+        ("set-variables", True),
+        ("batch-monitor-job", True),
+    }
+    assert all(e["processInstanceId"] is None for e in logged)
     [historic] = rest.client.get("/history/batch", params={"batchId": batch["id"]}).json()
     assert historic["endTime"] is not None
 

@@ -10,6 +10,7 @@ or neither, and a job run twice finds itself gone the second time.
 
 from __future__ import annotations
 
+import dataclasses
 import traceback
 from collections.abc import Mapping
 from typing import Any
@@ -101,21 +102,20 @@ def _batch(unit: UnitOfWork, batch_id: str) -> BatchRow:
 def set_suspended(unit: UnitOfWork, command: cmd.SetBatchSuspended) -> None:
     batch = _batch(unit, command.batch_id)
     jobs = lookups.batch_jobs(unit.conn, batch.job_definition_ids)
-    event = decisions.suspend(
-        batch, [job_id for job_id, _c, _s in jobs], command.suspended, unit.ctx.now
-    )
+    event = decisions.suspend(batch, [j.job_id for j in jobs], command.suspended, unit.ctx.now)
     _append(unit, batch.id, [event])
 
 
 def delete(unit: UnitOfWork, command: cmd.DeleteBatch) -> None:
     batch = _batch(unit, command.batch_id)
+    # a seed or monitor job's HANDLER_CFG_ is the batch's id, not a byte array of its own
     own = lookups.batch_jobs(
         unit.conn, [batch.seed_job_definition_id, batch.monitor_job_definition_id]
     )
     work = lookups.batch_jobs(unit.conn, [batch.batch_job_definition_id])
-    jobs = [ev.EndedBatchJob(j, None, s) for j, _c, s in own]
-    jobs += [ev.EndedBatchJob(j, c, s) for j, c, s in work]
-    _append(unit, batch.id, [decisions.delete(batch, jobs, command.cascade, unit.ctx.now)])
+    jobs = [dataclasses.replace(j, configuration_id=None) for j in own] + work
+    event = decisions.delete(batch, jobs, command.cascade, unit.ctx.now, unit.ctx.new_id)
+    _append(unit, batch.id, [event])
 
 
 def delete_history(unit: UnitOfWork, command: cmd.DeleteHistoricBatch) -> None:
@@ -172,7 +172,7 @@ def execute(unit: UnitOfWork, command: cmd.ExecuteJob) -> bool:
                 variables = lookups.batch_variables(unit.conn, job.batch.id)
                 parameters = {**parameters, VARIABLES: variables}
             operation.run(unit, configuration.ids, parameters)
-            event = decisions.job_done(job, now)
+            event = decisions.job_done(job, now, new_id)
     except (DBAPIError, ConcurrencyError):
         raise
     except Exception as exc:
@@ -185,7 +185,9 @@ def fail(unit: UnitOfWork, command: cmd.HandleJobFailure) -> bool:
     job = lookups.batch_job(unit.conn, command.job_id)
     if job is None:
         return False
-    event = decisions.fail(job, command.error_message, command.stacktrace, unit.ctx.now)
+    event = decisions.fail(
+        job, command.error_message, command.stacktrace, unit.ctx.now, unit.ctx.new_id
+    )
     _append(unit, job.batch.id, [event])
     return True
 
