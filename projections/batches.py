@@ -20,10 +20,17 @@ from flowledger.core.batches.model import (
     encode_configuration,
 )
 
-from .changes import ChangeSet, Row, UnhandledEvent, blank_row, db_time
+from .changes import ChangeSet, Purge, Row, UnhandledEvent, blank_row, db_time
 from .jobs import JOB_EXCEPTION_NAME, job_stacktrace_bytearray_id
 from .runtime import BYTEARRAY_RUNTIME
-from .tables import ACT_GE_BYTEARRAY, ACT_HI_BATCH, ACT_RU_BATCH, ACT_RU_JOB, ACT_RU_JOBDEF
+from .tables import (
+    ACT_GE_BYTEARRAY,
+    ACT_HI_BATCH,
+    ACT_HI_OP_LOG,
+    ACT_RU_BATCH,
+    ACT_RU_JOB,
+    ACT_RU_JOBDEF,
+)
 
 _BATCH_ROW = blank_row(ACT_RU_BATCH)
 _HI_BATCH_ROW = blank_row(ACT_HI_BATCH)
@@ -90,7 +97,7 @@ def project_batch(event: ev.Event, changes: ChangeSet) -> None:
             changes.delete(ACT_RU_JOBDEF, definition_id)
         changes.delete(ACT_GE_BYTEARRAY, event.configuration_id)
         changes.delete(ACT_RU_BATCH, event.batch_id)
-    elif isinstance(event, ev.HistoricBatchDeleted):
+    elif isinstance(event, ev.HistoricBatchDeleted | ev.HistoricBatchRemovalTimeSet):
         return  # history's
     else:
         raise UnhandledEvent("project_batch", type(event))
@@ -316,5 +323,13 @@ def project_batch_history(event: ev.Event, changes: ChangeSet) -> None:
             changes.update(ACT_HI_BATCH, event.batch_id, {"END_TIME_": db_time(event.time)})
     elif isinstance(event, ev.HistoricBatchDeleted):
         changes.delete(ACT_HI_BATCH, event.batch_id)
+    elif isinstance(event, ev.HistoricBatchRemovalTimeSet):
+        # Camunda's HistoricBatchManager.addRemovalTimeById: the batch and the operation log
+        # entries naming it (its job log, incidents and their byte arrays: flowledger writes none)
+        stamp = (("REMOVAL_TIME_", db_time(event.removal_time)),)
+        changes.update(ACT_HI_BATCH, event.batch_id, dict(stamp))
+        changes.purge(
+            Purge(ACT_HI_OP_LOG, "BATCH_ID_", event.batch_id, values=stamp, in_order=True)
+        )
     else:
         raise UnhandledEvent("project_batch_history", type(event))

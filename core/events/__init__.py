@@ -35,6 +35,7 @@ from .batches import (
     BatchSuspended,
     EndedBatchJob,
     HistoricBatchDeleted,
+    HistoricBatchRemovalTimeSet,
     LoggedOperation,
 )
 from .compensation import (
@@ -111,6 +112,7 @@ from .migration import (
     MovedVariable,
     ProcessInstanceMigrated,
 )
+from .removal_time import HistoricDecisionRemovalTimeSet, HistoricRemovalTimeSet
 from .start_events import (
     START_SUBSCRIPTION_EVENTS,
     START_TIMER_EVENTS,
@@ -172,6 +174,7 @@ STATELESS_STREAM_EVENTS: tuple[type[Event], ...] = (
     HistoricDecisionInstanceDeleted,
     SigningKeyIntroduced,
     *BATCH_EVENTS,
+    HistoricDecisionRemovalTimeSet,
 )
 
 
@@ -274,6 +277,9 @@ EngineEvent = (
     | BatchCompleted
     | BatchDeleted
     | HistoricBatchDeleted
+    | HistoricRemovalTimeSet
+    | HistoricDecisionRemovalTimeSet
+    | HistoricBatchRemovalTimeSet
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
@@ -348,8 +354,11 @@ __all__ = [
     "ExternalTaskRetriesSet",
     "ExternalTaskUnlocked",
     "HistoricBatchDeleted",
+    "HistoricBatchRemovalTimeSet",
     "HistoricDecisionInstanceDeleted",
+    "HistoricDecisionRemovalTimeSet",
     "HistoricProcessInstanceDeleted",
+    "HistoricRemovalTimeSet",
     "IdentityLink",
     "IncidentCreated",
     "IncidentDeleted",
