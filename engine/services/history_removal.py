@@ -73,7 +73,11 @@ class SetRemovalTimeBuilder:
     def execute_async(self, *, command_id: str | None = None, actor: str | None = None) -> Batch:
         if self._query is None and self._ids is None:
             raise Rejected("Neither query nor ids provided.")
-        targets = [*(self._ids or ()), *self._service.found(self._query)]
+        ids = self._ids or []
+        if self._batch_type == model.BATCH_SET_REMOVAL_TIME:
+            # Camunda's SetRemovalTimeToHistoricBatchesCmd keeps the ids of batches in history
+            ids = self._service.historic_batch_ids(ids)
+        targets = [*ids, *self._service.found(self._query)]
         if self._mode is None or (self._mode == ABSOLUTE and self._removal_time is None):
             raise Rejected("removalTime is null")
         if not targets:
@@ -172,6 +176,11 @@ class HistoryRemoval(Service):
             else:
                 found = find(conn, HISTORIC_BATCHES, query, maximum=maximum)
         return [row.id for row in found]
+
+    def historic_batch_ids(self, ids: Sequence[str]) -> list[str]:
+        """Those of `ids` that name a batch in history (ACT_HI_BATCH)."""
+        with self._parts.db.read() as conn:
+            return [i for i in ids if find(conn, HISTORIC_BATCHES, HistoricBatchQuery(batch_id=i))]
 
     def create(
         self,

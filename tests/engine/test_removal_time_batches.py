@@ -7,6 +7,7 @@ historic decision instances deleted as a batch."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,6 +17,7 @@ import sqlalchemy as sa
 from flowledger import ControllableClock, Engine
 from flowledger.core.errors import Rejected
 from flowledger.projections import tables
+from flowledger.projections.changes import ChangeSet, Purge
 from flowledger.projections.queries.decisions import HistoricDecisionInstanceQuery
 from flowledger.projections.queries.history_instances import HistoricProcessInstanceQuery
 from tests.core.test_admin_commands import assert_log_and_tables_agree
@@ -154,6 +156,37 @@ def test_calculated_is_none_for_a_running_instance_under_strategy_end(
     ).execute_async()
     run_batch(full, clock)
     assert _stamps(_rows(db_url, running))["ACT_HI_PROCINST"] == {None}
+    # its end stamps its own (strategy end), over what was set; a rebuild agrees
+    (task,) = full.tasks(process_instance_id=running)
+    full.complete_task(task.id)
+    (job,) = full.management_service.jobs(process_instance_id=running)
+    full.management_service.execute_job(job.id)
+    end = full.history_service.historic_process_instance(running).end_time
+    assert end is not None
+    expected = _naive(end + timedelta(days=TTL_DAYS))
+    written = {t: found for t, found in _stamps(_rows(db_url, running)).items() if found}
+    assert written == {t: {expected} for t in written}
+    assert len(written) == 9
+    assert_log_and_tables_agree(full)
+
+
+def test_a_stamp_set_later_keeps_its_place_among_the_changes_of_one_batch() -> None:
+    """Projected in one change set (a rebuild's batch of commits), a removal time set after the
+    fact runs after the stamps and row changes before it, and before those after it, as it did
+    live; an end's stamp still runs last."""
+    end_stamp = Purge(tables.ACT_HI_PROCINST, "ID_", "i", values=(("REMOVAL_TIME_", 1),))
+    set_later = replace(end_stamp, values=(("REMOVAL_TIME_", 2),), in_order=True)
+    changes = ChangeSet()
+    changes.update(tables.ACT_HI_PROCINST, "i", {"STATE_": "COMPLETED"})
+    changes.purge(end_stamp)
+    changes.purge(set_later)
+    changes.update(tables.ACT_HI_PROCINST, "i", {"STATE_": "X"})
+    order = [([p.values for p in purges], list(rows)) for purges, rows in changes.segments()]
+    assert order == [
+        ([], [tables.ACT_HI_PROCINST]),
+        ([(("REMOVAL_TIME_", 1),)], []),
+        ([(("REMOVAL_TIME_", 2),)], [tables.ACT_HI_PROCINST]),
+    ]
 
 
 def test_hierarchical_stamps_the_whole_hierarchy_from_its_root(
