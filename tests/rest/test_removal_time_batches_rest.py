@@ -1,12 +1,11 @@
 """engine-rest of Camunda 7.24's set-removal-time batches and the historic decision instance
 deletion batch (issue 37): each answers a BatchDto, its jobs run (the server runs no job
 executor: the test runs them), `/batch/statistics` shows it until its monitor ends it,
-`/history/batch` keeps it; a bad request is a 400 with Camunda's message. The removal times
-are read from the tables (flowledger's history DTOs do not show `removalTime` yet)."""
+`/history/batch` keeps it; the history DTOs show the `removalTime` set; a bad request is a 400
+with Camunda's message."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -20,10 +19,11 @@ from .server import LiveServer
 PAST = "2020-01-01T00:00:00.000+0000"
 
 
-def _removal(rest: LiveServer, table: sa.Table, row_id: str) -> Any:
-    with rest.engine.reading() as conn:
-        [(value,)] = conn.execute(sa.select(table.c.REMOVAL_TIME_).where(table.c.ID_ == row_id))
-    return value
+def _removal(rest: LiveServer, path: str) -> Any:
+    """The `removalTime` of a history DTO."""
+    response = rest.client.get(path)
+    assert response.status_code == 200, response.text
+    return response.json()["removalTime"]
 
 
 def _run_batch(rest: LiveServer, batch: dict[str, Any]) -> None:
@@ -63,7 +63,7 @@ def test_process_removal_times_over_rest_and_cleanup_honours_them(rest: LiveServ
     assert rest.client.get("/batch/statistics", params={"batchId": batch["id"]}).json() == []
     historic = rest.client.get(f"/history/batch/{batch['id']}").json()
     assert historic["type"] == "process-set-removal-time" and historic["endTime"] is not None
-    assert _removal(rest, tables.ACT_HI_PROCINST, gone) == datetime(2020, 1, 1)
+    assert _removal(rest, f"/history/process-instance/{gone}") == PAST
 
     cleared_batch = _post(
         rest,
@@ -71,7 +71,7 @@ def test_process_removal_times_over_rest_and_cleanup_honours_them(rest: LiveServ
         {"clearedRemovalTime": True, "historicProcessInstanceIds": [cleared]},
     )
     _run_batch(rest, cleared_batch)
-    assert _removal(rest, tables.ACT_HI_PROCINST, cleared) is None
+    assert _removal(rest, f"/history/process-instance/{cleared}") is None
 
     assert rest.client.post("/history/cleanup").status_code == 200
     assert rest.client.get(f"/history/process-instance/{gone}").status_code == 404
@@ -83,7 +83,7 @@ def test_process_removal_times_over_rest_and_cleanup_honours_them(rest: LiveServ
         {"calculatedRemovalTime": True, "historicProcessInstanceIds": [cleared]},
     )
     _run_batch(rest, calculated)
-    assert _removal(rest, tables.ACT_HI_PROCINST, cleared) is not None
+    assert _removal(rest, f"/history/process-instance/{cleared}") is not None
 
 
 def test_invalid_requests_are_400_with_camundas_messages(rest: LiveServer) -> None:
@@ -173,8 +173,8 @@ def test_decision_removal_time_and_deletion_batches_over_rest(rest: LiveServer) 
     )
     assert batch["type"] == "decision-set-removal-time"
     _run_batch(rest, batch)
-    assert _removal(rest, tables.ACT_HI_DECINST, first) == datetime(2020, 1, 1)
-    assert _removal(rest, tables.ACT_HI_DECINST, second) is None
+    assert _removal(rest, f"/history/decision-instance/{first}") == PAST
+    assert _removal(rest, f"/history/decision-instance/{second}") is None
 
     deletion = _post(
         rest,
@@ -199,5 +199,5 @@ def test_decision_removal_time_and_deletion_batches_over_rest(rest: LiveServer) 
     )
     assert removal["type"] == "batch-set-removal-time"
     _run_batch(rest, removal)
-    assert _removal(rest, tables.ACT_HI_BATCH, deletion["id"]) == datetime(2020, 1, 1)
-    assert _removal(rest, tables.ACT_HI_BATCH, batch["id"]) is None
+    assert _removal(rest, f"/history/batch/{deletion['id']}") == PAST
+    assert _removal(rest, f"/history/batch/{batch['id']}") is None
