@@ -135,8 +135,10 @@ def _terminated(s: InstanceState, e: ev.ProcessInstanceTerminated) -> None:
     _clear_runtime(s)
 
 
+@applies(ev.InstanceDecisionRemovalTimeSet)
+@applies(ev.HistoricDecisionInstancesDeleted)
 @applies(ev.HistoricRemovalTimeSet)
-def _removal_time_set(s: InstanceState, e: ev.HistoricRemovalTimeSet) -> None:
+def _removal_time_set(s: InstanceState, e: ev.Event) -> None:
     """History's alone: the rows get the time; the state keeps the removal time its start
     decided (strategy start), as a later end stamps its own under strategy end."""
 

@@ -119,8 +119,19 @@ def project_evaluation_deleted(
     purge_decision_history(changes, "ID_", e.decision_instance_id)
 
 
+def project_decisions_deleted(
+    e: ev.HistoricDecisionInstancesDeleted, _s: InstanceState, changes: ChangeSet
+) -> None:
+    """Decision instances an instance evaluated, deleted by id (Camunda's
+    DeleteHistoricDecisionInstancesBulkCmd): each with its inputs, outputs and byte arrays."""
+    for decision_instance_id in e.decision_instance_ids:
+        purge_decision_history(changes, "ID_", decision_instance_id)
+
+
 def project_decision_removal_time(
-    e: ev.HistoricDecisionRemovalTimeSet, _s: None, changes: ChangeSet
+    e: ev.HistoricDecisionRemovalTimeSet | ev.InstanceDecisionRemovalTimeSet,
+    _s: InstanceState | None,
+    changes: ChangeSet,
 ) -> None:
     """A removal time set after the fact (Camunda's addRemovalTimeToDecisionsByDecisionInstanceId,
     or ...ByRootDecisionInstanceId when `hierarchical`): the decision instance's rows, or every

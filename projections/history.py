@@ -28,6 +28,7 @@ from .decision_history import (
     ERASED_COLUMNS,
     project_decision_removal_time,
     project_decision_values_erased,
+    project_decisions_deleted,
     project_evaluation,
     project_evaluation_deleted,
     purge_decision_history,
@@ -388,6 +389,8 @@ class HistoryProjector:
             handlers[ev.ActivityDecisionEvaluated] = project_evaluation
             handlers[ev.HistoricDecisionInstanceDeleted] = project_evaluation_deleted
             handlers[ev.HistoricDecisionRemovalTimeSet] = project_decision_removal_time
+            handlers[ev.InstanceDecisionRemovalTimeSet] = project_decision_removal_time
+            handlers[ev.HistoricDecisionInstancesDeleted] = project_decisions_deleted
             # Camunda writes batch history at level full only
             for batch_event in _BATCH_HISTORY:
                 handlers[batch_event] = self._batch

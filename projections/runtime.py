@@ -94,6 +94,8 @@ class RuntimeBatch:
             ev.HistoricProcessInstanceDeleted,  # history only: the runtime rows are long gone
             ev.HistoricRemovalTimeSet,  # history only, as the deletion
             ev.HistoricDecisionRemovalTimeSet,
+            ev.InstanceDecisionRemovalTimeSet,
+            ev.HistoricDecisionInstancesDeleted,
             ev.DeploymentCreated,  # deployment streams: the repository projector's
             ev.DeploymentDeleted,
             *ev.START_TIMER_EVENTS,

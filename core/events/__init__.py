@@ -112,7 +112,12 @@ from .migration import (
     MovedVariable,
     ProcessInstanceMigrated,
 )
-from .removal_time import HistoricDecisionRemovalTimeSet, HistoricRemovalTimeSet
+from .removal_time import (
+    HistoricDecisionInstancesDeleted,
+    HistoricDecisionRemovalTimeSet,
+    HistoricRemovalTimeSet,
+    InstanceDecisionRemovalTimeSet,
+)
 from .start_events import (
     START_SUBSCRIPTION_EVENTS,
     START_TIMER_EVENTS,
@@ -280,6 +285,8 @@ EngineEvent = (
     | HistoricRemovalTimeSet
     | HistoricDecisionRemovalTimeSet
     | HistoricBatchRemovalTimeSet
+    | InstanceDecisionRemovalTimeSet
+    | HistoricDecisionInstancesDeleted
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
@@ -356,6 +363,7 @@ __all__ = [
     "HistoricBatchDeleted",
     "HistoricBatchRemovalTimeSet",
     "HistoricDecisionInstanceDeleted",
+    "HistoricDecisionInstancesDeleted",
     "HistoricDecisionRemovalTimeSet",
     "HistoricProcessInstanceDeleted",
     "HistoricRemovalTimeSet",
@@ -363,6 +371,7 @@ __all__ = [
     "IncidentCreated",
     "IncidentDeleted",
     "IncidentResolved",
+    "InstanceDecisionRemovalTimeSet",
     "JobActivated",
     "JobCreated",
     "JobDeleted",

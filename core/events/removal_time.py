@@ -33,3 +33,23 @@ class HistoricDecisionRemovalTimeSet(Event, tag=True, frozen=True):
     removal_time: datetime | None
     time: datetime
     hierarchical: bool = False
+
+
+class InstanceDecisionRemovalTimeSet(Event, tag=True, frozen=True):
+    """`HistoricDecisionRemovalTimeSet` of a decision a process instance evaluated (a business
+    rule task), in the instance's stream: the same rows get `removal_time`."""
+
+    decision_instance_id: str
+    root_decision_instance_id: str
+    removal_time: datetime | None
+    time: datetime
+    hierarchical: bool = False
+
+
+class HistoricDecisionInstancesDeleted(Event, tag=True, frozen=True):
+    """The history of decision instances the process instance evaluated was deleted
+    (deleteHistoricDecisionInstancesAsync): their ACT_HI_DECINST rows with their inputs,
+    outputs and byte arrays. Only the projection forgets."""
+
+    decision_instance_ids: list[str]
+    time: datetime

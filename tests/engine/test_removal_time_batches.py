@@ -344,17 +344,45 @@ def test_decision_removal_times_by_instance_and_by_evaluation(
     assert {r for found in back.values() for _, r in found} == {calculated}
 
 
-def test_a_decision_evaluated_by_an_instance_is_refused(full: Engine, db_url: str) -> None:
+def test_decisions_an_instance_evaluated_get_removal_times_and_are_deleted_by_id(
+    full: Engine, db_url: str, clock: ControllableClock
+) -> None:
     instance_id = _run(full)
-    [(decision_id,)] = sql_rows(
-        db_url, f"SELECT ID_ FROM ACT_HI_DECINST WHERE PROC_INST_ID_ = '{instance_id}'"
+    end = full.history_service.historic_process_instance(instance_id).end_time
+    assert end is not None
+    [(decision_id, evaluated)] = _select(
+        db_url,
+        sa.select(tables.ACT_HI_DECINST.c.ID_, tables.ACT_HI_DECINST.c.EVAL_TIME_).where(
+            tables.ACT_HI_DECINST.c.PROC_INST_ID_ == instance_id
+        ),
     )
-    with pytest.raises(Rejected, match=f"evaluated by process instance '{instance_id}'"):
-        full.history_service.set_removal_time_to_historic_decision_instances().cleared_removal_time().by_ids(
-            str(decision_id)
-        ).execute_async()
-    with pytest.raises(Rejected, match=f"evaluated by process instance '{instance_id}'"):
-        full.history_service.delete_historic_decision_instances_async([str(decision_id)])
+    service = full.history_service
+    service.set_removal_time_to_historic_decision_instances().absolute_removal_time(
+        ABSOLUTE
+    ).by_ids(decision_id).execute_async()
+    run_batch(full, clock)
+    rows = _decision_rows(db_url, decision_id)
+    assert all(rows.values())
+    assert {r for found in rows.values() for _, r in found} == {_naive(ABSOLUTE)}
+    # the instance's own rows keep theirs
+    instance_stamp = _naive(end + timedelta(days=TTL_DAYS))
+    assert _stamps(_rows(db_url, instance_id))["ACT_HI_PROCINST"] == {instance_stamp}
+
+    # calculated: its evaluation plus its decision's time to live (dish: 30 days)
+    service.set_removal_time_to_historic_decision_instances().calculated_removal_time().by_ids(
+        decision_id
+    ).hierarchical().execute_async()
+    run_batch(full, clock)
+    rows = _decision_rows(db_url, decision_id)
+    assert {r for found in rows.values() for _, r in found} == {evaluated + timedelta(days=30)}
+    assert_log_and_tables_agree(full)
+
+    deletion = service.delete_historic_decision_instances_async([decision_id])
+    assert deletion.total_jobs == 1
+    run_batch(full, clock)
+    assert not any(_decision_rows(db_url, decision_id).values())
+    assert _rows(db_url, instance_id)["ACT_HI_PROCINST"]  # the instance's history stays
+    assert_log_and_tables_agree(full)
 
 
 def test_a_decision_deletion_batch_deletes_evaluations_with_their_inputs_and_outputs(

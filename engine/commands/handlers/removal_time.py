@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import select
 
@@ -20,6 +20,7 @@ from flowledger.core import events as ev
 from flowledger.core.batches import model
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.core.state import InstanceState
+from flowledger.engine import lookups
 from flowledger.engine.commands.batch_registry import BatchOperation, LogOperations, register
 from flowledger.engine.commands.handlers import decisions
 from flowledger.engine.commands.unit_of_work import UnitOfWork
@@ -123,7 +124,7 @@ PROCESS_SET_REMOVAL_TIME = register(
 )
 
 
-# -- decisions evaluated over the API: their streams ---------------------------------------------
+# -- decisions: over the API (their evaluation's stream) or by an instance (its stream) ----------
 
 
 def _stream_events(unit: UnitOfWork, stream_id: str) -> list[ev.Event]:
@@ -134,7 +135,9 @@ def _stream_events(unit: UnitOfWork, stream_id: str) -> list[ev.Event]:
 
 def _decision_row(unit: UnitOfWork, decision_instance_id: str) -> Any:
     t = ACT_HI_DECINST.c
-    query = select(t.ROOT_DEC_INST_ID_, t.PROC_INST_ID_).where(t.ID_ == decision_instance_id)
+    query = select(t.ROOT_DEC_INST_ID_, t.PROC_INST_ID_, t.EVAL_TIME_, t.DEC_DEF_ID_).where(
+        t.ID_ == decision_instance_id
+    )
     return unit.conn.execute(query).first()
 
 
@@ -150,21 +153,6 @@ def _evaluation_of(unit: UnitOfWork, decision_instance_id: str) -> str | None:
     return str(row.ROOT_DEC_INST_ID_)
 
 
-def _check_decisions(unit: UnitOfWork, targets: list[str], _p: Mapping[str, Any]) -> None:
-    """Decisions evaluated by a process instance (a business rule task) are recorded in the
-    instance's stream: refused, their history goes with the instance's."""
-    for decision_instance_id in targets:
-        if _stream_events(unit, decision_instance_id):
-            continue
-        row = _decision_row(unit, decision_instance_id)
-        if row is not None and row.PROC_INST_ID_ is not None:
-            raise Rejected(
-                f"Historic decision instance '{decision_instance_id}' was evaluated by process "
-                f"instance '{row.PROC_INST_ID_}': only decisions evaluated over the API are "
-                "supported (its history goes with its process instance's)"
-            )
-
-
 def _live(events: list[ev.Event]) -> ev.DecisionEvaluated | None:
     """The evaluation, unless its history was deleted."""
     if any(isinstance(e, ev.HistoricDecisionInstanceDeleted) for e in events):
@@ -173,15 +161,68 @@ def _live(events: list[ev.Event]) -> ev.DecisionEvaluated | None:
     return first if isinstance(first, ev.DecisionEvaluated) else None
 
 
+def _in_instance(unit: UnitOfWork, decision_instance_id: str) -> tuple[Any, Any] | None:
+    """(the session of the instance that evaluated it, its ACT_HI_DECINST row) for a decision
+    a process instance evaluated and whose history is there; else None."""
+    row = _decision_row(unit, decision_instance_id)
+    if row is None or row.PROC_INST_ID_ is None:
+        return None
+    try:
+        session = unit.instance(str(row.PROC_INST_ID_), ended_ok=True)
+    except NotFound:
+        return None
+    return None if session.state.history_deleted else (session, row)
+
+
+def _evaluated_with_ttl(unit: UnitOfWork, row: Any) -> datetime | None:
+    """Camunda's calculateRemovalTime of a decision instance: its evaluation time plus its
+    decision definition's time to live (else the engine's default, as an evaluation over the
+    API records it); none without one."""
+    definition = lookups.decision_definition(unit.conn, str(row.DEC_DEF_ID_))
+    ttl = None if definition is None else definition.history_time_to_live
+    if ttl is None:
+        ttl = unit.ctx.history_ttl_days
+    if ttl is None:
+        return None
+    evaluated = row.EVAL_TIME_ if row.EVAL_TIME_.tzinfo else row.EVAL_TIME_.replace(tzinfo=UTC)
+    return cast(datetime, evaluated + timedelta(days=ttl))
+
+
+def _set_in_instance(
+    unit: UnitOfWork, decision_instance_id: str, hierarchical: bool, p: Mapping[str, Any]
+) -> None:
+    found = _in_instance(unit, decision_instance_id)
+    if found is None:
+        return
+    session, row = found
+    root_id = str(row.ROOT_DEC_INST_ID_ or decision_instance_id)
+    if p.get("mode") == CALCULATED:
+        basis = _decision_row(unit, root_id) if hierarchical else row
+        removal = None if basis is None else _evaluated_with_ttl(unit, basis)
+    else:
+        removal = _given(p)
+    session.emit(
+        ev.InstanceDecisionRemovalTimeSet(
+            decision_instance_id=decision_instance_id,
+            root_decision_instance_id=root_id,
+            removal_time=removal,
+            time=session.ctx.now,
+            hierarchical=hierarchical,
+        )
+    )
+
+
 def _set_decision_removal_time(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
     """Camunda's DecisionSetRemovalTimeJobHandler: the decision instance's rows, or with
     `hierarchical` its whole evaluation's; calculated = the evaluation's time plus its decision's
-    time to live, as the evaluation recorded it. One commit per evaluation's stream."""
+    time to live (over the API: as the evaluation recorded it). One commit per evaluation's
+    stream; a decision an instance evaluated gets its event in the instance's stream."""
     hierarchical = bool(p.get("hierarchical"))
     pending: dict[str, list[ev.Event]] = {}
     for decision_instance_id in targets:
         stream_id = _evaluation_of(unit, decision_instance_id)
         if stream_id is None:
+            _set_in_instance(unit, decision_instance_id, hierarchical, p)
             continue
         evaluated = _live(_stream_events(unit, stream_id))
         if evaluated is None:
@@ -202,17 +243,12 @@ def _set_decision_removal_time(unit: UnitOfWork, targets: list[str], p: Mapping[
         unit.append(stream_id, head[0], head[1], events)
 
 
-def _check_decision_mode(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
-    _check_mode(unit, targets, p)
-    _check_decisions(unit, targets, p)
-
-
 DECISION_SET_REMOVAL_TIME = register(
     BatchOperation(
         model.DECISION_SET_REMOVAL_TIME,
         _set_decision_removal_time,
         _logged("DecisionInstance", hierarchical=True, chunks=False),
-        check=_check_decision_mode,
+        check=_check_mode,
     )
 )
 
@@ -221,18 +257,32 @@ DECISION_SET_REMOVAL_TIME = register(
 
 
 def _delete_decisions(unit: UnitOfWork, targets: list[str], _p: Mapping[str, Any]) -> None:
-    """Each evaluation the targets belong to is deleted whole (a required decision's instance
-    with the decision that required it), once; one already deleted is skipped."""
+    """An evaluation over the API is deleted whole (a required decision's instance with the
+    decision that required it), once; decisions an instance evaluated are deleted by id, as
+    Camunda's DeleteHistoricDecisionInstancesBulkCmd does, one event per instance. One already
+    deleted is skipped."""
     done: set[str] = set()
+    in_instances: dict[str, tuple[Any, list[str]]] = {}
     for decision_instance_id in targets:
         stream_id = _evaluation_of(unit, decision_instance_id)
-        if stream_id is None or stream_id in done:
+        if stream_id is None:
+            found = _in_instance(unit, decision_instance_id)
+            if found is not None:
+                session, row = found
+                entry = in_instances.setdefault(str(row.PROC_INST_ID_), (session, []))
+                entry[1].append(decision_instance_id)
+            continue
+        if stream_id in done:
             continue
         done.add(stream_id)
         if _live(_stream_events(unit, stream_id)) is None:
             continue
         command = cmd.DeleteHistoricDecisionInstance(decision_instance_id=stream_id, cleanup=False)
         decisions.delete_history(unit, command)
+    for session, ids in in_instances.values():
+        session.emit(
+            ev.HistoricDecisionInstancesDeleted(decision_instance_ids=ids, time=unit.ctx.now)
+        )
 
 
 def _deletion_logged(targets: list[str], p: Mapping[str, Any]) -> list[ev.LoggedOperation]:
@@ -249,7 +299,6 @@ HISTORIC_DECISION_INSTANCE_DELETION = register(
         model.HISTORIC_DECISION_INSTANCE_DELETION,
         _delete_decisions,
         _deletion_logged,
-        check=_check_decisions,
     )
 )
 
