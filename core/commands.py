@@ -472,6 +472,8 @@ class CreateBatch(Command, tag=True, frozen=True):
     targets: list[str]
     parameters: dict[str, Any] = {}
     tenant_id: str | None = None
+    # the batch's variables (Camunda's batch variables): set on, or sent with, each target
+    variables: dict[str, Any] = {}
 
 
 class SetBatchSuspended(Command, tag=True, frozen=True):

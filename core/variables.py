@@ -340,10 +340,13 @@ def _explicit_value(name: str, tv: TypedValue) -> StoredValue:
 
 
 def to_stored(name: str, value: Any) -> StoredValue:
-    """Infer the Camunda type of a Python value (or honour a TypedValue) and encode it."""
+    """Infer the Camunda type of a Python value (or honour a TypedValue) and encode it; a
+    StoredValue is taken as it is."""
     _check_name(name)
     if isinstance(value, TypedValue):
         return _explicit(name, value)
+    if isinstance(value, StoredValue):
+        return value  # stored already (a batch's variables, checked when the batch was made)
     if value is None:
         return StoredValue("null")
     if isinstance(value, bool):

@@ -31,8 +31,10 @@ from flowledger.core.batches.model import SUSPENDED, BatchJobRow, BatchRow
 from flowledger.core.behaviors.jobs import PROCESS_EVENT
 from flowledger.core.behaviors.subscriptions import MESSAGE
 from flowledger.core.start_timers import TIMER_START, StartTimer
+from flowledger.core.variables import StoredValue
 from flowledger.eventlog.fastsql import PreparedCache
 from flowledger.projections.queries import filters, reads
+from flowledger.projections.queries import runtime as runtime_queries
 from flowledger.projections.queries.decision_reads import decision_definition as decision_definition
 from flowledger.projections.queries.decision_reads import (
     decision_definitions as decision_definitions,
@@ -109,6 +111,7 @@ TABLES_READ: dict[str, tuple[str, ...]] = {
     "batch_jobs": ("ACT_RU_JOB",),
     "remaining_batch_jobs": ("ACT_RU_JOB",),
     "batch_configuration": ("ACT_GE_BYTEARRAY",),
+    "batch_variables": ("ACT_RU_VARIABLE", "ACT_GE_BYTEARRAY"),
     # history cleanup
     "expired_instances": ("ACT_HI_PROCINST",),
     "expired_decisions": ("ACT_HI_DECINST",),
@@ -562,6 +565,13 @@ def remaining_batch_jobs(conn: Connection, job_definition_id: str) -> int:
     _projected(conn)
     stmt = select(func.count()).select_from(_J).where(_J.c.JOB_DEF_ID_ == job_definition_id)
     return int(conn.execute(stmt).scalar_one())
+
+
+def batch_variables(conn: Connection, batch_id: str) -> dict[str, StoredValue]:
+    """The variables batch `batch_id` holds for its jobs (ACT_RU_VARIABLE with its BATCH_ID_,
+    values in ACT_GE_BYTEARRAY)."""
+    _projected(conn)
+    return runtime_queries.batch_variables(conn, batch_id)
 
 
 def batch_configuration(conn: Connection, configuration_id: str) -> bytes | None:

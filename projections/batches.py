@@ -19,10 +19,11 @@ from flowledger.core.batches.model import (
     SUSPENDED,
     encode_configuration,
 )
+from flowledger.core.variables import storage_columns
 
 from .changes import ChangeSet, Purge, Row, UnhandledEvent, blank_row, db_time
 from .jobs import JOB_EXCEPTION_NAME, job_stacktrace_bytearray_id
-from .runtime import BYTEARRAY_RUNTIME
+from .runtime import BYTEARRAY_RUNTIME, runtime_bytearray_id
 from .tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_BATCH,
@@ -30,6 +31,7 @@ from .tables import (
     ACT_RU_BATCH,
     ACT_RU_JOB,
     ACT_RU_JOBDEF,
+    ACT_RU_VARIABLE,
 )
 
 _BATCH_ROW = blank_row(ACT_RU_BATCH)
@@ -37,6 +39,7 @@ _HI_BATCH_ROW = blank_row(ACT_HI_BATCH)
 _JOB_ROW = blank_row(ACT_RU_JOB)
 _JOBDEF_ROW = blank_row(ACT_RU_JOBDEF)
 _BYTEARRAY_ROW = blank_row(ACT_GE_BYTEARRAY)
+_VARIABLE_ROW = blank_row(ACT_RU_VARIABLE)
 
 # Camunda's names of a batch's byte arrays (ResourceTypes and the job's handler configuration).
 BATCH_CONFIGURATION_NAME = "batch.configuration"
@@ -97,6 +100,7 @@ def project_batch(event: ev.Event, changes: ChangeSet) -> None:
             changes.delete(ACT_RU_JOBDEF, definition_id)
         changes.delete(ACT_GE_BYTEARRAY, event.configuration_id)
         changes.delete(ACT_RU_BATCH, event.batch_id)
+        _variables_removed(event.batch_id, changes)
     elif isinstance(event, ev.HistoricBatchDeleted | ev.HistoricBatchRemovalTimeSet):
         return  # history's
     else:
@@ -133,6 +137,8 @@ def _created(e: ev.BatchCreated, changes: ChangeSet) -> None:
             e.time,
         ),
     )
+    for variable in e.variables:
+        _variable_added(e, variable, changes)
     for definition_id, job_type in (
         (e.seed_job_definition_id, SEED_JOB),
         (e.monitor_job_definition_id, MONITOR_JOB),
@@ -162,6 +168,42 @@ def _created(e: ev.BatchCreated, changes: ChangeSet) -> None:
             None,
         ),
     )
+
+
+def _variable_added(e: ev.BatchCreated, variable: ev.BatchVariable, changes: ChangeSet) -> None:
+    """A batch variable as Camunda writes it: no execution, its scope the batch."""
+    cols = storage_columns(variable.value)
+    blob_id = runtime_bytearray_id(variable.id) if cols.data is not None else None
+    row = dict(_VARIABLE_ROW)
+    row.update(
+        ID_=variable.id,
+        REV_=1,
+        TYPE_=variable.value.type,
+        NAME_=variable.name,
+        BATCH_ID_=e.batch_id,
+        VAR_SCOPE_=e.batch_id,
+        BYTEARRAY_ID_=blob_id,
+        DOUBLE_=cols.double,
+        LONG_=cols.long,
+        TEXT_=cols.text,
+        TEXT2_=cols.text2,
+        TENANT_ID_=e.tenant_id,
+        IS_CONCURRENT_LOCAL_=False,
+    )
+    changes.insert(ACT_RU_VARIABLE, variable.id, row)
+    if blob_id is not None and cols.data is not None:
+        changes.insert(
+            ACT_GE_BYTEARRAY, blob_id, _bytearray(blob_id, variable.name, cols.data, e.time)
+        )
+
+
+def _variables_removed(batch_id: str, changes: ChangeSet) -> None:
+    """A batch's variables go with it (found by their BATCH_ID_, as Camunda deletes them): the
+    byte arrays they name first."""
+    changes.purge(
+        Purge(ACT_GE_BYTEARRAY, "BATCH_ID_", batch_id, via=ACT_RU_VARIABLE, ref="BYTEARRAY_ID_")
+    )
+    changes.purge(Purge(ACT_RU_VARIABLE, "BATCH_ID_", batch_id))
 
 
 def _seeded(e: ev.BatchJobsCreated, changes: ChangeSet) -> None:

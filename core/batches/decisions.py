@@ -7,13 +7,14 @@ Pure: the rows come in (engine/lookups), the events go out; ids and time come fr
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
 from flowledger.core import events as ev
 from flowledger.core.errors import Rejected
 from flowledger.core.limits import MAX_STACKTRACE, MAX_TEXT
+from flowledger.core.variables import StoredValue
 
 from .model import MAX_BATCH_TARGETS, BatchJobRow, BatchRow, BatchSettings
 
@@ -32,6 +33,7 @@ def create(
     logged: list[ev.LoggedOperation],
     now: datetime,
     new_id: NewId,
+    variables: Mapping[str, StoredValue] | None = None,
 ) -> ev.BatchCreated:
     """A new batch over `targets` (already resolved, never empty: Camunda refuses an empty one
     before it builds a batch); its seed job is due at once."""
@@ -60,6 +62,9 @@ def create(
         tenant_id=tenant_id,
         create_user_id=create_user_id,
         logged=logged,
+        variables=[
+            ev.BatchVariable(new_id(), name, value) for name, value in (variables or {}).items()
+        ],
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from ..variables import StoredValue
 from .base import Event
 
 
@@ -26,6 +27,15 @@ class LoggedOperation(msgspec.Struct, frozen=True):
     context: dict[str, str] = {}
     # a property's value before (ORG_VALUE_), where Camunda logs one (a migration's source)
     before: dict[str, Any] = {}
+
+
+class BatchVariable(msgspec.Struct, frozen=True):
+    """A variable the batch holds for its jobs (Camunda's batch variables: ACT_RU_VARIABLE rows
+    with BATCH_ID_, set on or correlated to each target), kept once, not in every job."""
+
+    id: str
+    name: str
+    value: StoredValue
 
 
 class BatchCreated(Event, tag=True, frozen=True):
@@ -50,6 +60,7 @@ class BatchCreated(Event, tag=True, frozen=True):
     tenant_id: str | None = None
     create_user_id: str | None = None
     logged: list[LoggedOperation] = []
+    variables: list[BatchVariable] = []
 
 
 class BatchJob(msgspec.Struct, frozen=True):

@@ -38,7 +38,13 @@ class BatchOperation:
     logged: LogOperations
     check: CheckBatch | None = None
     invocations_per_batch_job: int | None = None
+    # its jobs read the batch's variables: `run` finds them under VARIABLES in its parameters
+    uses_variables: bool = False
 
+
+# The parameter a job of an operation `uses_variables` finds the batch's variables under
+# ({name: StoredValue}); never a key of the recorded parameters.
+VARIABLES = "__variables__"
 
 _OPERATIONS: dict[str, BatchOperation] = {}
 

@@ -159,6 +159,7 @@ class ManagementService(Service):
         tenant_id: str | None = None,
         command_id: str | None = None,
         actor: str | None = None,
+        variables: Mapping[str, Any] | None = None,
     ) -> batch_queries.Batch:
         """A batch of a registered type (Camunda's Batch.TYPE_*) over `targets`, resolved by the
         caller, in order: its seed job is due at once. The async verbs (e.g.
@@ -168,6 +169,7 @@ class ManagementService(Service):
             targets=list(targets),
             parameters=dict(parameters or {}),
             tenant_id=tenant_id,
+            variables=dict(variables or {}),
         )
         batch_id = cast(str, self._run(command, command_id, actor))
         return self.batch(batch_id)

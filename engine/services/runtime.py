@@ -23,8 +23,7 @@ from flowledger.engine.services.modification import InstanceModification
 from flowledger.engine.services.runtime_batches import RuntimeBatches
 from flowledger.projections.queries import reads, subscription_reads
 from flowledger.projections.queries.batches import Batch
-from flowledger.projections.queries.declaration import find
-from flowledger.projections.queries.runtime import PROCESS_INSTANCES, ProcessInstanceQuery
+from flowledger.projections.queries.runtime import ProcessInstanceQuery
 
 
 class RuntimeService(RuntimeBatches):
@@ -115,21 +114,6 @@ class RuntimeService(RuntimeBatches):
         targets = self._instance_targets(process_instance_ids, process_instance_query)
         parameters = {"suspended": suspended}
         return self._batch(INSTANCE_SUSPENSION, targets, parameters, command_id, actor)
-
-    def _instance_targets(
-        self, ids: Sequence[str] | None, query: ProcessInstanceQuery | None
-    ) -> list[str]:
-        """The ids given, then those the query finds (Camunda's BatchElementConfiguration);
-        neither: Camunda's BadUserRequest."""
-        if ids is None and query is None:
-            raise Rejected("Either processInstanceIds or processInstanceQuery has to be set")
-        targets = list(ids or ())
-        if query is not None:
-            with self._parts.db.read() as conn:
-                targets += [row.id for row in find(conn, PROCESS_INSTANCES, query)]
-        if not targets:
-            raise Rejected("processInstanceIds is empty")
-        return targets
 
     # -- repair: modification and restart ------------------------------------------------
 

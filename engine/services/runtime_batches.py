@@ -4,18 +4,24 @@ the batch's jobs run the synchronous commands (engine/commands/handlers/batch_op
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import msgspec
-
 from flowledger.core import commands as cmd
-from flowledger.core.batches.model import INSTANCE_MODIFICATION, INSTANCE_RESTART
+from flowledger.core.batches import instructions as batch_instructions
+from flowledger.core.batches.model import (
+    CORRELATE_MESSAGE,
+    INSTANCE_MODIFICATION,
+    INSTANCE_RESTART,
+    SET_VARIABLES,
+)
 from flowledger.core.errors import NotFound, Rejected
 from flowledger.engine.services.base import Service
 from flowledger.engine.services.management import ManagementService
 from flowledger.projections.queries import reads
 from flowledger.projections.queries.batches import Batch
+from flowledger.projections.queries.declaration import find
+from flowledger.projections.queries.runtime import PROCESS_INSTANCES, ProcessInstanceQuery
 
 
 class RuntimeBatches(Service):
@@ -26,11 +32,81 @@ class RuntimeBatches(Service):
         parameters: dict[str, Any],
         command_id: str | None,
         actor: str | None,
+        variables: Mapping[str, Any] | None = None,
     ) -> Batch:
         management = ManagementService(self._parts, self._caller)
         return management.create_batch(
-            batch_type, targets, parameters, command_id=command_id, actor=actor
+            batch_type,
+            targets,
+            parameters,
+            command_id=command_id,
+            actor=actor,
+            variables=variables,
         )
+
+    def _instance_targets(
+        self,
+        ids: Sequence[str] | None,
+        query: ProcessInstanceQuery | None,
+        empty: str = "processInstanceIds is empty",
+    ) -> list[str]:
+        """The ids given, then those the query finds (Camunda's BatchElementConfiguration);
+        neither: Camunda's BadUserRequest."""
+        if ids is None and query is None:
+            raise Rejected("Either processInstanceIds or processInstanceQuery has to be set")
+        targets = list(ids or ())
+        if query is not None:
+            with self._parts.db.read() as conn:
+                targets += [row.id for row in find(conn, PROCESS_INSTANCES, query)]
+        if not targets:
+            raise Rejected(empty)
+        return targets
+
+    def set_variables_async(
+        self,
+        process_instance_ids: Sequence[str] | None = None,
+        process_instance_query: ProcessInstanceQuery | None = None,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> Batch:
+        """runtimeService.setVariablesAsync: a batch setting `variables` on each instance named
+        or found now (its root scope, as `set_variables` on the instance). The values are
+        checked, stored once with the batch (ACT_RU_VARIABLE, BATCH_ID_) and go with it."""
+        if variables is None:
+            raise Rejected("variables is null")
+        if not variables:
+            raise Rejected("variables is empty")
+        if process_instance_ids is None and process_instance_query is None:
+            raise Rejected("No process instances found.")
+        targets = self._instance_targets(process_instance_ids, process_instance_query)
+        parameters = {"variableNames": list(variables)}
+        return self._batch(SET_VARIABLES, targets, parameters, command_id, actor, variables)
+
+    def correlate_message_async(
+        self,
+        message_name: str,
+        process_instance_ids: Sequence[str] | None = None,
+        process_instance_query: ProcessInstanceQuery | None = None,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+    ) -> Batch:
+        """createMessageCorrelationAsync(name)…correlateAllAsync(): a batch correlating the
+        message to every waiting execution of each instance named or found now, with
+        `variables` (set on the instance as a correlation's are); an instance nothing of which
+        waits for the message is passed over."""
+        if not message_name:
+            raise Rejected("messageName is null")
+        if process_instance_ids is None and process_instance_query is None:
+            raise Rejected("No process instances found.")
+        targets = self._instance_targets(
+            process_instance_ids, process_instance_query, "Process instance ids cannot be empty"
+        )
+        parameters = {"messageName": message_name, "variableNames": list(variables or {})}
+        return self._batch(CORRELATE_MESSAGE, targets, parameters, command_id, actor, variables)
 
     def modify_process_instances_async(
         self,
@@ -117,18 +193,13 @@ def _recorded(
     skip_custom_listeners: bool,
     skip_io_mappings: bool,
 ) -> dict[str, Any]:
-    """Instructions as a batch's parameters keep them (plain JSON); one whose variables would not
-    read back the same (a typed value) is refused rather than changed."""
+    """Instructions as a batch's parameters keep them: plain JSON, their variables stored as
+    an instance stores them (typed values keep their types)."""
     if not instructions:
         raise Rejected("Modification instructions cannot be empty")
-    recorded = msgspec.to_builtins(list(instructions))
-    if msgspec.convert(recorded, list[cmd.ModificationInstruction]) != list(instructions):
-        raise Rejected(
-            "The variables of an asynchronous modification's instructions must be plain JSON "
-            "values (typed values are not supported yet)"
-        )
     return {
-        "instructions": recorded,
+        "instructions": batch_instructions.recorded(instructions),
+        batch_instructions.STORED: True,
         "skipCustomListeners": skip_custom_listeners,
         "skipIoMappings": skip_io_mappings,
     }

@@ -551,6 +551,18 @@ VARIABLE_INSTANCES = _variable_search(fetch_binary=False)
 _WITH_BYTES = _variable_search(fetch_binary=True)
 
 
+def batch_variables(conn: Connection, batch_id: str) -> dict[str, StoredValue]:
+    """The variables a batch holds for its jobs (ACT_RU_VARIABLE rows with its BATCH_ID_),
+    Bytes values too, by name."""
+    rows = conn.execute(
+        select(_v, _b.c.BYTES_)
+        .select_from(_v.outerjoin(_b, _b.c.ID_ == _v.c.BYTEARRAY_ID_))
+        .where(_v.c.BATCH_ID_ == batch_id)
+        .order_by(_v.c.NAME_)
+    ).mappings()
+    return {row["NAME_"]: stored_value(row, "TYPE_") for row in rows}
+
+
 def variable_instance(
     conn: Connection, variable_id: str, *, fetch_binary: bool = False
 ) -> VariableInstanceRow | None:

@@ -4,7 +4,9 @@ service verb; the batch's jobs do the work in the background.
 
 `POST /process-instance/delete` (deleteProcessInstancesAsync), `POST /job/retries` and
 `POST /process-instance/job-retries` (setJobRetriesAsync), `POST /process-instance/suspended-async`,
-`POST /external-task/retries-async`, `POST /history/process-instance/delete`.
+`POST /external-task/retries-async`, `POST /history/process-instance/delete`,
+`POST /process-instance/variables-async` (setVariablesAsync), `POST /process-instance/message-async`
+(correlateAllAsync), and the `…-historic-query-based` forms of deletion and job retries.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 import msgspec
-from litestar import post
+from litestar import Request, post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody
 
@@ -22,9 +24,10 @@ from flowledger.engine import Engine
 from flowledger.projections.queries import external_tasks, history_instances, jobs, runtime
 from flowledger.projections.queries.declaration import find
 
-from ..errors import invalid
+from ..errors import RestError, invalid
 from ..formats import parse_date
 from ..listing import refused_as_400
+from ..variables import VariableValueDto, check_decoded_size, wire_variables
 from .batch import BatchDto, batch_dto
 
 
@@ -58,13 +61,17 @@ def running_instances(engine: Engine, query: dict[str, Any] | None) -> list[str]
     return [row.id for row in rows]
 
 
-def historic_instances(engine: Engine, query: dict[str, Any] | None) -> list[str]:
+def historic_instances(
+    engine: Engine, query: dict[str, Any] | None, *, unfinished: bool = False
+) -> list[str]:
     """The instances a historicProcessInstanceQuery selects now (as GET
-    /history/process-instance)."""
+    /history/process-instance); with `unfinished`, the running ones only."""
     if query is None:
         return []
     kind = history_instances.HistoricProcessInstanceQuery
     parsed = _query("historicProcessInstanceQuery", query, kind)
+    if unfinished:
+        parsed = msgspec.structs.replace(parsed, unfinished=True)
     with refused_as_400(), engine.reading() as conn:
         rows = find(
             conn, history_instances.PROCESS_INSTANCES, parsed, maximum=MAX_BATCH_TARGETS + 1
@@ -76,6 +83,18 @@ def historic_instances(engine: Engine, query: dict[str, Any] | None) -> list[str
 def delete_process_instances_async_operation(
     engine: NamedDependency[Engine], data: JSONBody[DeleteProcessInstancesDto]
 ) -> BatchDto:
+    return _delete_instances(engine, data)
+
+
+@post("/process-instance/delete-historic-query-based", status_code=200, sync_to_thread=True)
+def delete_async_historic_query_based(
+    engine: NamedDependency[Engine], data: JSONBody[DeleteProcessInstancesDto]
+) -> BatchDto:
+    """The same batch, Camunda's form for a historicProcessInstanceQuery (its ids too)."""
+    return _delete_instances(engine, data)
+
+
+def _delete_instances(engine: Engine, data: DeleteProcessInstancesDto) -> BatchDto:
     ids = [
         *(data.process_instance_ids or ()),
         *running_instances(engine, data.process_instance_query),
@@ -149,6 +168,18 @@ def set_job_retries_async_operation(
 def set_retries_by_process(
     engine: NamedDependency[Engine], data: JSONBody[SetJobRetriesByProcessDto]
 ) -> BatchDto:
+    return _retries_by_process(engine, data)
+
+
+@post("/process-instance/job-retries-historic-query-based", status_code=200, sync_to_thread=True)
+def set_retries_by_process_historic_query_based(
+    engine: NamedDependency[Engine], data: JSONBody[SetJobRetriesByProcessDto]
+) -> BatchDto:
+    """The same batch, Camunda's form for a historicProcessInstanceQuery."""
+    return _retries_by_process(engine, data)
+
+
+def _retries_by_process(engine: Engine, data: SetJobRetriesByProcessDto) -> BatchDto:
     ids = [
         *(data.process_instances or ()),
         *running_instances(engine, data.process_instance_query),
@@ -246,8 +277,99 @@ def delete_historic_process_instances_async(
     return batch_dto(engine, batch.id)
 
 
+# -- set-variables and correlate-message ---------------------------------------------------------
+
+
+class SetVariablesAsyncDto(msgspec.Struct, rename="camel"):
+    process_instance_ids: list[str] | None = None
+    process_instance_query: dict[str, Any] | None = None
+    historic_process_instance_query: dict[str, Any] | None = None
+    variables: dict[str, VariableValueDto] | None = None
+
+
+class CorrelationMessageAsyncDto(msgspec.Struct, rename="camel"):
+    message_name: str | None = None
+    process_instance_ids: list[str] | None = None
+    process_instance_query: dict[str, Any] | None = None
+    historic_process_instance_query: dict[str, Any] | None = None
+    variables: dict[str, VariableValueDto] | None = None
+
+
+def _batch_variables(
+    request: Request[Any, Any, Any], dtos: dict[str, VariableValueDto] | None
+) -> dict[str, Any] | None:
+    if dtos is None:
+        return None
+    check_decoded_size(request, dtos)
+    try:
+        return wire_variables(dtos)
+    except RestError as exc:
+        raise invalid(f"Cannot set variables: {exc.message}") from None
+
+
+def _instances(
+    engine: Engine,
+    ids: list[str] | None,
+    query: dict[str, Any] | None,
+    history: dict[str, Any] | None,
+    *,
+    unfinished: bool = False,
+) -> list[str] | None:
+    """Camunda's BatchElementConfiguration: the ids, then what each query finds; None when
+    none of the three was given."""
+    if ids is None and query is None and history is None:
+        return None
+    return [
+        *(ids or ()),
+        *running_instances(engine, query),
+        *historic_instances(engine, history, unfinished=unfinished),
+    ]
+
+
+@post("/process-instance/variables-async", status_code=200, sync_to_thread=True)
+def set_variables_async_operation(
+    engine: NamedDependency[Engine],
+    request: Request[Any, Any, Any],
+    data: JSONBody[SetVariablesAsyncDto],
+) -> BatchDto:
+    """runtimeService.setVariablesAsync: a history query finds running instances only."""
+    variables = _batch_variables(request, data.variables)
+    ids = _instances(
+        engine,
+        data.process_instance_ids,
+        data.process_instance_query,
+        data.historic_process_instance_query,
+        unfinished=True,
+    )
+    batch = engine.runtime_service.set_variables_async(ids, variables=variables)
+    return batch_dto(engine, batch.id)
+
+
+@post("/process-instance/message-async", status_code=200, sync_to_thread=True)
+def correlate_message_async_operation(
+    engine: NamedDependency[Engine],
+    request: Request[Any, Any, Any],
+    data: JSONBody[CorrelationMessageAsyncDto],
+) -> BatchDto:
+    variables = _batch_variables(request, data.variables)
+    ids = _instances(
+        engine,
+        data.process_instance_ids,
+        data.process_instance_query,
+        data.historic_process_instance_query,
+    )
+    batch = engine.runtime_service.correlate_message_async(
+        data.message_name or "", ids, variables=variables
+    )
+    return batch_dto(engine, batch.id)
+
+
 routes: list[Any] = [
     delete_process_instances_async_operation,
+    delete_async_historic_query_based,
+    set_retries_by_process_historic_query_based,
+    set_variables_async_operation,
+    correlate_message_async_operation,
     set_job_retries_async_operation,
     set_retries_by_process,
     update_suspension_state_async_operation,

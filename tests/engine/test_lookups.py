@@ -133,6 +133,7 @@ def _calls(conn: Connection, deployed: Any, now: datetime) -> dict[str, Callable
         "batch_jobs": lambda: lookups.batch_jobs(conn, ["d"]),
         "remaining_batch_jobs": lambda: lookups.remaining_batch_jobs(conn, "d"),
         "batch_configuration": lambda: lookups.batch_configuration(conn, "c"),
+        "batch_variables": lambda: lookups.batch_variables(conn, "b"),
         "expired_instances": lambda: lookups.expired_instances(conn, now, 10),
         "expired_decisions": lambda: lookups.expired_decisions(conn, now, 10),
     }

@@ -371,6 +371,8 @@ DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     ("POST", "/history/decision-instance/set-removal-time"): BATCH,
     ("POST", "/history/batch/set-removal-time"): BATCH,
     ("POST", "/history/decision-instance/delete"): BATCH,
+    # Camunda 7.16's CorrelationMessageAsyncDto in, a BatchDto out
+    ("POST", "/process-instance/message-async"): BATCH,
     ("GET", "/history/process-definition/{id}/statistics"): HISTORIC_ACTIVITY_STATISTICS,
     ("GET", "/history/user-operation"): USER_OPERATION,
     ("GET", "/history/user-operation/count"): COUNT,

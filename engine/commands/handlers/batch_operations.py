@@ -10,15 +10,15 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-import msgspec
-
 from flowledger.core import commands as cmd
 from flowledger.core import events as ev
+from flowledger.core.batches import instructions as batch_instructions
 from flowledger.core.batches import model
 from flowledger.core.decide import decide_on
-from flowledger.core.errors import NotFound, Rejected
+from flowledger.core.errors import MismatchingMessageCorrelation, NotFound, Rejected
 from flowledger.engine import lookups
 from flowledger.engine.commands.batch_registry import (
+    VARIABLES,
     BatchOperation,
     logged_operation,
     register,
@@ -28,9 +28,11 @@ from flowledger.engine.commands.handlers import (
     external_tasks,
     instances,
     jobs,
+    messages,
     modification,
     restart,
     suspension,
+    variables,
 )
 from flowledger.engine.commands.unit_of_work import UnitOfWork
 
@@ -204,8 +206,8 @@ _RESTART = _handle(restart.HANDLERS, cmd.RestartProcessInstances)
 
 
 def instructions_of(p: Mapping[str, Any]) -> list[cmd.ModificationInstruction]:
-    """The instructions a batch's parameters hold (as `msgspec.to_builtins` wrote them)."""
-    return msgspec.convert(p["instructions"], list[cmd.ModificationInstruction])
+    """The instructions a batch's parameters hold (core/batches/instructions.py wrote them)."""
+    return batch_instructions.read_back(p["instructions"], bool(p.get(batch_instructions.STORED)))
 
 
 def _modify(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
@@ -292,6 +294,66 @@ INSTANCE_RESTART = register(
     BatchOperation(model.INSTANCE_RESTART, _restart, _restart_logged, check=_check_definition)
 )
 
+# -- set-variables and correlate-message: runtimeService.setVariablesAsync / correlateAllAsync ----
+
+_SET_VARIABLES = _handle(variables.HANDLERS, cmd.SetVariables)
+_CORRELATE = _handle(messages.HANDLERS, cmd.CorrelateMessage)
+
+
+def _set_variables(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
+    """Camunda's BatchSetVariablesHandler: the batch's variables on each instance (its root
+    scope); an instance that ended or never was fails the job."""
+    for instance_id in targets:
+        _SET_VARIABLES(unit, cmd.SetVariables(execution_id=instance_id, variables=p[VARIABLES]))
+
+
+def _variables_logged(targets: list[str], p: Mapping[str, Any]) -> list[ev.LoggedOperation]:
+    count = ("nrOfVariables", len(p.get("variableNames", ())))
+    return [
+        ev.LoggedOperation(
+            "SetVariables",
+            "ProcessInstance",
+            [("nrOfInstances", len(targets)), count, ("async", True)],
+        )
+    ]
+
+
+SET_VARIABLES = register(
+    BatchOperation(model.SET_VARIABLES, _set_variables, _variables_logged, uses_variables=True)
+)
+
+
+def _correlate(unit: UnitOfWork, targets: list[str], p: Mapping[str, Any]) -> None:
+    """Camunda's MessageCorrelationBatchJobHandler: correlateAll of the message to each
+    instance's waiting executions (never a start event), with the batch's variables; an
+    instance no subscription of it waits in is passed over, as correlateAll finds nothing."""
+    for instance_id in targets:
+        command = cmd.CorrelateMessage(
+            message_name=p["messageName"],
+            process_instance_id=instance_id,
+            variables=p[VARIABLES],
+            all=True,
+        )
+        try:
+            _CORRELATE(unit, command)
+        except MismatchingMessageCorrelation:
+            continue
+
+
+def _correlation_logged(targets: list[str], p: Mapping[str, Any]) -> list[ev.LoggedOperation]:
+    properties: list[tuple[str, Any]] = [
+        ("messageName", p.get("messageName")),
+        ("nrOfInstances", len(targets)),
+        ("nrOfVariables", len(p.get("variableNames", ()))),
+        ("async", True),
+    ]
+    return [ev.LoggedOperation("CorrelateMessage", "ProcessInstance", properties)]
+
+
+CORRELATE_MESSAGE = register(
+    BatchOperation(model.CORRELATE_MESSAGE, _correlate, _correlation_logged, uses_variables=True)
+)
+
 REGISTERED = (
     INSTANCE_DELETION,
     SET_JOB_RETRIES,
@@ -300,4 +362,6 @@ REGISTERED = (
     HISTORIC_INSTANCE_DELETION,
     INSTANCE_MODIFICATION,
     INSTANCE_RESTART,
+    SET_VARIABLES,
+    CORRELATE_MESSAGE,
 )

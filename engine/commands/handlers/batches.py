@@ -11,11 +11,14 @@ or neither, and a job run twice finds itself gone the second time.
 from __future__ import annotations
 
 import traceback
+from collections.abc import Mapping
+from typing import Any
 
 from sqlalchemy.exc import DBAPIError
 
 from flowledger.core import commands as cmd
 from flowledger.core import events as ev
+from flowledger.core import personal_data
 from flowledger.core.batches import decisions
 from flowledger.core.batches.model import (
     MONITOR_JOB,
@@ -25,8 +28,10 @@ from flowledger.core.batches.model import (
     decode_configuration,
 )
 from flowledger.core.errors import JobFailure, NotFound, Rejected
+from flowledger.core.variables import StoredValue, TypedValue, to_stored
 from flowledger.engine import lookups
 from flowledger.engine.commands import batch_registry
+from flowledger.engine.commands.batch_registry import VARIABLES
 from flowledger.engine.commands.bus import Handler
 from flowledger.engine.commands.unit_of_work import UnitOfWork
 from flowledger.eventlog import ConcurrencyError
@@ -47,6 +52,7 @@ def create(unit: UnitOfWork, command: cmd.CreateBatch) -> str:
     targets = list(dict.fromkeys(command.targets))
     if operation.check is not None and targets:
         operation.check(unit, targets, command.parameters)
+    variables = _batch_variables(command.variables)
     event = decisions.create(
         batch_type=command.batch_type,
         targets=targets,
@@ -58,9 +64,31 @@ def create(unit: UnitOfWork, command: cmd.CreateBatch) -> str:
         logged=operation.logged(targets, command.parameters),
         now=unit.ctx.now,
         new_id=unit.ctx.new_id,
+        variables=variables,
     )
     unit.append(event.batch_id, 0, None, [event])
     return event.batch_id
+
+
+def _batch_variables(variables: Mapping[str, Any]) -> dict[str, StoredValue]:
+    """Camunda's VariableUtil.setVariablesByBatchId: each value stored once, as its instances
+    will store it; a transient one is refused (it would outlive its command), and so is one
+    marked personal data (the batch's log would keep it unsealed, beyond erasure)."""
+    stored: dict[str, StoredValue] = {}
+    for name, value in variables.items():
+        info = value.value_info or {} if isinstance(value, TypedValue) else {}
+        if info.get("transient") in (True, "true"):
+            raise Rejected(
+                f"ENGINE-13044 Setting transient variable '{name}' asynchronously is currently "
+                "not supported."
+            )
+        stored[name] = to_stored(name, value)
+        if personal_data.flagged(stored[name]):
+            raise Rejected(
+                f"Variable '{name}' is marked personal data: a batch cannot set it (its value "
+                "would stay unsealed in the batch's events); set it on each instance instead"
+            )
+    return stored
 
 
 def _batch(unit: UnitOfWork, batch_id: str) -> BatchRow:
@@ -139,7 +167,11 @@ def execute(unit: UnitOfWork, command: cmd.ExecuteJob) -> bool:
             configuration = decode_configuration(job.configuration)
             operation = batch_registry.operation(job.batch.type)
             unit.running_batch = job.batch.id
-            operation.run(unit, configuration.ids, configuration.parameters)
+            parameters = configuration.parameters
+            if operation.uses_variables:
+                variables = lookups.batch_variables(unit.conn, job.batch.id)
+                parameters = {**parameters, VARIABLES: variables}
+            operation.run(unit, configuration.ids, parameters)
             event = decisions.job_done(job, now)
     except (DBAPIError, ConcurrencyError):
         raise
