@@ -135,6 +135,14 @@ def _terminated(s: InstanceState, e: ev.ProcessInstanceTerminated) -> None:
     _clear_runtime(s)
 
 
+@applies(ev.InstanceDecisionRemovalTimeSet)
+@applies(ev.HistoricDecisionInstancesDeleted)
+@applies(ev.HistoricRemovalTimeSet)
+def _removal_time_set(s: InstanceState, e: ev.Event) -> None:
+    """History's alone: the rows get the time; the state keeps the removal time its start
+    decided (strategy start), as a later end stamps its own under strategy end."""
+
+
 @applies(ev.HistoricProcessInstanceDeleted)
 def _history_deleted(s: InstanceState, e: ev.HistoricProcessInstanceDeleted) -> None:
     s.history_deleted = True
@@ -684,6 +692,7 @@ _DEPLOYMENT_STREAM_ONLY: tuple[type[ev.Event], ...] = (
     ev.ProcessDefinitionActivated,
     ev.DecisionEvaluated,  # over the API: a stream of its own
     ev.HistoricDecisionInstanceDeleted,
+    ev.HistoricDecisionRemovalTimeSet,
     ev.SigningKeyIntroduced,  # the log's record of its signing keys: a stream of its own
     *ev.BATCH_EVENTS,  # a batch's stream: its rows are projected from the events alone
 )

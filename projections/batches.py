@@ -32,6 +32,7 @@ from .tables import (
     ACT_GE_BYTEARRAY,
     ACT_HI_BATCH,
     ACT_HI_JOB_LOG,
+    ACT_HI_OP_LOG,
     ACT_RU_BATCH,
     ACT_RU_JOB,
     ACT_RU_JOBDEF,
@@ -106,7 +107,7 @@ def project_batch(event: ev.Event, changes: ChangeSet) -> None:
         changes.delete(ACT_GE_BYTEARRAY, event.configuration_id)
         changes.delete(ACT_RU_BATCH, event.batch_id)
         _variables_removed(event.batch_id, changes)
-    elif isinstance(event, ev.HistoricBatchDeleted):
+    elif isinstance(event, ev.HistoricBatchDeleted | ev.HistoricBatchRemovalTimeSet):
         return  # history's
     else:
         raise UnhandledEvent("project_batch", type(event))
@@ -374,9 +375,35 @@ def project_batch_history(event: ev.Event, changes: ChangeSet) -> None:
             changes.update(ACT_HI_BATCH, event.batch_id, {"END_TIME_": db_time(event.time)})
     elif isinstance(event, ev.HistoricBatchDeleted):
         _history_deleted(event.batch_id, changes)
-    elif not isinstance(
-        event, ev.BatchJobsCreated | ev.BatchJobFailed | ev.BatchMonitorRescheduled
-    ):
+    elif isinstance(event, ev.HistoricBatchRemovalTimeSet):
+        # Camunda's HistoricBatchManager.addRemovalTimeById: the batch, the operation log entries
+        # naming it, its jobs' log and their stack traces (it writes no incident for them here)
+        stamp = (("REMOVAL_TIME_", db_time(event.removal_time)),)
+        changes.update(ACT_HI_BATCH, event.batch_id, dict(stamp))
+        changes.purge(
+            Purge(ACT_HI_OP_LOG, "BATCH_ID_", event.batch_id, values=stamp, in_order=True)
+        )
+        changes.purge(
+            Purge(
+                ACT_GE_BYTEARRAY,
+                "JOB_DEF_CONFIGURATION_",
+                event.batch_id,
+                via=ACT_HI_JOB_LOG,
+                ref="JOB_EXCEPTION_STACK_ID_",
+                values=stamp,
+                in_order=True,
+            )
+        )
+        changes.purge(
+            Purge(
+                ACT_HI_JOB_LOG,
+                "JOB_DEF_CONFIGURATION_",
+                event.batch_id,
+                values=stamp,
+                in_order=True,
+            )
+        )
+    elif not isinstance(event, _JOB_LOGGING):
         raise UnhandledEvent("project_batch_history", type(event))
 
 

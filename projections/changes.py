@@ -132,6 +132,10 @@ class Purge:
     through: Table | None = None
     values: tuple[tuple[str, Any], ...] = ()
     roots: Table | None = None
+    # A stamp of `values` that must not move (a removal time set after the fact, which may
+    # overwrite an earlier stamp and be overwritten by a later change): it runs where it stands,
+    # after every change and stamp before it.
+    in_order: bool = False
 
 
 Tables = dict[Table, TableChanges]
@@ -204,10 +208,13 @@ class ChangeSet:
         changes.deletes.add(pk)
 
     def purge(self, purge: Purge) -> None:
-        if purge.values:
+        if purge.values and not purge.in_order:
             self.stamps.append(purge)
             return
-        if any(self.tables.values()):
+        if purge.in_order and self.stamps:
+            self.earlier += [(self.purges, self.tables), (self.stamps, {})]
+            self.tables, self.purges, self.stamps = {}, [], []
+        elif any(self.tables.values()):
             self.earlier.append((self.purges, self.tables))
             self.tables, self.purges = {}, []
         self.purges.append(purge)

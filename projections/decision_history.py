@@ -119,6 +119,32 @@ def project_evaluation_deleted(
     purge_decision_history(changes, "ID_", e.decision_instance_id)
 
 
+def project_decisions_deleted(
+    e: ev.HistoricDecisionInstancesDeleted, _s: InstanceState, changes: ChangeSet
+) -> None:
+    """Decision instances an instance evaluated, deleted by id (Camunda's
+    DeleteHistoricDecisionInstancesBulkCmd): each with its inputs, outputs and byte arrays."""
+    for decision_instance_id in e.decision_instance_ids:
+        purge_decision_history(changes, "ID_", decision_instance_id)
+
+
+def project_decision_removal_time(
+    e: ev.HistoricDecisionRemovalTimeSet | ev.InstanceDecisionRemovalTimeSet,
+    _s: InstanceState | None,
+    changes: ChangeSet,
+) -> None:
+    """A removal time set after the fact (Camunda's addRemovalTimeToDecisionsByDecisionInstanceId,
+    or ...ByRootDecisionInstanceId when `hierarchical`): the decision instance's rows, or every
+    decision instance's of the evaluation, with their inputs, outputs and byte arrays."""
+    stamp = (("REMOVAL_TIME_", db_time(e.removal_time)),)
+    if e.hierarchical:
+        root = e.root_decision_instance_id
+        purge_decision_history(changes, "ROOT_DEC_INST_ID_", root, stamp, in_order=True)
+        purge_decision_history(changes, "ID_", root, stamp, in_order=True)
+    else:
+        purge_decision_history(changes, "ID_", e.decision_instance_id, stamp, in_order=True)
+
+
 def project_decision_values_erased(decisions: list[ev.ErasedDecision], changes: ChangeSet) -> None:
     """The sealed inputs and outputs of decisions hold nothing any more (their keys were
     destroyed): the value columns emptied, as a rebuild from the log writes them."""
@@ -171,6 +197,7 @@ def purge_decision_history(
     values: tuple[tuple[str, Any], ...] = (),
     *,
     roots: Table | None = None,
+    in_order: bool = False,
 ) -> None:
     """Delete the historic decision instances whose `column` is `value` (PROC_INST_ID_: an
     instance's, PROC_DEF_ID_: a process definition's, DEC_DEF_ID_: a decision definition's)
@@ -190,6 +217,7 @@ def purge_decision_history(
                 through=table,
                 values=values,
                 roots=roots,
+                in_order=in_order,
             )
         )
     for table in (ACT_HI_DEC_IN, ACT_HI_DEC_OUT):
@@ -202,6 +230,9 @@ def purge_decision_history(
                 owner="DEC_INST_ID_",
                 values=values,
                 roots=roots,
+                in_order=in_order,
             )
         )
-    changes.purge(Purge(ACT_HI_DECINST, column, value, values=values, roots=roots))
+    changes.purge(
+        Purge(ACT_HI_DECINST, column, value, values=values, roots=roots, in_order=in_order)
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
@@ -25,7 +26,9 @@ from .batches import project_batch_history
 from .changes import ChangeSet, Purge, Row, UnhandledEvent, blank_row, db_time, duration_ms
 from .decision_history import (
     ERASED_COLUMNS,
+    project_decision_removal_time,
     project_decision_values_erased,
+    project_decisions_deleted,
     project_evaluation,
     project_evaluation_deleted,
     purge_decision_history,
@@ -201,19 +204,33 @@ _FULL_LEVEL_TABLES = frozenset(
 )
 
 
-def stamp_removal_time(changes: ChangeSet, s: InstanceState, removal: datetime, level: int) -> None:
+def stamp_removal_time(
+    changes: ChangeSet,
+    s: InstanceState,
+    removal: datetime | None,
+    level: int,
+    *,
+    hierarchy: bool = True,
+    in_order: bool = False,
+) -> None:
     """Camunda's removal-time strategy `end`: when a root instance ends, every history row of
     it and of the instances it called (transitively: its hierarchy) gets its removal time
     (PROCINST's, set with its end), found as their deletion finds them (by each instance's
     indexed id), so that history cleanup removes the hierarchy whole. A called instance ends
     before its root and gets nothing at its end. No history row of the hierarchy is written
     after the root's end (the operation log's entry of its deletion is written with the
-    stamp's value: `operation_log`)."""
+    stamp's value: `operation_log`).
+    A removal time set later (`HistoricRemovalTimeSet`) stamps the same rows, of the hierarchy
+    or (without `hierarchy`) of the instance alone, `in_order` with the changes around it.
+    """
     stamp = (("REMOVAL_TIME_", removal),)
     stamps = ChangeSet()
-    purge_history(stamps, "PROC_INST_ID_", s.id, stamp, hierarchy=True)
-    stamps.purge(Purge(ACT_HI_OP_LOG, "PROC_INST_ID_", s.id, values=stamp, roots=ACT_HI_PROCINST))
+    purge_history(stamps, "PROC_INST_ID_", s.id, stamp, hierarchy=hierarchy)
+    roots = ACT_HI_PROCINST if hierarchy else None
+    stamps.purge(Purge(ACT_HI_OP_LOG, "PROC_INST_ID_", s.id, values=stamp, roots=roots))
     for purge in stamps.stamps:
+        if in_order:
+            purge = replace(purge, in_order=True)
         # Below level full those tables hold no row (a level change rebuilds history whole):
         # an UPDATE that can find nothing is one statement fewer at every instance's end.
         if level >= HISTORY_LEVELS["full"] or _FULL_LEVEL_TABLES.isdisjoint(
@@ -246,6 +263,7 @@ _BATCH_HISTORY = (
     ev.BatchCompleted,
     ev.BatchDeleted,
     ev.HistoricBatchDeleted,
+    ev.HistoricBatchRemovalTimeSet,
 )
 
 
@@ -349,6 +367,7 @@ class HistoryProjector:
             ev.TaskCompleted: self._task_completed,
             ev.TaskDeleted: self._task_deleted,
             ev.HistoricProcessInstanceDeleted: self._history_deleted,
+            ev.HistoricRemovalTimeSet: self._removal_time_set,
             ev.DeploymentDeleted: self._deployment_deleted,
         }
         if level >= 2:
@@ -370,6 +389,9 @@ class HistoryProjector:
             handlers[ev.DecisionEvaluated] = project_evaluation
             handlers[ev.ActivityDecisionEvaluated] = project_evaluation
             handlers[ev.HistoricDecisionInstanceDeleted] = project_evaluation_deleted
+            handlers[ev.HistoricDecisionRemovalTimeSet] = project_decision_removal_time
+            handlers[ev.InstanceDecisionRemovalTimeSet] = project_decision_removal_time
+            handlers[ev.HistoricDecisionInstancesDeleted] = project_decisions_deleted
             # Camunda writes batch history at level full only
             for batch_event in _BATCH_HISTORY:
                 handlers[batch_event] = self._batch
@@ -482,6 +504,15 @@ class HistoryProjector:
         removal = removal_time(s, end)
         if removal is not None and s.removal_time is None:  # strategy start wrote it already
             stamp_removal_time(changes, s, removal, self.level)
+
+    def _removal_time_set(
+        self, e: ev.HistoricRemovalTimeSet, s: InstanceState, changes: ChangeSet
+    ) -> None:
+        """A removal time set after the fact: the rows its end would stamp, as they stand now
+        (of the hierarchy, the event being on its root's stream, or of the instance alone)."""
+        removal = db_time(e.removal_time)
+        hierarchy = e.hierarchical
+        stamp_removal_time(changes, s, removal, self.level, hierarchy=hierarchy, in_order=True)
 
     def _history_deleted(self, e: Any, s: Any, changes: ChangeSet) -> None:
         purge_history(changes, "PROC_INST_ID_", s.id)

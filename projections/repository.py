@@ -17,6 +17,7 @@ from flowledger.core.events import (
     DeploymentDeleted,
     Event,
     HistoricDecisionInstanceDeleted,
+    HistoricDecisionRemovalTimeSet,
     ProcessDefinitionActivated,
     ProcessDefinitionSuspended,
     SigningKeyIntroduced,
@@ -70,7 +71,9 @@ def project_repository(event: Event, changes: ChangeSet) -> None:
         changes.update(
             ACT_RE_PROCDEF, event.definition_id, {"SUSPENSION_STATE_": state}, bump_revision=True
         )
-    elif isinstance(event, DecisionEvaluated | HistoricDecisionInstanceDeleted):
+    elif isinstance(
+        event, DecisionEvaluated | HistoricDecisionInstanceDeleted | HistoricDecisionRemovalTimeSet
+    ):
         return  # a stream without a deployment: history's
     elif isinstance(event, SigningKeyIntroduced):
         return  # the log's own record: no table holds it

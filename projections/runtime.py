@@ -92,6 +92,10 @@ class RuntimeBatch:
             ev.DecisionEvaluated,
             ev.HistoricDecisionInstanceDeleted,
             ev.HistoricProcessInstanceDeleted,  # history only: the runtime rows are long gone
+            ev.HistoricRemovalTimeSet,  # history only, as the deletion
+            ev.HistoricDecisionRemovalTimeSet,
+            ev.InstanceDecisionRemovalTimeSet,
+            ev.HistoricDecisionInstancesDeleted,
             ev.DeploymentCreated,  # deployment streams: the repository projector's
             ev.DeploymentDeleted,
             *ev.START_TIMER_EVENTS,

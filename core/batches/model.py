@@ -28,6 +28,15 @@ SET_JOB_RETRIES = "set-job-retries"
 SET_EXTERNAL_TASK_RETRIES = "set-external-task-retries"
 SET_VARIABLES = "set-variables"
 CORRELATE_MESSAGE = "correlate-message"
+PROCESS_SET_REMOVAL_TIME = "process-set-removal-time"
+DECISION_SET_REMOVAL_TIME = "decision-set-removal-time"
+BATCH_SET_REMOVAL_TIME = "batch-set-removal-time"
+HISTORIC_DECISION_INSTANCE_DELETION = "historic-decision-instance-deletion"
+
+# Camunda's removal time modes of the set-removal-time builders (the operation log names them).
+ABSOLUTE_REMOVAL_TIME = "ABSOLUTE_REMOVAL_TIME"
+CALCULATED_REMOVAL_TIME = "CALCULATED_REMOVAL_TIME"
+CLEARED_REMOVAL_TIME = "CLEARED_REMOVAL_TIME"
 
 # Camunda's retries of a new job (DEFAULT_NUMBER_OF_RETRIES).
 JOB_RETRIES = 3

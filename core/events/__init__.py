@@ -37,6 +37,7 @@ from .batches import (
     BatchVariable,
     EndedBatchJob,
     HistoricBatchDeleted,
+    HistoricBatchRemovalTimeSet,
     LoggedOperation,
 )
 from .compensation import (
@@ -113,6 +114,12 @@ from .migration import (
     MovedVariable,
     ProcessInstanceMigrated,
 )
+from .removal_time import (
+    HistoricDecisionInstancesDeleted,
+    HistoricDecisionRemovalTimeSet,
+    HistoricRemovalTimeSet,
+    InstanceDecisionRemovalTimeSet,
+)
 from .start_events import (
     START_SUBSCRIPTION_EVENTS,
     START_TIMER_EVENTS,
@@ -174,6 +181,7 @@ STATELESS_STREAM_EVENTS: tuple[type[Event], ...] = (
     HistoricDecisionInstanceDeleted,
     SigningKeyIntroduced,
     *BATCH_EVENTS,
+    HistoricDecisionRemovalTimeSet,
 )
 
 
@@ -276,6 +284,11 @@ EngineEvent = (
     | BatchCompleted
     | BatchDeleted
     | HistoricBatchDeleted
+    | HistoricRemovalTimeSet
+    | HistoricDecisionRemovalTimeSet
+    | HistoricBatchRemovalTimeSet
+    | InstanceDecisionRemovalTimeSet
+    | HistoricDecisionInstancesDeleted
 )
 
 EVENT_TYPES: tuple[type[Event], ...] = get_args(EngineEvent)
@@ -352,12 +365,17 @@ __all__ = [
     "ExternalTaskRetriesSet",
     "ExternalTaskUnlocked",
     "HistoricBatchDeleted",
+    "HistoricBatchRemovalTimeSet",
     "HistoricDecisionInstanceDeleted",
+    "HistoricDecisionInstancesDeleted",
+    "HistoricDecisionRemovalTimeSet",
     "HistoricProcessInstanceDeleted",
+    "HistoricRemovalTimeSet",
     "IdentityLink",
     "IncidentCreated",
     "IncidentDeleted",
     "IncidentResolved",
+    "InstanceDecisionRemovalTimeSet",
     "JobActivated",
     "JobCreated",
     "JobDeleted",

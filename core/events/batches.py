@@ -210,6 +210,15 @@ class HistoricBatchDeleted(Event, tag=True, frozen=True):
     time: datetime
 
 
+class HistoricBatchRemovalTimeSet(Event, tag=True, frozen=True):
+    """The batch's history (ACT_HI_BATCH, its operation log entries) gets `removal_time`
+    (None: kept until deleted): Camunda's batch-set-removal-time."""
+
+    batch_id: str
+    removal_time: datetime | None
+    time: datetime
+
+
 BATCH_EVENTS: tuple[type[Event], ...] = (
     BatchCreated,
     BatchJobsCreated,
@@ -222,4 +231,5 @@ BATCH_EVENTS: tuple[type[Event], ...] = (
     BatchCompleted,
     BatchDeleted,
     HistoricBatchDeleted,
+    HistoricBatchRemovalTimeSet,
 )

@@ -18,7 +18,7 @@ from flowledger.core.clock import truncate_ms
 from flowledger.core.errors import InvalidValue, NotFound, Rejected
 from flowledger.core.variables import from_stored, rest_type_name
 from flowledger.engine.lookups import expired_decisions, expired_instances
-from flowledger.engine.services.base import Service
+from flowledger.engine.services.history_removal import HistoryRemoval
 from flowledger.engine.services.management import ManagementService
 from flowledger.projections.queries import activity_statistics, dashboard, decision_reads, reads
 from flowledger.projections.queries import batches as batch_queries
@@ -32,7 +32,7 @@ from flowledger.projections.queries.decisions import HistoricDecisionInstanceQue
 from flowledger.projections.queries.declaration import find
 
 
-class HistoryService(Service):
+class HistoryService(HistoryRemoval):
     def historic_process_instances(self, **filters: Any) -> list[views.HistoricProcessInstance]:
         """Filters: process_instance_id, process_definition_key, finished."""
         with self._parts.db.read() as conn:

@@ -37,6 +37,7 @@ from . import (
     process_definition,
     process_definition_form,
     process_instance,
+    removal_time,
     restart,
     signal,
     suspension,
@@ -79,6 +80,7 @@ MODULES: tuple[ModuleType, ...] = (
     history_statistics,
     batch,
     batch_operations,
+    removal_time,
 )
 
 EXTENSIONS: tuple[ModuleType, ...] = (

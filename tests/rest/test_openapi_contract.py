@@ -366,6 +366,11 @@ DOCUMENTED_ELSEWHERE: dict[tuple[str, str], frozenset[str]] = {
     # MigrationExecutionDto in; 204, no body (a refusal: the exception DTO with its report)
     ("POST", "/migration/execute"): frozenset(),
     ("POST", "/migration/executeAsync"): BATCH,
+    # Camunda 7.24's set-removal-time batches and decision deletion batch (issue 37): BatchDto
+    ("POST", "/history/process-instance/set-removal-time"): BATCH,
+    ("POST", "/history/decision-instance/set-removal-time"): BATCH,
+    ("POST", "/history/batch/set-removal-time"): BATCH,
+    ("POST", "/history/decision-instance/delete"): BATCH,
     # Camunda 7.16's CorrelationMessageAsyncDto in, a BatchDto out
     ("POST", "/process-instance/message-async"): BATCH,
     ("GET", "/history/process-definition/{id}/statistics"): HISTORIC_ACTIVITY_STATISTICS,

@@ -27,6 +27,7 @@ from flowledger.engine.commands.handlers import (
     migration,
     modification,
     personal_data,
+    removal_time,
     restart,
     signals,
     signing_keys,
@@ -75,4 +76,4 @@ HANDLERS = by_command(
 )
 
 # The built-in batch types (they register themselves when their module is imported).
-BATCH_TYPES = batch_operations.REGISTERED
+BATCH_TYPES = (*batch_operations.REGISTERED, *removal_time.REGISTERED)
