@@ -211,7 +211,10 @@ class ChangeSet:
         if purge.values and not purge.in_order:
             self.stamps.append(purge)
             return
-        if purge.in_order and self.stamps:
+        if self.stamps:
+            # Stamps waiting for the end of the change set were set before this purge: a rebuild
+            # projects an instance's end (its removal time stamped) and a later deletion of its
+            # history in one change set, and the stamp must find the rows the deletion removes.
             self.earlier += [(self.purges, self.tables), (self.stamps, {})]
             self.tables, self.purges, self.stamps = {}, [], []
         elif any(self.tables.values()):

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from flowledger import ControllableClock, Engine
 from flowledger.core.errors import InvalidValue
 from flowledger.projections import tables
+from tests.core.test_admin_commands import assert_log_and_tables_agree
 from tests.dmn.models import dish
 from tests.support import all_deferred_rows_written
 
@@ -287,3 +288,14 @@ def test_strategy_start_writes_the_roots_start_plus_its_time_to_live_on_every_ro
 def test_an_unknown_removal_time_strategy_is_refused_naming_the_choices(db_url: str) -> None:
     with pytest.raises(InvalidValue, match=r"'later' is not one of 'end'.*'start'"):
         Engine(db_url, history_removal_time_strategy="later")
+
+
+def test_a_rebuild_stamps_what_survives_a_history_deletion_as_the_live_tables_did(
+    full: Engine,
+) -> None:
+    """The instance's end stamps its operation log entries; deleting its history later leaves
+    them (Camunda keeps a user's operations). A rebuild projects the end and the deletion in one
+    change set: the stamp still comes before the deletion, as it did live."""
+    instance_id = _run(full)
+    full.history_service.delete_historic_process_instance(instance_id)
+    assert_log_and_tables_agree(full)
