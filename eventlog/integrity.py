@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import msgspec
 from sqlalchemy.engine import Connection
@@ -17,10 +17,7 @@ from sqlalchemy.engine import Connection
 from .errors import CorruptStream
 from .hashing import anchor_step, commit_hash
 from .merkle import Frontier, leaf_hash
-from .records import LogProblem, StoredCommit
-
-if TYPE_CHECKING:
-    from .store import EventStore
+from .records import CommandRecord, LogProblem, StoredCommit
 
 # Counts a commit's events without decoding them (the store knows nothing of their types).
 _count_decoder = msgspec.json.Decoder(list[msgspec.Raw])
@@ -360,6 +357,16 @@ class _CommandRun:
     mixed: bool = False  # its commits disagree about the command's type or actor
 
 
+class CommandLog(Protocol):
+    """What the command log checker reads of the store: the accepted commands, and one by id."""
+
+    def accepted_commands(
+        self, conn: Connection, batch_size: int = ...
+    ) -> Iterator[tuple[str, str, str | None, int, int]]: ...
+
+    def find_command(self, conn: Connection, command_id: str) -> CommandRecord | None: ...
+
+
 class CommandLogChecker:
     """command_log against the log, fed the commits in position order: each accepted command's
     positions cover exactly the commits that carry its id, with the same type and actor, and
@@ -367,7 +374,7 @@ class CommandLogChecker:
 
     def __init__(
         self,
-        store: EventStore,
+        store: CommandLog,
         conn: Connection,
         accepted: Iterator[tuple[str, str, str | None, int, int]] | None = None,
     ) -> None:
