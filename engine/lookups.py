@@ -115,10 +115,13 @@ TABLES_READ: dict[str, tuple[str, ...]] = {
     # history cleanup
     "expired_instances": ("ACT_HI_PROCINST",),
     "expired_decisions": ("ACT_HI_DECINST",),
+    # removal-time batches (their targets came from these rows)
+    "decision_instance_origin": ("ACT_HI_DECINST",),
 }
 
-# The lookups whose tables may trail the log: history, which cleans up later what it sees late.
-LAG_TOLERANT = frozenset({"expired_instances", "expired_decisions"})
+# The lookups whose tables may trail the log: history, which cleans up later what it sees late,
+# and the origin of a decision instance a removal-time batch found there.
+LAG_TOLERANT = frozenset({"expired_instances", "expired_decisions", "decision_instance_origin"})
 
 # The tables a command must find written by its predecessors: those of every other lookup.
 INLINE_TABLES = frozenset(
@@ -615,6 +618,31 @@ def expired_instances(conn: Connection, now: datetime, limit: int) -> list[str]:
         .limit(limit)
     )
     return [r[0] for r in rows]
+
+
+class DecisionInstanceOrigin(NamedTuple):
+    """Where a historic decision instance comes from: its evaluation's root (None: it is the
+    root), the process instance that evaluated it (None: over the API), when, which decision."""
+
+    ROOT_DEC_INST_ID_: str | None
+    PROC_INST_ID_: str | None
+    EVAL_TIME_: datetime
+    DEC_DEF_ID_: str
+
+
+def decision_instance_origin(
+    conn: Connection, decision_instance_id: str
+) -> DecisionInstanceOrigin | None:
+    """The origin of historic decision instance `decision_instance_id` (ACT_HI_DECINST), or
+    None. History may trail the log: the removal-time batches that ask found their targets in
+    these rows when they were made."""
+    t = ACT_HI_DECINST.c
+    row = conn.execute(
+        select(t.ROOT_DEC_INST_ID_, t.PROC_INST_ID_, t.EVAL_TIME_, t.DEC_DEF_ID_).where(
+            t.ID_ == decision_instance_id
+        )
+    ).first()
+    return None if row is None else DecisionInstanceOrigin(*row)
 
 
 def expired_decisions(conn: Connection, now: datetime, limit: int) -> list[str]:

@@ -136,6 +136,7 @@ def _calls(conn: Connection, deployed: Any, now: datetime) -> dict[str, Callable
         "batch_variables": lambda: lookups.batch_variables(conn, "b"),
         "expired_instances": lambda: lookups.expired_instances(conn, now, 10),
         "expired_decisions": lambda: lookups.expired_decisions(conn, now, 10),
+        "decision_instance_origin": lambda: lookups.decision_instance_origin(conn, "d"),
     }
 
 

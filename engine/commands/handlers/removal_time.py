@@ -13,8 +13,6 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import select
-
 from flowledger.core import commands as cmd
 from flowledger.core import events as ev
 from flowledger.core.batches import model
@@ -24,7 +22,6 @@ from flowledger.engine import lookups
 from flowledger.engine.commands.batch_registry import BatchOperation, LogOperations, register
 from flowledger.engine.commands.handlers import decisions
 from flowledger.engine.commands.unit_of_work import UnitOfWork
-from flowledger.projections.tables import ACT_HI_DECINST
 
 ABSOLUTE = model.ABSOLUTE_REMOVAL_TIME
 CALCULATED = model.CALCULATED_REMOVAL_TIME
@@ -134,11 +131,7 @@ def _stream_events(unit: UnitOfWork, stream_id: str) -> list[ev.Event]:
 
 
 def _decision_row(unit: UnitOfWork, decision_instance_id: str) -> Any:
-    t = ACT_HI_DECINST.c
-    query = select(t.ROOT_DEC_INST_ID_, t.PROC_INST_ID_, t.EVAL_TIME_, t.DEC_DEF_ID_).where(
-        t.ID_ == decision_instance_id
-    )
-    return unit.conn.execute(query).first()
+    return lookups.decision_instance_origin(unit.conn, decision_instance_id)
 
 
 def _evaluation_of(unit: UnitOfWork, decision_instance_id: str) -> str | None:
