@@ -226,7 +226,11 @@ const BATCH_TYPES: Record<string, string> = {
   "set-job-retries": "Job retries",
   "set-external-task-retries": "External task retries",
   "process-set-removal-time": "Removal time",
+  "decision-set-removal-time": "Decision removal time",
+  "batch-set-removal-time": "Batch removal time",
+  "historic-decision-instance-deletion": "Decision history deletion",
   "set-variables": "Set variables",
+  "correlate-message": "Message correlation",
 };
 
 export function batchTypeName(type: string): string {
