@@ -106,27 +106,43 @@ def _create(kind: str) -> str:
     return name
 
 
+# One connection pool per pooled database for emptying it: a new connection costs more than the
+# deletes (about 70 ms on MariaDB, run after every test).
+_EMPTYING: dict[str, sa.Engine] = {}
+# The tables (not views) of the database a pooled URL names, cheaper than SQLAlchemy's reflection.
+_TABLES = {
+    "postgresql": "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1",
+    "mariadb": "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() "
+    "AND table_type = 'BASE TABLE' ORDER BY 1",
+}
+
+
 def _empty(kind: str, name: str) -> bool:
     """Delete every row; False when the schema is not at the newest revision any more."""
     from flowledger import migrations
 
-    db = sa.create_engine(_url(kind, name))
+    url = _url(kind, name)
+    db = _EMPTYING.get(url)
+    if db is None:
+        db = _EMPTYING[url] = sa.create_engine(url, pool_size=1)
     try:
         with db.begin() as conn:
             if migrations.current_revision(conn) != migrations.head_revision():
-                return False
-            for table in sa.inspect(conn).get_table_names():
+                raise LookupError("not at the newest revision")
+            for table in conn.execute(sa.text(_TABLES[kind])).scalars():
                 if table != "alembic_version":
                     conn.execute(sa.text(f"DELETE FROM {table}"))
             conn.execute(sa.text("INSERT INTO log_head (id, last_position) VALUES (1, 0)"))
         return True
-    except sa.exc.SQLAlchemyError:
+    except (sa.exc.SQLAlchemyError, LookupError):
+        _EMPTYING.pop(url).dispose()
         return False
-    finally:
-        db.dispose()
 
 
 def drop_pooled_databases() -> None:
+    for db in _EMPTYING.values():
+        db.dispose()
+    _EMPTYING.clear()
     for kind, names in _CREATED.items():
         if not names:
             continue
