@@ -249,7 +249,9 @@ def test_stopping_finishes_the_running_job_and_gives_back_the_waiting_lease(
     )
     assert "${slow}" in model
     one_worker = JobExecutorSettings(threads=1, wait=0.02, max_wait=0.2)
-    engine = Engine(server_url)
+    # The delegate waits for the test, which waits for leases: on a loaded machine that may take
+    # longer than the default command budget (1 s), and the job would fail instead of finishing.
+    engine = Engine(server_url, command_budget_seconds=60)
     engine.register_delegate("slow", slow)
     engine.deploy(model)
     first, second = (engine.start_process_instance("batch").id for _ in range(2))
