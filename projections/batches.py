@@ -444,6 +444,14 @@ _JOB_LOGGING = (
 )
 
 
+# Every batch event history projects (at level full, as Camunda writes batch history)
+BATCH_HISTORY_EVENTS: tuple[type[ev.Event], ...] = (
+    *_JOB_LOGGING,
+    ev.HistoricBatchDeleted,
+    ev.HistoricBatchRemovalTimeSet,
+)
+
+
 def _job_logged(event: _JobLogging, entry: ev.BatchJobLogged, changes: ChangeSet) -> None:
     """A job of the batch as Camunda's HistoricJobLogEventEntity writes it: the job definition's
     configuration is the batch's id; a failure's message and stack trace are its event's."""

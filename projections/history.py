@@ -22,7 +22,7 @@ from flowledger.core.ids import derived_id
 from flowledger.core.state import InstanceState
 from flowledger.core.variables import storage_columns
 
-from .batches import project_batch_history
+from .batches import BATCH_HISTORY_EVENTS, project_batch_history
 from .changes import ChangeSet, Purge, Row, UnhandledEvent, blank_row, db_time, duration_ms
 from .decision_history import (
     ERASED_COLUMNS,
@@ -253,20 +253,6 @@ def history_level(name: str) -> int:
 _NO_HISTORY = kinds.types_of(kinds.LINK_CATCH_EVENT)
 
 
-# The batch events that write ACT_HI_BATCH (projections/batches).
-_BATCH_HISTORY = (
-    ev.BatchCreated,
-    ev.BatchJobsCreated,
-    ev.BatchJobCompleted,
-    ev.BatchJobFailed,
-    ev.BatchMonitorRescheduled,
-    ev.BatchCompleted,
-    ev.BatchDeleted,
-    ev.HistoricBatchDeleted,
-    ev.HistoricBatchRemovalTimeSet,
-)
-
-
 class HistoryProjector:
     # Events that write no history row at any level, on purpose; every other event type has a
     # handler at level full (tests/projections check that each is in exactly one of the two).
@@ -393,7 +379,7 @@ class HistoryProjector:
             handlers[ev.InstanceDecisionRemovalTimeSet] = project_decision_removal_time
             handlers[ev.HistoricDecisionInstancesDeleted] = project_decisions_deleted
             # Camunda writes batch history at level full only
-            for batch_event in _BATCH_HISTORY:
+            for batch_event in BATCH_HISTORY_EVENTS:
                 handlers[batch_event] = self._batch
         return handlers
 

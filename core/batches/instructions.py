@@ -8,28 +8,17 @@ Pure: no clock, no SQL.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 
 from flowledger.core import commands as cmd
-from flowledger.core import personal_data
-from flowledger.core.errors import Rejected
-from flowledger.core.variables import StoredValue, to_stored
+from flowledger.core.variables import StoredValue
+
+from .variables import stored_for_batch
 
 _VARIABLE_FIELDS = ("variables", "local_variables")
-
-
-def _stored(variables: Mapping[str, Any]) -> dict[str, StoredValue]:
-    stored = {name: to_stored(name, value) for name, value in variables.items()}
-    for name, value in stored.items():
-        if personal_data.flagged(value):
-            raise Rejected(
-                f"Variable '{name}' is marked personal data: a batch cannot set it (its value "
-                "would stay unsealed in the batch's events); set it on each instance instead"
-            )
-    return stored
 
 
 def recorded(instructions: Sequence[cmd.ModificationInstruction]) -> list[Any]:
@@ -40,8 +29,8 @@ def recorded(instructions: Sequence[cmd.ModificationInstruction]) -> list[Any]:
         if isinstance(instruction, cmd.StartInstruction):
             instruction = msgspec.structs.replace(
                 instruction,
-                variables=_stored(instruction.variables),
-                local_variables=_stored(instruction.local_variables),
+                variables=stored_for_batch(instruction.variables),
+                local_variables=stored_for_batch(instruction.local_variables),
             )
         kept.append(instruction)
     return list(msgspec.to_builtins(kept))

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import traceback
-from collections.abc import Mapping
-from typing import Any
 
 from sqlalchemy.exc import DBAPIError
 
 from flowledger.core import commands as cmd
 from flowledger.core import events as ev
-from flowledger.core import personal_data
 from flowledger.core.batches import decisions
 from flowledger.core.batches.model import (
     MONITOR_JOB,
@@ -28,8 +25,8 @@ from flowledger.core.batches.model import (
     BatchRow,
     decode_configuration,
 )
+from flowledger.core.batches.variables import stored_for_batch
 from flowledger.core.errors import JobFailure, NotFound, Rejected
-from flowledger.core.variables import StoredValue, TypedValue, to_stored
 from flowledger.engine import lookups
 from flowledger.engine.commands import batch_registry
 from flowledger.engine.commands.batch_registry import VARIABLES
@@ -53,7 +50,7 @@ def create(unit: UnitOfWork, command: cmd.CreateBatch) -> str:
     targets = list(dict.fromkeys(command.targets))
     if operation.check is not None and targets:
         operation.check(unit, targets, command.parameters)
-    variables = _batch_variables(command.variables)
+    variables = stored_for_batch(command.variables)
     event = decisions.create(
         batch_type=command.batch_type,
         targets=targets,
@@ -69,27 +66,6 @@ def create(unit: UnitOfWork, command: cmd.CreateBatch) -> str:
     )
     unit.append(event.batch_id, 0, None, [event])
     return event.batch_id
-
-
-def _batch_variables(variables: Mapping[str, Any]) -> dict[str, StoredValue]:
-    """Camunda's VariableUtil.setVariablesByBatchId: each value stored once, as its instances
-    will store it; a transient one is refused (it would outlive its command), and so is one
-    marked personal data (the batch's log would keep it unsealed, beyond erasure)."""
-    stored: dict[str, StoredValue] = {}
-    for name, value in variables.items():
-        info = value.value_info or {} if isinstance(value, TypedValue) else {}
-        if info.get("transient") in (True, "true"):
-            raise Rejected(
-                f"ENGINE-13044 Setting transient variable '{name}' asynchronously is currently "
-                "not supported."
-            )
-        stored[name] = to_stored(name, value)
-        if personal_data.flagged(stored[name]):
-            raise Rejected(
-                f"Variable '{name}' is marked personal data: a batch cannot set it (its value "
-                "would stay unsealed in the batch's events); set it on each instance instead"
-            )
-    return stored
 
 
 def _batch(unit: UnitOfWork, batch_id: str) -> BatchRow:
